@@ -1,0 +1,185 @@
+package bindings
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Args checks the arguments of a host function with the standard wording, naming the
+// function as scripts call it:
+//
+//	bad argument #1 to 'fs.read' (string expected, got nil)
+//
+// Every method raises a Lua error (it does not return) when the argument is wrong.
+type Args struct {
+	L *lua.LState
+	// Fn is the qualified function name, as in "fs.read".
+	Fn string
+}
+
+// NewArgs returns the argument checker for the host function fn.
+func NewArgs(L *lua.LState, fn string) Args { return Args{L: L, Fn: fn} }
+
+// Error raises "bad argument #n to 'fn' (msg)".
+func (a Args) Error(n int, msg string) {
+	a.L.RaiseError("bad argument #%d to '%s' (%s)", n, a.Fn, msg)
+}
+
+func (a Args) typeError(n int, want string) {
+	a.Error(n, fmt.Sprintf("%s expected, got %s", want, a.L.Get(n).Type().String()))
+}
+
+// String returns argument n, which must be a string.
+func (a Args) String(n int) string {
+	s, ok := a.L.Get(n).(lua.LString)
+	if !ok {
+		a.typeError(n, "string")
+	}
+	return string(s)
+}
+
+// OptString returns argument n, or def when it is nil.
+func (a Args) OptString(n int, def string) string {
+	if a.L.Get(n) == lua.LNil {
+		return def
+	}
+	return a.String(n)
+}
+
+// Int returns argument n, which must be a whole number within the int range.
+func (a Args) Int(n int) int {
+	v, ok := a.L.Get(n).(lua.LNumber)
+	if !ok {
+		a.typeError(n, "number")
+	}
+	return a.whole(n, float64(v))
+}
+
+// OptInt returns argument n, or def when it is nil.
+func (a Args) OptInt(n int, def int) int {
+	if a.L.Get(n) == lua.LNil {
+		return def
+	}
+	return a.Int(n)
+}
+
+func (a Args) whole(n int, f float64) int {
+	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > 1<<53 {
+		a.Error(n, fmt.Sprintf("whole number expected, got %v", f))
+	}
+	return int(f)
+}
+
+// Bool returns argument n, which must be a boolean.
+func (a Args) Bool(n int) bool {
+	b, ok := a.L.Get(n).(lua.LBool)
+	if !ok {
+		a.typeError(n, "boolean")
+	}
+	return bool(b)
+}
+
+// Table returns argument n, which must be a table.
+func (a Args) Table(n int) *lua.LTable {
+	t, ok := a.L.Get(n).(*lua.LTable)
+	if !ok {
+		a.typeError(n, "table")
+	}
+	return t
+}
+
+// Options is an options table: argument n may be nil or a table whose keys are all
+// among the allowed names. An unknown key is an argument error with a "did you mean"
+// hint, so that a misspelt option is never silently ignored.
+type Options struct {
+	args Args
+	n    int
+	t    *lua.LTable
+}
+
+// Options checks argument n as an options table with the allowed keys.
+func (a Args) Options(n int, allowed ...string) Options {
+	if a.L.Get(n) == lua.LNil {
+		return Options{args: a, n: n}
+	}
+	t := a.Table(n)
+	t.ForEach(func(k, _ lua.LValue) {
+		key, ok := k.(lua.LString)
+		if !ok {
+			a.Error(n, "option names must be strings")
+		}
+		for _, name := range allowed {
+			if string(key) == name {
+				return
+			}
+		}
+		msg := fmt.Sprintf("unknown option '%s'", string(key))
+		if s := Suggest(string(key), allowed); s != "" {
+			msg += fmt.Sprintf(", did you mean '%s'?", s)
+		} else {
+			sorted := append([]string(nil), allowed...)
+			sort.Strings(sorted)
+			msg += "; options are " + strings.Join(sorted, ", ")
+		}
+		a.Error(n, msg)
+	})
+	return Options{args: a, n: n, t: t}
+}
+
+func (o Options) get(key string) lua.LValue {
+	if o.t == nil {
+		return lua.LNil
+	}
+	return o.t.RawGetString(key)
+}
+
+func (o Options) wrong(key, want string, got lua.LValue) {
+	o.args.Error(o.n, fmt.Sprintf("option '%s': %s expected, got %s", key, want, got.Type().String()))
+}
+
+// String returns option key, or def when absent.
+func (o Options) String(key, def string) string {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return def
+	case lua.LString:
+		return string(v)
+	default:
+		o.wrong(key, "string", v)
+		return ""
+	}
+}
+
+// Int returns option key, or def when absent.
+func (o Options) Int(key string, def int) int {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return def
+	case lua.LNumber:
+		f := float64(v)
+		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			o.args.Error(o.n, fmt.Sprintf("option '%s': whole number expected, got %v", key, f))
+		}
+		return int(f)
+	default:
+		o.wrong(key, "number", v)
+		return 0
+	}
+}
+
+// Bool returns option key, or def when absent.
+func (o Options) Bool(key string, def bool) bool {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return def
+	case lua.LBool:
+		return bool(v)
+	default:
+		o.wrong(key, "boolean", v)
+		return false
+	}
+}

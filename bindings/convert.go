@@ -1,0 +1,196 @@
+package bindings
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
+)
+
+// A ConversionError says why a value cannot cross between Lua and JSON, and where.
+type ConversionError struct {
+	// Path locates the value, "$" being the root: "$.items[2].name".
+	Path string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+func (e *ConversionError) Error() string { return e.Path + ": " + e.Reason }
+
+// ToLua converts a JSON value (nil, bool, float64 or another Go number, string, []any,
+// map[string]any, json.Number) to Lua. JSON null becomes json.null; arrays carry the
+// array marker so that an empty array stays an array on the way back.
+func (vm *VM) ToLua(v any) (lua.LValue, error) {
+	return vm.toLua(v, "$", 0)
+}
+
+func (vm *VM) toLua(v any, path string, depth int) (lua.LValue, error) {
+	switch v.(type) {
+	case []any, map[string]any:
+		// Depth counts containers only, as FromLua does.
+		if depth > vm.limits.MaxDepth {
+			return nil, &ConversionError{path, fmt.Sprintf("nested deeper than %d levels", vm.limits.MaxDepth)}
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return vm.null, nil
+	case bool:
+		return lua.LBool(x), nil
+	case string:
+		return lua.LString(x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, &ConversionError{path, "NaN and infinity are not JSON numbers"}
+		}
+		return lua.LNumber(x), nil
+	case int:
+		return lua.LNumber(x), nil
+	case int64:
+		return lua.LNumber(x), nil
+	case json.Number:
+		f, err := jsonvalue.Normalize(x, path)
+		if err != nil {
+			return nil, err
+		}
+		return lua.LNumber(f.(float64)), nil
+	case []any:
+		t := vm.L.CreateTable(len(x), 0)
+		for i, e := range x {
+			lv, err := vm.toLua(e, jsonvalue.JoinIndex(path, i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			t.RawSetInt(i+1, lv)
+		}
+		t.Metatable = vm.arrayMeta
+		return t, nil
+	case map[string]any:
+		t := vm.L.CreateTable(0, len(x))
+		for k, e := range x {
+			lv, err := vm.toLua(e, jsonvalue.JoinKey(path, k), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			t.RawSetString(k, lv)
+		}
+		return t, nil
+	default:
+		return nil, &ConversionError{path, fmt.Sprintf("%T is not a JSON value", v)}
+	}
+}
+
+// FromLua converts a Lua value to the JSON value model. nil and json.null become nil.
+// A table is an array when it carries the array marker or its keys are exactly 1..n;
+// it is an object when every key is a string; an empty unmarked table is an object.
+// Anything else (mixed or sparse keys, functions, userdata, cycles, NaN, nesting past
+// the depth limit) is a *ConversionError naming the path.
+func (vm *VM) FromLua(v lua.LValue) (any, error) {
+	if t, ok := v.(*lua.LTable); ok {
+		return plainValue(t, "$", 0, vm.limits.MaxDepth, map[*lua.LTable]bool{}, vm)
+	}
+	return scalarValue(v, "$", vm)
+}
+
+func scalarValue(v lua.LValue, path string, vm *VM) (any, error) {
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(x), nil
+	case lua.LString:
+		return string(x), nil
+	case lua.LNumber:
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, &ConversionError{path, "NaN and infinity cannot be encoded as JSON"}
+		}
+		return f, nil
+	case *lua.LUserData:
+		if vm != nil && x == vm.null {
+			return nil, nil
+		}
+	}
+	return nil, &ConversionError{path, "a " + v.Type().String() + " value cannot be converted to JSON"}
+}
+
+// plainValue converts a table. vm may be nil (error rendering), in which case
+// json.null and the array marker are not recognised.
+func plainValue(t *lua.LTable, path string, depth, maxDepth int, visiting map[*lua.LTable]bool, vm *VM) (any, error) {
+	if depth > maxDepth {
+		return nil, &ConversionError{path, fmt.Sprintf("nested deeper than %d levels", maxDepth)}
+	}
+	if visiting[t] {
+		return nil, &ConversionError{path, "table contains itself (cycle)"}
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+
+	convert := func(v lua.LValue, p string) (any, error) {
+		if sub, ok := v.(*lua.LTable); ok {
+			return plainValue(sub, p, depth+1, maxDepth, visiting, vm)
+		}
+		return scalarValue(v, p, vm)
+	}
+
+	var strKeys []string
+	var numKeys []int
+	bad := ""
+	t.ForEach(func(k, _ lua.LValue) {
+		switch kk := k.(type) {
+		case lua.LString:
+			strKeys = append(strKeys, string(kk))
+		case lua.LNumber:
+			f := float64(kk)
+			if f >= 1 && f == math.Trunc(f) && f <= math.MaxInt32 {
+				numKeys = append(numKeys, int(f))
+			} else if bad == "" {
+				bad = fmt.Sprintf("key %s is not a positive integer index", kk.String())
+			}
+		default:
+			if bad == "" {
+				bad = "key of type " + k.Type().String() + " cannot be converted to JSON"
+			}
+		}
+	})
+	if bad != "" {
+		return nil, &ConversionError{path, bad}
+	}
+	isArray := vm != nil && t.Metatable == vm.arrayMeta
+	if len(strKeys) > 0 && (len(numKeys) > 0 || isArray) {
+		return nil, &ConversionError{path, "table mixes array indices and string keys"}
+	}
+	if len(strKeys) > 0 || (len(numKeys) == 0 && !isArray) {
+		obj := make(map[string]any, len(strKeys))
+		sort.Strings(strKeys)
+		for _, k := range strKeys {
+			e, err := convert(t.RawGetString(k), jsonvalue.JoinKey(path, k))
+			if err != nil {
+				return nil, err
+			}
+			obj[k] = e
+		}
+		return obj, nil
+	}
+	sort.Ints(numKeys)
+	for i, k := range numKeys {
+		if k != i+1 {
+			return nil, &ConversionError{path, fmt.Sprintf("array is sparse: index %d is missing", i+1)}
+		}
+	}
+	arr := make([]any, len(numKeys))
+	for i := range numKeys {
+		e, err := convert(t.RawGetInt(i+1), jsonvalue.JoinIndex(path, i))
+		if err != nil {
+			return nil, err
+		}
+		arr[i] = e
+	}
+	return arr, nil
+}
+
+func encodeJSON(v any) ([]byte, error) { return jsonvalue.Encode(v) }

@@ -1,0 +1,66 @@
+package bindings
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
+)
+
+const jsonModuleName = "json"
+
+// openJSON builds the json module, which every VM offers because its sentinels are
+// part of the value model: json.null stands for JSON null where Lua's nil would drop
+// a key or end an array, and json.array marks a table as an array so that an empty
+// one encodes as [] rather than {}.
+func (vm *VM) openJSON() lua.LValue {
+	L := vm.L
+	t := L.CreateTable(0, 6)
+	t.RawSetString("null", vm.null)
+	t.RawSetString("array", L.NewFunction(func(L *lua.LState) int {
+		tbl := L.OptTable(1, nil)
+		if tbl == nil {
+			tbl = L.NewTable()
+		}
+		if tbl.Metatable != lua.LNil && tbl.Metatable != vm.arrayMeta {
+			L.ArgError(1, "table already has a metatable")
+		}
+		tbl.Metatable = vm.arrayMeta
+		L.Push(tbl)
+		return 1
+	}))
+	t.RawSetString("isarray", L.NewFunction(func(L *lua.LState) int {
+		tbl, ok := L.Get(1).(*lua.LTable)
+		L.Push(lua.LBool(ok && tbl.Metatable == vm.arrayMeta))
+		return 1
+	}))
+	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
+		v, err := vm.FromLua(L.Get(1))
+		if err != nil {
+			L.RaiseError("json.encode: %s", err.Error())
+		}
+		b, err := jsonvalue.Encode(v)
+		if err != nil {
+			L.RaiseError("json.encode: %s", err.Error())
+		}
+		L.Push(lua.LString(b))
+		return 1
+	}))
+	t.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
+		s := L.CheckString(1)
+		v, err := jsonvalue.Decode([]byte(s))
+		if err != nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString("json.decode: " + err.Error()))
+			return 2
+		}
+		lv, err := vm.ToLua(v)
+		if err != nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString("json.decode: " + err.Error()))
+			return 2
+		}
+		L.Push(lv)
+		return 1
+	}))
+	return t
+}

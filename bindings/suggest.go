@@ -1,0 +1,49 @@
+package bindings
+
+import "strings"
+
+// Suggest returns the candidate closest to name by edit distance, ignoring case, when
+// it is close enough to be a likely typo (at most a third of the name's length, and at
+// least one edit allowed); otherwise "".
+func Suggest(name string, candidates []string) string {
+	best, bestDist := "", -1
+	lname := strings.ToLower(name)
+	for _, c := range candidates {
+		d := editDistance(lname, strings.ToLower(c))
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	limit := max(1, len(name)/3)
+	if bestDist < 0 || bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance: insertions, deletions,
+// substitutions and transpositions of neighbours ("Raed" for "Read") cost one each.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

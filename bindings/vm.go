@@ -1,0 +1,320 @@
+package bindings
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Config is what a VM is built from. It is read, never modified, by NewVM.
+type Config struct {
+	// Limits bound the VM; zero fields take their defaults.
+	Limits Limits
+	// Modules are the host modules scripts may require, in addition to json.
+	// Two modules with one name are a programming error: NewVM panics.
+	Modules []*Module
+}
+
+// A VM is one sandboxed Lua state with the libraries of the allow-list open. It must
+// be used by one goroutine at a time. A VM whose call failed should be discarded
+// (Pool does this); see Broken.
+type VM struct {
+	// L is the underlying state. Host functions receive it; code that drives a VM
+	// should use Call rather than L directly.
+	L *lua.LState
+	// Main is the first value the program's main chunk returned, set by Run.
+	Main lua.LValue
+
+	limits    Limits
+	modules   map[string]*Module
+	loaded    map[string]lua.LValue
+	arrayMeta *lua.LTable
+	null      *lua.LUserData
+	chunk     string
+	call      *Call
+	broken    bool
+}
+
+// A Call carries what one call of a script needs from its host: the context that
+// bounds it, the sink for print and ctx:log, and values host functions look up with
+// CurrentCall. The zero Call is usable; its output is discarded.
+type Call struct {
+	// Context bounds the call. Nil means context.Background.
+	Context context.Context
+	// Log receives each line written with print. Nil discards them.
+	Log func(line string)
+	// Locals holds host values for host functions of this call (a workspace root,
+	// a file-state cache). Keys should be unexported types, as with context values.
+	Locals map[any]any
+
+	logged int
+}
+
+const registryVMKey = "luatool.vm"
+
+// NewVM builds a sandboxed state. See the package documentation for what it opens.
+func NewVM(cfg Config) *VM {
+	limits := cfg.Limits.WithDefaults()
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:        true,
+		CallStackSize:       256,
+		RegistrySize:        1024 * 8,
+		RegistryMaxSize:     1024 * 1024,
+		RegistryGrowStep:    1024,
+		MinimizeStackMemory: true,
+	})
+	vm := &VM{L: L, limits: limits, modules: map[string]*Module{}, loaded: map[string]lua.LValue{}}
+	for _, m := range cfg.Modules {
+		if _, dup := vm.modules[m.Name]; dup || m.Name == jsonModuleName {
+			panic("bindings: module " + m.Name + " registered twice")
+		}
+		vm.modules[m.Name] = m
+	}
+	vm.openLibraries()
+	vm.arrayMeta = L.NewTable()
+	vm.arrayMeta.RawSetString("__metatable", lua.LString("json.array"))
+	vm.null = L.NewUserData()
+	vm.null.Value = jsonNull{}
+	nullMeta := L.NewTable()
+	nullMeta.RawSetString("__metatable", lua.LString("json.null"))
+	nullMeta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("null"))
+		return 1
+	}))
+	vm.null.Metatable = nullMeta
+	ud := L.NewUserData()
+	ud.Value = vm
+	L.G.Registry.RawSetString(registryVMKey, ud)
+	return vm
+}
+
+type jsonNull struct{}
+
+// openLibraries opens the allow-list. Functions of the base library that read files,
+// reach other environments, compile code at run time or write to stdout are removed.
+func (vm *VM) openLibraries() {
+	L := vm.L
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+		{lua.OsLibName, lua.OpenOs},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	g := L.G.Global
+	for _, name := range []string{"dofile", "loadfile", "load", "loadstring", "getfenv", "setfenv",
+		"collectgarbage", "module", "newproxy", "_printregs", "_GOPHER_LUA_VERSION"} {
+		g.RawSetString(name, lua.LNil)
+	}
+	safeOS := L.NewTable()
+	if os, ok := g.RawGetString("os").(*lua.LTable); ok {
+		for _, name := range []string{"time", "clock", "date", "difftime"} {
+			safeOS.RawSetString(name, os.RawGetString(name))
+		}
+	}
+	g.RawSetString("os", safeOS)
+	// gopher-lua's math.huge is the largest float; Lua's is infinity, and so is ours,
+	// so that math.huge means "unbounded" and is refused as a JSON number.
+	if m, ok := g.RawGetString("math").(*lua.LTable); ok {
+		m.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	}
+	if str, ok := g.RawGetString("string").(*lua.LTable); ok {
+		str.RawSetString("dump", lua.LNil)
+	}
+	g.RawSetString("print", L.NewFunction(vm.print))
+	g.RawSetString("require", L.NewFunction(vm.require))
+}
+
+// print joins its arguments with tabs, as Lua's print does, and sends the line to the
+// current call's log.
+func (vm *VM) print(L *lua.LState) int {
+	n := L.GetTop()
+	parts := make([]string, n)
+	for i := 1; i <= n; i++ {
+		parts[i-1] = L.ToStringMeta(L.Get(i)).String()
+	}
+	vm.Log(strings.Join(parts, "\t"))
+	return 0
+}
+
+// Log writes one line to the current call's log, within the log limit.
+func (vm *VM) Log(line string) {
+	c := vm.call
+	if c == nil || c.Log == nil {
+		return
+	}
+	if c.logged >= vm.limits.MaxLogBytes {
+		return
+	}
+	if c.logged+len(line) > vm.limits.MaxLogBytes {
+		line = line[:vm.limits.MaxLogBytes-c.logged] + " ... [log truncated]"
+	}
+	c.logged += len(line)
+	c.Log(line)
+}
+
+func (vm *VM) require(L *lua.LState) int {
+	name := L.CheckString(1)
+	if v, ok := vm.loaded[name]; ok {
+		L.Push(v)
+		return 1
+	}
+	var v lua.LValue
+	if name == jsonModuleName {
+		v = vm.openJSON()
+	} else if m, ok := vm.modules[name]; ok {
+		v = m.open(vm)
+	} else {
+		names := []string{jsonModuleName}
+		for n := range vm.modules {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		msg := "module '" + name + "' not found"
+		if s := Suggest(name, names); s != "" {
+			msg += " (did you mean '" + s + "'?)"
+		}
+		L.RaiseError("%s; available modules: %s", msg, strings.Join(names, ", "))
+	}
+	vm.loaded[name] = v
+	L.Push(v)
+	return 1
+}
+
+// CurrentCall returns the Call a host function runs under, or nil outside any call
+// (while a program's main chunk runs, for example).
+func CurrentCall(L *lua.LState) *Call {
+	ud, ok := L.G.Registry.RawGetString(registryVMKey).(*lua.LUserData)
+	if !ok {
+		return nil
+	}
+	return ud.Value.(*VM).call
+}
+
+// VMOf returns the VM that owns L.
+func VMOf(L *lua.LState) *VM {
+	ud := L.G.Registry.RawGetString(registryVMKey).(*lua.LUserData)
+	return ud.Value.(*VM)
+}
+
+// Null returns this VM's json.null sentinel.
+func (vm *VM) Null() lua.LValue { return vm.null }
+
+// Broken reports whether a call on this VM failed, timed out or panicked; such a VM
+// must not be reused.
+func (vm *VM) Broken() bool { return vm.broken }
+
+// Close releases the state.
+func (vm *VM) Close() { vm.L.Close() }
+
+// Call runs fn with args under c and returns its results (all of them). Any failure
+// is a *ScriptError and marks the VM broken.
+func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, error) {
+	if c == nil {
+		c = &Call{}
+	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &ScriptError{File: vm.chunk, Message: "execution stopped: " + describeContextErr(err), Cause: err}
+	}
+	L := vm.L
+	vm.call = c
+	L.SetContext(ctx)
+	defer func() {
+		L.RemoveContext()
+		vm.call = nil
+	}()
+	base := L.GetTop()
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	if err := L.PCall(len(args), lua.MultRet, nil); err != nil {
+		vm.broken = true
+		L.SetTop(base)
+		return nil, newScriptError(err, vm.chunk, ctx)
+	}
+	n := L.GetTop() - base
+	out := make([]lua.LValue, n)
+	for i := 0; i < n; i++ {
+		out[i] = L.Get(base + 1 + i)
+	}
+	L.SetTop(base)
+	return out, nil
+}
+
+// A Pool keeps VMs that have run one program's main chunk, so a call finds the
+// program's returned value ready. Get and Put are safe for concurrent use; each VM
+// handed out serves one goroutine until it is put back.
+type Pool struct {
+	prog *Program
+	cfg  Config
+
+	mu     sync.Mutex
+	idle   []*VM
+	closed bool
+}
+
+// NewPool returns an empty pool for prog; VMs are built on demand.
+func NewPool(prog *Program, cfg Config) *Pool {
+	cfg.Limits = cfg.Limits.WithDefaults()
+	return &Pool{prog: prog, cfg: cfg}
+}
+
+// Get returns an idle VM or builds one and runs the program on it. The program's
+// first return value is in vm.Main.
+func (p *Pool) Get() (*VM, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		vm := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return vm, nil
+	}
+	p.mu.Unlock()
+	vm := NewVM(p.cfg)
+	if err := vm.Run(p.prog); err != nil {
+		vm.Close()
+		return nil, err
+	}
+	return vm, nil
+}
+
+// Put returns vm to the pool, or closes it when it is broken, the pool is full or
+// closed.
+func (p *Pool) Put(vm *VM) {
+	p.mu.Lock()
+	if vm.broken || p.closed || len(p.idle) >= p.cfg.Limits.MaxIdleStates {
+		p.mu.Unlock()
+		vm.Close()
+		return
+	}
+	p.idle = append(p.idle, vm)
+	p.mu.Unlock()
+}
+
+// Close closes the idle VMs; VMs still out are closed when they are put back.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	for _, vm := range idle {
+		vm.Close()
+	}
+}

@@ -1,0 +1,108 @@
+package builtin
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// isVCSDir reports whether a directory name is a version-control store, which no
+// search enters.
+func isVCSDir(name string) bool {
+	switch name {
+	case ".git", ".svn", ".hg", ".bzr", ".jj", ".sl":
+		return true
+	}
+	return false
+}
+
+// A walker visits the regular files below a directory of a root's fs.FS, in name
+// order, depth first. It does not follow symbolic links (as ripgrep without -L), and
+// includes hidden files. It stops with a "cancelled" opError when ctx ends.
+type walker struct {
+	ctx  context.Context
+	fsys fs.FS
+	// start is the directory walked, slash-separated inside the root.
+	start string
+	// ignore makes the walk skip directories that ignore files exclude, and tells
+	// file which files they exclude.
+	ignore bool
+	// skipDir, if set, excludes a directory (by its path relative to start).
+	skipDir func(rel string) bool
+	// file is called for each regular file with its path relative to start and
+	// whether ignore files exclude it. An error stops the walk.
+	file func(rel string, d fs.DirEntry, ignored bool) error
+}
+
+// walk runs the walk. An unreadable start directory is an error; an unreadable
+// directory below it is skipped, as ripgrep skips it after a warning.
+func (w *walker) walk() error {
+	var stack ignoreStack
+	if w.ignore {
+		for _, dir := range ancestors(w.start) {
+			if entries, err := fs.ReadDir(w.fsys, dir); err == nil {
+				stack = stack.with(w.fsys, dir, entries)
+			}
+		}
+	}
+	entries, err := fs.ReadDir(w.fsys, w.start)
+	if err != nil {
+		return err
+	}
+	return w.walkEntries(w.start, entries, stack)
+}
+
+func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStack) error {
+	if w.ignore {
+		stack = stack.with(w.fsys, dir, entries)
+	}
+	for _, e := range entries {
+		if err := w.ctx.Err(); err != nil {
+			return newOpError(codeCancelled, "search cancelled: %v", err)
+		}
+		name := joinName(dir, e.Name())
+		rel := w.rel(name)
+		switch {
+		case e.IsDir():
+			if isVCSDir(e.Name()) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) {
+				continue
+			}
+			sub, err := fs.ReadDir(w.fsys, name)
+			if err != nil {
+				continue
+			}
+			if err := w.walkEntries(name, sub, stack); err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			if err := w.file(rel, e, w.ignore && stack.ignored(name, false)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rel returns name (inside the root) relative to the start directory.
+func (w *walker) rel(name string) string {
+	if w.start == "." {
+		return name
+	}
+	return strings.TrimPrefix(name, w.start+"/")
+}
+
+// ancestors returns the directories above dir inside the root, outermost first:
+// "a/b" gives ".", "a".
+func ancestors(dir string) []string {
+	if dir == "." {
+		return nil
+	}
+	var out []string
+	for d := path.Dir(dir); ; d = path.Dir(d) {
+		out = append([]string{d}, out...)
+		if d == "." {
+			return out
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"testing/fstest"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// echoTool is the trivial tool both benchmarks run: the same Lua call function.
+const echoTool = `
+return {
+  name = "Echo",
+  prompt = "Echoes the text.",
+  inputSchema = { type = "object", properties = { text = { type = "string" } }, required = { "text" } },
+  isReadOnly = true,
+  call = function(input) return input.text end,
+}`
+
+// BenchmarkPipeline measures one call through the whole pipeline: JSON bytes in,
+// tool_result JSON bytes out. Compare it with BenchmarkRawLuaCall, the floor.
+func BenchmarkPipeline(b *testing.B) {
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if diags := eng.Load(engine.Source{Name: "bench", FS: fstest.MapFS{"echo.lua": {Data: []byte(echoTool)}}}); engine.HasErrors(diags) {
+		b.Fatal(diags)
+	}
+	use := engine.ToolUse{ID: "toolu_1", Name: "Echo", Input: json.RawMessage(`{"text":"hello"}`)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		r := eng.Call(ctx, use)
+		out, err := json.Marshal(r.Block)
+		if err != nil || r.Block.IsError {
+			b.Fatal(string(out), err)
+		}
+	}
+}
+
+// BenchmarkRawLuaCall is the floor: the same call function invoked directly on one
+// gopher-lua state with a prebuilt input table.
+func BenchmarkRawLuaCall(b *testing.B) {
+	L := lua.NewState()
+	defer L.Close()
+	if err := L.DoString(echoTool); err != nil {
+		b.Fatal(err)
+	}
+	fn := L.Get(-1).(*lua.LTable).RawGetString("call")
+	L.Pop(1)
+	input := L.NewTable()
+	input.RawSetString("text", lua.LString("hello"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, input); err != nil {
+			b.Fatal(err)
+		}
+		if L.Get(-1).String() != "hello" {
+			b.Fatal("wrong result")
+		}
+		L.Pop(1)
+	}
+}

@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
+)
+
+// A ToolDef is a tool as its author wrote it: every member optional except Name,
+// InputSchema, Prompt and Call. Build merges the defaults of defaults.go into it.
+// Lua files become ToolDefs through the loader; Go hosts write them directly.
+//
+// Functions receive the input after schema validation, coercion and defaults. An
+// error returned by a function is handled as the defaults table says: the fail-closed
+// answer for a question (IsReadOnly, CheckPermissions, ...), an error result for
+// Call and MapResult.
+type ToolDef struct {
+	// Name is the tool's name as the model sees it: ^[A-Za-z][A-Za-z0-9_-]{0,63}$.
+	Name string
+	// Aliases are other names lookup accepts (old names kept for compatibility).
+	Aliases []string
+	// SearchHint is a 3-10 word phrase ToolSearch scores.
+	SearchHint string
+	// ShouldDefer withholds the schema until the tool is discovered; AlwaysLoad wins over it.
+	ShouldDefer, AlwaysLoad bool
+	// MaxResultSizeChars is the size above which a result is persisted to a file. Zero
+	// means the default; math.Inf(1) means never persist. The effective threshold is
+	// at most DefaultMaxResultSizeChars.
+	MaxResultSizeChars float64
+	// InputSchema is the JSON Schema of the input, a JSON value whose root is an object schema.
+	InputSchema map[string]any
+	// OutputSchema, if set, is the JSON Schema of ToolResult.Data.
+	OutputSchema map[string]any
+	// Source says where the tool was defined ("path/to/tool.lua", "go"), for messages.
+	Source string
+
+	Prompt                func(ctx context.Context, opts PromptOptions) (string, error)
+	Description           func(ctx context.Context, input map[string]any) (string, error)
+	UserFacingName        func(ctx context.Context, input map[string]any) (string, error)
+	IsEnabled             func(ctx context.Context) (bool, error)
+	IsReadOnly            func(ctx context.Context, input map[string]any) (bool, error)
+	IsConcurrencySafe     func(ctx context.Context, input map[string]any) (bool, error)
+	IsDestructive         func(ctx context.Context, input map[string]any) (bool, error)
+	IsOpenWorld           func(ctx context.Context, input map[string]any) (bool, error)
+	InterruptBehavior     func(ctx context.Context) (string, error)
+	ValidateInput         func(ctx context.Context, input map[string]any, cc *CallContext) (ValidationResult, error)
+	CheckPermissions      func(ctx context.Context, input map[string]any, cc *CallContext) (PermissionResult, error)
+	GetPath               func(ctx context.Context, input map[string]any) (string, error)
+	RuleContent           func(ctx context.Context, input map[string]any) (string, error)
+	ToAutoClassifierInput func(ctx context.Context, input map[string]any) (string, error)
+	Call                  func(ctx context.Context, input map[string]any, cc *CallContext) (*ToolResult, error)
+	MapResult             func(ctx context.Context, data any, toolUseID string) (Content, error)
+
+	RenderToolUseMessage         func(ctx context.Context, input map[string]any) (string, error)
+	RenderToolResultMessage      func(ctx context.Context, data any) (string, error)
+	RenderToolUseProgressMessage func(ctx context.Context, progress any) (string, error)
+	RenderToolUseRejectedMessage func(ctx context.Context, input map[string]any) (string, error)
+	RenderToolUseErrorMessage    func(ctx context.Context, message string) (string, error)
+
+	// Close, if set, releases what the definition holds (pooled Lua states) once the
+	// tool has left every registry snapshot.
+	Close func()
+}
+
+// PromptOptions is what a prompt function may look at.
+type PromptOptions struct {
+	// Tools are the names of the tools in the same snapshot.
+	Tools []string
+}
+
+// ValidationResult is the answer of ValidateInput.
+type ValidationResult struct {
+	// Valid is true when the input may proceed.
+	Valid bool
+	// Message tells the model what is wrong; it is sent wrapped in <tool_use_error>.
+	Message string
+	// ErrorCode is for telemetry only.
+	ErrorCode int
+}
+
+// PermissionBehavior is the decision of a permission step.
+type PermissionBehavior string
+
+// The permission behaviours. Passthrough means "no opinion" and becomes Ask unless a
+// rule or mode decides.
+const (
+	Allow       PermissionBehavior = "allow"
+	Deny        PermissionBehavior = "deny"
+	Ask         PermissionBehavior = "ask"
+	Passthrough PermissionBehavior = "passthrough"
+)
+
+// PermissionResult is the answer of CheckPermissions.
+type PermissionResult struct {
+	Behavior PermissionBehavior
+	// UpdatedInput, when set with Allow, replaces the input given to Call.
+	UpdatedInput map[string]any
+	// Message explains a deny or an ask.
+	Message string
+}
+
+// ToolResult is what Call returns.
+type ToolResult struct {
+	// Data is the tool's output: any JSON value. MapResult turns it into the content
+	// the model sees; the host may show it as it is.
+	Data any
+	// NewMessages follow the tool_result, in order (for example extra context blocks).
+	NewMessages []any
+	// MCPMeta is passed to MCP clients as _meta.
+	MCPMeta map[string]any
+}
+
+// A ContentBlock is one block of tool_result content: text, or an image.
+type ContentBlock struct {
+	Type   string         `json:"type"`
+	Text   string         `json:"text,omitempty"`
+	Source map[string]any `json:"source,omitempty"`
+}
+
+// Content is the content of a tool_result.
+type Content []ContentBlock
+
+// Text returns content made of one text block.
+func Text(s string) Content { return Content{{Type: "text", Text: s}} }
+
+// String returns the text of the text blocks, joined by newlines.
+func (c Content) String() string {
+	var texts []string
+	for _, b := range c {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// MarshalJSON renders content made of one text block as a plain string, as the model
+// APIs accept and the original system sends; anything else as an array of blocks.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if len(c) == 1 && c[0].Type == "text" {
+		return jsonvalue.Encode(c[0].Text)
+	}
+	if c == nil {
+		return []byte(`""`), nil
+	}
+	return jsonvalue.Encode([]ContentBlock(c))
+}
+
+// UnmarshalJSON accepts a string or an array of blocks.
+func (c *Content) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = Text(s)
+		return nil
+	}
+	var blocks []ContentBlock
+	if err := json.Unmarshal(b, &blocks); err != nil {
+		return err
+	}
+	*c = blocks
+	return nil
+}
+
+// A ToolUse is one tool_use block from the model.
+type ToolUse struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// A ResultBlock is one tool_result block for the model.
+type ResultBlock struct {
+	Type      string  `json:"type"`
+	ToolUseID string  `json:"tool_use_id"`
+	Content   Content `json:"content"`
+	IsError   bool    `json:"is_error"`
+}
+
+// CallContext is what a tool's ValidateInput, CheckPermissions and Call see of the
+// call and the session: the ToolUseContext of the original system. Lua tools see it
+// as ctx. It is built per call; State is shared by the session.
+type CallContext struct {
+	// ToolUseID is the id of the tool_use block being answered.
+	ToolUseID string
+	// Cwd is the working directory; Roots are the directories tools may touch.
+	Cwd   string
+	Roots []string
+	// Mode is the permission mode.
+	Mode Mode
+	// Tools are the names of the tools in the snapshot serving the call.
+	Tools []string
+	// Deadline is when the call will be stopped; zero means none.
+	Deadline time.Time
+	// State is the host's application state, shared by every call of a session.
+	State *State
+	// Progress reports progress data for the host to show; never sent to the model.
+	Progress func(data any)
+	// Log receives lines the tool logs (Lua print and ctx:log).
+	Log func(line string)
+}
+
+// Mode is a permission mode.
+type Mode string
+
+// The permission modes.
+const (
+	ModeDefault           Mode = "default"
+	ModeAcceptEdits       Mode = "acceptEdits"
+	ModePlan              Mode = "plan"
+	ModeBypassPermissions Mode = "bypassPermissions"
+	ModeDontAsk           Mode = "dontAsk"
+)
+
+// State is a session's application state: JSON values by key. It is safe for
+// concurrent use.
+type State struct {
+	mu sync.RWMutex
+	m  map[string]any
+}
+
+// NewState returns an empty State.
+func NewState() *State { return &State{m: map[string]any{}} }
+
+// Get returns the value stored under key.
+func (s *State) Get(key string) (any, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := s.m[key]
+	return v, ok
+}
+
+// Set stores v under key; a nil v deletes the key.
+func (s *State) Set(key string, v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v == nil {
+		delete(s.m, key)
+		return
+	}
+	s.m[key] = v
+}

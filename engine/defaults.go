@@ -1,0 +1,407 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
+)
+
+// The defaults table. Each member a ToolDef leaves out gets the value in "absent";
+// when a member's function fails (returns an error, or in Lua raises one or returns
+// the wrong type) the tool gets the value in "on error". Every answer about safety
+// fails closed.
+//
+//	member                 absent                                   on error
+//	name                   load error                               load error
+//	inputSchema            load error                               load error
+//	prompt                 load error                               call error
+//	call                   load error                               is_error result
+//	aliases                none                                     load error
+//	searchHint             none                                     load error
+//	shouldDefer/alwaysLoad false                                    load error
+//	maxResultSizeChars     50000 (effective min(x, 50000))          load error
+//	outputSchema           none                                     load error
+//	description            the tool name                            the tool name
+//	userFacingName         the tool name                            the tool name
+//	isEnabled              true                                     false (hidden)
+//	isReadOnly             false                                    false
+//	isConcurrencySafe      false                                    false
+//	isDestructive          false                                    true
+//	isOpenWorld            false                                    true
+//	interruptBehavior      "block"                                  "block"
+//	validateInput          valid                                    invalid, with the error text
+//	checkPermissions       allow if isReadOnly(input), else ask     deny
+//	getPath, ruleContent   none                                     rules fail closed
+//	toAutoClassifierInput  ""                                       ""
+//	mapResult              strings as is, other data as JSON        is_error result
+//	render*                plain default rendering                  default rendering
+//
+// Deliberate deviation from the original: its checkPermissions default is allow. Ours
+// asks unless the tool is read-only for the input, so a tool nobody thought about
+// needs permission.
+const (
+	// DefaultMaxResultSizeChars is the persistence threshold and the cap on any tool's own.
+	DefaultMaxResultSizeChars = 50000
+	// DefaultInterruptBehavior is what a tool does when the user sends a new message
+	// while it runs: keep running.
+	DefaultInterruptBehavior = "block"
+)
+
+// namePattern is the rule for tool names, shared by the Anthropic and OpenAI APIs.
+var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+
+// ValidName reports whether name may be a tool name.
+func ValidName(name string) bool { return namePattern.MatchString(name) }
+
+// A Tool is a ToolDef with the defaults merged in and its schema compiled. Its methods
+// never fail where the defaults table gives an answer; they take the fail-closed one.
+// A Tool is immutable and safe for concurrent use.
+type Tool struct {
+	def    ToolDef
+	schema *Schema
+	output *Schema
+}
+
+// Build checks def and merges the defaults. It fails when a required member is
+// missing, the name is invalid, or a schema does not compile.
+func Build(def ToolDef) (*Tool, error) {
+	var errs []error
+	if !ValidName(def.Name) {
+		errs = append(errs, fmt.Errorf("name %q must match %s (a letter, then letters, digits, _ or -, at most 64 in all)", def.Name, namePattern))
+	}
+	for _, a := range def.Aliases {
+		if !ValidName(a) {
+			errs = append(errs, fmt.Errorf("alias %q must match %s", a, namePattern))
+		}
+	}
+	if def.Prompt == nil {
+		errs = append(errs, errors.New("prompt is required: the description the model reads"))
+	}
+	if def.Call == nil {
+		errs = append(errs, errors.New("call is required"))
+	}
+	if def.MaxResultSizeChars < 0 || math.IsNaN(def.MaxResultSizeChars) {
+		errs = append(errs, fmt.Errorf("maxResultSizeChars must be a positive number or math.huge, got %v", def.MaxResultSizeChars))
+	}
+	t := &Tool{def: def}
+	if def.InputSchema == nil {
+		errs = append(errs, errors.New("inputSchema is required: a JSON Schema with type \"object\""))
+	} else if s, err := CompileSchema(def.InputSchema); err != nil {
+		errs = append(errs, fmt.Errorf("inputSchema: %w", err))
+	} else {
+		t.schema = s
+	}
+	if def.OutputSchema != nil {
+		s, err := compileAnySchema(def.OutputSchema)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("outputSchema: %w", err))
+		}
+		t.output = s
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Name returns the tool's name.
+func (t *Tool) Name() string { return t.def.Name }
+
+// Aliases returns the other names lookup accepts.
+func (t *Tool) Aliases() []string { return t.def.Aliases }
+
+// Source says where the tool was defined.
+func (t *Tool) Source() string { return t.def.Source }
+
+// SearchHint returns the ToolSearch phrase, or "".
+func (t *Tool) SearchHint() string { return t.def.SearchHint }
+
+// Deferred reports whether the tool's schema is withheld until discovery.
+func (t *Tool) Deferred() bool { return t.def.ShouldDefer && !t.def.AlwaysLoad }
+
+// InputSchema returns the input schema as declared.
+func (t *Tool) InputSchema() map[string]any { return t.def.InputSchema }
+
+// OutputSchema returns the output schema as declared, or nil.
+func (t *Tool) OutputSchema() map[string]any { return t.def.OutputSchema }
+
+// Schema returns the compiled input schema.
+func (t *Tool) Schema() *Schema { return t.schema }
+
+// MaxResultSizeChars returns the persistence threshold: min(declared, 50000), the
+// default when undeclared, or +Inf for a tool that is never persisted.
+func (t *Tool) MaxResultSizeChars() float64 {
+	switch m := t.def.MaxResultSizeChars; {
+	case math.IsInf(m, 1):
+		return m
+	case m == 0:
+		return DefaultMaxResultSizeChars
+	default:
+		return math.Min(m, DefaultMaxResultSizeChars)
+	}
+}
+
+// Prompt returns the model-facing description. An error here is the only error of a
+// question member: there is no safe substitute for a description.
+func (t *Tool) Prompt(ctx context.Context, opts PromptOptions) (string, error) {
+	return t.def.Prompt(ctx, opts)
+}
+
+// Description returns the per-call human summary, or the name.
+func (t *Tool) Description(ctx context.Context, input map[string]any) string {
+	return stringOr(t.def.Description, ctx, input, t.def.Name)
+}
+
+// UserFacingName returns the label shown to people, or the name.
+func (t *Tool) UserFacingName(ctx context.Context, input map[string]any) string {
+	return stringOr(t.def.UserFacingName, ctx, input, t.def.Name)
+}
+
+// IsEnabled reports whether the tool is offered at all; false on error.
+func (t *Tool) IsEnabled(ctx context.Context) bool {
+	if t.def.IsEnabled == nil {
+		return true
+	}
+	ok, err := t.def.IsEnabled(ctx)
+	return err == nil && ok
+}
+
+// IsReadOnly reports whether the call changes nothing; false when absent or on error.
+func (t *Tool) IsReadOnly(ctx context.Context, input map[string]any) bool {
+	return boolOr(t.def.IsReadOnly, ctx, input, false, false)
+}
+
+// IsConcurrencySafe reports whether the call may run beside others; false when absent or on error.
+func (t *Tool) IsConcurrencySafe(ctx context.Context, input map[string]any) bool {
+	return boolOr(t.def.IsConcurrencySafe, ctx, input, false, false)
+}
+
+// IsDestructive reports whether the call may destroy data; false when absent, true on error.
+func (t *Tool) IsDestructive(ctx context.Context, input map[string]any) bool {
+	return boolOr(t.def.IsDestructive, ctx, input, false, true)
+}
+
+// IsOpenWorld reports whether the call reaches outside the host; false when absent, true on error.
+func (t *Tool) IsOpenWorld(ctx context.Context, input map[string]any) bool {
+	return boolOr(t.def.IsOpenWorld, ctx, input, false, true)
+}
+
+// InterruptBehavior returns "cancel" or "block"; "block" when absent, on error or for
+// any other answer.
+func (t *Tool) InterruptBehavior(ctx context.Context) string {
+	if t.def.InterruptBehavior == nil {
+		return DefaultInterruptBehavior
+	}
+	if b, err := t.def.InterruptBehavior(ctx); err == nil && b == "cancel" {
+		return b
+	}
+	return DefaultInterruptBehavior
+}
+
+// ValidateInput runs the tool's own input check; valid when absent, invalid with the
+// error text on error.
+func (t *Tool) ValidateInput(ctx context.Context, input map[string]any, cc *CallContext) ValidationResult {
+	if t.def.ValidateInput == nil {
+		return ValidationResult{Valid: true}
+	}
+	r, err := t.def.ValidateInput(ctx, input, cc)
+	if err != nil {
+		return ValidationResult{Message: fmt.Sprintf("validateInput failed: %v", err)}
+	}
+	if !r.Valid && r.Message == "" {
+		r.Message = t.def.Name + " rejected the input"
+	}
+	return r
+}
+
+// CheckPermissions runs the tool's own permission step. When absent: allow if the
+// tool is read-only for the input, otherwise ask. On error or an unknown behaviour: deny.
+func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *CallContext) PermissionResult {
+	if t.def.CheckPermissions == nil {
+		if t.IsReadOnly(ctx, input) {
+			return PermissionResult{Behavior: Allow}
+		}
+		return PermissionResult{Behavior: Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}
+	}
+	r, err := t.def.CheckPermissions(ctx, input, cc)
+	if err != nil {
+		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %v", t.def.Name, err)}
+	}
+	switch r.Behavior {
+	case Allow, Ask, Passthrough:
+		return r
+	case Deny:
+		if r.Message == "" {
+			r.Message = fmt.Sprintf("Permission to use %s has been denied.", t.def.Name)
+		}
+		return r
+	default:
+		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check returned %q, not allow, deny, ask or passthrough", t.def.Name, r.Behavior)}
+	}
+}
+
+// GetPath returns the path the call touches, for path rules. ok is false when the tool
+// has none or the function failed; rules must then fail closed.
+func (t *Tool) GetPath(ctx context.Context, input map[string]any) (path string, ok bool) {
+	return optionalString(t.def.GetPath, ctx, input)
+}
+
+// RuleContent returns the string content rules match, e.g. a shell command. ok as for GetPath.
+func (t *Tool) RuleContent(ctx context.Context, input map[string]any) (content string, ok bool) {
+	return optionalString(t.def.RuleContent, ctx, input)
+}
+
+// ToAutoClassifierInput returns the text a host's auto-approval classifier may read;
+// "" (never auto-approved) when absent or on error.
+func (t *Tool) ToAutoClassifierInput(ctx context.Context, input map[string]any) string {
+	return stringOr(t.def.ToAutoClassifierInput, ctx, input, "")
+}
+
+// MapResult turns data into tool_result content: by the tool's mapResult when it has
+// one, otherwise a string as is and anything else as JSON.
+func (t *Tool) MapResult(ctx context.Context, data any, toolUseID string) (Content, error) {
+	if t.def.MapResult != nil {
+		return t.def.MapResult(ctx, data, toolUseID)
+	}
+	return DefaultMapResult(data)
+}
+
+// DefaultMapResult is the mapping for tools without mapResult: nil is empty, a string
+// is itself, anything else is its JSON encoding.
+func DefaultMapResult(data any) (Content, error) {
+	switch d := data.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return Text(d), nil
+	}
+	b, err := jsonvalue.Encode(data)
+	if err != nil {
+		return nil, fmt.Errorf("result data is not JSON: %w", err)
+	}
+	return Text(string(b)), nil
+}
+
+// RenderToolUse renders a tool use for a person: the tool's renderToolUseMessage, or
+// the user-facing name with the input's fields.
+func (t *Tool) RenderToolUse(ctx context.Context, input map[string]any) string {
+	if s, ok := optionalString(t.def.RenderToolUseMessage, ctx, input); ok {
+		return s
+	}
+	return t.UserFacingName(ctx, input) + "(" + summarizeInput(input) + ")"
+}
+
+// RenderResult renders a result's data for a person, or "" to show the content.
+func (t *Tool) RenderResult(ctx context.Context, data any) string {
+	if t.def.RenderToolResultMessage == nil {
+		return ""
+	}
+	s, err := t.def.RenderToolResultMessage(ctx, data)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// RenderProgress renders one progress event for a person.
+func (t *Tool) RenderProgress(ctx context.Context, progress any) string {
+	if t.def.RenderToolUseProgressMessage != nil {
+		if s, err := t.def.RenderToolUseProgressMessage(ctx, progress); err == nil {
+			return s
+		}
+	}
+	if s, ok := progress.(string); ok {
+		return s
+	}
+	b, _ := jsonvalue.Encode(progress)
+	return string(b)
+}
+
+// RenderRejected renders a refused tool use for a person.
+func (t *Tool) RenderRejected(ctx context.Context, input map[string]any) string {
+	if s, ok := optionalString(t.def.RenderToolUseRejectedMessage, ctx, input); ok {
+		return s
+	}
+	return t.UserFacingName(ctx, input) + " was not allowed to run"
+}
+
+// RenderError renders a failed tool use for a person.
+func (t *Tool) RenderError(ctx context.Context, message string) string {
+	if t.def.RenderToolUseErrorMessage != nil {
+		if s, err := t.def.RenderToolUseErrorMessage(ctx, message); err == nil {
+			return s
+		}
+	}
+	return "Error: " + message
+}
+
+func (t *Tool) close() {
+	if t.def.Close != nil {
+		t.def.Close()
+	}
+}
+
+func boolOr(fn func(context.Context, map[string]any) (bool, error), ctx context.Context, input map[string]any, absent, onErr bool) bool {
+	if fn == nil {
+		return absent
+	}
+	v, err := fn(ctx, input)
+	if err != nil {
+		return onErr
+	}
+	return v
+}
+
+func stringOr(fn func(context.Context, map[string]any) (string, error), ctx context.Context, input map[string]any, fallback string) string {
+	if s, ok := optionalString(fn, ctx, input); ok {
+		return s
+	}
+	return fallback
+}
+
+func optionalString(fn func(context.Context, map[string]any) (string, error), ctx context.Context, input map[string]any) (string, bool) {
+	if fn == nil {
+		return "", false
+	}
+	s, err := fn(ctx, input)
+	if err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// summarizeInput renders an input as `key: value` pairs in key order, each value
+// shortened, for one-line displays.
+func summarizeInput(input map[string]any) string {
+	keys := sortedKeys(input)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		var v string
+		if s, ok := input[k].(string); ok {
+			v = fmt.Sprintf("%q", s)
+		} else {
+			b, _ := jsonvalue.Encode(input[k])
+			v = string(b)
+		}
+		if r := []rune(v); len(r) > 60 {
+			v = string(r[:57]) + "..."
+		}
+		parts = append(parts, k+": "+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

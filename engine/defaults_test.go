@@ -1,0 +1,380 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// minimalDef is a Go-native tool with only the required members.
+func minimalDef() ToolDef {
+	return ToolDef{
+		Name:        "G",
+		Prompt:      func(context.Context, PromptOptions) (string, error) { return "prompt", nil },
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
+		Call: func(context.Context, map[string]any, *CallContext) (*ToolResult, error) {
+			return &ToolResult{Data: "ok"}, nil
+		},
+	}
+}
+
+func mustBuild(t *testing.T, def ToolDef) *Tool {
+	t.Helper()
+	tool, err := Build(def)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return tool
+}
+
+var errMember = errors.New("member failed")
+
+func TestBuildDefaultsWhenAbsent(t *testing.T) {
+	tool := mustBuild(t, minimalDef())
+	checks := []struct {
+		member string
+		got    any
+		want   any
+	}{
+		{"description", tool.Description(bg, input), "G"},
+		{"userFacingName", tool.UserFacingName(bg, input), "G"},
+		{"isEnabled", tool.IsEnabled(bg), true},
+		{"isReadOnly", tool.IsReadOnly(bg, input), false},
+		{"isConcurrencySafe", tool.IsConcurrencySafe(bg, input), false},
+		{"isDestructive", tool.IsDestructive(bg, input), false},
+		{"isOpenWorld", tool.IsOpenWorld(bg, input), false},
+		{"interruptBehavior", tool.InterruptBehavior(bg), DefaultInterruptBehavior},
+		{"validateInput", tool.ValidateInput(bg, input, &CallContext{}), ValidationResult{Valid: true}},
+		{"checkPermissions", tool.CheckPermissions(bg, input, &CallContext{}).Behavior, Ask},
+		{"toAutoClassifierInput", tool.ToAutoClassifierInput(bg, input), ""},
+		{"maxResultSizeChars", tool.MaxResultSizeChars(), 50000.0},
+		{"deferred", tool.Deferred(), false},
+		{"renderToolUseMessage", tool.RenderToolUse(bg, input), `G(path: "a")`},
+		{"renderToolResultMessage", tool.RenderResult(bg, "x"), ""},
+		{"renderToolUseProgressMessage", tool.RenderProgress(bg, []any{1.0}), "[1]"},
+		{"renderToolUseRejectedMessage", tool.RenderRejected(bg, input), "G was not allowed to run"},
+		{"renderToolUseErrorMessage", tool.RenderError(bg, "bad"), "Error: bad"},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s absent: got %#v, want %#v", c.member, c.got, c.want)
+		}
+	}
+	if _, ok := tool.GetPath(bg, input); ok {
+		t.Error("GetPath ok when absent")
+	}
+	if _, ok := tool.RuleContent(bg, input); ok {
+		t.Error("RuleContent ok when absent")
+	}
+	if c, err := tool.MapResult(bg, map[string]any{"b": 2.0, "a": 1.0}, "id"); err != nil || c.String() != `{"a":1,"b":2}` {
+		t.Errorf("default MapResult = %q, %v", c.String(), err)
+	}
+}
+
+// TestBuildDefaultsOnError is the "on error" column for Go-native tools.
+func TestBuildDefaultsOnError(t *testing.T) {
+	def := minimalDef()
+	failStr := func(context.Context, map[string]any) (string, error) { return "ignored", errMember }
+	failBool := func(context.Context, map[string]any) (bool, error) { return false, errMember }
+	failTrue := func(context.Context, map[string]any) (bool, error) { return true, errMember }
+	def.Description = failStr
+	def.UserFacingName = failStr
+	def.IsEnabled = func(context.Context) (bool, error) { return true, errMember }
+	def.IsReadOnly = failTrue
+	def.IsConcurrencySafe = failTrue
+	def.IsDestructive = failBool
+	def.IsOpenWorld = failBool
+	def.InterruptBehavior = func(context.Context) (string, error) { return "cancel", errMember }
+	def.ValidateInput = func(context.Context, map[string]any, *CallContext) (ValidationResult, error) {
+		return ValidationResult{Valid: true}, errMember
+	}
+	def.CheckPermissions = func(context.Context, map[string]any, *CallContext) (PermissionResult, error) {
+		return PermissionResult{Behavior: Allow}, errMember
+	}
+	def.GetPath = failStr
+	def.RuleContent = failStr
+	def.ToAutoClassifierInput = failStr
+	def.MapResult = func(context.Context, any, string) (Content, error) { return Text("ignored"), errMember }
+	def.RenderToolUseMessage = failStr
+	def.RenderToolResultMessage = func(context.Context, any) (string, error) { return "ignored", errMember }
+	def.RenderToolUseProgressMessage = func(context.Context, any) (string, error) { return "ignored", errMember }
+	def.RenderToolUseRejectedMessage = failStr
+	def.RenderToolUseErrorMessage = func(context.Context, string) (string, error) { return "ignored", errMember }
+	tool := mustBuild(t, def)
+
+	checks := []struct {
+		member string
+		got    any
+		want   any
+	}{
+		{"description", tool.Description(bg, input), "G"},
+		{"userFacingName", tool.UserFacingName(bg, input), "G"},
+		{"isEnabled", tool.IsEnabled(bg), false},
+		{"isReadOnly", tool.IsReadOnly(bg, input), false},
+		{"isConcurrencySafe", tool.IsConcurrencySafe(bg, input), false},
+		{"isDestructive", tool.IsDestructive(bg, input), true},
+		{"isOpenWorld", tool.IsOpenWorld(bg, input), true},
+		{"interruptBehavior", tool.InterruptBehavior(bg), "block"},
+		{"validateInput valid", tool.ValidateInput(bg, input, &CallContext{}).Valid, false},
+		{"checkPermissions", tool.CheckPermissions(bg, input, &CallContext{}).Behavior, Deny},
+		{"toAutoClassifierInput", tool.ToAutoClassifierInput(bg, input), ""},
+		{"renderToolUseMessage", tool.RenderToolUse(bg, input), `G(path: "a")`},
+		{"renderToolResultMessage", tool.RenderResult(bg, "x"), ""},
+		{"renderToolUseProgressMessage", tool.RenderProgress(bg, "p"), "p"},
+		{"renderToolUseRejectedMessage", tool.RenderRejected(bg, input), "G was not allowed to run"},
+		{"renderToolUseErrorMessage", tool.RenderError(bg, "bad"), "Error: bad"},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s on error: got %#v, want %#v", c.member, c.got, c.want)
+		}
+	}
+	if v := tool.ValidateInput(bg, input, &CallContext{}); !strings.Contains(v.Message, errMember.Error()) {
+		t.Errorf("validateInput on error: message %q lacks the error text", v.Message)
+	}
+	if p := tool.CheckPermissions(bg, input, &CallContext{}); !strings.Contains(p.Message, errMember.Error()) {
+		t.Errorf("checkPermissions on error: message %q lacks the error text", p.Message)
+	}
+	if _, ok := tool.GetPath(bg, input); ok {
+		t.Error("GetPath ok on error")
+	}
+	if _, ok := tool.RuleContent(bg, input); ok {
+		t.Error("RuleContent ok on error")
+	}
+	if _, err := tool.MapResult(bg, "x", "id"); !errors.Is(err, errMember) {
+		t.Errorf("MapResult on error = %v", err)
+	}
+}
+
+func TestBuildCheckPermissionsAnswers(t *testing.T) {
+	tests := []struct {
+		result   PermissionResult
+		behavior PermissionBehavior
+	}{
+		{PermissionResult{Behavior: Allow}, Allow},
+		{PermissionResult{Behavior: Ask}, Ask},
+		{PermissionResult{Behavior: Passthrough}, Passthrough},
+		{PermissionResult{Behavior: Deny}, Deny},
+		{PermissionResult{Behavior: "yes"}, Deny},
+		{PermissionResult{}, Deny},
+	}
+	for _, tt := range tests {
+		def := minimalDef()
+		def.CheckPermissions = func(context.Context, map[string]any, *CallContext) (PermissionResult, error) { return tt.result, nil }
+		p := mustBuild(t, def).CheckPermissions(bg, input, &CallContext{})
+		if p.Behavior != tt.behavior {
+			t.Errorf("checkPermissions answering %q = %q, want %q", tt.result.Behavior, p.Behavior, tt.behavior)
+		}
+		if p.Behavior == Deny && p.Message == "" {
+			t.Errorf("a deny (from %q) has no message", tt.result.Behavior)
+		}
+	}
+}
+
+func TestBuildDefaultPermissionFollowsIsReadOnly(t *testing.T) {
+	def := minimalDef()
+	def.IsReadOnly = func(_ context.Context, in map[string]any) (bool, error) { return in["path"] == "r", nil }
+	tool := mustBuild(t, def)
+	if p := tool.CheckPermissions(bg, map[string]any{"path": "r"}, &CallContext{}); p.Behavior != Allow {
+		t.Errorf("read-only input: %s, want allow", p.Behavior)
+	}
+	if p := tool.CheckPermissions(bg, map[string]any{"path": "w"}, &CallContext{}); p.Behavior != Ask {
+		t.Errorf("writing input: %s, want ask", p.Behavior)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(*ToolDef)
+		want   []string
+	}{
+		{"no prompt", func(d *ToolDef) { d.Prompt = nil }, []string{"prompt is required"}},
+		{"no call", func(d *ToolDef) { d.Call = nil }, []string{"call is required"}},
+		{"no schema", func(d *ToolDef) { d.InputSchema = nil }, []string{"inputSchema is required"}},
+		{"schema root not object", func(d *ToolDef) { d.InputSchema = map[string]any{"type": "string"} }, []string{"root must be an object schema"}},
+		{"bad name", func(d *ToolDef) { d.Name = "9lives" }, []string{`name "9lives" must match`}},
+		{"bad alias", func(d *ToolDef) { d.Aliases = []string{"ok", "not ok"} }, []string{`alias "not ok"`}},
+		{"negative size", func(d *ToolDef) { d.MaxResultSizeChars = -5 }, []string{"maxResultSizeChars"}},
+		{"NaN size", func(d *ToolDef) { d.MaxResultSizeChars = math.NaN() }, []string{"maxResultSizeChars"}},
+		{"bad output schema", func(d *ToolDef) { d.OutputSchema = map[string]any{"type": 5.0} }, []string{"outputSchema"}},
+		{"everything wrong at once", func(d *ToolDef) { *d = ToolDef{Name: ""} },
+			[]string{"name", "prompt is required", "call is required", "inputSchema is required"}},
+	}
+	for _, tt := range tests {
+		def := minimalDef()
+		tt.modify(&def)
+		tool, err := Build(def)
+		if err == nil {
+			t.Errorf("%s: Build succeeded (%v)", tt.name, tool.Name())
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", tt.name, err, w)
+			}
+		}
+	}
+}
+
+func TestMaxResultSizeCharsThreshold(t *testing.T) {
+	for _, tt := range []struct{ declared, want float64 }{
+		{0, 50000},
+		{1, 1},
+		{100, 100},
+		{50000, 50000},
+		{1e9, 50000},
+		{math.MaxFloat64, 50000},
+		{math.Inf(1), math.Inf(1)},
+	} {
+		def := minimalDef()
+		def.MaxResultSizeChars = tt.declared
+		if got := mustBuild(t, def).MaxResultSizeChars(); got != tt.want {
+			t.Errorf("declared %v: threshold %v, want %v", tt.declared, got, tt.want)
+		}
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Read": true, "a": true, "A-b_9": true, strings.Repeat("x", 64): true,
+		"": false, "9a": false, "_a": false, "-a": false, "a b": false, "a/b": false, "é": false,
+		strings.Repeat("x", 65): false,
+	} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestDefaultMapResult(t *testing.T) {
+	tests := []struct {
+		data any
+		want Content
+	}{
+		{nil, nil},
+		{"s", Text("s")},
+		{2.5, Text("2.5")},
+		{[]any{"x", nil}, Text(`["x",null]`)},
+		{map[string]any{"z": 1.0, "a": map[string]any{"c": 1.0, "b": 2.0}}, Text(`{"a":{"b":2,"c":1},"z":1}`)},
+	}
+	for _, tt := range tests {
+		got, err := DefaultMapResult(tt.data)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("DefaultMapResult(%#v) = %#v, %v; want %#v", tt.data, got, err, tt.want)
+		}
+	}
+	if _, err := DefaultMapResult(math.Inf(1)); err == nil {
+		t.Error("DefaultMapResult(+Inf) succeeded")
+	}
+}
+
+func TestRenderToolUseSummarizesInput(t *testing.T) {
+	tool := mustBuild(t, minimalDef())
+	got := tool.RenderToolUse(bg, map[string]any{"z": 1.0, "a": strings.Repeat("x", 100), "m": []any{true}})
+	if !strings.HasPrefix(got, `G(a: "xxxx`) || !strings.HasSuffix(got, `..., m: [true], z: 1)`) || len(got) > 100 {
+		t.Errorf("RenderToolUse = %q", got)
+	}
+}
+
+// TestRenderToolUseKeepsUTF8Valid exposes a bug: summarizeInput shortens values by
+// bytes (v[:57]), which can cut a multi-byte character in half.
+func TestRenderToolUseKeepsUTF8Valid(t *testing.T) {
+	tool := mustBuild(t, minimalDef())
+	got := tool.RenderToolUse(bg, map[string]any{"path": "a" + strings.Repeat("é", 40)})
+	if !utf8.ValidString(got) {
+		t.Errorf("RenderToolUse = %q, not valid UTF-8", got)
+	}
+}
+
+func TestContentJSON(t *testing.T) {
+	tests := []struct {
+		c    Content
+		want string
+	}{
+		{Text("hi"), `"hi"`},
+		{nil, `""`},
+		{Content{{Type: "text", Text: "a"}, {Type: "text", Text: "b"}}, `[{"type":"text","text":"a"},{"type":"text","text":"b"}]`},
+		{Content{{Type: "image", Source: map[string]any{"type": "base64"}}}, `[{"type":"image","source":{"type":"base64"}}]`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.c)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("Marshal(%#v) = %s, %v; want %s", tt.c, b, err, tt.want)
+		}
+		var back Content
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Errorf("Unmarshal(%s): %v", b, err)
+		}
+		if back.String() != tt.c.String() {
+			t.Errorf("round trip of %s: %q", b, back.String())
+		}
+	}
+	block := ResultBlock{Type: "tool_result", ToolUseID: "id", Content: Text("x"), IsError: true}
+	b, _ := json.Marshal(block)
+	if string(b) != `{"type":"tool_result","tool_use_id":"id","content":"x","is_error":true}` {
+		t.Errorf("ResultBlock JSON = %s", b)
+	}
+}
+
+func TestStateGetSetDelete(t *testing.T) {
+	s := NewState()
+	if _, ok := s.Get("k"); ok {
+		t.Error("empty state has k")
+	}
+	s.Set("k", 1.0)
+	if v, ok := s.Get("k"); !ok || v != 1.0 {
+		t.Errorf("Get = %v, %v", v, ok)
+	}
+	s.Set("k", nil)
+	if _, ok := s.Get("k"); ok {
+		t.Error("Set(nil) did not delete")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	mk := func(name string, aliases ...string) *Tool {
+		def := minimalDef()
+		def.Name, def.Aliases, def.Source = name, aliases, "go:"+name
+		return mustBuild(t, def)
+	}
+	reg, err := NewRegistry(bg, []*Tool{mk("Write"), mk("Read", "Cat"), mk("Grep")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Grep", "Read", "Write"}) {
+		t.Errorf("Names = %v, want sorted", got)
+	}
+	if tool, ok := reg.Lookup("Cat"); !ok || tool.Name() != "Read" {
+		t.Error("alias lookup failed")
+	}
+	if _, ok := reg.Lookup("read"); ok {
+		t.Error("lookup is case-insensitive; names are exact")
+	}
+	if s := reg.Suggest("Reed"); s != "Read" {
+		t.Errorf("Suggest(Reed) = %q", s)
+	}
+	_, err = NewRegistry(bg, []*Tool{mk("Read"), mk("Cat", "Read")})
+	if err == nil || !strings.Contains(err.Error(), "go:Read") || !strings.Contains(err.Error(), "go:Cat") {
+		t.Errorf("collision error = %v, want both sources named", err)
+	}
+}
+
+func TestCompileSchemaRoot(t *testing.T) {
+	for _, s := range []map[string]any{{}, {"type": "array"}, {"type": []any{"object", "null"}}} {
+		if _, err := CompileSchema(s); err == nil {
+			t.Errorf("CompileSchema(%v) succeeded; the root must be type object", s)
+		}
+	}
+	if _, err := CompileSchema(map[string]any{"type": "object"}); err != nil {
+		t.Error(err)
+	}
+	if _, err := CompileSchema(map[string]any{"type": "object", "$ref": "file:///etc/passwd"}); err == nil {
+		t.Error("a $ref to a file compiled")
+	}
+}

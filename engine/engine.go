@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/luatool/luatool/bindings"
+)
+
+// DefaultTimeout bounds one call when Options.Timeout is zero.
+const DefaultTimeout = 2 * time.Minute
+
+// Options configure an Engine. The zero value is usable: no host modules, no Go
+// tools, asks denied, results persisted under the system's temporary directory.
+type Options struct {
+	// Tools are Go-native tools. They are built with the same defaults as Lua tools
+	// and come first: a Lua tool of the same name overrides one, with a notice.
+	Tools []ToolDef
+	// Modules are the host modules Lua tools may require. Capabilities are opt-in:
+	// a tool can reach only what is listed here.
+	Modules []*bindings.Module
+	// Limits bound the Lua states.
+	Limits bindings.Limits
+	// Timeout bounds each call (validation, permission checks and the call itself;
+	// not the time a person takes to answer an ask). Zero means DefaultTimeout.
+	Timeout time.Duration
+	// Cwd is the working directory tools see; Roots are the directories they may touch.
+	// Cwd defaults to the first root, Roots to [Cwd].
+	Cwd   string
+	Roots []string
+	// Mode is the permission mode. Zero means ModeDefault.
+	Mode Mode
+	// ResultsDir is where results over a tool's size threshold are written, one file
+	// a tool_use id. Zero means a directory of this engine's own, made under
+	// os.TempDir() when the first result is persisted, so that sessions never share
+	// (or replay) each other's files.
+	ResultsDir string
+	// CanUseTool is asked when the permission pipeline ends in ask. Nil means every
+	// ask is a deny.
+	CanUseTool CanUseToolFunc
+	// State is the session's shared state. Nil means a new empty State.
+	State *State
+	// OnProgress receives progress events as they happen. It may be called from
+	// several goroutines at once.
+	OnProgress func(ProgressEvent)
+}
+
+// ProgressEvent is one ctx:progress report of a running call.
+type ProgressEvent struct {
+	ToolUseID string
+	Tool      string
+	Data      any
+}
+
+// A Source is a directory of tool files: *.lua files directly inside it, except
+// *_test.lua (tests) and *.d.lua (type definitions).
+type Source struct {
+	// Name is how files of the source are named in messages: Name + "/" + file.
+	Name string
+	// FS holds the files, at its root.
+	FS fs.FS
+}
+
+// DirSource is the source of a directory on disk.
+func DirSource(dir string) Source { return Source{Name: dir, FS: os.DirFS(dir)} }
+
+// An Engine loads tools and runs calls through the pipeline. It is safe for
+// concurrent use: each call runs on the registry snapshot current when it started,
+// and Load swaps snapshots atomically.
+type Engine struct {
+	opts     Options
+	goTools  []*Tool
+	snapshot atomic.Pointer[Registry]
+	loadMu   sync.Mutex
+	owned    []*Tool
+
+	resultsOnce sync.Once
+	resultsDir  string
+	resultsErr  error
+}
+
+// New builds an engine with the Go-native tools of opts and no Lua tools yet.
+func New(opts Options) (*Engine, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Mode == "" {
+		opts.Mode = ModeDefault
+	}
+	if opts.Cwd == "" && len(opts.Roots) > 0 {
+		opts.Cwd = opts.Roots[0]
+	}
+	if opts.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		opts.Cwd = wd
+	}
+	if len(opts.Roots) == 0 {
+		opts.Roots = []string{opts.Cwd}
+	}
+	if opts.State == nil {
+		opts.State = NewState()
+	}
+	e := &Engine{opts: opts}
+	for _, def := range opts.Tools {
+		if def.Source == "" {
+			def.Source = "go:" + def.Name
+		}
+		t, err := Build(def)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
+		}
+		e.goTools = append(e.goTools, t)
+	}
+	reg, err := newRegistry(e.goTools, e.isEnabled)
+	if err != nil {
+		return nil, err
+	}
+	e.snapshot.Store(reg)
+	return e, nil
+}
+
+// Registry returns the current snapshot.
+func (e *Engine) Registry() *Registry { return e.snapshot.Load() }
+
+// Options returns the options the engine runs with, defaults filled in.
+func (e *Engine) Options() Options { return e.opts }
+
+// Load loads every source, in order, and swaps in a snapshot of the Go-native tools
+// and the tools that loaded. A tool in a later source overrides one of the same name
+// in an earlier source (a notice says so). Two files of one source declaring one
+// name are both rejected, with an error naming both. A file that fails to load is
+// reported and left out; the rest are served. The diagnostics are in source order.
+func (e *Engine) Load(sources ...Source) []Diagnostic {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	var diags []Diagnostic
+	byName := map[string]*Tool{}
+	var order []string
+	for _, t := range e.goTools {
+		byName[t.Name()] = t
+		order = append(order, t.Name())
+	}
+	var loaded []*Tool
+	for _, src := range sources {
+		tools, d := e.loadSource(src)
+		diags = append(diags, d...)
+		for _, t := range tools {
+			loaded = append(loaded, t)
+			if prev, ok := byName[t.Name()]; ok {
+				diags = append(diags, Diagnostic{File: t.Source(), Severity: SeverityNotice,
+					Message: fmt.Sprintf("tool %s overrides the one from %s", t.Name(), prev.Source())})
+			} else {
+				order = append(order, t.Name())
+			}
+			byName[t.Name()] = t
+		}
+	}
+	tools := make([]*Tool, 0, len(order))
+	for _, name := range order {
+		tools = append(tools, byName[name])
+	}
+	reg, err := newRegistry(tools, e.isEnabled)
+	if err != nil {
+		// Aliases colliding across tools: keep the previous snapshot serving.
+		diags = append(diags, Diagnostic{Severity: SeverityError, Message: err.Error()})
+		for _, t := range loaded {
+			t.close()
+		}
+		return diags
+	}
+	old := e.owned
+	e.owned = loaded
+	e.snapshot.Store(reg)
+	for _, t := range old {
+		t.close()
+	}
+	return diags
+}
+
+// isEnabled asks a tool whether it is enabled, within the call timeout: a tool whose
+// isEnabled hangs is disabled, not a reason for loading to hang.
+func (e *Engine) isEnabled(t *Tool) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Timeout)
+	defer cancel()
+	return t.IsEnabled(ctx)
+}
+
+// loadSource loads the tool files of one source.
+func (e *Engine) loadSource(src Source) ([]*Tool, []Diagnostic) {
+	entries, err := fs.ReadDir(src.FS, ".")
+	if err != nil {
+		return nil, []Diagnostic{{File: src.Name, Severity: SeverityError, Message: "cannot read tool directory: " + err.Error()}}
+	}
+	var diags []Diagnostic
+	var tools []*Tool
+	files := map[string]string{}
+	for _, ent := range entries {
+		name := ent.Name()
+		if ent.IsDir() || !IsToolFile(name) {
+			continue
+		}
+		file := path.Join(src.Name, name)
+		data, err := fs.ReadFile(src.FS, name)
+		if err != nil {
+			diags = append(diags, Diagnostic{File: file, Severity: SeverityError, Message: err.Error()})
+			continue
+		}
+		t, d := e.LoadFile(file, data)
+		diags = append(diags, d...)
+		if t == nil {
+			continue
+		}
+		if other, dup := files[t.Name()]; dup {
+			diags = append(diags, Diagnostic{File: file, Severity: SeverityError,
+				Message: fmt.Sprintf("tool name %q is also declared by %s; neither is loaded", t.Name(), other)})
+			t.close()
+			tools = removeTool(tools, t.Name())
+			continue
+		}
+		files[t.Name()] = file
+		tools = append(tools, t)
+	}
+	return tools, diags
+}
+
+func removeTool(tools []*Tool, name string) []*Tool {
+	out := tools[:0]
+	for _, t := range tools {
+		if t.Name() == name {
+			t.close()
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// IsToolFile reports whether a file name in a tool directory is a tool: a .lua file
+// that is not a test (*_test.lua), a type definition (*.d.lua) or hidden.
+func IsToolFile(name string) bool {
+	return strings.HasSuffix(name, ".lua") && !strings.HasSuffix(name, "_test.lua") &&
+		!strings.HasSuffix(name, ".d.lua") && !strings.HasPrefix(name, ".")
+}
+
+// LoadFile loads one Lua tool file with the engine's modules and limits and builds it.
+// It returns nil and at least one error diagnostic when the file cannot be served.
+func (e *Engine) LoadFile(file string, src []byte) (*Tool, []Diagnostic) {
+	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.opts.Modules})
+	if HasErrors(diags) {
+		return nil, diags
+	}
+	t, err := Build(def)
+	if err != nil {
+		def.Close()
+		for _, msg := range strings.Split(err.Error(), "\n") {
+			diags = append(diags, Diagnostic{File: file, Line: memberLine(src, leadingMember(msg)), Severity: SeverityError, Message: msg})
+		}
+		return nil, diags
+	}
+	return t, diags
+}
+
+// leadingMember returns the contract member a Build error starts with ("inputSchema:
+// ..."), so that the diagnostic can point at its line; "" when there is none.
+func leadingMember(msg string) string {
+	word, _, _ := strings.Cut(msg, ":")
+	word, _, _ = strings.Cut(word, " ")
+	if word == "alias" {
+		word = "aliases"
+	}
+	if _, ok := members[word]; ok {
+		return word
+	}
+	return ""
+}
+
+// SortDiagnostics orders diagnostics by file, then line.
+func SortDiagnostics(diags []Diagnostic) {
+	sort.SliceStable(diags, func(i, j int) bool {
+		if diags[i].File != diags[j].File {
+			return diags[i].File < diags[j].File
+		}
+		return diags[i].Line < diags[j].Line
+	})
+}

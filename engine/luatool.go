@@ -1,0 +1,378 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
+)
+
+// LuaConfig is what Lua tools are loaded with.
+type LuaConfig struct {
+	// Limits bound every state of every tool.
+	Limits bindings.Limits
+	// Modules are the host modules tools may require.
+	Modules []*bindings.Module
+}
+
+// memberKind says what a contract member may be in Lua.
+type memberKind int
+
+const (
+	kindString         memberKind = iota // a string
+	kindBool                             // a boolean
+	kindNumber                           // a number
+	kindStrings                          // a list of strings
+	kindTable                            // a table (a schema)
+	kindFunc                             // a function
+	kindStringOrFunc                     // a string, or a function returning one
+	kindBoolOrFunc                       // a boolean, or a function returning one
+	kindBehaviorOrFunc                   // "cancel"/"block", or a function returning one
+)
+
+// members lists every member of the Lua contract and what it may be.
+var members = map[string]memberKind{
+	"name":                         kindString,
+	"aliases":                      kindStrings,
+	"searchHint":                   kindString,
+	"shouldDefer":                  kindBool,
+	"alwaysLoad":                   kindBool,
+	"maxResultSizeChars":           kindNumber,
+	"inputSchema":                  kindTable,
+	"outputSchema":                 kindTable,
+	"prompt":                       kindStringOrFunc,
+	"description":                  kindStringOrFunc,
+	"userFacingName":               kindStringOrFunc,
+	"isEnabled":                    kindBoolOrFunc,
+	"isReadOnly":                   kindBoolOrFunc,
+	"isConcurrencySafe":            kindBoolOrFunc,
+	"isDestructive":                kindBoolOrFunc,
+	"isOpenWorld":                  kindBoolOrFunc,
+	"interruptBehavior":            kindBehaviorOrFunc,
+	"validateInput":                kindFunc,
+	"checkPermissions":             kindFunc,
+	"getPath":                      kindFunc,
+	"ruleContent":                  kindFunc,
+	"toAutoClassifierInput":        kindFunc,
+	"call":                         kindFunc,
+	"mapResult":                    kindFunc,
+	"renderToolUseMessage":         kindFunc,
+	"renderToolResultMessage":      kindFunc,
+	"renderToolUseProgressMessage": kindFunc,
+	"renderToolUseRejectedMessage": kindFunc,
+	"renderToolUseErrorMessage":    kindFunc,
+}
+
+// MemberNames returns the names of the Lua contract's members, sorted.
+func MemberNames() []string {
+	names := make([]string, 0, len(members))
+	for n := range members {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var kindText = map[memberKind]string{
+	kindString: "a string", kindBool: "a boolean", kindNumber: "a number",
+	kindStrings: "a list of strings", kindTable: "a table", kindFunc: "a function",
+	kindStringOrFunc: "a string or a function", kindBoolOrFunc: "a boolean or a function",
+	kindBehaviorOrFunc: `"cancel", "block" or a function`,
+}
+
+// A luaTool is one loaded version of a Lua tool file: its compiled program and the
+// pool of states that have run it.
+type luaTool struct {
+	file string
+	pool *bindings.Pool
+}
+
+// LoadLua turns one Lua source file into a ToolDef. The lifecycle:
+//
+//  1. compile the source once (size limit first, then syntax);
+//  2. run the main chunk on a new state of the tool's pool;
+//  3. check the contract: the chunk returned a table, every key is a known member
+//     (or starts with _), every member is of a kind it may be, the required ones are
+//     there;
+//  4. convert the schemas to JSON values (Build compiles them);
+//  5. wrap every function member so that each use takes a state from the pool, calls
+//     the function under the caller's context, converts the result and gives the
+//     state back (a state whose call failed is discarded).
+//
+// On failure every problem found is returned as a diagnostic with file and line, the
+// pool is closed and the ToolDef is unusable. Warnings (members of a wrong kind that
+// the defaults table treats fail-closed) come back alongside a usable ToolDef.
+func LoadLua(file string, src []byte, cfg LuaConfig) (ToolDef, []Diagnostic) {
+	prog, err := bindings.Compile(file, src, cfg.Limits)
+	if err != nil {
+		return ToolDef{}, []Diagnostic{scriptDiagnostic(file, err)}
+	}
+	pool := bindings.NewPool(prog, bindings.Config{Limits: cfg.Limits, Modules: cfg.Modules})
+	vm, err := pool.Get()
+	if err != nil {
+		pool.Close()
+		return ToolDef{}, []Diagnostic{scriptDiagnostic(file, err)}
+	}
+	defer pool.Put(vm)
+	lt := &luaTool{file: file, pool: pool}
+	def, diags := lt.define(vm, src)
+	if HasErrors(diags) {
+		pool.Close()
+		return ToolDef{}, diags
+	}
+	def.Close = pool.Close
+	return def, diags
+}
+
+func scriptDiagnostic(file string, err error) Diagnostic {
+	var se *bindings.ScriptError
+	if errors.As(err, &se) {
+		f := se.File
+		if f == "" {
+			f = file
+		}
+		return Diagnostic{File: f, Line: se.Line, Severity: SeverityError, Message: se.Message}
+	}
+	return Diagnostic{File: file, Severity: SeverityError, Message: err.Error()}
+}
+
+// define checks the table the chunk returned and builds the ToolDef around it.
+func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
+	var diags []Diagnostic
+	problem := func(sev Severity, member, format string, args ...any) {
+		diags = append(diags, Diagnostic{File: lt.file, Line: memberLine(src, member), Severity: sev, Message: fmt.Sprintf(format, args...)})
+	}
+	tbl, ok := vm.Main.(*lua.LTable)
+	if !ok {
+		problem(SeverityError, "", "the file must return a table (the tool), not %s", typeName(vm.Main))
+		return ToolDef{}, diags
+	}
+	def := ToolDef{Source: lt.file}
+
+	var keys []string
+	tbl.ForEach(func(k, _ lua.LValue) {
+		s, ok := k.(lua.LString)
+		if !ok {
+			problem(SeverityError, "", "the tool table has a key of type %s; members are named by strings", k.Type())
+			return
+		}
+		keys = append(keys, string(s))
+	})
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, known := members[k]; known || strings.HasPrefix(k, "_") {
+			continue
+		}
+		msg := fmt.Sprintf("unknown member %q", k)
+		if s := bindings.Suggest(k, MemberNames()); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		problem(SeverityError, k, "%s; private fields must start with _", msg)
+	}
+
+	get := func(name string) lua.LValue { return tbl.RawGetString(name) }
+	// checkKind reports a member present with a kind it may not have. For members whose
+	// wrong kind the defaults table answers fail-closed, it is a warning.
+	checkKind := func(name string, failClosed bool) bool {
+		v := get(name)
+		if v == lua.LNil || kindMatches(members[name], v) {
+			return true
+		}
+		sev, tail := SeverityError, ""
+		if failClosed {
+			sev, tail = SeverityWarning, "; it will be treated as failing (the safe answer)"
+		}
+		problem(sev, name, "%s must be %s, got %s%s", name, kindText[members[name]], typeName(v), tail)
+		return false
+	}
+	for _, name := range []string{"name", "aliases", "searchHint", "shouldDefer", "alwaysLoad", "maxResultSizeChars",
+		"inputSchema", "outputSchema", "prompt", "validateInput", "checkPermissions", "getPath", "ruleContent",
+		"toAutoClassifierInput", "call", "mapResult", "renderToolUseMessage", "renderToolResultMessage",
+		"renderToolUseProgressMessage", "renderToolUseRejectedMessage", "renderToolUseErrorMessage"} {
+		checkKind(name, false)
+	}
+	for _, name := range []string{"description", "userFacingName", "isEnabled", "isReadOnly", "isConcurrencySafe",
+		"isDestructive", "isOpenWorld", "interruptBehavior"} {
+		checkKind(name, true)
+	}
+	for _, name := range []string{"name", "inputSchema", "prompt", "call"} {
+		if get(name) == lua.LNil {
+			problem(SeverityError, "", "required member %s is missing", name)
+		}
+	}
+	if HasErrors(diags) {
+		return ToolDef{}, diags
+	}
+
+	def.Name = string(get("name").(lua.LString))
+	if v, ok := get("aliases").(*lua.LTable); ok {
+		for i := 1; i <= v.Len(); i++ {
+			def.Aliases = append(def.Aliases, lua.LVAsString(v.RawGetInt(i)))
+		}
+	}
+	if v, ok := get("searchHint").(lua.LString); ok {
+		def.SearchHint = string(v)
+	}
+	def.ShouldDefer = lua.LVAsBool(get("shouldDefer"))
+	def.AlwaysLoad = lua.LVAsBool(get("alwaysLoad"))
+	if v, ok := get("maxResultSizeChars").(lua.LNumber); ok {
+		def.MaxResultSizeChars = float64(v)
+		if def.MaxResultSizeChars <= 0 || math.IsNaN(def.MaxResultSizeChars) {
+			problem(SeverityError, "maxResultSizeChars", "maxResultSizeChars must be positive (math.huge: never persist), got %v", v)
+		}
+	}
+	for _, name := range []string{"inputSchema", "outputSchema"} {
+		v, ok := get(name).(*lua.LTable)
+		if !ok {
+			continue
+		}
+		plain, err := vm.FromLua(v)
+		if err != nil {
+			problem(SeverityError, name, "%s is not a JSON value: %v", name, err)
+			continue
+		}
+		obj, ok := plain.(map[string]any)
+		if !ok {
+			problem(SeverityError, name, "%s must be a table with string keys (a JSON Schema object)", name)
+			continue
+		}
+		if name == "inputSchema" {
+			def.InputSchema = obj
+		} else {
+			def.OutputSchema = obj
+		}
+	}
+
+	lt.defineFunctions(&def, get)
+	return def, diags
+}
+
+func kindMatches(k memberKind, v lua.LValue) bool {
+	switch k {
+	case kindString:
+		return v.Type() == lua.LTString
+	case kindBool:
+		return v.Type() == lua.LTBool
+	case kindNumber:
+		return v.Type() == lua.LTNumber
+	case kindStrings:
+		t, ok := v.(*lua.LTable)
+		if !ok {
+			return false
+		}
+		n := 0
+		good := true
+		t.ForEach(func(k, e lua.LValue) {
+			n++
+			if e.Type() != lua.LTString {
+				good = false
+			}
+		})
+		return good && n == t.Len()
+	case kindTable:
+		return v.Type() == lua.LTTable
+	case kindFunc:
+		return v.Type() == lua.LTFunction
+	case kindStringOrFunc:
+		return v.Type() == lua.LTString || v.Type() == lua.LTFunction
+	case kindBoolOrFunc:
+		return v.Type() == lua.LTBool || v.Type() == lua.LTFunction
+	case kindBehaviorOrFunc:
+		s, ok := v.(lua.LString)
+		return v.Type() == lua.LTFunction || (ok && (s == "cancel" || s == "block"))
+	}
+	return false
+}
+
+func typeName(v lua.LValue) string {
+	if v == nil {
+		return "nil"
+	}
+	if s, ok := v.(lua.LString); ok {
+		return fmt.Sprintf("the string %q", string(s))
+	}
+	return "a " + v.Type().String()
+}
+
+// memberLine finds the line where member is assigned in src, or 0.
+func memberLine(src []byte, member string) int {
+	if member == "" {
+		return 0
+	}
+	re := regexp.MustCompile(`(?m)^\s*(?:[A-Za-z_][A-Za-z0-9_]*\.)?` + regexp.QuoteMeta(member) + `\s*=`)
+	loc := re.FindIndex(src)
+	if loc == nil {
+		return 0
+	}
+	return strings.Count(string(src[:loc[0]]), "\n") + 1
+}
+
+// with runs fn on a pooled state under ctx, with the call's log going to cc.Log.
+func (lt *luaTool) with(ctx context.Context, cc *CallContext, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+	vm, err := lt.pool.Get()
+	if err != nil {
+		return err
+	}
+	defer lt.pool.Put(vm)
+	c := &bindings.Call{Context: ctx}
+	if cc != nil {
+		c.Log = cc.Log
+	}
+	return fn(vm, c)
+}
+
+// member returns the value of a member in the state's copy of the tool table.
+func member(vm *bindings.VM, name string) lua.LValue {
+	return vm.Main.(*lua.LTable).RawGetString(name)
+}
+
+// invoke calls member name with args built on the state and hands the results to use.
+func (lt *luaTool) invoke(ctx context.Context, cc *CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
+	return lt.with(ctx, cc, func(vm *bindings.VM, c *bindings.Call) error {
+		var argv []lua.LValue
+		if args != nil {
+			var err error
+			if argv, err = args(vm); err != nil {
+				return err
+			}
+		}
+		out, err := vm.Call(c, member(vm, name), argv...)
+		if err != nil {
+			return err
+		}
+		return use(vm, out)
+	})
+}
+
+func first(out []lua.LValue) lua.LValue {
+	if len(out) == 0 {
+		return lua.LNil
+	}
+	return out[0]
+}
+
+// inputArgs converts the input, and the ctx object when cc is given.
+func inputArgs(input map[string]any, cc *CallContext) func(vm *bindings.VM) ([]lua.LValue, error) {
+	return func(vm *bindings.VM) ([]lua.LValue, error) {
+		in, err := vm.ToLua(input)
+		if err != nil {
+			return nil, err
+		}
+		if cc == nil {
+			return []lua.LValue{in}, nil
+		}
+		return []lua.LValue{in, newLuaContext(vm, cc)}, nil
+	}
+}
+
+// returnError says a member function returned something it may not.
+func returnError(name, want string, got lua.LValue) error {
+	return fmt.Errorf("%s returned %s; it must return %s", name, typeName(got), want)
+}

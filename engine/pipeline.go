@@ -1,0 +1,323 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
+)
+
+// Texts the model sees, in the original system's wording where it has one.
+const (
+	// CancelMessage answers a call whose turn was cancelled before it started.
+	CancelMessage = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
+	// InterruptMessage answers a call cancelled while it ran.
+	InterruptMessage = "[Request interrupted by user for tool use]"
+	// maxErrorChars is where error texts are cut in the middle.
+	maxErrorChars = 10000
+)
+
+// Stage names the step of the pipeline where a call ended.
+type Stage string
+
+// The stages, in pipeline order.
+const (
+	StageLookup     Stage = "lookup"
+	StageAbort      Stage = "abort"
+	StageInput      Stage = "input"
+	StageValidate   Stage = "validate"
+	StagePermission Stage = "permission"
+	StageCall       Stage = "call"
+	StageResult     Stage = "result"
+	StageDone       Stage = "done"
+)
+
+// Result is the outcome of one call: the tool_result block for the model and what
+// the host may want besides.
+type Result struct {
+	// Block is the tool_result. Every call yields exactly one.
+	Block ResultBlock
+	// Stage is where the call ended: StageDone for a call that ran and mapped,
+	// otherwise the stage that stopped it.
+	Stage Stage
+	// Tool is the tool that served the call; nil when lookup failed.
+	Tool *Tool
+	// Input is the input the tool was called with (validated, coerced, defaults filled,
+	// possibly updated by a permission decision); nil before validation succeeded.
+	Input map[string]any
+	// Data is what call returned, for hosts that show it; nil unless the call ran.
+	Data any
+	// NewMessages follow the tool_result.
+	NewMessages []any
+	// Log holds the lines the tool logged.
+	Log []string
+	// PersistedPath is the file holding the whole result when it was too large.
+	PersistedPath string
+}
+
+// PermissionRequest is what CanUseTool is asked about.
+type PermissionRequest struct {
+	Tool      *Tool
+	ToolUseID string
+	Input     map[string]any
+	// Description is the tool's per-call summary, for the prompt.
+	Description string
+	// Message is why the pipeline asks.
+	Message string
+}
+
+// PermissionDecision is CanUseTool's answer.
+type PermissionDecision struct {
+	// Behavior is Allow or Deny; anything else is a deny.
+	Behavior PermissionBehavior
+	// UpdatedInput, with Allow, replaces the input.
+	UpdatedInput map[string]any
+	// Message is the person's feedback with a deny, passed to the model.
+	Message string
+}
+
+// CanUseToolFunc decides an ask. It may block while a person answers.
+type CanUseToolFunc func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
+
+// Call runs one tool_use through the pipeline on the current snapshot and returns
+// exactly one result, whatever happens: lookup, abort check, schema validation with
+// coercion and defaults, validateInput, permissions, call under the deadline,
+// mapResult, the empty-result text and persistence of large results.
+func (e *Engine) Call(ctx context.Context, use ToolUse) *Result {
+	return e.call(ctx, e.Registry(), use, e.opts.State)
+}
+
+func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *State) (r *Result) {
+	r = &Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}
+	stage := StageLookup
+
+	// 1. Lookup.
+	t, ok := reg.Lookup(use.Name)
+	if !ok {
+		msg := "Error: No such tool available: " + use.Name
+		if s := reg.Suggest(use.Name); s != "" {
+			msg += ". Did you mean " + s + "?"
+		}
+		return r.fail(StageLookup, toolUseError(msg))
+	}
+	r.Tool = t
+	defer func() {
+		// A panic in a Go-native tool's code is that call's failure, not the host's.
+		if p := recover(); p != nil {
+			r.fail(stage, toolUseError(fmt.Sprintf("Error calling tool (%s): panic: %v", t.Name(), p)))
+		}
+	}()
+
+	// 2. Abort check.
+	if ctx.Err() != nil {
+		return r.fail(StageAbort, CancelMessage)
+	}
+
+	var logMu sync.Mutex
+	cc := &CallContext{
+		ToolUseID: use.ID,
+		Cwd:       e.opts.Cwd,
+		Roots:     e.opts.Roots,
+		Mode:      e.opts.Mode,
+		Tools:     reg.Names(),
+		State:     state,
+		Log: func(line string) {
+			logMu.Lock()
+			r.Log = append(r.Log, line)
+			logMu.Unlock()
+		},
+		Progress: func(data any) {
+			if e.opts.OnProgress != nil {
+				e.opts.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: data})
+			}
+		},
+	}
+
+	// 3. Schema: decode, coerce, fill defaults, validate.
+	stage = StageInput
+	input, err := decodeInput(use.Input)
+	if err == nil {
+		input, err = t.Schema().Prepare(input)
+	}
+	if err != nil {
+		return r.fail(StageInput, toolUseError(inputValidationText(t.Name(), err)))
+	}
+	r.Input = input
+
+	// 4. validateInput.
+	stage = StageValidate
+	bounded, cancel := e.bound(ctx, cc)
+	v := t.ValidateInput(bounded, input, cc)
+	cancel()
+	if !v.Valid {
+		return r.fail(StageValidate, toolUseError(v.Message))
+	}
+
+	// 5. Permissions.
+	stage = StagePermission
+	input, denied := e.permit(ctx, t, input, cc)
+	if denied != "" {
+		return r.fail(StagePermission, denied)
+	}
+	r.Input = input
+
+	// 6. Call under the deadline.
+	stage = StageCall
+	bounded, cancel = e.bound(ctx, cc)
+	defer cancel()
+	tr, err := t.def.Call(bounded, input, cc)
+	if err != nil {
+		return r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
+	}
+	if tr == nil {
+		tr = &ToolResult{}
+	}
+	r.Data, r.NewMessages = tr.Data, tr.NewMessages
+
+	// 7. Map the result; empty becomes a marker; large is persisted.
+	stage = StageResult
+	content, err := t.MapResult(bounded, tr.Data, use.ID)
+	if err != nil {
+		return r.fail(StageResult, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
+	}
+	if isEmpty(content) {
+		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
+	}
+	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
+	r.Stage = StageDone
+	return r
+}
+
+func (r *Result) fail(stage Stage, text string) *Result {
+	r.Stage = stage
+	r.Block.IsError = true
+	r.Block.Content = Text(truncateMiddle(text, maxErrorChars))
+	return r
+}
+
+// bound returns ctx limited by the engine's timeout and records the deadline in cc.
+func (e *Engine) bound(ctx context.Context, cc *CallContext) (context.Context, context.CancelFunc) {
+	bounded, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	cc.Deadline, _ = bounded.Deadline()
+	return bounded, cancel
+}
+
+// permit runs the permission step and returns the input to call with, or the text of
+// a deny. This is the default pipeline: the tool's own decision, with passthrough and
+// ask going to CanUseTool, and no callback meaning deny.
+func (e *Engine) permit(ctx context.Context, t *Tool, input map[string]any, cc *CallContext) (map[string]any, string) {
+	bounded, cancel := e.bound(ctx, cc)
+	p := t.CheckPermissions(bounded, input, cc)
+	cancel()
+	switch p.Behavior {
+	case Allow:
+		if p.UpdatedInput != nil {
+			return e.updatedInput(t, p.UpdatedInput)
+		}
+		return input, ""
+	case Deny:
+		return nil, p.Message
+	}
+	// Ask or passthrough.
+	if e.opts.Mode == ModeBypassPermissions {
+		return input, ""
+	}
+	if e.opts.CanUseTool == nil || e.opts.Mode == ModeDontAsk {
+		return nil, fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
+	}
+	msg := p.Message
+	if msg == "" {
+		msg = fmt.Sprintf("%s needs your permission.", t.Name())
+	}
+	bounded, cancel = e.bound(ctx, cc)
+	desc := t.Description(bounded, input)
+	cancel()
+	d, err := e.opts.CanUseTool(ctx, PermissionRequest{Tool: t, ToolUseID: cc.ToolUseID, Input: input, Description: desc, Message: msg})
+	if err != nil {
+		return nil, fmt.Sprintf("Permission to use %s was not granted: %v", t.Name(), err)
+	}
+	if d.Behavior != Allow {
+		if d.Message != "" {
+			return nil, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + d.Message
+		}
+		return nil, fmt.Sprintf("Permission to use %s has been denied.", t.Name())
+	}
+	if d.UpdatedInput != nil {
+		return e.updatedInput(t, d.UpdatedInput)
+	}
+	return input, ""
+}
+
+// updatedInput validates an input that a permission decision substituted, as the
+// model's own input was: the tool must never see input its schema rejects.
+func (e *Engine) updatedInput(t *Tool, in map[string]any) (map[string]any, string) {
+	in, err := t.Schema().Prepare(in)
+	if err != nil {
+		return nil, toolUseError(inputValidationText(t.Name(), err))
+	}
+	return in, ""
+}
+
+func decodeInput(raw []byte) (map[string]any, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return map[string]any{}, nil
+	}
+	v, err := jsonvalue.Decode(raw)
+	if err != nil {
+		return nil, &ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, &ValidationError{Problems: []string{"The input must be a JSON object"}}
+	}
+	return obj, nil
+}
+
+func inputValidationText(name string, err error) string {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		ve = &ValidationError{Problems: []string{err.Error()}}
+	}
+	return "InputValidationError: " + name + " failed due to the following issue(s):\n" + strings.Join(ve.Problems, "\n")
+}
+
+func toolUseError(msg string) string { return "<tool_use_error>" + msg + "</tool_use_error>" }
+
+// callErrorText words an error from call or mapResult: the engine's own words for a
+// timeout or a cancellation, otherwise the error's text (for Lua, "file:line: message").
+func callErrorText(parent, bounded context.Context, t *Tool, timeout time.Duration, err error) string {
+	switch {
+	case parent.Err() != nil:
+		return InterruptMessage
+	case errors.Is(bounded.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("%s timed out after %s and was stopped.", t.Name(), timeout)
+	}
+	msg := err.Error()
+	if strings.TrimSpace(msg) == "" {
+		msg = "Command failed with no output"
+	}
+	return msg
+}
+
+func isEmpty(c Content) bool {
+	for _, b := range c {
+		if b.Type != "text" || strings.TrimSpace(b.Text) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// truncateMiddle keeps the first and last halves of a text over max characters.
+func truncateMiddle(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	half := max / 2
+	return string(r[:half]) + fmt.Sprintf("\n\n... [%d characters truncated] ...\n\n", len(r)-2*half) + string(r[len(r)-half:])
+}

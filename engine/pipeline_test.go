@@ -1,0 +1,1060 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Lua tools used by the pipeline tests, by file name.
+var pipelineTools = map[string]string{
+	"coerce.lua": `return {
+  name = "Coerce",
+  prompt = "shows the types of its input",
+  isReadOnly = true,
+  inputSchema = {
+    type = "object",
+    properties = {
+      n = {type = "integer"},
+      x = {type = "number"},
+      b = {type = "boolean"},
+      s = {type = "string"},
+      d = {type = "string", default = "dflt"},
+      k = {type = "integer", default = 7},
+      obj = {type = "object", properties = {mode = {type = "string", default = "fast"}, level = {type = "integer"}}},
+    },
+  },
+  call = function(input)
+    local function show(v) return type(v) .. ":" .. tostring(v) end
+    local obj = input.obj or {}
+    return table.concat({show(input.n), show(input.x), show(input.b), show(input.s), show(input.d), show(input.k),
+      show(obj.mode), show(obj.level)}, " ")
+  end,
+}
+`,
+	"guard.lua": `return {
+  name = "Guard",
+  prompt = "writes somewhere",
+  inputSchema = {type = "object", properties = {path = {type = "string"}}, required = {"path"}},
+  description = function(input) return "Write to " .. input.path end,
+  validateInput = function(input, ctx)
+    if input.path:sub(1, 1) ~= "/" then
+      return {result = false, message = "path must be absolute", errorCode = 1}
+    end
+    return true
+  end,
+  checkPermissions = function(input, ctx)
+    if input.path == "/etc" then return {behavior = "deny", message = "no writing to /etc"} end
+    if input.path == "/upd" then return {behavior = "allow", updatedInput = {path = "/upd/x"}} end
+    if input.path == "/ok" then return {behavior = "allow"} end
+    return {behavior = "ask", message = "Guard wants to write " .. input.path}
+  end,
+  call = function(input) return "wrote " .. input.path end,
+}
+`,
+	"spin.lua": `return {
+  name = "Spin",
+  prompt = "spins when asked",
+  isReadOnly = true,
+  inputSchema = {type = "object", properties = {spin = {type = "boolean"}}},
+  call = function(input, ctx)
+    if input.spin then while true do end end
+    return "fast"
+  end,
+}
+`,
+	"empty.lua": `local json = require("json")
+return {
+  name = "Empty",
+  prompt = "returns nothing much",
+  isReadOnly = true,
+  inputSchema = {type = "object", properties = {kind = {type = "string"}}},
+  call = function(input)
+    local k = input.kind
+    if k == "string" then return "" end
+    if k == "nil" then return nil end
+    if k == "space" then return " \n\t " end
+    if k == "data-nil" then return {data = nil} end
+    if k == "null" then return {data = json.null} end
+    if k == "object" then return {data = {}} end
+    if k == "array" then return {data = json.array()} end
+    if k == "zero" then return 0 end
+    if k == "false" then return false end
+    return "?"
+  end,
+}
+`,
+	"big.lua": `return {
+  name = "Big",
+  prompt = "returns n lines",
+  isReadOnly = true,
+  maxResultSizeChars = 100,
+  inputSchema = {type = "object", properties = {n = {type = "integer"}}, required = {"n"}},
+  call = function(input)
+    local lines = {}
+    for i = 1, input.n do lines[i] = string.format("line %05d of the result", i) end
+    return table.concat(lines, "\n")
+  end,
+}
+`,
+	"sized.lua": `return {
+  name = "Sized",
+  prompt = "returns n characters",
+  isReadOnly = true,
+  inputSchema = {type = "object", properties = {n = {type = "integer"}}, required = {"n"}},
+  call = function(input) return string.rep("y", input.n) end,
+}
+`,
+	"inf.lua": `return {
+  name = "Inf",
+  prompt = "never persisted (1/0)",
+  isReadOnly = true,
+  maxResultSizeChars = 1/0,
+  inputSchema = {type = "object"},
+  call = function() return string.rep("z", 60000) end,
+}
+`,
+	"huge.lua": `return {
+  name = "Huge",
+  prompt = "never persisted (math.huge)",
+  isReadOnly = true,
+  maxResultSizeChars = math.huge,
+  inputSchema = {type = "object"},
+  call = function() return string.rep("h", 60000) end,
+}
+`,
+	"fail.lua": `return {
+  name = "Fail",
+  prompt = "fails",
+  isReadOnly = true,
+  inputSchema = {type = "object", properties = {long = {type = "boolean"}}},
+  call = function(input)
+    if input.long then error(string.rep("a", 6000) .. string.rep("b", 6000)) end
+    error("kaput")
+  end,
+}
+`,
+	"chatty.lua": `return {
+  name = "Chatty",
+  prompt = "talks",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function(input, ctx)
+    print("hello from print", 42)
+    ctx:progress({pct = 50})
+    ctx:log("from ctx:log")
+    ctx:progress("done")
+    return "ok"
+  end,
+}
+`,
+	"counter.lua": `return {
+  name = "Counter",
+  prompt = "counts calls in the session state",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function(input, ctx)
+    local n = ctx.state:get("count") or 0
+    ctx.state:set("count", n + 1)
+    ctx.state:set("history", {last = n + 1, list = {1, 2}})
+    return tostring(n + 1)
+  end,
+}
+`,
+	"ctx.lua": `local json = require("json")
+return {
+  name = "Ctx",
+  prompt = "shows its context",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function(input, ctx)
+    return json.encode({
+      toolUseId = ctx.toolUseId, cwd = ctx.cwd, mode = ctx.mode, roots = ctx.roots, tools = ctx.tools,
+      hasDeadline = type(ctx.deadline) == "number" and ctx.deadline > os.time() - 5, aborted = ctx:aborted(),
+    })
+  end,
+}
+`,
+	"mapfail.lua": `return {
+  name = "MapFail",
+  prompt = "cannot map",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function() return "data" end,
+  mapResult = function(data) error("no map for " .. data) end,
+}
+`,
+	"messages.lua": `return {
+  name = "Messages",
+  prompt = "adds messages",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function() return {data = {n = 1}, newMessages = {{type = "text", text = "extra"}}} end,
+  mapResult = function(data, id) return {{type = "text", text = "n=" .. data.n .. " id=" .. id}} end,
+}
+`,
+}
+
+// recorder keeps what Go-native tools saw, in order.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+	inputs []map[string]any
+}
+
+func (r *recorder) add(event string, in map[string]any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, event)
+	if in != nil {
+		cp := map[string]any{}
+		for k, v := range in {
+			cp[k] = v
+		}
+		r.inputs = append(r.inputs, cp)
+	}
+}
+
+func (r *recorder) Events() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.events...)
+}
+
+func (r *recorder) Inputs() []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]map[string]any(nil), r.inputs...)
+}
+
+// goTools returns the Go-native tools of the pipeline tests, reporting to rec.
+func goTools(rec *recorder) []ToolDef {
+	prompt := func(context.Context, PromptOptions) (string, error) { return "go tool", nil }
+	readOnly := func(context.Context, map[string]any) (bool, error) { return true, nil }
+	return []ToolDef{
+		{
+			Name:   "Echo",
+			Prompt: prompt,
+			InputSchema: map[string]any{"type": "object", "additionalProperties": false,
+				"properties": map[string]any{
+					"n":    map[string]any{"type": "integer"},
+					"b":    map[string]any{"type": "boolean"},
+					"d":    map[string]any{"type": "string", "default": "dflt"},
+					"list": map[string]any{"type": "array", "items": map[string]any{"type": "number"}},
+				}},
+			IsReadOnly: readOnly,
+			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
+				rec.add("call", in)
+				return &ToolResult{Data: in}, nil
+			},
+		},
+		{
+			Name:   "Order",
+			Prompt: prompt,
+			InputSchema: map[string]any{"type": "object", "required": []any{"step"},
+				"properties": map[string]any{"step": map[string]any{"type": "string"}}},
+			ValidateInput: func(_ context.Context, in map[string]any, _ *CallContext) (ValidationResult, error) {
+				rec.add("validate", nil)
+				if in["step"] == "validate" {
+					return ValidationResult{Message: "stopped at validate"}, nil
+				}
+				return ValidationResult{Valid: true}, nil
+			},
+			CheckPermissions: func(_ context.Context, in map[string]any, _ *CallContext) (PermissionResult, error) {
+				rec.add("permission", nil)
+				if in["step"] == "permission" {
+					return PermissionResult{Behavior: Deny, Message: "stopped at permission"}, nil
+				}
+				return PermissionResult{Behavior: Allow}, nil
+			},
+			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
+				rec.add("call", nil)
+				if in["step"] == "call" {
+					return nil, errors.New("stopped at call")
+				}
+				return &ToolResult{Data: "done"}, nil
+			},
+			MapResult: func(_ context.Context, data any, _ string) (Content, error) {
+				rec.add("map", nil)
+				return Text(fmt.Sprint(data)), nil
+			},
+		},
+		{
+			Name:        "GoWrite",
+			Prompt:      prompt,
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
+			Description: func(_ context.Context, in map[string]any) (string, error) {
+				return fmt.Sprintf("Write %v", in["path"]), nil
+			},
+			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
+				rec.add("call", in)
+				return &ToolResult{Data: fmt.Sprintf("wrote %v", in["path"])}, nil
+			},
+		},
+		{
+			Name:        "GoFail",
+			Prompt:      prompt,
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}},
+			IsReadOnly:  readOnly,
+			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
+				if n, ok := in["n"].(float64); ok {
+					return nil, errors.New(strings.Repeat("e", int(n)))
+				}
+				return nil, errors.New("go failed")
+			},
+		},
+		{
+			Name:        "GoSlow",
+			Prompt:      prompt,
+			InputSchema: map[string]any{"type": "object"},
+			IsReadOnly:  readOnly,
+			Call: func(ctx context.Context, _ map[string]any, _ *CallContext) (*ToolResult, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+		},
+	}
+}
+
+// pipelineEngine builds an engine with the Go tools and the Lua tools above.
+func pipelineEngine(t *testing.T, opts Options) (*Engine, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	opts.Tools = append(goTools(rec), opts.Tools...)
+	e := newTestEngine(t, opts)
+	dir := writeDir(t, pipelineTools)
+	if diags := e.Load(DirSource(dir)); HasErrors(diags) {
+		t.Fatalf("loading the pipeline tools:\n%s", diagText(diags))
+	}
+	return e, rec
+}
+
+var useCounter struct {
+	sync.Mutex
+	n int
+}
+
+func call(e *Engine, ctx context.Context, name, in string) *Result {
+	useCounter.Lock()
+	useCounter.n++
+	id := fmt.Sprintf("toolu_%03d", useCounter.n)
+	useCounter.Unlock()
+	return e.Call(ctx, ToolUse{ID: id, Name: name, Input: []byte(in)})
+}
+
+// wantOK asserts a successful result with the given text.
+func wantOK(t *testing.T, r *Result, text string) {
+	t.Helper()
+	if r.Block.IsError || r.Stage != StageDone {
+		t.Errorf("result is an error at stage %s: %q", r.Stage, r.Block.Content.String())
+		return
+	}
+	if got := r.Block.Content.String(); got != text {
+		t.Errorf("content = %q, want %q", got, text)
+	}
+}
+
+// wantError asserts an is_error result ending at stage with exactly text.
+func wantError(t *testing.T, r *Result, stage Stage, text string) {
+	t.Helper()
+	if !r.Block.IsError {
+		t.Errorf("result is not an error: %q", r.Block.Content.String())
+	}
+	if r.Stage != stage {
+		t.Errorf("stage = %s, want %s", r.Stage, stage)
+	}
+	if got := r.Block.Content.String(); got != text {
+		t.Errorf("content =\n%q\nwant\n%q", got, text)
+	}
+}
+
+func TestUnknownTool(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	wantError(t, call(e, bg, "Eco", `{}`), StageLookup,
+		"<tool_use_error>Error: No such tool available: Eco. Did you mean Echo?</tool_use_error>")
+	wantError(t, call(e, bg, "WebFetch", `{}`), StageLookup,
+		"<tool_use_error>Error: No such tool available: WebFetch</tool_use_error>")
+	r := call(e, bg, "", `{}`)
+	if !r.Block.IsError || !strings.HasPrefix(r.Block.Content.String(), "<tool_use_error>Error: No such tool available: ") {
+		t.Errorf("empty name: %q", r.Block.Content.String())
+	}
+	if r.Tool != nil {
+		t.Error("Result.Tool is set for an unknown tool")
+	}
+}
+
+func TestCancelledBeforeStart(t *testing.T) {
+	e, rec := pipelineEngine(t, Options{})
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	for _, name := range []string{"Order", "Spin"} {
+		r := call(e, ctx, name, `{"step":"none"}`)
+		wantError(t, r, StageAbort, CancelMessage)
+	}
+	if ev := rec.Events(); len(ev) != 0 {
+		t.Errorf("a cancelled call reached %v", ev)
+	}
+	// Lookup still comes first.
+	wantError(t, call(e, ctx, "Nope", `{}`), StageLookup, "<tool_use_error>Error: No such tool available: Nope</tool_use_error>")
+}
+
+// TestPipelineOrder proves the order validate -> permission -> call -> map, and that
+// each failing step stops the ones after it.
+func TestPipelineOrder(t *testing.T) {
+	tests := []struct {
+		input  string
+		events []string
+		stage  Stage
+		text   string
+	}{
+		{`{"step":"none"}`, []string{"validate", "permission", "call", "map"}, StageDone, "done"},
+		{`{}`, nil, StageInput, "<tool_use_error>InputValidationError: Order failed due to the following issue(s):\nThe required parameter `step` is missing</tool_use_error>"},
+		{`{"step":"validate"}`, []string{"validate"}, StageValidate, "<tool_use_error>stopped at validate</tool_use_error>"},
+		{`{"step":"permission"}`, []string{"validate", "permission"}, StagePermission, "stopped at permission"},
+		{`{"step":"call"}`, []string{"validate", "permission", "call"}, StageCall, "stopped at call"},
+	}
+	for _, tt := range tests {
+		e, rec := pipelineEngine(t, Options{})
+		r := call(e, bg, "Order", tt.input)
+		if tt.stage == StageDone {
+			wantOK(t, r, tt.text)
+		} else {
+			wantError(t, r, tt.stage, tt.text)
+		}
+		if got := rec.Events(); !reflect.DeepEqual(got, tt.events) {
+			t.Errorf("%s: steps %v, want %v", tt.input, got, tt.events)
+		}
+	}
+}
+
+func TestSchemaFailureEnvelope(t *testing.T) {
+	todo := ToolDef{
+		Name:   "TodoWrite",
+		Prompt: func(context.Context, PromptOptions) (string, error) { return "todos", nil },
+		InputSchema: map[string]any{"type": "object", "additionalProperties": false, "required": []any{"path", "todos"},
+			"properties": map[string]any{
+				"path":  map[string]any{"type": "string"},
+				"count": map[string]any{"type": "integer"},
+				"todos": map[string]any{"type": "array", "items": map[string]any{
+					"type": "object", "required": []any{"content", "activeForm"},
+					"properties": map[string]any{"content": map[string]any{"type": "string"}, "activeForm": map[string]any{"type": "string"}}}},
+			}},
+		Call: func(context.Context, map[string]any, *CallContext) (*ToolResult, error) {
+			return nil, errors.New("must not be called")
+		},
+	}
+	e, _ := pipelineEngine(t, Options{Tools: []ToolDef{todo}})
+	tests := []struct {
+		input string
+		lines []string
+	}{
+		{`{"count":"abc","extra":1,"todos":[{"content":"x"}]}`, []string{
+			"The required parameter `path` is missing",
+			"An unexpected parameter `extra` was provided",
+			"The parameter `count` type is expected as `integer` but provided as `string`",
+			"The required parameter `todos[0].activeForm` is missing",
+		}},
+		{`{"path":5,"todos":[{"content":"x","activeForm":3}]}`, []string{
+			"The parameter `path` type is expected as `string` but provided as `number`",
+			"The parameter `todos[0].activeForm` type is expected as `string` but provided as `number`",
+		}},
+		{`{"path":"p","todos":[],"count":"1.5"}`, []string{
+			"The parameter `count` type is expected as `integer` but provided as `string`",
+		}},
+		{`[1,2]`, []string{"The input must be a JSON object"}},
+		{`{"path": }`, nil}, // not JSON: one line saying so
+	}
+	const head = "<tool_use_error>InputValidationError: TodoWrite failed due to the following issue(s):\n"
+	for _, tt := range tests {
+		r := call(e, bg, "TodoWrite", tt.input)
+		text := r.Block.Content.String()
+		if !r.Block.IsError || r.Stage != StageInput || !strings.HasPrefix(text, head) || !strings.HasSuffix(text, "</tool_use_error>") {
+			t.Errorf("%s: result %q at stage %s", tt.input, text, r.Stage)
+			continue
+		}
+		if r.Input != nil {
+			t.Errorf("%s: Result.Input is set although validation failed", tt.input)
+		}
+		got := strings.Split(strings.TrimSuffix(strings.TrimPrefix(text, head), "</tool_use_error>"), "\n")
+		if tt.lines == nil {
+			if len(got) != 1 || !strings.Contains(got[0], "not valid JSON") {
+				t.Errorf("%s: lines %q, want one saying the input is not valid JSON", tt.input, got)
+			}
+			continue
+		}
+		if !sameSet(got, tt.lines) {
+			t.Errorf("%s: problems\n%s\nwant (any order)\n%s", tt.input, strings.Join(got, "\n"), strings.Join(tt.lines, "\n"))
+		}
+	}
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for _, s := range a {
+		count[s]++
+	}
+	for _, s := range b {
+		count[s]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSchemaFailureTextIsDeterministic exposes a bug: the problems come out in the
+// order the validator's maps happen to iterate, so one bad input gives different
+// texts from call to call.
+func TestSchemaFailureTextIsDeterministic(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	texts := map[string]bool{}
+	for i := 0; i < 30; i++ {
+		r := call(e, bg, "Echo", `{"n":"x","b":"maybe","list":[1,"two"],"extra1":1,"extra2":2}`)
+		texts[r.Block.Content.String()] = true
+	}
+	if len(texts) != 1 {
+		t.Errorf("one input gave %d different error texts", len(texts))
+	}
+}
+
+func TestCoercionAndDefaultsBeforeCall(t *testing.T) {
+	e, rec := pipelineEngine(t, Options{})
+	r := call(e, bg, "Coerce", `{"n":"12","x":"1.5","b":"true","s":"12","obj":{"level":"3"}}`)
+	wantOK(t, r, "number:12 number:1.5 boolean:true string:12 string:dflt number:7 string:fast number:3")
+	if !reflect.DeepEqual(r.Input, map[string]any{"n": 12.0, "x": 1.5, "b": true, "s": "12", "d": "dflt", "k": 7.0,
+		"obj": map[string]any{"mode": "fast", "level": 3.0}}) {
+		t.Errorf("Result.Input = %#v", r.Input)
+	}
+	wantOK(t, call(e, bg, "Coerce", `{"b":"false","d":"given","k":1}`), "nil:nil nil:nil boolean:false nil:nil string:given number:1 nil:nil nil:nil")
+
+	// The Go tool sees the coerced input and the default.
+	wantOK(t, call(e, bg, "Echo", `{"n":"-4","b":"false","list":["1","2.5"]}`), `{"b":false,"d":"dflt","list":[1,2.5],"n":-4}`)
+	in := rec.Inputs()
+	if len(in) != 1 || !reflect.DeepEqual(in[0], map[string]any{"n": -4.0, "b": false, "d": "dflt", "list": []any{1.0, 2.5}}) {
+		t.Errorf("Echo was called with %#v", in)
+	}
+
+	// Strings that are not numbers or booleans are not coerced, and fail validation.
+	for _, bad := range []string{`{"n":"1.5"}`, `{"n":"twelve"}`, `{"b":"yes"}`, `{"b":"1"}`} {
+		if r := call(e, bg, "Coerce", bad); !r.Block.IsError || r.Stage != StageInput {
+			t.Errorf("%s: %q, want an input validation error", bad, r.Block.Content.String())
+		}
+	}
+}
+
+func TestValidateInputFailure(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	wantError(t, call(e, bg, "Guard", `{"path":"relative"}`), StageValidate, "<tool_use_error>path must be absolute</tool_use_error>")
+}
+
+func TestPermissionDenyIsPlain(t *testing.T) {
+	asked := false
+	e, _ := pipelineEngine(t, Options{CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
+		asked = true
+		return PermissionDecision{Behavior: Allow}, nil
+	}})
+	wantError(t, call(e, bg, "Guard", `{"path":"/etc"}`), StagePermission, "no writing to /etc")
+	if asked {
+		t.Error("CanUseTool was asked about a call the tool denied")
+	}
+	// The tool's allow needs no one, and its updatedInput reaches call.
+	r := call(e, bg, "Guard", `{"path":"/upd"}`)
+	wantOK(t, r, "wrote /upd/x")
+	if r.Input["path"] != "/upd/x" {
+		t.Errorf("Result.Input = %v, want the updated input", r.Input)
+	}
+	wantOK(t, call(e, bg, "Guard", `{"path":"/ok"}`), "wrote /ok")
+	if asked {
+		t.Error("CanUseTool was asked about a call the tool allowed")
+	}
+}
+
+func TestAskWithoutCanUseToolIsDeny(t *testing.T) {
+	e, rec := pipelineEngine(t, Options{})
+	for _, tt := range []struct{ tool, input string }{
+		{"Guard", `{"path":"/tmp/a"}`},   // the tool asks
+		{"GoWrite", `{"path":"/tmp/a"}`}, // default: not read-only, so ask
+	} {
+		r := call(e, bg, tt.tool, tt.input)
+		if !r.Block.IsError || r.Stage != StagePermission {
+			t.Errorf("%s: %q at %s, want a permission error", tt.tool, r.Block.Content.String(), r.Stage)
+		}
+		if strings.Contains(r.Block.Content.String(), "<tool_use_error>") {
+			t.Errorf("%s: a deny must not be wrapped: %q", tt.tool, r.Block.Content.String())
+		}
+	}
+	if len(rec.Inputs()) != 0 {
+		t.Error("GoWrite ran without permission")
+	}
+	// A read-only Go tool is allowed by the default checkPermissions.
+	wantOK(t, call(e, bg, "Echo", `{}`), `{"d":"dflt"}`)
+}
+
+func TestCanUseTool(t *testing.T) {
+	type answer struct {
+		d   PermissionDecision
+		err error
+	}
+	tests := []struct {
+		name   string
+		answer answer
+		want   string
+		stage  Stage
+	}{
+		{"allow", answer{d: PermissionDecision{Behavior: Allow}}, "wrote /tmp/a", StageDone},
+		{"allow with updated input", answer{d: PermissionDecision{Behavior: Allow, UpdatedInput: map[string]any{"path": "/tmp/b"}}}, "wrote /tmp/b", StageDone},
+		{"deny", answer{d: PermissionDecision{Behavior: Deny}}, "Permission to use Guard has been denied.", StagePermission},
+		{"deny with feedback", answer{d: PermissionDecision{Behavior: Deny, Message: "use /tmp/c instead"}},
+			"The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\nuse /tmp/c instead", StagePermission},
+		{"an answer that is not allow", answer{d: PermissionDecision{Behavior: "sure"}}, "Permission to use Guard has been denied.", StagePermission},
+		{"callback error", answer{err: errors.New("no terminal")}, "Permission to use Guard was not granted: no terminal", StagePermission},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []PermissionRequest
+			e, _ := pipelineEngine(t, Options{CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
+				got = append(got, req)
+				return tt.answer.d, tt.answer.err
+			}})
+			r := e.Call(bg, ToolUse{ID: "toolu_perm", Name: "Guard", Input: []byte(`{"path":"/tmp/a"}`)})
+			if tt.stage == StageDone {
+				wantOK(t, r, tt.want)
+			} else {
+				wantError(t, r, tt.stage, tt.want)
+			}
+			if len(got) != 1 {
+				t.Fatalf("CanUseTool called %d times, want once", len(got))
+			}
+			req := got[0]
+			if req.Tool == nil || req.Tool.Name() != "Guard" || req.ToolUseID != "toolu_perm" ||
+				req.Description != "Write to /tmp/a" || req.Message != "Guard wants to write /tmp/a" ||
+				!reflect.DeepEqual(req.Input, map[string]any{"path": "/tmp/a"}) {
+				t.Errorf("request = %+v", req)
+			}
+		})
+	}
+	t.Run("updated input is validated", func(t *testing.T) {
+		e, _ := pipelineEngine(t, Options{CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
+			return PermissionDecision{Behavior: Allow, UpdatedInput: map[string]any{"path": 5.0}}, nil
+		}})
+		r := call(e, bg, "Guard", `{"path":"/tmp/a"}`)
+		if !r.Block.IsError || !strings.HasPrefix(r.Block.Content.String(), "<tool_use_error>InputValidationError: Guard") {
+			t.Errorf("%q", r.Block.Content.String())
+		}
+	})
+	t.Run("Go tool description", func(t *testing.T) {
+		var desc string
+		e, rec := pipelineEngine(t, Options{CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
+			desc = req.Description
+			return PermissionDecision{Behavior: Allow}, nil
+		}})
+		wantOK(t, call(e, bg, "GoWrite", `{"path":"/x"}`), "wrote /x")
+		if desc != "Write /x" || len(rec.Inputs()) != 1 {
+			t.Errorf("description %q, calls %d", desc, len(rec.Inputs()))
+		}
+	})
+	t.Run("modes", func(t *testing.T) {
+		asked := 0
+		can := func(context.Context, PermissionRequest) (PermissionDecision, error) {
+			asked++
+			return PermissionDecision{Behavior: Allow}, nil
+		}
+		e, _ := pipelineEngine(t, Options{CanUseTool: can, Mode: ModeDontAsk})
+		if r := call(e, bg, "Guard", `{"path":"/tmp/a"}`); !r.Block.IsError || asked != 0 {
+			t.Errorf("dontAsk: %q, asked %d times", r.Block.Content.String(), asked)
+		}
+		e, _ = pipelineEngine(t, Options{Mode: ModeBypassPermissions})
+		wantOK(t, call(e, bg, "Guard", `{"path":"/tmp/a"}`), "wrote /tmp/a")
+		// bypassPermissions does not override the tool's own deny.
+		wantError(t, call(e, bg, "Guard", `{"path":"/etc"}`), StagePermission, "no writing to /etc")
+	})
+}
+
+func TestCallTimeoutAndTheEngineKeepsServing(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{Timeout: 300 * time.Millisecond})
+	start := time.Now()
+	wantError(t, call(e, bg, "Spin", `{"spin":true}`), StageCall, "Spin timed out after 300ms and was stopped.")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+	wantOK(t, call(e, bg, "Spin", `{"spin":false}`), "fast")
+	wantOK(t, call(e, bg, "Coerce", `{}`), "nil:nil nil:nil nil:nil nil:nil string:dflt number:7 nil:nil nil:nil")
+	// Again, on whatever state the pool hands out now.
+	wantError(t, call(e, bg, "Spin", `{"spin":true}`), StageCall, "Spin timed out after 300ms and was stopped.")
+	wantOK(t, call(e, bg, "Spin", `{}`), "fast")
+	// A Go tool that honours its context.
+	wantError(t, call(e, bg, "GoSlow", `{}`), StageCall, "GoSlow timed out after 300ms and was stopped.")
+}
+
+func TestCancelWhileRunningIsAnInterrupt(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	ctx, cancel := context.WithCancel(bg)
+	time.AfterFunc(100*time.Millisecond, cancel)
+	wantError(t, call(e, ctx, "Spin", `{"spin":true}`), StageCall, InterruptMessage)
+	wantOK(t, call(e, bg, "Spin", `{}`), "fast")
+}
+
+func TestEmptyResult(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	for _, kind := range []string{"string", "nil", "space", "data-nil", "null"} {
+		wantOK(t, call(e, bg, "Empty", `{"kind":"`+kind+`"}`), "(Empty completed with no output)")
+	}
+	for kind, want := range map[string]string{"object": "{}", "array": "[]", "zero": "0", "false": "false"} {
+		wantOK(t, call(e, bg, "Empty", `{"kind":"`+kind+`"}`), want)
+	}
+}
+
+func TestLargeResultIsPersisted(t *testing.T) {
+	results := t.TempDir()
+	e, _ := pipelineEngine(t, Options{ResultsDir: results})
+	var lines []string
+	for i := 1; i <= 500; i++ {
+		lines = append(lines, fmt.Sprintf("line %05d of the result", i))
+	}
+	full := strings.Join(lines, "\n")
+
+	r := e.Call(bg, ToolUse{ID: "toolu_big", Name: "Big", Input: []byte(`{"n":500}`)})
+	if r.Block.IsError || r.Stage != StageDone {
+		t.Fatalf("result: %q", r.Block.Content.String())
+	}
+	text := r.Block.Content.String()
+	if r.PersistedPath == "" || filepath.Dir(r.PersistedPath) != results {
+		t.Fatalf("PersistedPath = %q, want a file in %s", r.PersistedPath, results)
+	}
+	saved, err := os.ReadFile(r.PersistedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(saved) != full {
+		t.Errorf("the saved file holds %d bytes, want the whole %d-byte result", len(saved), len(full))
+	}
+	for _, want := range []string{
+		"<persisted-output>\n",
+		"Output too large (",
+		"Full output saved to: " + r.PersistedPath + "\n",
+		"Preview (first 2KB):\n" + lines[0] + "\n",
+		"\n...\n</persisted-output>",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("persisted text lacks %q:\n%.400s", want, text)
+		}
+	}
+	if strings.Contains(text, lines[499]) || len(text) > 2600 {
+		t.Errorf("the model got more than the preview (%d chars)", len(text))
+	}
+	// The preview ends at a line boundary.
+	preview := text[strings.Index(text, "Preview (first 2KB):\n")+len("Preview (first 2KB):\n") : strings.Index(text, "\n...\n</persisted-output>")]
+	if !strings.HasSuffix(preview, "of the result") || len(preview) > 2000 {
+		t.Errorf("preview is not whole lines within 2000 chars: %d chars ending %q", len(preview), preview[len(preview)-20:])
+	}
+
+	// Within the threshold: inline.
+	wantOK(t, call(e, bg, "Big", `{"n":3}`), "line 00001 of the result\nline 00002 of the result\nline 00003 of the result")
+}
+
+func TestDefaultThresholdIs50000(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	r := call(e, bg, "Sized", `{"n":50000}`)
+	if r.PersistedPath != "" || len(r.Block.Content.String()) != 50000 {
+		t.Errorf("50000 chars: persisted %q, inline %d chars", r.PersistedPath, len(r.Block.Content.String()))
+	}
+	r = call(e, bg, "Sized", `{"n":50001}`)
+	if r.PersistedPath == "" || !strings.HasPrefix(r.Block.Content.String(), "<persisted-output>") {
+		t.Errorf("50001 chars were not persisted")
+	}
+}
+
+func TestInfiniteThresholdNeverPersists(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	r := call(e, bg, "Inf", `{}`)
+	if r.PersistedPath != "" || r.Block.Content.String() != strings.Repeat("z", 60000) {
+		t.Errorf("maxResultSizeChars = 1/0: persisted %q", r.PersistedPath)
+	}
+}
+
+// TestMathHugeNeverPersists exposes the math.huge bug through the pipeline (see
+// TestLuaMaxResultSizeCharsMathHuge).
+func TestMathHugeNeverPersists(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	r := call(e, bg, "Huge", `{}`)
+	if r.PersistedPath != "" || r.Block.Content.String() != strings.Repeat("h", 60000) {
+		t.Errorf("maxResultSizeChars = math.huge: the result was persisted to %q", r.PersistedPath)
+	}
+}
+
+func TestCallErrorCarriesLuaPosition(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	r := call(e, bg, "Fail", `{}`)
+	if !r.Block.IsError || r.Stage != StageCall || !strings.HasSuffix(r.Block.Content.String(), "fail.lua:8: kaput") {
+		t.Errorf("result %q at %s, want the message with fail.lua:8", r.Block.Content.String(), r.Stage)
+	}
+	if strings.Contains(r.Block.Content.String(), "<tool_use_error>") {
+		t.Error("a call error must not be wrapped in <tool_use_error>")
+	}
+	wantError(t, call(e, bg, "GoFail", `{}`), StageCall, "go failed")
+	r = call(e, bg, "MapFail", `{}`)
+	if !r.Block.IsError || r.Stage != StageResult || !strings.Contains(r.Block.Content.String(), "mapfail.lua:7: no map for data") {
+		t.Errorf("mapResult error: %q at %s", r.Block.Content.String(), r.Stage)
+	}
+}
+
+func TestLongErrorTextIsTruncatedInTheMiddle(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	for _, tt := range []struct{ tool, input, head, tail string }{
+		{"Fail", `{"long":true}`, "aaaa", "bbbb"},
+		{"GoFail", `{"n":25000}`, "eeee", "eeee"},
+	} {
+		r := call(e, bg, tt.tool, tt.input)
+		text := r.Block.Content.String()
+		if !r.Block.IsError {
+			t.Errorf("%s: not an error", tt.tool)
+		}
+		if len(text) > 10100 || !strings.Contains(text, "characters truncated] ...") {
+			t.Errorf("%s: %d chars, want about 10000 with a truncation marker", tt.tool, len(text))
+		}
+		if !strings.HasSuffix(text, strings.Repeat(tt.tail[:1], 4900)) || !strings.Contains(text[:5000], strings.Repeat(tt.head[:1], 4900)) {
+			t.Errorf("%s: the start and end of the text must both be kept", tt.tool)
+		}
+	}
+	// 10000 characters exactly are kept whole.
+	r := call(e, bg, "GoFail", `{"n":10000}`)
+	if r.Block.Content.String() != strings.Repeat("e", 10000) {
+		t.Errorf("a 10000-char error was changed (%d chars)", len(r.Block.Content.String()))
+	}
+}
+
+// TestEveryFailureIsOneErrorResult runs every kind of failure and checks the shape of
+// the one result it gives.
+func TestEveryFailureIsOneErrorResult(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{Timeout: 200 * time.Millisecond})
+	cancelled, cancel := context.WithCancel(bg)
+	cancel()
+	tests := []struct {
+		name, tool, input string
+		ctx               context.Context
+		stage             Stage
+	}{
+		{"unknown tool", "Nope", `{}`, bg, StageLookup},
+		{"cancelled", "Echo", `{}`, cancelled, StageAbort},
+		{"not JSON", "Echo", `{`, bg, StageInput},
+		{"not an object", "Echo", `"str"`, bg, StageInput},
+		{"schema", "Echo", `{"n":"x"}`, bg, StageInput},
+		{"validateInput", "Guard", `{"path":"x"}`, bg, StageValidate},
+		{"tool deny", "Guard", `{"path":"/etc"}`, bg, StagePermission},
+		{"ask without callback", "Guard", `{"path":"/a"}`, bg, StagePermission},
+		{"Lua error", "Fail", `{}`, bg, StageCall},
+		{"Go error", "GoFail", `{}`, bg, StageCall},
+		{"timeout", "Spin", `{"spin":true}`, bg, StageCall},
+		{"mapResult error", "MapFail", `{}`, bg, StageResult},
+	}
+	for _, tt := range tests {
+		id := "toolu_" + strings.ReplaceAll(tt.name, " ", "_")
+		r := e.Call(tt.ctx, ToolUse{ID: id, Name: tt.tool, Input: []byte(tt.input)})
+		if r == nil {
+			t.Errorf("%s: no result", tt.name)
+			continue
+		}
+		b := r.Block
+		if !b.IsError || b.Type != "tool_result" || b.ToolUseID != id || strings.TrimSpace(b.Content.String()) == "" || r.Stage != tt.stage {
+			t.Errorf("%s: block %+v at stage %s, want one is_error tool_result for %s at %s", tt.name, b, r.Stage, id, tt.stage)
+		}
+		if len(b.Content) != 1 || b.Content[0].Type != "text" {
+			t.Errorf("%s: an error result must be one text block: %+v", tt.name, b.Content)
+		}
+		if r.PersistedPath != "" || (r.Data != nil && tt.stage != StageResult) {
+			t.Errorf("%s: a failed call has data or a persisted file", tt.name)
+		}
+	}
+}
+
+// TestGoToolReturningNilResult exposes a bug: a Go tool whose Call returns (nil, nil)
+// makes the pipeline dereference a nil *ToolResult and panic, so the host dies and
+// the tool_use gets no tool_result.
+func TestGoToolReturningNilResult(t *testing.T) {
+	def := ToolDef{
+		Name:        "GoNil",
+		Prompt:      func(context.Context, PromptOptions) (string, error) { return "nil", nil },
+		InputSchema: map[string]any{"type": "object"},
+		IsReadOnly:  func(context.Context, map[string]any) (bool, error) { return true, nil },
+		Call:        func(context.Context, map[string]any, *CallContext) (*ToolResult, error) { return nil, nil },
+	}
+	e, _ := pipelineEngine(t, Options{Tools: []ToolDef{def}})
+	r := callRecovering(t, e, "GoNil")
+	if r != nil && r.Block.Content.String() != "(GoNil completed with no output)" {
+		t.Errorf("result %q", r.Block.Content.String())
+	}
+}
+
+// TestGoToolPanicBecomesErrorResult exposes a missing recovery: a Go tool that panics
+// takes the host down instead of giving its tool_use an is_error result.
+func TestGoToolPanicBecomesErrorResult(t *testing.T) {
+	def := ToolDef{
+		Name:        "GoPanic",
+		Prompt:      func(context.Context, PromptOptions) (string, error) { return "panics", nil },
+		InputSchema: map[string]any{"type": "object"},
+		IsReadOnly:  func(context.Context, map[string]any) (bool, error) { return true, nil },
+		Call: func(context.Context, map[string]any, *CallContext) (*ToolResult, error) {
+			var m map[string]int
+			m["x"] = 1
+			return nil, nil
+		},
+	}
+	e, _ := pipelineEngine(t, Options{Tools: []ToolDef{def}})
+	r := callRecovering(t, e, "GoPanic")
+	if r != nil && (!r.Block.IsError || r.Stage != StageCall) {
+		t.Errorf("result %+v, want an is_error result at the call stage", r.Block)
+	}
+}
+
+// callRecovering calls tool and turns a panic of Engine.Call into a test failure.
+func callRecovering(t *testing.T, e *Engine, tool string) (r *Result) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Errorf("Engine.Call panicked: %v", p)
+			r = nil
+		}
+	}()
+	return call(e, bg, tool, `{}`)
+}
+
+// captureStdout runs fn with os.Stdout redirected to a pipe and returns what was
+// written to it.
+func captureStdout(t *testing.T, fn func()) string {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = pw
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(pr)
+		done <- string(b)
+	}()
+	func() {
+		defer func() { os.Stdout = saved }()
+		fn()
+	}()
+	pw.Close()
+	out := <-done
+	pr.Close()
+	return out
+}
+
+func TestProgressAndLog(t *testing.T) {
+	var mu sync.Mutex
+	var events []ProgressEvent
+	e, _ := pipelineEngine(t, Options{OnProgress: func(ev ProgressEvent) {
+		mu.Lock()
+		events = append(events, ev)
+		mu.Unlock()
+	}})
+	var r *Result
+	out := captureStdout(t, func() {
+		r = e.Call(bg, ToolUse{ID: "toolu_chat", Name: "Chatty", Input: []byte(`{}`)})
+	})
+	wantOK(t, r, "ok")
+	if out != "" {
+		t.Errorf("the tool wrote %q to stdout", out)
+	}
+	if want := []string{"hello from print\t42", "from ctx:log"}; !reflect.DeepEqual(r.Log, want) {
+		t.Errorf("Result.Log = %q, want %q", r.Log, want)
+	}
+	want := []ProgressEvent{
+		{ToolUseID: "toolu_chat", Tool: "Chatty", Data: map[string]any{"pct": 50.0}},
+		{ToolUseID: "toolu_chat", Tool: "Chatty", Data: "done"},
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(events, want) {
+		t.Errorf("progress events = %+v, want %+v", events, want)
+	}
+}
+
+func TestStateIsSharedAcrossCalls(t *testing.T) {
+	state := NewState()
+	state.Set("count", 10.0)
+	e, _ := pipelineEngine(t, Options{State: state})
+	for _, want := range []string{"11", "12", "13"} {
+		wantOK(t, call(e, bg, "Counter", `{}`), want)
+	}
+	if v, _ := state.Get("count"); v != 13.0 {
+		t.Errorf("state count = %v, want 13", v)
+	}
+	if v, _ := state.Get("history"); !reflect.DeepEqual(v, map[string]any{"last": 13.0, "list": []any{1.0, 2.0}}) {
+		t.Errorf("state history = %#v", v)
+	}
+	// Concurrent calls share it safely (run with -race).
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := call(e, bg, "Counter", `{}`); r.Block.IsError {
+				t.Errorf("concurrent call: %q", r.Block.Content.String())
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestLuaContext(t *testing.T) {
+	cwd := t.TempDir()
+	e, _ := pipelineEngine(t, Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: ModeAcceptEdits})
+	r := e.Call(bg, ToolUse{ID: "toolu_ctx", Name: "Ctx", Input: []byte(`{}`)})
+	if r.Block.IsError {
+		t.Fatal(r.Block.Content.String())
+	}
+	text := r.Block.Content.String()
+	for _, want := range []string{
+		`"toolUseId":"toolu_ctx"`, `"cwd":"` + cwd + `"`, `"mode":"acceptEdits"`, `"roots":["` + cwd + `","/other"]`,
+		`"hasDeadline":true`, `"aborted":false`, `"tools":["Big","Chatty","Coerce",`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("ctx lacks %s: %s", want, text)
+		}
+	}
+}
+
+func TestNewMessagesAndMapResultID(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	r := e.Call(bg, ToolUse{ID: "toolu_msg", Name: "Messages", Input: []byte(`{}`)})
+	wantOK(t, r, "n=1 id=toolu_msg")
+	if !reflect.DeepEqual(r.NewMessages, []any{map[string]any{"type": "text", "text": "extra"}}) {
+		t.Errorf("NewMessages = %#v", r.NewMessages)
+	}
+	if !reflect.DeepEqual(r.Data, map[string]any{"n": 1.0}) {
+		t.Errorf("Data = %#v", r.Data)
+	}
+}
+
+func TestConcurrentCallsOnOneLuaTool(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := call(e, bg, "Coerce", fmt.Sprintf(`{"n":%d}`, i))
+			if want := fmt.Sprintf("number:%d ", i); r.Block.IsError || !strings.HasPrefix(r.Block.Content.String(), want) {
+				t.Errorf("call %d: %q", i, r.Block.Content.String())
+			}
+		}(i)
+	}
+	wg.Wait()
+}

@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
+)
+
+// schemaURL is the base URL of every schema compiled here. References can reach only
+// the schema itself: the compiler has no file or network loader.
+const schemaURL = "luatool:///schema.json"
+
+// A Schema is a compiled JSON Schema. It is immutable and safe for concurrent use.
+type Schema struct {
+	compiled *jsonschema.Schema
+}
+
+// CompileSchema compiles a tool's input schema: any JSON Schema (draft 2020-12 unless
+// $schema names another) whose root declares type "object".
+func CompileSchema(schema map[string]any) (*Schema, error) {
+	if t, ok := schema["type"]; !ok || t != "object" {
+		return nil, errors.New(`the root must be an object schema: add type = "object"`)
+	}
+	return compileAnySchema(schema)
+}
+
+// CompileJSONSchema compiles any JSON Schema document (an object or a boolean), with
+// the same rules as CompileSchema but no constraint on the root.
+func CompileJSONSchema(schema any) (*Schema, error) { return compileAnySchema(schema) }
+
+func compileAnySchema(schema any) (*Schema, error) {
+	src, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON value: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.ExtractAnnotations = true
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("$ref to %s: a schema may refer only to itself", u)
+	}
+	if err := c.AddResource(schemaURL, bytes.NewReader(src)); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, errors.New(cleanSchemaError(err))
+	}
+	return &Schema{compiled: s}, nil
+}
+
+// cleanSchemaError drops the internal URL from compiler messages.
+func cleanSchemaError(err error) string {
+	msg := err.Error()
+	var se *jsonschema.SchemaError
+	if errors.As(err, &se) && se.Err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(se.Err, &ve) {
+			var lines []string
+			for _, p := range leafErrors(ve, true) {
+				lines = append(lines, fmt.Sprintf("at %s: %s", pointerOrRoot(p.InstanceLocation), p.Message))
+			}
+			return "invalid schema: " + strings.Join(lines, "; ")
+		}
+		msg = se.Err.Error()
+	}
+	msg = strings.ReplaceAll(msg, schemaURL, "schema")
+	return strings.TrimPrefix(msg, "jsonschema: ")
+}
+
+func pointerOrRoot(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
+}
+
+// Validate reports whether v (a JSON value) conforms. The error, if any, is a
+// *ValidationError.
+func (s *Schema) Validate(v any) error {
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return &ValidationError{Problems: problems(ve)}
+	}
+	return &ValidationError{Problems: []string{err.Error()}}
+}
+
+// A ValidationError lists what is wrong with an input, one problem a line, in the
+// wording of the original system: "The required parameter `x` is missing".
+type ValidationError struct {
+	Problems []string
+}
+
+func (e *ValidationError) Error() string { return strings.Join(e.Problems, "\n") }
+
+// Prepare makes a model's input ready for a call, as the original's schema parse
+// does: numeric and boolean strings are coerced where the schema asks for a number,
+// an integer or a boolean; absent properties with a default get it; then the result is
+// validated. input is modified in place and returned.
+func (s *Schema) Prepare(input map[string]any) (map[string]any, error) {
+	coerce(s.compiled, input, 0)
+	if err := s.Validate(input); err != nil {
+		return nil, err
+	}
+	return input, nil
+}
+
+const maxCoerceDepth = 64
+
+// coerce walks v along schema s and returns v with coercions and defaults applied.
+func coerce(s *jsonschema.Schema, v any, depth int) any {
+	if s == nil || depth > maxCoerceDepth {
+		return v
+	}
+	if s.Ref != nil {
+		v = coerce(s.Ref, v, depth+1)
+	}
+	for _, sub := range s.AllOf {
+		v = coerce(sub, v, depth+1)
+	}
+	switch x := v.(type) {
+	case string:
+		return coerceString(s.Types, x)
+	case map[string]any:
+		for _, name := range sortedSchemaKeys(s.Properties) {
+			prop := s.Properties[name]
+			if cur, ok := x[name]; ok {
+				x[name] = coerce(prop, cur, depth+1)
+			} else if d, ok := defaultOf(prop); ok {
+				x[name] = d
+			}
+		}
+	case []any:
+		for i := range x {
+			var item *jsonschema.Schema
+			switch {
+			case i < len(s.PrefixItems):
+				item = s.PrefixItems[i]
+			case s.Items2020 != nil:
+				item = s.Items2020
+			default:
+				if is, ok := s.Items.(*jsonschema.Schema); ok {
+					item = is
+				}
+			}
+			x[i] = coerce(item, x[i], depth+1)
+		}
+	}
+	return v
+}
+
+// coerceString turns "12" into 12 and "true" into true where the schema wants a number,
+// an integer or a boolean and does not also accept a string.
+func coerceString(types []string, s string) any {
+	has := func(t string) bool {
+		for _, x := range types {
+			if x == t {
+				return true
+			}
+		}
+		return false
+	}
+	if len(types) == 0 || has("string") {
+		return s
+	}
+	if has("number") || has("integer") {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			if has("number") || f == math.Trunc(f) {
+				return f
+			}
+		}
+	}
+	if has("boolean") {
+		switch s {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+	}
+	return s
+}
+
+func defaultOf(s *jsonschema.Schema) (any, bool) {
+	for s != nil && s.Default == nil && s.Ref != nil {
+		s = s.Ref
+	}
+	if s == nil || s.Default == nil {
+		return nil, false
+	}
+	// Copy through JSON so that a call cannot change the schema's own value.
+	b, err := json.Marshal(s.Default)
+	if err != nil {
+		return nil, false
+	}
+	d, err := jsonvalue.Decode(b)
+	if err != nil {
+		return nil, false
+	}
+	return d, true
+}
+
+func sortedSchemaKeys(m map[string]*jsonschema.Schema) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// leafErrors flattens a validation error tree to the errors worth reporting: the
+// leaves, except that a failed anyOf or oneOf is reported as itself unless
+// expandAlternatives is set: for a model's input, listing every branch's complaint
+// would mislead; for a schema checked against its metaschema, the branches say what
+// was expected.
+func leafErrors(ve *jsonschema.ValidationError, expandAlternatives bool) []*jsonschema.ValidationError {
+	var out []*jsonschema.ValidationError
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		kw := lastToken(e.KeywordLocation)
+		if len(e.Causes) == 0 || (!expandAlternatives && (kw == "anyOf" || kw == "oneOf")) {
+			if e.Message != "" {
+				out = append(out, e)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	// The validator visits properties in map order; sort so that one input always
+	// gets one text.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].InstanceLocation != out[j].InstanceLocation {
+			return out[i].InstanceLocation < out[j].InstanceLocation
+		}
+		return out[i].KeywordLocation < out[j].KeywordLocation
+	})
+	return out
+}
+
+var quotedName = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'`)
+
+// problems words each leaf error the way models know from the original system.
+func problems(ve *jsonschema.ValidationError) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, e := range leafErrors(ve, false) {
+		loc := displayPath(e.InstanceLocation)
+		switch lastToken(e.KeywordLocation) {
+		case "required":
+			for _, name := range quotedNames(e.Message) {
+				add(fmt.Sprintf("The required parameter `%s` is missing", joinDisplay(loc, name)))
+			}
+		case "additionalProperties", "unevaluatedProperties":
+			for _, name := range quotedNames(e.Message) {
+				add(fmt.Sprintf("An unexpected parameter `%s` was provided", joinDisplay(loc, name)))
+			}
+		case "type":
+			want, got, ok := strings.Cut(strings.TrimPrefix(e.Message, "expected "), ", but got ")
+			if ok && loc != "" {
+				add(fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.ReplaceAll(want, " or ", " | "), got))
+			} else {
+				add(wordGeneric(loc, e.Message))
+			}
+		default:
+			add(wordGeneric(loc, e.Message))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, ve.Error())
+	}
+	return out
+}
+
+func wordGeneric(loc, msg string) string {
+	if loc == "" {
+		return "The input is invalid: " + msg
+	}
+	return fmt.Sprintf("The parameter `%s` is invalid: %s", loc, msg)
+}
+
+func quotedNames(msg string) []string {
+	var names []string
+	for _, m := range quotedName.FindAllStringSubmatch(msg, -1) {
+		raw := strings.ReplaceAll(m[1], `\'`, `'`)
+		if s, err := strconv.Unquote(`"` + raw + `"`); err == nil {
+			raw = s
+		}
+		names = append(names, raw)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func lastToken(ptr string) string {
+	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+		return ptr[i+1:]
+	}
+	return ptr
+}
+
+// displayPath turns a JSON pointer like /todos/0/activeForm into todos[0].activeForm.
+func displayPath(ptr string) string {
+	if ptr == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+func joinDisplay(loc, name string) string {
+	if loc == "" {
+		return name
+	}
+	return loc + "." + name
+}

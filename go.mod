@@ -1,0 +1,16 @@
+module github.com/luatool/luatool
+
+go 1.25.0
+
+require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+	github.com/yuin/gopher-lua v1.1.2
+	layeh.com/gopher-luar v1.0.11
+)
+
+require (
+	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

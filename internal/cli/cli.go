@@ -1,0 +1,167 @@
+// Package cli is the luatool command: flag parsing, wiring of the engine with the
+// standard tools and host modules, and terminal output. cmd/luatool calls Main; the
+// CLI tests in tests/ register Main in process with testscript.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/luatool/luatool/bindings"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0 // success
+	ExitTool  = 1 // the tool result is an error, or the call was denied
+	ExitUsage = 2 // usage error, or tools failed to load
+)
+
+// config is the parsed command line.
+type config struct {
+	tools     []string
+	noBuiltin bool
+	root      string
+	timeout   time.Duration
+	json      bool
+	yes       bool
+	format    string
+}
+
+// command is one subcommand.
+type command struct {
+	usage string
+	help  string
+	run   func(a *app, args []string) int
+}
+
+var commands = map[string]command{
+	"list":     {"list", "list the tools, with their flags", runList},
+	"describe": {"describe NAME", "show a tool's prompt, flags and schema as merged with the defaults", runDescribe},
+	"call":     {"call NAME [JSON|-]", "call a tool through the whole pipeline (input as an argument, - for stdin, none for {})", runCall},
+	"schema":   {"schema [--format anthropic]", "print tool definitions for a model API", runSchema},
+	"check":    {"check [DIR...]", "load tool files and report every problem with file:line", runCheck},
+	"version":  {"version", "print the version", runVersion},
+}
+
+// app is one run of the command.
+type app struct {
+	cfg    config
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// Main runs the luatool command with args (without the program name) and returns
+// the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	fs := a.flags()
+	positional, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		a.usage(stdout)
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "luatool: %v\n", err)
+		a.usage(stderr)
+		return ExitUsage
+	}
+	if len(positional) == 0 {
+		a.usage(stderr)
+		return ExitUsage
+	}
+	name, rest := positional[0], positional[1:]
+	cmd, ok := commands[name]
+	if !ok {
+		msg := fmt.Sprintf("luatool: unknown command %q", name)
+		if s := bindings.Suggest(name, commandNames()); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		fmt.Fprintln(stderr, msg)
+		a.usage(stderr)
+		return ExitUsage
+	}
+	return cmd.run(a, rest)
+}
+
+func (a *app) flags() *flag.FlagSet {
+	fs := flag.NewFlagSet("luatool", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Func("tools", "load tools from `DIR` too (repeatable; later directories override earlier ones by name)", func(s string) error {
+		a.cfg.tools = append(a.cfg.tools, s)
+		return nil
+	})
+	fs.BoolVar(&a.cfg.noBuiltin, "no-builtin", false, "leave out the embedded standard tools")
+	fs.StringVar(&a.cfg.root, "root", "", "the workspace `DIR` tools may read (default: the current directory)")
+	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
+	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
+	fs.BoolVar(&a.cfg.yes, "yes", false, "answer permission asks with allow")
+	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT` (anthropic)")
+	return fs
+}
+
+// parseInterspersed parses flags wherever they stand among the arguments; "--" ends
+// flag parsing.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (a *app) usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: luatool [flags] <command> [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-28s %s\n", commands[n].usage, commands[n].help)
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs := a.flags()
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "  --%-26s %s\n", strings.TrimSpace(f.Name+" "+name), usage)
+	})
+	fmt.Fprintln(w, "\nexit codes: 0 success, 1 the tool result is an error or was denied, 2 usage or load error")
+}
+
+func (a *app) errorf(format string, args ...any) int {
+	fmt.Fprintf(a.stderr, "luatool: "+format+"\n", args...)
+	return ExitUsage
+}
+
+// isTerminal reports whether r is a character device (a terminal).
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,333 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// withTools opens the default sources, reports load problems on stderr and runs fn
+// with the session. Commands that serve tools keep going when some files failed.
+func (a *app) withTools(fn func(s *session) int) int {
+	srcs, err := a.sources()
+	if err != nil {
+		return a.errorf("%v", err)
+	}
+	s, err := a.open(srcs)
+	if err != nil {
+		return a.errorf("%v", err)
+	}
+	a.report(s.diags)
+	return fn(s)
+}
+
+func (a *app) printJSON(v any) {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// toolFlags are a tool's answers for an empty input, as list and describe show them.
+type toolFlags struct {
+	ReadOnly        bool `json:"readOnly"`
+	ConcurrencySafe bool `json:"concurrencySafe"`
+	Destructive     bool `json:"destructive"`
+	OpenWorld       bool `json:"openWorld"`
+	Deferred        bool `json:"deferred"`
+}
+
+func flagsOf(ctx context.Context, t *engine.Tool) toolFlags {
+	in := map[string]any{}
+	return toolFlags{
+		ReadOnly:        t.IsReadOnly(ctx, in),
+		ConcurrencySafe: t.IsConcurrencySafe(ctx, in),
+		Destructive:     t.IsDestructive(ctx, in),
+		OpenWorld:       t.IsOpenWorld(ctx, in),
+		Deferred:        t.Deferred(),
+	}
+}
+
+func (f toolFlags) String() string {
+	var parts []string
+	for _, p := range []struct {
+		on   bool
+		name string
+	}{{f.ReadOnly, "read-only"}, {f.ConcurrencySafe, "concurrency-safe"}, {f.Destructive, "destructive"},
+		{f.OpenWorld, "open-world"}, {f.Deferred, "deferred"}} {
+		if p.on {
+			parts = append(parts, p.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ",")
+}
+
+func runList(a *app, args []string) int {
+	if len(args) > 0 {
+		return a.errorf("list takes no arguments")
+	}
+	return a.withTools(func(s *session) int {
+		ctx := context.Background()
+		tools := s.eng.Registry().Tools()
+		if a.cfg.json {
+			type entry struct {
+				Name    string   `json:"name"`
+				Aliases []string `json:"aliases,omitempty"`
+				Source  string   `json:"source"`
+				toolFlags
+			}
+			out := make([]entry, 0, len(tools))
+			for _, t := range tools {
+				out = append(out, entry{Name: t.Name(), Aliases: t.Aliases(), Source: t.Source(), toolFlags: flagsOf(ctx, t)})
+			}
+			a.printJSON(out)
+			return ExitOK
+		}
+		w := newTable(a.stdout)
+		w.row("NAME", "FLAGS", "SOURCE")
+		for _, t := range tools {
+			w.row(t.Name(), flagsOf(ctx, t).String(), t.Source())
+		}
+		w.flush()
+		return ExitOK
+	})
+}
+
+func runDescribe(a *app, args []string) int {
+	if len(args) != 1 {
+		return a.errorf("usage: luatool describe NAME")
+	}
+	return a.withTools(func(s *session) int {
+		ctx := context.Background()
+		reg := s.eng.Registry()
+		t, ok := reg.Lookup(args[0])
+		if !ok {
+			msg := fmt.Sprintf("no tool named %q", args[0])
+			if sug := reg.Suggest(args[0]); sug != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", sug)
+			}
+			return a.errorf("%s", msg)
+		}
+		prompt, err := t.Prompt(ctx, engine.PromptOptions{Tools: reg.Names()})
+		if err != nil {
+			prompt = "(prompt failed: " + err.Error() + ")"
+		}
+		in := map[string]any{}
+		var maxChars any = t.MaxResultSizeChars()
+		if math.IsInf(t.MaxResultSizeChars(), 1) {
+			maxChars = nil
+		}
+		if a.cfg.json {
+			a.printJSON(map[string]any{
+				"name": t.Name(), "aliases": t.Aliases(), "source": t.Source(), "searchHint": t.SearchHint(),
+				"userFacingName": t.UserFacingName(ctx, in), "description": t.Description(ctx, in),
+				"prompt": prompt, "flags": flagsOf(ctx, t), "interruptBehavior": t.InterruptBehavior(ctx),
+				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
+			})
+			return ExitOK
+		}
+		w := a.stdout
+		fmt.Fprintf(w, "%s  (%s)\n\n", t.Name(), t.Source())
+		tab := newTable(w)
+		tab.row("user-facing name:", t.UserFacingName(ctx, in))
+		if len(t.Aliases()) > 0 {
+			tab.row("aliases:", strings.Join(t.Aliases(), ", "))
+		}
+		if t.SearchHint() != "" {
+			tab.row("search hint:", t.SearchHint())
+		}
+		tab.row("flags (input {}):", flagsOf(ctx, t).String())
+		tab.row("interrupt:", t.InterruptBehavior(ctx))
+		if maxChars == nil {
+			tab.row("results persisted:", "never")
+		} else {
+			tab.row("results persisted:", fmt.Sprintf("over %v characters", maxChars))
+		}
+		tab.flush()
+		fmt.Fprintf(w, "\nPrompt:\n%s\n", indent(prompt))
+		schema, _ := json.MarshalIndent(t.InputSchema(), "", "  ")
+		fmt.Fprintf(w, "\nInput schema:\n%s\n", indent(string(schema)))
+		if t.OutputSchema() != nil {
+			out, _ := json.MarshalIndent(t.OutputSchema(), "", "  ")
+			fmt.Fprintf(w, "\nOutput schema:\n%s\n", indent(string(out)))
+		}
+		return ExitOK
+	})
+}
+
+func runCall(a *app, args []string) int {
+	if len(args) < 1 || len(args) > 2 {
+		return a.errorf("usage: luatool call NAME [JSON|-]")
+	}
+	input := "{}"
+	if len(args) == 2 {
+		input = args[1]
+		if input == "-" {
+			b, err := io.ReadAll(a.stdin)
+			if err != nil {
+				return a.errorf("reading the input from stdin: %v", err)
+			}
+			input = string(b)
+		}
+	}
+	return a.withTools(func(s *session) int {
+		ctx := context.Background()
+		use := engine.ToolUse{ID: "toolu_cli", Name: args[0], Input: json.RawMessage(input)}
+		reg := s.eng.Registry()
+		if !a.cfg.json {
+			if t, ok := reg.Lookup(use.Name); ok {
+				var in map[string]any
+				json.Unmarshal(use.Input, &in)
+				fmt.Fprintf(a.stderr, "● %s\n", t.RenderToolUse(ctx, in))
+			}
+		}
+		r := s.eng.Call(ctx, use)
+		for _, line := range r.Log {
+			fmt.Fprintf(a.stderr, "  log: %s\n", line)
+		}
+		if a.cfg.json {
+			a.printJSON(r.Block)
+		} else {
+			a.printResult(ctx, r)
+		}
+		if r.Block.IsError {
+			return ExitTool
+		}
+		return ExitOK
+	})
+}
+
+// printResult shows a result: the content the model gets on stdout, so that it can be
+// piped, and the tool's own rendering of the outcome on stderr beside the tool use.
+func (a *app) printResult(ctx context.Context, r *engine.Result) {
+	if r.Tool != nil {
+		var summary string
+		switch {
+		case r.Block.IsError && r.Stage == engine.StagePermission:
+			summary = r.Tool.RenderRejected(ctx, r.Input)
+		case r.Block.IsError:
+			summary = r.Tool.RenderError(ctx, firstLine(r.Block.Content.String()))
+		default:
+			summary = r.Tool.RenderResult(ctx, r.Data)
+		}
+		if summary != "" {
+			fmt.Fprintf(a.stderr, "  ⎿ %s\n", summary)
+		}
+	}
+	fmt.Fprintln(a.stdout, r.Block.Content.String())
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func runSchema(a *app, args []string) int {
+	if len(args) > 0 {
+		return a.errorf("schema takes no arguments")
+	}
+	if a.cfg.format != "anthropic" {
+		return a.errorf("unknown schema format %q; supported: anthropic", a.cfg.format)
+	}
+	return a.withTools(func(s *session) int {
+		ctx := context.Background()
+		reg := s.eng.Registry()
+		var out []map[string]any
+		for _, t := range reg.Tools() {
+			prompt, err := t.Prompt(ctx, engine.PromptOptions{Tools: reg.Names()})
+			if err != nil {
+				return a.errorf("%s: prompt: %v", t.Name(), err)
+			}
+			def := map[string]any{"name": t.Name(), "description": prompt, "input_schema": t.InputSchema()}
+			if t.Deferred() {
+				def["defer_loading"] = true
+			}
+			out = append(out, def)
+		}
+		a.printJSON(out)
+		return ExitOK
+	})
+}
+
+func runCheck(a *app, args []string) int {
+	var srcs []engine.Source
+	if len(args) == 0 {
+		var err error
+		if srcs, err = a.sources(); err != nil {
+			return a.errorf("%v", err)
+		}
+	}
+	for _, dir := range args {
+		srcs = append(srcs, engine.DirSource(dir))
+	}
+	s, err := a.open(srcs)
+	if err != nil {
+		return a.errorf("%v", err)
+	}
+	engine.SortDiagnostics(s.diags)
+	failed := engine.HasErrors(s.diags)
+	names := s.eng.Registry().Names()
+	if a.cfg.json {
+		diags := s.diags
+		if diags == nil {
+			diags = []engine.Diagnostic{}
+		}
+		a.printJSON(map[string]any{"ok": !failed, "tools": names, "diagnostics": diags})
+	} else {
+		for _, d := range s.diags {
+			fmt.Fprintln(a.stdout, d)
+		}
+		errs := 0
+		for _, d := range s.diags {
+			if d.Severity == engine.SeverityError {
+				errs++
+			}
+		}
+		fmt.Fprintf(a.stdout, "%d tools loaded, %d errors\n", len(names), errs)
+	}
+	if failed {
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+func runVersion(a *app, args []string) int {
+	if len(args) > 0 {
+		return a.errorf("version takes no arguments")
+	}
+	info := map[string]string{"version": "(devel)", "go": runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			info["version"] = bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/yuin/gopher-lua" {
+				info["gopher-lua"] = d.Version
+			}
+		}
+	}
+	if a.cfg.json {
+		a.printJSON(info)
+		return ExitOK
+	}
+	extra := ""
+	if v := info["gopher-lua"]; v != "" {
+		extra = ", gopher-lua " + v
+	}
+	fmt.Fprintf(a.stdout, "luatool %s (%s%s)\n", info["version"], info["go"], extra)
+	return ExitOK
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/luatool/luatool/builtin"
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/scripts"
+)
+
+// session is an engine wired for one command, with the diagnostics of its load.
+type session struct {
+	eng   *engine.Engine
+	diags []engine.Diagnostic
+}
+
+// sources lists the tool directories in order: the embedded standard set,
+// $XDG_CONFIG_HOME/luatool/tools, ./.luatool/tools, then each --tools DIR. The two
+// conventional directories are used only when they exist; a --tools directory that
+// does not exist is an error.
+func (a *app) sources() ([]engine.Source, error) {
+	var srcs []engine.Source
+	if !a.cfg.noBuiltin {
+		srcs = append(srcs, engine.Source{Name: "<embedded>", FS: scripts.Tools()})
+	}
+	for _, dir := range []string{userToolsDir(), filepath.Join(".luatool", "tools")} {
+		if dir == "" {
+			continue
+		}
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			srcs = append(srcs, engine.DirSource(dir))
+		}
+	}
+	for _, dir := range a.cfg.tools {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--tools %s: %w", dir, err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("--tools %s: not a directory", dir)
+		}
+		srcs = append(srcs, engine.DirSource(dir))
+	}
+	return srcs, nil
+}
+
+func userToolsDir() string {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "luatool", "tools")
+}
+
+// open builds the engine over srcs with the standard host modules confined to the root.
+func (a *app) open(srcs []engine.Source) (*session, error) {
+	root := a.cfg.root
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		root = wd
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("--root %s: not a directory", root)
+	}
+	mods, err := builtin.Standard([]string{root})
+	if err != nil {
+		return nil, err
+	}
+	var eng *engine.Engine
+	var progressMu sync.Mutex
+	eng, err = engine.New(engine.Options{
+		OnProgress: func(ev engine.ProgressEvent) {
+			progressMu.Lock()
+			defer progressMu.Unlock()
+			if t, ok := eng.Registry().Lookup(ev.Tool); ok && !a.cfg.json {
+				fmt.Fprintf(a.stderr, "  … %s\n", t.RenderProgress(context.Background(), ev.Data))
+			}
+		},
+		Modules:    mods,
+		Timeout:    a.cfg.timeout,
+		Cwd:        root,
+		Roots:      []string{root},
+		CanUseTool: a.canUseTool(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &session{eng: eng, diags: eng.Load(srcs...)}, nil
+}
+
+// canUseTool answers asks: allow with --yes, a prompt on a terminal, otherwise none
+// (every ask is a deny).
+func (a *app) canUseTool() engine.CanUseToolFunc {
+	if a.cfg.yes {
+		return func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		}
+	}
+	if !isTerminal(a.stdin) {
+		return nil
+	}
+	in := bufio.NewReader(a.stdin)
+	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+		fmt.Fprintf(a.stderr, "%s\n%s\nAllow %s? [y/N] ", req.Tool.RenderToolUse(ctx, req.Input), req.Message, req.Description)
+		line, err := in.ReadString('\n')
+		if err != nil {
+			return engine.PermissionDecision{Behavior: engine.Deny}, nil
+		}
+		if ans := strings.ToLower(strings.TrimSpace(line)); ans == "y" || ans == "yes" {
+			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		}
+		return engine.PermissionDecision{Behavior: engine.Deny}, nil
+	}
+}
+
+// report prints load diagnostics to stderr; it is used by commands that go on
+// serving the tools that loaded.
+func (a *app) report(diags []engine.Diagnostic) {
+	for _, d := range diags {
+		fmt.Fprintf(a.stderr, "luatool: %s\n", d)
+	}
+}

@@ -1,0 +1,121 @@
+// Package jsonvalue decodes and encodes the JSON value model that luatool passes between
+// the model, Go tools and Lua: nil, bool, float64, string, []any and map[string]any.
+//
+// Numbers are float64 so that Go and Lua see the same values. An integer literal whose
+// magnitude exceeds 2^53 cannot be represented exactly and is rejected rather than
+// silently rounded.
+package jsonvalue
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxSafeInteger is the largest integer that float64 (and so Lua) represents exactly.
+const MaxSafeInteger = 1 << 53
+
+// Decode parses one JSON document into the value model.
+func Decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return Normalize(v, "$")
+}
+
+// Normalize converts json.Number values in v (as produced by a decoder with UseNumber)
+// into float64, in place for maps and slices, and reports integers beyond 2^53 with
+// the path where they occur.
+func Normalize(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		return number(x, path)
+	case map[string]any:
+		for k, e := range x {
+			n, err := Normalize(e, JoinKey(path, k))
+			if err != nil {
+				return nil, err
+			}
+			x[k] = n
+		}
+	case []any:
+		for i, e := range x {
+			n, err := Normalize(e, JoinIndex(path, i))
+			if err != nil {
+				return nil, err
+			}
+			x[i] = n
+		}
+	}
+	return v, nil
+}
+
+func number(n json.Number, path string) (any, error) {
+	s := string(n)
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return nil, fmt.Errorf("%s: invalid number %s", path, s)
+	}
+	if math.IsInf(f, 0) {
+		return nil, fmt.Errorf("%s: number %s is out of range", path, s)
+	}
+	if !strings.ContainsAny(s, ".eE") {
+		// Compare the literal, not the rounded float: 2^53+1 rounds to 2^53.
+		if i, err := strconv.ParseInt(s, 10, 64); err != nil || i > MaxSafeInteger || i < -MaxSafeInteger {
+			return nil, fmt.Errorf("%s: integer %s exceeds 2^53 and cannot be represented exactly", path, s)
+		}
+	}
+	return f, nil
+}
+
+// Encode renders v as compact JSON with object keys sorted and without escaping <, >
+// and & (tool results are full of them). NaN and infinities are errors.
+func Encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// JoinKey appends an object key to a path such as "$.a[0]", quoting keys that are
+// not plain identifiers.
+func JoinKey(path, key string) string {
+	if isIdent(key) {
+		return path + "." + key
+	}
+	return path + "[" + strconv.Quote(key) + "]"
+}
+
+// JoinIndex appends a zero-based array index to a path.
+func JoinIndex(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'):
+		case i > 0 && '0' <= r && r <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,31 @@
+// Package scripts holds luatool's standard tool set, written in Lua: Read, Glob and
+// Grep. The files are embedded in the binary; a host loads them with
+//
+//	e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
+//
+// and offers the host modules they require, fs, glob and grep, through
+// engine.Options.Modules (builtin.Standard builds the three). The same files, in
+// scripts/tools, can be loaded from disk instead for hot reload while they are edited.
+//
+// tools/luatool.d.lua declares, for the Lua language server, the types the tool files
+// are annotated with: the tool table, ctx and the modules. The engine does not load
+// it (*.d.lua files are type definitions).
+package scripts
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed tools/*.lua
+var tools embed.FS
+
+// Tools returns the standard tool files, at the root of the file system. It is safe
+// for concurrent use.
+func Tools() fs.FS {
+	sub, err := fs.Sub(tools, "tools")
+	if err != nil {
+		panic("scripts: embedded tools directory missing: " + err.Error())
+	}
+	return sub
+}

@@ -1,0 +1,145 @@
+-- Glob: finds files by name pattern, as Claude Code's Glob does with
+-- `rg --files --glob PATTERN --sort=modified --no-ignore --hidden`: files only,
+-- hidden ones included, ignore files not read, oldest first, at most 100.
+-- Version-control directories (.git, ...) are skipped.
+
+---@type luatool.fs
+local fs = require("fs")
+---@type luatool.glob
+local glob = require("glob")
+local json = require("json")
+
+local MAX_RESULTS = 100
+
+-- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
+-- position out of the message.
+local function fail(msg)
+  error(msg, 0)
+end
+
+---@class GlobInput
+---@field pattern string
+---@field path? string
+
+---@param input GlobInput
+---@param ctx luatool.Context
+local function searchDir(input, ctx)
+  return fs.abs(input.path or ctx.cwd, ctx.cwd)
+end
+
+---@type luatool.Tool
+local tool = {
+  name = "Glob",
+  searchHint = "find files by name pattern or wildcard",
+  maxResultSizeChars = 100000,
+  isReadOnly = true,
+  isConcurrencySafe = true,
+
+  prompt = [[
+- Fast file pattern matching that works in a codebase of any size
+- Supports glob patterns like "**/*.js" or "src/**/*.ts"; a pattern without a slash, like "*.go", matches file names at any depth
+- Returns the paths of the matching files, sorted by modification time, at most 100
+- Use this tool to find files by name or extension
+- When a search may take several rounds of globbing and grepping, plan for them, and run independent searches together in one response]],
+
+  inputSchema = {
+    type = "object",
+    properties = {
+      pattern = {
+        type = "string",
+        description = "The glob pattern to match files against",
+      },
+      path = {
+        type = "string",
+        description = 'The directory to search in. Leave it out to search the current working directory; do not pass "undefined" or "null". If given, it must be an existing directory',
+      },
+    },
+    required = { "pattern" },
+    additionalProperties = false,
+  },
+
+  ---@param input GlobInput
+  description = function(input)
+    if input.path then
+      return ("Find files matching %s in %s"):format(input.pattern, input.path)
+    end
+    return "Find files matching " .. input.pattern
+  end,
+
+  ---@param input GlobInput
+  getPath = function(input)
+    return input.path or "."
+  end,
+
+  ---@param input GlobInput
+  toAutoClassifierInput = function(input)
+    if input.path then
+      return input.pattern .. " in " .. input.path
+    end
+    return input.pattern
+  end,
+
+  ---@param input GlobInput
+  ---@param ctx luatool.Context
+  validateInput = function(input, ctx)
+    local dir = searchDir(input, ctx)
+    local ok, bad = glob.check(input.pattern, { path = dir })
+    if not ok then
+      return { result = false, errorCode = 3, message = bad }
+    end
+    if input.path == nil then
+      return true
+    end
+    local info, err, code = fs.stat(dir)
+    if not info then
+      if code == "notfound" then
+        return { result = false, errorCode = 1,
+          message = "Directory does not exist: " .. input.path .. ". Note: your current working directory is " .. ctx.cwd .. "." }
+      end
+      return { result = false, errorCode = 4, message = err }
+    end
+    if not info.isDir then
+      return { result = false, errorCode = 2, message = "Path is not a directory: " .. input.path }
+    end
+    return true
+  end,
+
+  ---@param input GlobInput
+  ---@param ctx luatool.Context
+  call = function(input, ctx)
+    local files, total = glob.find(input.pattern, { path = searchDir(input, ctx), limit = MAX_RESULTS })
+    if not files then
+      fail(total)
+    end
+    ---@cast total integer
+    local names = json.array()
+    for i, f in ipairs(files) do
+      names[i] = fs.rel(f, ctx.cwd)
+    end
+    return {
+      data = {
+        filenames = names,
+        numFiles = #names,
+        truncated = total > MAX_RESULTS,
+      },
+    }
+  end,
+
+  mapResult = function(data)
+    if data.numFiles == 0 then
+      return "No files found"
+    end
+    local text = table.concat(data.filenames, "\n")
+    if data.truncated then
+      text = text .. "\n(Results are truncated. Consider using a more specific path or pattern.)"
+    end
+    return text
+  end,
+
+  renderToolResultMessage = function(data)
+    local n = data.numFiles
+    return ("Found %d %s"):format(n, n == 1 and "file" or "files")
+  end,
+}
+
+return tool

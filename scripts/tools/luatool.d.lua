@@ -1,0 +1,243 @@
+---@meta
+-- Type definitions for luatool tools and the host modules of package builtin, for
+-- the Lua language server (set runtime.version to "Lua 5.1" and add this directory
+-- to workspace.library). The engine never loads this file.
+
+------------------------------------------------------------------------------
+-- The tool contract
+------------------------------------------------------------------------------
+
+---A tool: what a tool file returns. Members that may be values may also be
+---functions computing them; the engine fills in fail-closed defaults for the rest.
+---@class luatool.Tool
+---@field name string The name the model calls, ^[A-Za-z][A-Za-z0-9_-]{0,63}$.
+---@field aliases? string[] Other names lookup accepts.
+---@field searchHint? string A 3-10 word phrase ToolSearch scores.
+---@field shouldDefer? boolean Withhold the schema until the tool is discovered.
+---@field alwaysLoad? boolean Never defer.
+---@field maxResultSizeChars? number Results longer than this are persisted to a file (default 50000; math.huge: never).
+---@field inputSchema table A JSON Schema whose root is type = "object".
+---@field outputSchema? table The JSON Schema of the data call returns.
+---@field prompt string|fun(opts: {tools: string[]}): string The model-facing description.
+---@field description? string|fun(input: table, opts: table): string A one-line summary of a call, for people.
+---@field userFacingName? string|fun(input: table): string The label people see (default name).
+---@field isEnabled? boolean|fun(): boolean Offer the tool at all (default true).
+---@field isReadOnly? boolean|fun(input: table): boolean The call changes nothing (default false).
+---@field isConcurrencySafe? boolean|fun(input: table): boolean The call may run beside others (default false).
+---@field isDestructive? boolean|fun(input: table): boolean The call may destroy data (default false).
+---@field isOpenWorld? boolean|fun(input: table): boolean The call reaches outside the host (default false).
+---@field interruptBehavior? "cancel"|"block"|fun(): "cancel"|"block"
+---@field validateInput? fun(input: table, ctx: luatool.Context): true|luatool.ValidationResult
+---@field checkPermissions? fun(input: table, ctx: luatool.Context): luatool.PermissionResult
+---@field getPath? fun(input: table): string The path the call touches, for Read(...) and Edit(...) rules.
+---@field ruleContent? fun(input: table): string What content rules such as Bash(git status) match.
+---@field toAutoClassifierInput? fun(input: table): string
+---@field call fun(input: table, ctx: luatool.Context): luatool.ToolResult|string|number|boolean|nil
+---@field mapResult? fun(data: any, toolUseId: string): string|table[] The content the model sees.
+---@field renderToolUseMessage? fun(input: table): string
+---@field renderToolResultMessage? fun(data: any): string
+---@field renderToolUseProgressMessage? fun(progress: any): string
+---@field renderToolUseRejectedMessage? fun(input: table): string
+---@field renderToolUseErrorMessage? fun(message: string): string
+
+---@class luatool.ValidationResult
+---@field result boolean
+---@field message? string Sent to the model inside <tool_use_error>.
+---@field errorCode? integer For telemetry only.
+
+---@class luatool.PermissionResult
+---@field behavior "allow"|"deny"|"ask"|"passthrough"
+---@field updatedInput? table
+---@field message? string
+
+---@class luatool.ToolResult
+---@field data any Any JSON value; mapResult turns it into what the model sees.
+---@field newMessages? any[] Messages that follow the tool_result.
+---@field mcpMeta? table Passed to MCP clients as _meta.
+
+---The ctx argument of validateInput, checkPermissions and call.
+---@class luatool.Context
+---@field toolUseId string
+---@field cwd string The working directory.
+---@field roots string[] The directories tools may touch.
+---@field mode string The permission mode.
+---@field tools string[] The names of the tools on offer.
+---@field deadline? number When the call will be stopped, Unix time in seconds.
+---@field state luatool.State The session's shared state.
+local Context = {}
+
+---Report progress (any JSON value) to the host; never sent to the model.
+---@param data any
+function Context:progress(data) end
+
+---True once the call is cancelled or past its deadline.
+---@return boolean
+function Context:aborted() end
+
+---Write a line to the call's log, like print.
+---@param ... any
+function Context:log(...) end
+
+---@class luatool.State
+local State = {}
+
+---@param key string
+---@return any
+function State:get(key) end
+
+---@param key string
+---@param value any A JSON value; nil deletes the key.
+function State:set(key, value) end
+
+------------------------------------------------------------------------------
+-- Host modules (package builtin). Failures a tool should handle return nil, a
+-- message and a code: "outside", "notfound", "isdir", "notdir", "notfile",
+-- "toolarge", "denied", "badpattern", "badtype", "cancelled" or "io".
+------------------------------------------------------------------------------
+
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"
+
+---@class luatool.FileInfo
+---@field size integer Bytes.
+---@field mtime number Modification time, Unix seconds with fraction.
+---@field isDir boolean
+---@field isFile boolean A regular file.
+---@field mode string Like "-rw-r--r--".
+
+---@class luatool.LinesInfo: luatool.FileInfo
+---@field totalLines integer Lines in the file.
+---@field startLine integer The first line selected (1-based).
+---@field numLines integer Lines selected.
+
+---require("fs"): read-only file access confined to the roots. Paths are absolute or
+---relative to the first root.
+---@class luatool.fs
+local fs = {}
+
+---The file's exact content.
+---@param path string
+---@param opts? {maxBytes?: integer}
+---@return string? content
+---@return luatool.FileInfo|string info_or_err
+---@return luatool.ErrorCode? code
+function fs.read(path, opts) end
+
+---Selected lines joined by "\n", without terminators.
+---@param path string
+---@param opts? {offset?: integer, limit?: integer, maxBytes?: integer}
+---@return string? text
+---@return luatool.LinesInfo|string info_or_err
+---@return luatool.ErrorCode? code
+function fs.lines(path, opts) end
+
+---@param path string
+---@return luatool.FileInfo|nil info
+---@return string? err
+---@return luatool.ErrorCode? code
+function fs.stat(path) end
+
+---@param path string
+---@return boolean exists
+---@return string? err
+function fs.exists(path) end
+
+---The names in a directory, sorted.
+---@param dir string
+---@return string[]? names
+---@return string? err
+---@return luatool.ErrorCode? code
+function fs.list(dir) end
+
+---path made absolute and clean ("~" expanded), relative to base (default the first root).
+---@param path string
+---@param base? string
+---@return string
+function fs.abs(path, base) end
+
+---path relative to base when inside it, otherwise path itself.
+---@param path string
+---@param base string
+---@return string
+function fs.rel(path, base) end
+
+---require("glob"): find files by glob pattern.
+---@class luatool.glob
+local glob = {}
+
+---Files (absolute paths) matching pattern, oldest first, and how many matched.
+---@param pattern string
+---@param opts? {path?: string, limit?: integer, sort?: "modified"|"path", reverse?: boolean}
+---@return string[]? files
+---@return integer|string total_or_err
+---@return luatool.ErrorCode? code
+function glob.find(pattern, opts) end
+
+---Whether find would accept pattern and path, without searching: the pattern
+---compiles and names a directory inside the roots.
+---@param pattern string
+---@param opts? {path?: string}
+---@return true|nil ok
+---@return string? err
+---@return luatool.ErrorCode? code
+function glob.check(pattern, opts) end
+
+---@class luatool.GrepOptions
+---@field path? string A file or directory.
+---@field glob? string Globs split at whitespace and commas; "!glob" excludes.
+---@field type? string A ripgrep file type: "go", "py", "js", "ts", "rust", "md", ...
+---@field ignoreCase? boolean
+---@field multiline? boolean Matches may span lines; "." matches newlines.
+
+---@class luatool.GrepContentOptions: luatool.GrepOptions
+---@field before? integer Context lines before each match.
+---@field after? integer Context lines after each match.
+---@field maxColumns? integer Longer lines are replaced by a marker (default 500; 0: never).
+
+---@class luatool.GrepCount
+---@field path string
+---@field count integer
+
+---@class luatool.GrepLine
+---@field line integer 1-based.
+---@field text string
+---@field match boolean False for a context line.
+
+---@class luatool.GrepGroup
+---@field path string
+---@field lines luatool.GrepLine[]
+
+---require("grep"): search file contents with regular expressions.
+---@class luatool.grep
+local grep = {}
+
+---Files with a match, newest first.
+---@param pattern string
+---@param opts? luatool.GrepOptions
+---@return string[]? paths
+---@return string? err
+---@return luatool.ErrorCode? code
+function grep.files(pattern, opts) end
+
+---Matching lines per file, by path.
+---@param pattern string
+---@param opts? luatool.GrepOptions
+---@return luatool.GrepCount[]? counts
+---@return string? err
+---@return luatool.ErrorCode? code
+function grep.count(pattern, opts) end
+
+---Groups of adjacent printed lines (matches and context), by path then line.
+---@param pattern string
+---@param opts? luatool.GrepContentOptions
+---@return luatool.GrepGroup[]? groups
+---@return string? err
+---@return luatool.ErrorCode? code
+function grep.content(pattern, opts) end
+
+---Compiles the pattern, globs and type without searching; path is not looked at.
+---@param pattern string
+---@param opts? luatool.GrepContentOptions
+---@return true|nil ok
+---@return string? err
+---@return luatool.ErrorCode? code
+function grep.check(pattern, opts) end
