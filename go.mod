@@ -5,8 +5,9 @@ go 1.25.0
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/rogpeppe/go-internal v1.16.0
-	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/text v0.14.0
 	layeh.com/gopher-luar v1.0.11
 )
 

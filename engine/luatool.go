@@ -306,7 +306,7 @@ func memberLine(src []byte, member string) int {
 	if member == "" {
 		return 0
 	}
-	re := regexp.MustCompile(`(?m)^\s*(?:[A-Za-z_][A-Za-z0-9_]*\.)?` + regexp.QuoteMeta(member) + `\s*=`)
+	re := regexp.MustCompile(`(?m)(?:^|[\s{,;])(?:[A-Za-z_][A-Za-z0-9_]*\.)?` + regexp.QuoteMeta(member) + `\s*=[^=]`)
 	loc := re.FindIndex(src)
 	if loc == nil {
 		return 0

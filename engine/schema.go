@@ -1,25 +1,29 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 // schemaURL is the base URL of every schema compiled here. References can reach only
-// the schema itself: the compiler has no file or network loader.
+// the schema itself and the drafts' metaschemas: the compiler has no file or network
+// loader.
 const schemaURL = "luatool:///schema.json"
+
+// printer renders the validator's messages.
+var printer = message.NewPrinter(language.English)
 
 // A Schema is a compiled JSON Schema. It is immutable and safe for concurrent use.
 type Schema struct {
@@ -39,18 +43,28 @@ func CompileSchema(schema map[string]any) (*Schema, error) {
 // the same rules as CompileSchema but no constraint on the root.
 func CompileJSONSchema(schema any) (*Schema, error) { return compileAnySchema(schema) }
 
+// refusingLoader loads nothing: a schema may not reach files or the network.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s is not available: a schema may refer only to itself and to the JSON Schema drafts", url)
+}
+
 func compileAnySchema(schema any) (*Schema, error) {
+	// Compile a copy made through JSON: the validator keeps the document, and must
+	// see exactly the JSON the model will see.
 	src, err := json.Marshal(schema)
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON value: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.ExtractAnnotations = true
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("$ref to %s: a schema may refer only to itself", u)
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(src)))
+	if err != nil {
+		return nil, err
 	}
-	if err := c.AddResource(schemaURL, bytes.NewReader(src)); err != nil {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refusingLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
 	s, err := c.Compile(schemaURL)
@@ -60,30 +74,32 @@ func compileAnySchema(schema any) (*Schema, error) {
 	return &Schema{compiled: s}, nil
 }
 
-// cleanSchemaError drops the internal URL from compiler messages.
+// cleanSchemaError words a compile error without the internal URL.
 func cleanSchemaError(err error) string {
-	msg := err.Error()
-	var se *jsonschema.SchemaError
-	if errors.As(err, &se) && se.Err != nil {
+	var sve *jsonschema.SchemaValidationError
+	if errors.As(err, &sve) {
 		var ve *jsonschema.ValidationError
-		if errors.As(se.Err, &ve) {
+		if errors.As(sve.Err, &ve) {
 			var lines []string
 			for _, p := range leafErrors(ve, true) {
-				lines = append(lines, fmt.Sprintf("at %s: %s", pointerOrRoot(p.InstanceLocation), p.Message))
+				lines = append(lines, fmt.Sprintf("at %s: %s", pointerOrRoot(p.InstanceLocation), p.ErrorKind.LocalizedString(printer)))
 			}
 			return "invalid schema: " + strings.Join(lines, "; ")
 		}
-		msg = se.Err.Error()
 	}
-	msg = strings.ReplaceAll(msg, schemaURL, "schema")
+	var le *jsonschema.LoadURLError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
+	msg := strings.ReplaceAll(err.Error(), schemaURL, "schema")
 	return strings.TrimPrefix(msg, "jsonschema: ")
 }
 
-func pointerOrRoot(p string) string {
-	if p == "" {
+func pointerOrRoot(loc []string) string {
+	if len(loc) == 0 {
 		return "the root"
 	}
-	return p
+	return "/" + strings.Join(loc, "/")
 }
 
 // Validate reports whether v (a JSON value) conforms. The error, if any, is a
@@ -135,7 +151,10 @@ func coerce(s *jsonschema.Schema, v any, depth int) any {
 	}
 	switch x := v.(type) {
 	case string:
-		return coerceString(s.Types, x)
+		if s.Types == nil {
+			return x
+		}
+		return coerceString(s.Types.ToStrings(), x)
 	case map[string]any:
 		for _, name := range sortedSchemaKeys(s.Properties) {
 			prop := s.Properties[name]
@@ -204,7 +223,7 @@ func defaultOf(s *jsonschema.Schema) (any, bool) {
 		return nil, false
 	}
 	// Copy through JSON so that a call cannot change the schema's own value.
-	b, err := json.Marshal(s.Default)
+	b, err := json.Marshal(*s.Default)
 	if err != nil {
 		return nil, false
 	}
@@ -228,16 +247,18 @@ func sortedSchemaKeys(m map[string]*jsonschema.Schema) []string {
 // leaves, except that a failed anyOf or oneOf is reported as itself unless
 // expandAlternatives is set: for a model's input, listing every branch's complaint
 // would mislead; for a schema checked against its metaschema, the branches say what
-// was expected.
+// was expected. The result is sorted by location, so one input always gets one text.
 func leafErrors(ve *jsonschema.ValidationError, expandAlternatives bool) []*jsonschema.ValidationError {
 	var out []*jsonschema.ValidationError
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		kw := lastToken(e.KeywordLocation)
-		if len(e.Causes) == 0 || (!expandAlternatives && (kw == "anyOf" || kw == "oneOf")) {
-			if e.Message != "" {
-				out = append(out, e)
-			}
+		alternative := false
+		switch e.ErrorKind.(type) {
+		case *kind.AnyOf, *kind.OneOf:
+			alternative = true
+		}
+		if len(e.Causes) == 0 || (alternative && !expandAlternatives) {
+			out = append(out, e)
 			return
 		}
 		for _, c := range e.Causes {
@@ -245,18 +266,15 @@ func leafErrors(ve *jsonschema.ValidationError, expandAlternatives bool) []*json
 		}
 	}
 	walk(ve)
-	// The validator visits properties in map order; sort so that one input always
-	// gets one text.
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].InstanceLocation != out[j].InstanceLocation {
-			return out[i].InstanceLocation < out[j].InstanceLocation
+		a, b := strings.Join(out[i].InstanceLocation, "/"), strings.Join(out[j].InstanceLocation, "/")
+		if a != b {
+			return a < b
 		}
-		return out[i].KeywordLocation < out[j].KeywordLocation
+		return strings.Join(out[i].ErrorKind.KeywordPath(), "/") < strings.Join(out[j].ErrorKind.KeywordPath(), "/")
 	})
 	return out
 }
-
-var quotedName = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'`)
 
 // problems words each leaf error the way models know from the original system.
 func problems(ve *jsonschema.ValidationError) []string {
@@ -270,29 +288,34 @@ func problems(ve *jsonschema.ValidationError) []string {
 	}
 	for _, e := range leafErrors(ve, false) {
 		loc := displayPath(e.InstanceLocation)
-		switch lastToken(e.KeywordLocation) {
-		case "required":
-			for _, name := range quotedNames(e.Message) {
+		switch k := e.ErrorKind.(type) {
+		case *kind.Required:
+			for _, name := range sorted(k.Missing) {
 				add(fmt.Sprintf("The required parameter `%s` is missing", joinDisplay(loc, name)))
 			}
-		case "additionalProperties", "unevaluatedProperties":
-			for _, name := range quotedNames(e.Message) {
+		case *kind.AdditionalProperties:
+			for _, name := range sorted(k.Properties) {
 				add(fmt.Sprintf("An unexpected parameter `%s` was provided", joinDisplay(loc, name)))
 			}
-		case "type":
-			want, got, ok := strings.Cut(strings.TrimPrefix(e.Message, "expected "), ", but got ")
-			if ok && loc != "" {
-				add(fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.ReplaceAll(want, " or ", " | "), got))
-			} else {
-				add(wordGeneric(loc, e.Message))
+		case *kind.Type:
+			if loc == "" {
+				add(wordGeneric(loc, k.LocalizedString(printer)))
+				continue
 			}
+			add(fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.Join(k.Want, " | "), k.Got))
 		default:
-			add(wordGeneric(loc, e.Message))
+			add(wordGeneric(loc, e.ErrorKind.LocalizedString(printer)))
 		}
 	}
 	if len(out) == 0 {
 		out = append(out, ve.Error())
 	}
+	return out
+}
+
+func sorted(ss []string) []string {
+	out := append([]string(nil), ss...)
+	sort.Strings(out)
 	return out
 }
 
@@ -303,34 +326,11 @@ func wordGeneric(loc, msg string) string {
 	return fmt.Sprintf("The parameter `%s` is invalid: %s", loc, msg)
 }
 
-func quotedNames(msg string) []string {
-	var names []string
-	for _, m := range quotedName.FindAllStringSubmatch(msg, -1) {
-		raw := strings.ReplaceAll(m[1], `\'`, `'`)
-		if s, err := strconv.Unquote(`"` + raw + `"`); err == nil {
-			raw = s
-		}
-		names = append(names, raw)
-	}
-	sort.Strings(names)
-	return names
-}
-
-func lastToken(ptr string) string {
-	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
-		return ptr[i+1:]
-	}
-	return ptr
-}
-
-// displayPath turns a JSON pointer like /todos/0/activeForm into todos[0].activeForm.
-func displayPath(ptr string) string {
-	if ptr == "" {
-		return ""
-	}
+// displayPath turns an instance location like [todos 0 activeForm] into
+// todos[0].activeForm.
+func displayPath(loc []string) string {
 	var b strings.Builder
-	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for _, tok := range loc {
 		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
 			b.WriteString("[" + tok + "]")
 			continue

@@ -18,9 +18,9 @@
 // "items", "additionalItems" and draft-07 "$ref" semantics fail, so the draft-07 run
 // shows that $schema is honoured).
 //
-// The exceptions are listed in knownDisagreements: groups where the validator the
-// engine is built on is known to be wrong. Those cases still run and must give the
-// known wrong verdict, so that a fix shows up as a failure asking for the entry to go.
+// There are no exceptions: every case that runs must agree. (jsonschema/v5, which
+// DESIGN.md first named, got 8 draft 2020-12 cases wrong: an empty enum accepted
+// everything, and one $dynamicRef scope was wrong. That is why the engine uses v6.)
 //
 // Left out, and counted as skipped with a reason: the optional/ directory;
 // refRemote.json; groups whose schema fails to compile because it needs a document
@@ -64,16 +64,6 @@ const (
 	reasonBeyond2Pow53 = "integer beyond 2^53 rejected by jsonvalue.Decode"
 )
 
-// knownDisagreements maps "draft/file/group description" to why the engine's verdict
-// differs from the suite's for every case of that group. Both are defects of
-// github.com/santhosh-tekuri/jsonschema/v5 v5.3.1, fixed in its v6.
-var knownDisagreements = map[string]string{
-	"draft2020-12/enum.json/empty enum": "jsonschema/v5 ignores an empty enum " +
-		"(schema.go: if len(s.Enum) > 0), so {\"enum\": []} accepts everything instead of nothing",
-	"draft2020-12/dynamicRef.json/$dynamicRef skips over intermediate resources - direct reference": "jsonschema/v5 " +
-		"puts the lexically enclosing resource \"bar\", which was never entered, in the dynamic scope",
-}
-
 // A suiteGroup is one entry of a suite file: a schema and the instances tested with it.
 type suiteGroup struct {
 	Description string          `json:"description"`
@@ -89,7 +79,7 @@ type suiteCase struct {
 
 // suiteTally counts cases for the summary line.
 type suiteTally struct {
-	run, agree, known int
+	run, agree int
 	skipped           map[string][]string // reason -> case names
 }
 
@@ -130,7 +120,6 @@ func runSchemaSuite(t *testing.T, draft, injectSchema string) {
 	vm := bindings.NewVM(bindings.Config{})
 	defer vm.Close()
 	tally := &suiteTally{skipped: map[string][]string{}}
-	matched := map[string]bool{}
 
 	for _, file := range files {
 		name := filepath.Base(file)
@@ -144,26 +133,14 @@ func runSchemaSuite(t *testing.T, draft, injectSchema string) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			for _, g := range groups {
-				key := draft + "/" + name + "/" + g.Description
-				known := knownDisagreements[key]
-				matched[key] = true
 				t.Run(g.Description, func(t *testing.T) {
-					runGroup(t, vm, tally, name, g, injectSchema, known)
+					runGroup(t, vm, tally, name, g, injectSchema)
 				})
 			}
 		})
 	}
 
-	for key := range knownDisagreements {
-		if strings.HasPrefix(key, draft+"/") && !matched[key] {
-			t.Errorf("knownDisagreements names %q, which the suite does not have: remove or correct it", key)
-		}
-	}
-
 	summary := fmt.Sprintf("JSON-Schema-Test-Suite %s: %d cases run through Lua, %d agree", draft, tally.run, tally.agree)
-	if tally.known > 0 {
-		summary += fmt.Sprintf(", %d disagree as known (validator bugs)", tally.known)
-	}
 	summary += fmt.Sprintf(", %d skipped", tally.skippedCount())
 	if len(tally.skipped) > 0 {
 		var parts []string
@@ -207,8 +184,7 @@ func TestSchemaSuiteSummary(t *testing.T) {
 }
 
 // runGroup compiles one group's schema after a Lua round trip and checks each case.
-// known, when not empty, says why the engine is expected to give the opposite verdict.
-func runGroup(t *testing.T, vm *bindings.VM, tally *suiteTally, file string, g suiteGroup, injectSchema, known string) {
+func runGroup(t *testing.T, vm *bindings.VM, tally *suiteTally, file string, g suiteGroup, injectSchema string) {
 	var skipReason, skipDetail string
 	if file == "refRemote.json" {
 		skipReason, skipDetail = reasonRemoteRef, "the whole file tests remote references"
@@ -256,12 +232,6 @@ func runGroup(t *testing.T, vm *bindings.VM, tally *suiteTally, file string, g s
 			verr := schema.Validate(inst)
 			got := verr == nil
 			switch {
-			case known != "" && got != c.Valid:
-				tally.known++
-				t.Logf("known disagreement: %s", known)
-			case known != "":
-				t.Errorf("the engine now agrees with the suite (valid=%v): remove this group from knownDisagreements (%s)",
-					c.Valid, known)
 			case got != c.Valid:
 				t.Errorf("schema %s\ninstance %s\nsuite says valid=%v, engine says valid=%v (%v)",
 					g.Schema, c.Data, c.Valid, got, verr)

@@ -216,7 +216,8 @@ func (a *app) printResult(ctx context.Context, r *engine.Result) {
 		case r.Block.IsError && r.Stage == engine.StagePermission:
 			summary = r.Tool.RenderRejected(ctx, r.Input)
 		case r.Block.IsError:
-			summary = r.Tool.RenderError(ctx, firstLine(r.Block.Content.String()))
+			text := strings.TrimPrefix(r.Block.Content.String(), "<tool_use_error>")
+			summary = r.Tool.RenderError(ctx, firstLine(text))
 		default:
 			summary = r.Tool.RenderResult(ctx, r.Data)
 		}
@@ -225,6 +226,14 @@ func (a *app) printResult(ctx context.Context, r *engine.Result) {
 		}
 	}
 	fmt.Fprintln(a.stdout, r.Block.Content.String())
+}
+
+// plural renders "1 tool", "2 tools".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func firstLine(s string) string {
@@ -293,7 +302,7 @@ func runCheck(a *app, args []string) int {
 				errs++
 			}
 		}
-		fmt.Fprintf(a.stdout, "%d tools loaded, %d errors\n", len(names), errs)
+		fmt.Fprintf(a.stdout, "%s loaded, %s\n", plural(len(names), "tool"), plural(errs, "error"))
 	}
 	if failed {
 		return ExitUsage
