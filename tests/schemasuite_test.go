@@ -80,7 +80,7 @@ type suiteCase struct {
 // suiteTally counts cases for the summary line.
 type suiteTally struct {
 	run, agree int
-	skipped           map[string][]string // reason -> case names
+	skipped    map[string][]string // reason -> case names
 }
 
 func (s *suiteTally) skip(t *testing.T, reason, detail string) {
