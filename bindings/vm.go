@@ -37,6 +37,7 @@ type VM struct {
 	chunk     string
 	call      *Call
 	broken    bool
+	hostData  map[any]any
 }
 
 // A Call carries what one call of a script needs from its host: the context that
@@ -207,6 +208,19 @@ func CurrentCall(L *lua.LState) *Call {
 func VMOf(L *lua.LState) *VM {
 	ud := L.G.Registry.RawGetString(registryVMKey).(*lua.LUserData)
 	return ud.Value.(*VM)
+}
+
+// HostValue returns the value a host stored with this VM under key, or nil. Hosts use
+// it to keep per-state objects (a prepared table, a cache) across calls.
+func (vm *VM) HostValue(key any) any { return vm.hostData[key] }
+
+// SetHostValue stores v with this VM under key; keys should be unexported types, as
+// with context values.
+func (vm *VM) SetHostValue(key, v any) {
+	if vm.hostData == nil {
+		vm.hostData = map[any]any{}
+	}
+	vm.hostData[key] = v
 }
 
 // Null returns this VM's json.null sentinel.

@@ -368,7 +368,7 @@ func inputArgs(input map[string]any, cc *CallContext) func(vm *bindings.VM) ([]l
 		if cc == nil {
 			return []lua.LValue{in}, nil
 		}
-		return []lua.LValue{in, newLuaContext(vm, cc)}, nil
+		return []lua.LValue{in, luaContextFor(vm, cc)}, nil
 	}
 }
 

@@ -148,27 +148,32 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *St
 	}
 	r.Input = input
 
+	// One deadline bounds the tool's own code from here to the end, except the time a
+	// person takes to answer an ask: after an ask the clock starts again.
+	bounded, cancel := e.bound(ctx, cc)
+	defer func() { cancel() }()
+
 	// 4. validateInput.
 	stage = StageValidate
-	bounded, cancel := e.bound(ctx, cc)
 	v := t.ValidateInput(bounded, input, cc)
-	cancel()
 	if !v.Valid {
 		return r.fail(StageValidate, toolUseError(v.Message))
 	}
 
 	// 5. Permissions.
 	stage = StagePermission
-	input, denied := e.permit(ctx, t, input, cc)
+	input, asked, denied := e.permit(ctx, bounded, t, input, cc)
 	if denied != "" {
 		return r.fail(StagePermission, denied)
 	}
 	r.Input = input
+	if asked {
+		cancel()
+		bounded, cancel = e.bound(ctx, cc)
+	}
 
 	// 6. Call under the deadline.
 	stage = StageCall
-	bounded, cancel = e.bound(ctx, cc)
-	defer cancel()
 	tr, err := t.def.Call(bounded, input, cc)
 	if err != nil {
 		return r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
@@ -206,50 +211,49 @@ func (e *Engine) bound(ctx context.Context, cc *CallContext) (context.Context, c
 	return bounded, cancel
 }
 
-// permit runs the permission step and returns the input to call with, or the text of
-// a deny. This is the default pipeline: the tool's own decision, with passthrough and
-// ask going to CanUseTool, and no callback meaning deny.
-func (e *Engine) permit(ctx context.Context, t *Tool, input map[string]any, cc *CallContext) (map[string]any, string) {
-	bounded, cancel := e.bound(ctx, cc)
+// permit runs the permission step and returns the input to call with, whether a
+// person was asked, or the text of a deny. This is the default pipeline: the tool's
+// own decision, with passthrough and ask going to CanUseTool, and no callback meaning
+// deny. The tool's code runs under bounded; the ask itself only under ctx.
+func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext) (_ map[string]any, asked bool, denied string) {
 	p := t.CheckPermissions(bounded, input, cc)
-	cancel()
 	switch p.Behavior {
 	case Allow:
 		if p.UpdatedInput != nil {
-			return e.updatedInput(t, p.UpdatedInput)
+			in, denied := e.updatedInput(t, p.UpdatedInput)
+			return in, false, denied
 		}
-		return input, ""
+		return input, false, ""
 	case Deny:
-		return nil, p.Message
+		return nil, false, p.Message
 	}
 	// Ask or passthrough.
 	if e.opts.Mode == ModeBypassPermissions {
-		return input, ""
+		return input, false, ""
 	}
 	if e.opts.CanUseTool == nil || e.opts.Mode == ModeDontAsk {
-		return nil, fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
+		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
 	}
 	msg := p.Message
 	if msg == "" {
 		msg = fmt.Sprintf("%s needs your permission.", t.Name())
 	}
-	bounded, cancel = e.bound(ctx, cc)
 	desc := t.Description(bounded, input)
-	cancel()
 	d, err := e.opts.CanUseTool(ctx, PermissionRequest{Tool: t, ToolUseID: cc.ToolUseID, Input: input, Description: desc, Message: msg})
 	if err != nil {
-		return nil, fmt.Sprintf("Permission to use %s was not granted: %v", t.Name(), err)
+		return nil, true, fmt.Sprintf("Permission to use %s was not granted: %v", t.Name(), err)
 	}
 	if d.Behavior != Allow {
 		if d.Message != "" {
-			return nil, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + d.Message
+			return nil, true, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + d.Message
 		}
-		return nil, fmt.Sprintf("Permission to use %s has been denied.", t.Name())
+		return nil, true, fmt.Sprintf("Permission to use %s has been denied.", t.Name())
 	}
 	if d.UpdatedInput != nil {
-		return e.updatedInput(t, d.UpdatedInput)
+		in, denied := e.updatedInput(t, d.UpdatedInput)
+		return in, true, denied
 	}
-	return input, ""
+	return input, true, ""
 }
 
 // updatedInput validates an input that a permission decision substituted, as the
