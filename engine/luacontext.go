@@ -51,7 +51,7 @@ func luaContextFor(vm *bindings.VM, cc *CallContext) *lua.LTable {
 
 func newLuaContext(vm *bindings.VM) *luaContext {
 	L := vm.L
-	c := &luaContext{vm: vm, table: L.CreateTable(0, 12), }
+	c := &luaContext{vm: vm, table: L.CreateTable(0, 12)}
 	t := c.table
 	// method adds a ctx method; calling it with a dot instead of a colon is an error
 	// that says so, not a silently shifted argument list.
