@@ -1,17 +1,18 @@
 module github.com/luatool/luatool
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/term v0.48.0
 	golang.org/x/text v0.14.0
 	layeh.com/gopher-luar v1.0.11
 )
 
 require (
-	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

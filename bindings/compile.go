@@ -30,7 +30,14 @@ func Compile(name string, src []byte, limits Limits) (*Program, error) {
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
-		return nil, newScriptError(err, name, nil)
+		se := newScriptError(err, name, nil)
+		if se.Line < 0 {
+			// The parser ran out of input: something opened is never closed. Point at
+			// the last line rather than at no line at all.
+			se.Line = bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1
+			se.Message = "unexpected end of file: a '{', '(', function, do, then or string is not closed"
+		}
+		return nil, se
 	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {

@@ -71,7 +71,7 @@ func newScriptError(err error, file string, ctx context.Context) *ScriptError {
 	if errors.As(err, &perr) {
 		out.Line = perr.Pos.Line
 		out.Message = strings.TrimSpace(perr.Message)
-		if perr.Token != "" {
+		if perr.Token != "" && perr.Pos.Line >= 0 {
 			out.Message += " near '" + perr.Token + "'"
 		}
 		out.Cause = err

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -160,7 +161,11 @@ func (vm *VM) Log(line string) {
 		return
 	}
 	if c.logged+len(line) > vm.limits.MaxLogBytes {
-		line = line[:vm.limits.MaxLogBytes-c.logged] + " ... [log truncated]"
+		cut := vm.limits.MaxLogBytes - c.logged
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		line = line[:cut] + " ... [log truncated]"
 	}
 	c.logged += len(line)
 	c.Log(line)

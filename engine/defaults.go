@@ -59,6 +59,13 @@ var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 // ValidName reports whether name may be a tool name.
 func ValidName(name string) bool { return namePattern.MatchString(name) }
 
+func nameError(name string) error {
+	if ValidName(name) {
+		return nil
+	}
+	return fmt.Errorf("name %q must match %s (a letter, then letters, digits, _ or -, at most 64 in all)", name, namePattern)
+}
+
 // A Tool is a ToolDef with the defaults merged in and its schema compiled. Its methods
 // never fail where the defaults table gives an answer; they take the fail-closed one.
 // A Tool is immutable and safe for concurrent use.
@@ -72,13 +79,18 @@ type Tool struct {
 // missing, the name is invalid, or a schema does not compile.
 func Build(def ToolDef) (*Tool, error) {
 	var errs []error
-	if !ValidName(def.Name) {
-		errs = append(errs, fmt.Errorf("name %q must match %s (a letter, then letters, digits, _ or -, at most 64 in all)", def.Name, namePattern))
+	if err := nameError(def.Name); err != nil {
+		errs = append(errs, err)
 	}
+	seenAlias := map[string]bool{def.Name: true}
 	for _, a := range def.Aliases {
-		if !ValidName(a) {
+		switch {
+		case !ValidName(a):
 			errs = append(errs, fmt.Errorf("alias %q must match %s", a, namePattern))
+		case seenAlias[a]:
+			errs = append(errs, fmt.Errorf("alias %q repeats the name or another alias", a))
 		}
+		seenAlias[a] = true
 	}
 	if def.Prompt == nil {
 		errs = append(errs, errors.New("prompt is required: the description the model reads"))
@@ -87,7 +99,7 @@ func Build(def ToolDef) (*Tool, error) {
 		errs = append(errs, errors.New("call is required"))
 	}
 	if def.MaxResultSizeChars < 0 || math.IsNaN(def.MaxResultSizeChars) {
-		errs = append(errs, fmt.Errorf("maxResultSizeChars must be a positive number or math.huge, got %v", def.MaxResultSizeChars))
+		errs = append(errs, fmt.Errorf("maxResultSizeChars must be positive, or infinite for never (0 means the default), got %v", def.MaxResultSizeChars))
 	}
 	t := &Tool{def: def}
 	if def.InputSchema == nil {
@@ -165,11 +177,15 @@ func (t *Tool) UserFacingName(ctx context.Context, input map[string]any) string 
 
 // IsEnabled reports whether the tool is offered at all; false on error.
 func (t *Tool) IsEnabled(ctx context.Context) bool {
-	if t.def.IsEnabled == nil {
-		return true
-	}
-	ok, err := t.def.IsEnabled(ctx)
+	ok, err := t.enabled(ctx)
 	return err == nil && ok
+}
+
+func (t *Tool) enabled(ctx context.Context) (bool, error) {
+	if t.def.IsEnabled == nil {
+		return true, nil
+	}
+	return t.def.IsEnabled(ctx)
 }
 
 // IsReadOnly reports whether the call changes nothing; false when absent or on error.
@@ -261,6 +277,16 @@ func (t *Tool) RuleContent(ctx context.Context, input map[string]any) (content s
 // "" (never auto-approved) when absent or on error.
 func (t *Tool) ToAutoClassifierInput(ctx context.Context, input map[string]any) string {
 	return stringOr(t.def.ToAutoClassifierInput, ctx, input, "")
+}
+
+// ValidateOutput checks data against the tool's outputSchema; nil when the tool
+// declares none. The pipeline does not call it (as in the original, the output schema
+// is documentation and a test aid); hosts and luatool test do.
+func (t *Tool) ValidateOutput(data any) error {
+	if t.output == nil {
+		return nil
+	}
+	return t.output.Validate(data)
 }
 
 // MapResult turns data into tool_result content: by the tool's mapResult when it has

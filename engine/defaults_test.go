@@ -343,9 +343,10 @@ func TestRegistry(t *testing.T) {
 		def.Name, def.Aliases, def.Source = name, aliases, "go:"+name
 		return mustBuild(t, def)
 	}
-	reg, err := NewRegistry(bg, []*Tool{mk("Write"), mk("Read", "Cat"), mk("Grep")})
-	if err != nil {
-		t.Fatal(err)
+	enabled := func(t *Tool) (bool, error) { return t.enabled(bg) }
+	reg, diags := newRegistry([]*Tool{mk("Write"), mk("Read", "Cat"), mk("Grep")}, enabled)
+	if len(diags) > 0 {
+		t.Fatal(diags)
 	}
 	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Grep", "Read", "Write"}) {
 		t.Errorf("Names = %v, want sorted", got)
@@ -359,9 +360,30 @@ func TestRegistry(t *testing.T) {
 	if s := reg.Suggest("Reed"); s != "Read" {
 		t.Errorf("Suggest(Reed) = %q", s)
 	}
-	_, err = NewRegistry(bg, []*Tool{mk("Read"), mk("Cat", "Read")})
-	if err == nil || !strings.Contains(err.Error(), "go:Read") || !strings.Contains(err.Error(), "go:Cat") {
-		t.Errorf("collision error = %v, want both sources named", err)
+
+	// An alias that is another tool's name is ignored, with a warning naming both;
+	// the snapshot still serves every tool.
+	reg, diags = newRegistry([]*Tool{mk("Read"), mk("Cat", "Read")}, enabled)
+	if len(diags) != 1 || diags[0].File != "go:Cat" || !strings.Contains(diags[0].Message, "go:Read") {
+		t.Errorf("diagnostics = %v, want one warning on go:Cat naming go:Read", diags)
+	}
+	if tool, _ := reg.Lookup("Read"); tool == nil || tool.Name() != "Read" {
+		t.Error("an alias took over a tool's name")
+	}
+	if _, ok := reg.Lookup("Cat"); !ok {
+		t.Error("the tool with the ignored alias is gone")
+	}
+
+	// Two tools claiming one alias: the later one wins, with a warning.
+	reg, diags = newRegistry([]*Tool{mk("Old", "Cat"), mk("New", "Cat")}, enabled)
+	if tool, _ := reg.Lookup("Cat"); tool == nil || tool.Name() != "New" || len(diags) != 1 {
+		t.Errorf("Cat -> %v, diagnostics %v; want New and one warning", tool, diags)
+	}
+
+	// A tool whose isEnabled fails is hidden, with a warning that says why.
+	reg, diags = newRegistry([]*Tool{mk("Read")}, func(*Tool) (bool, error) { return false, errors.New("boom") })
+	if len(reg.Names()) != 0 || len(diags) != 1 || !strings.Contains(diags[0].Message, "isEnabled failed: boom") {
+		t.Errorf("names %v, diagnostics %v", reg.Names(), diags)
 	}
 }
 

@@ -30,7 +30,8 @@ type Options struct {
 	// Limits bound the Lua states.
 	Limits bindings.Limits
 	// Timeout bounds each call (validation, permission checks and the call itself;
-	// not the time a person takes to answer an ask). Zero means DefaultTimeout.
+	// not the time a person takes to answer an ask). Zero means DefaultTimeout. Lua
+	// code is stopped at the deadline; a Go-native tool must watch its context.
 	Timeout time.Duration
 	// Cwd is the working directory tools see; Roots are the directories they may touch.
 	// Cwd defaults to the first root, Roots to [Cwd].
@@ -112,7 +113,12 @@ func New(opts Options) (*Engine, error) {
 		opts.State = NewState()
 	}
 	e := &Engine{opts: opts}
+	seen := map[string]bool{}
 	for _, def := range opts.Tools {
+		if seen[def.Name] {
+			return nil, fmt.Errorf("tool %s: two Go tools have this name", def.Name)
+		}
+		seen[def.Name] = true
 		if def.Source == "" {
 			def.Source = "go:" + def.Name
 		}
@@ -122,10 +128,7 @@ func New(opts Options) (*Engine, error) {
 		}
 		e.goTools = append(e.goTools, t)
 	}
-	reg, err := newRegistry(e.goTools, e.isEnabled)
-	if err != nil {
-		return nil, err
-	}
+	reg, _ := newRegistry(e.goTools, e.isEnabled)
 	e.snapshot.Store(reg)
 	return e, nil
 }
@@ -156,29 +159,23 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 		tools, d := e.loadSource(src)
 		diags = append(diags, d...)
 		for _, t := range tools {
-			loaded = append(loaded, t)
 			if prev, ok := byName[t.Name()]; ok {
 				diags = append(diags, Diagnostic{File: t.Source(), Severity: SeverityNotice,
 					Message: fmt.Sprintf("tool %s overrides the one from %s", t.Name(), prev.Source())})
+				loaded = removeTool(loaded, t.Name())
 			} else {
 				order = append(order, t.Name())
 			}
 			byName[t.Name()] = t
+			loaded = append(loaded, t)
 		}
 	}
 	tools := make([]*Tool, 0, len(order))
 	for _, name := range order {
 		tools = append(tools, byName[name])
 	}
-	reg, err := newRegistry(tools, e.isEnabled)
-	if err != nil {
-		// Aliases colliding across tools: keep the previous snapshot serving.
-		diags = append(diags, Diagnostic{Severity: SeverityError, Message: err.Error()})
-		for _, t := range loaded {
-			t.close()
-		}
-		return diags
-	}
+	reg, d := newRegistry(tools, e.isEnabled)
+	diags = append(diags, d...)
 	old := e.owned
 	e.owned = loaded
 	e.snapshot.Store(reg)
@@ -188,12 +185,13 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 	return diags
 }
 
-// isEnabled asks a tool whether it is enabled, within the call timeout: a tool whose
-// isEnabled hangs is disabled, not a reason for loading to hang.
-func (e *Engine) isEnabled(t *Tool) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Timeout)
+// isEnabled asks a tool whether it is enabled, within the init timeout of the limits
+// (5 s by default): a tool whose isEnabled hangs is hidden, not a reason for loading to
+// hang.
+func (e *Engine) isEnabled(t *Tool) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Limits.WithDefaults().InitTimeout)
 	defer cancel()
-	return t.IsEnabled(ctx)
+	return t.enabled(ctx)
 }
 
 // loadSource loads the tool files of one source.
@@ -216,7 +214,7 @@ func (e *Engine) loadSource(src Source) ([]*Tool, []Diagnostic) {
 			diags = append(diags, Diagnostic{File: file, Severity: SeverityError, Message: err.Error()})
 			continue
 		}
-		t, d := e.LoadFile(file, data)
+		t, d := e.loadFile(file, data)
 		diags = append(diags, d...)
 		if t == nil {
 			continue
@@ -253,9 +251,9 @@ func IsToolFile(name string) bool {
 		!strings.HasSuffix(name, ".d.lua") && !strings.HasPrefix(name, ".")
 }
 
-// LoadFile loads one Lua tool file with the engine's modules and limits and builds it.
+// loadFile loads one Lua tool file with the engine's modules and limits and builds it.
 // It returns nil and at least one error diagnostic when the file cannot be served.
-func (e *Engine) LoadFile(file string, src []byte) (*Tool, []Diagnostic) {
+func (e *Engine) loadFile(file string, src []byte) (*Tool, []Diagnostic) {
 	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.opts.Modules})
 	if HasErrors(diags) {
 		return nil, diags
@@ -263,8 +261,9 @@ func (e *Engine) LoadFile(file string, src []byte) (*Tool, []Diagnostic) {
 	t, err := Build(def)
 	if err != nil {
 		def.Close()
+		lines := memberLines(file, src)
 		for _, msg := range strings.Split(err.Error(), "\n") {
-			diags = append(diags, Diagnostic{File: file, Line: memberLine(src, leadingMember(msg)), Severity: SeverityError, Message: msg})
+			diags = append(diags, Diagnostic{File: file, Line: lines[leadingMember(msg)], Severity: SeverityError, Message: msg})
 		}
 		return nil, diags
 	}

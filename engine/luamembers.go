@@ -267,18 +267,33 @@ func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, c
 	return r, err
 }
 
-var resultKeys = map[string]bool{"data": true, "newMessages": true, "contextModifier": true, "mcpMeta": true}
+var resultKeys = map[string]bool{"data": true, "newMessages": true, "mcpMeta": true}
+
+// A CallError is the failure a Lua call reported by returning nil (or false) and a
+// message, the Lua convention for expected failures. Its text is the message alone.
+type CallError struct{ Message string }
+
+func (e *CallError) Error() string { return e.Message }
 
 // call runs the tool. It accepts a ToolResult table, or a string, number, boolean or
-// nil as shorthand for {data = value}.
+// nil as shorthand for {data = value}; nil or false followed by a string is a failure
+// with that message.
 func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *CallContext) (*ToolResult, error) {
 	var r ToolResult
 	err := lt.invoke(ctx, cc, "call", inputArgs(input, cc), func(vm *bindings.VM, out []lua.LValue) error {
+		if len(out) > 1 && !lua.LVAsBool(out[0]) {
+			if msg, ok := out[1].(lua.LString); ok {
+				return &CallError{Message: string(msg)}
+			}
+		}
 		switch v := first(out).(type) {
 		case lua.LString, lua.LNumber, lua.LBool, *lua.LNilType:
 			d, err := vm.FromLua(v)
+			if err != nil {
+				return fmt.Errorf("call result data: %w", err)
+			}
 			r.Data = d
-			return err
+			return nil
 		case *lua.LTable:
 			var bad string
 			v.ForEach(func(k, _ lua.LValue) {
@@ -286,6 +301,9 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *CallConte
 					bad = k.String()
 				}
 			})
+			if bad == "contextModifier" {
+				return fmt.Errorf("call returned a contextModifier, which this version does not support yet")
+			}
 			if bad != "" {
 				return fmt.Errorf("call returned a table with key %q; return {data = ...} (a ToolResult) or a string, number or boolean", bad)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -146,8 +145,12 @@ func scriptDiagnostic(file string, err error) Diagnostic {
 // define checks the table the chunk returned and builds the ToolDef around it.
 func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 	var diags []Diagnostic
+	var lines map[string]int
 	problem := func(sev Severity, member, format string, args ...any) {
-		diags = append(diags, Diagnostic{File: lt.file, Line: memberLine(src, member), Severity: sev, Message: fmt.Sprintf(format, args...)})
+		if lines == nil {
+			lines = memberLines(lt.file, src)
+		}
+		diags = append(diags, Diagnostic{File: lt.file, Line: lines[member], Severity: sev, Message: fmt.Sprintf(format, args...)})
 	}
 	tbl, ok := vm.Main.(*lua.LTable)
 	if !ok {
@@ -207,11 +210,15 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 			problem(SeverityError, "", "required member %s is missing", name)
 		}
 	}
-	if HasErrors(diags) {
-		return ToolDef{}, diags
-	}
 
-	def.Name = string(get("name").(lua.LString))
+	// Take every member that has the right kind, so that one mistake does not hide
+	// the next: check reports them all.
+	if v, ok := get("name").(lua.LString); ok {
+		def.Name = string(v)
+		if err := nameError(def.Name); err != nil {
+			problem(SeverityError, "name", "%v", err)
+		}
+	}
 	if v, ok := get("aliases").(*lua.LTable); ok {
 		for i := 1; i <= v.Len(); i++ {
 			def.Aliases = append(def.Aliases, lua.LVAsString(v.RawGetInt(i)))
@@ -248,6 +255,20 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 		} else {
 			def.OutputSchema = obj
 		}
+	}
+	if HasErrors(diags) {
+		// Build will not run: report the schemas' own problems here.
+		if def.InputSchema != nil {
+			if _, err := CompileSchema(def.InputSchema); err != nil {
+				problem(SeverityError, "inputSchema", "inputSchema: %v", err)
+			}
+		}
+		if def.OutputSchema != nil {
+			if _, err := compileAnySchema(def.OutputSchema); err != nil {
+				problem(SeverityError, "outputSchema", "outputSchema: %v", err)
+			}
+		}
+		return ToolDef{}, diags
 	}
 
 	lt.defineFunctions(&def, get)
@@ -299,19 +320,6 @@ func typeName(v lua.LValue) string {
 		return fmt.Sprintf("the string %q", string(s))
 	}
 	return "a " + v.Type().String()
-}
-
-// memberLine finds the line where member is assigned in src, or 0.
-func memberLine(src []byte, member string) int {
-	if member == "" {
-		return 0
-	}
-	re := regexp.MustCompile(`(?m)(?:^|[\s{,;])(?:[A-Za-z_][A-Za-z0-9_]*\.)?` + regexp.QuoteMeta(member) + `\s*=[^=]`)
-	loc := re.FindIndex(src)
-	if loc == nil {
-		return 0
-	}
-	return strings.Count(string(src[:loc[0]]), "\n") + 1
 }
 
 // with runs fn on a pooled state under ctx, with the call's log going to cc.Log.

@@ -48,7 +48,7 @@ func newTestEngine(t *testing.T, opts Options) *Engine {
 	return e
 }
 
-// loadLua loads src as t.lua with LoadFile.
+// loadLua loads src as t.lua with loadFile.
 func loadLua(t *testing.T, src string) (*Tool, []Diagnostic) {
 	t.Helper()
 	return loadLuaWith(t, Options{}, src)
@@ -57,7 +57,7 @@ func loadLua(t *testing.T, src string) (*Tool, []Diagnostic) {
 func loadLuaWith(t *testing.T, opts Options, src string) (*Tool, []Diagnostic) {
 	t.Helper()
 	e := newTestEngine(t, opts)
-	tool, diags := e.LoadFile("t.lua", []byte(src))
+	tool, diags := e.loadFile("t.lua", []byte(src))
 	if tool != nil {
 		t.Cleanup(tool.close)
 	}
@@ -985,22 +985,23 @@ func TestAliasesLookup(t *testing.T) {
 	}
 }
 
-func TestAliasCollisionKeepsThePreviousSnapshot(t *testing.T) {
-	good := writeDir(t, map[string]string{"a.lua": namedTool("A", "a")})
+// An alias that is another tool's name cannot take the tool over, and does not cost
+// the other tools their snapshot: it is ignored with a warning.
+func TestAliasCollisionIsIgnored(t *testing.T) {
 	clash := writeDir(t, map[string]string{
 		"a.lua": namedTool("A", "a2"),
 		"b.lua": luaSourceWith(`name = "B",`, `aliases = {"A"},`, memberPrompt, memberSchema, memberCall),
 	})
-	e, diags := loadDirs(t, Options{}, good)
-	if HasErrors(diags) {
-		t.Fatal(diagText(diags))
+	e := newTestEngine(t, Options{})
+	diags := e.Load(DirSource(clash))
+	if _, ok := findDiag(diags, SeverityWarning, "alias A of tool B is ignored"); !ok {
+		t.Errorf("no warning for the alias collision:\n%s", diagText(diags))
 	}
-	diags = e.Load(DirSource(clash))
-	if _, ok := findDiag(diags, SeverityError, `"A"`); !ok {
-		t.Errorf("no error for the alias collision:\n%s", diagText(diags))
+	if r := e.Call(bg, ToolUse{ID: "1", Name: "A", Input: []byte(`{}`)}); r.Block.Content.String() != "a2" {
+		t.Errorf("A answered %q; the alias must not take over the name", r.Block.Content.String())
 	}
-	if r := e.Call(bg, ToolUse{ID: "1", Name: "A", Input: []byte(`{}`)}); r.Block.Content.String() != "a" {
-		t.Errorf("after a failed load, A answered %q; want the previous snapshot", r.Block.Content.String())
+	if _, ok := e.Registry().Lookup("B"); !ok {
+		t.Error("B is not served")
 	}
 }
 
@@ -1012,19 +1013,20 @@ func TestLoadMissingDirectory(t *testing.T) {
 	}
 }
 
-// TestIsEnabledIsBoundedByTheCallTimeout exposes a bug: the registry asks isEnabled
-// under context.Background, so a tool whose isEnabled never returns hangs Load (and
-// every reload) forever. Here isEnabled spins for 3 s, well past the engine's 200 ms
-// timeout: Load must come back within the timeout and leave the tool out (isEnabled
-// failing is false). With the bug, Load takes the whole 3 s and offers the tool.
-func TestIsEnabledIsBoundedByTheCallTimeout(t *testing.T) {
+// TestIsEnabledIsBounded: a tool whose isEnabled never returns must not hang Load (and
+// every reload). Here isEnabled spins for 3 s, well past the 200 ms init timeout: Load
+// must come back within it, leave the tool out (isEnabled failing is false) and say so.
+func TestIsEnabledIsBounded(t *testing.T) {
 	dir := writeDir(t, map[string]string{
 		"slow.lua": luaSource(`isEnabled = function() local t0 = os.clock() while os.clock() - t0 < 3 do end return true end,`),
 		"ok.lua":   namedTool("Ok", "ok"),
 	})
-	e := newTestEngine(t, Options{Timeout: 200 * time.Millisecond})
+	e := newTestEngine(t, Options{Limits: bindings.Limits{InitTimeout: 200 * time.Millisecond}})
 	start := time.Now()
-	e.Load(DirSource(dir))
+	diags := e.Load(DirSource(dir))
+	if _, ok := findDiag(diags, SeverityWarning, "isEnabled failed"); !ok {
+		t.Errorf("no warning for the isEnabled that timed out:\n%s", diagText(diags))
+	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Load took %v: isEnabled runs without a deadline", d.Round(time.Millisecond))
 	}

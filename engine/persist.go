@@ -37,7 +37,7 @@ func (e *Engine) persistIfLarge(t *Tool, toolUseID string, c Content) (Content, 
 	if err != nil {
 		return c, ""
 	}
-	return Text(persistedText(text, path)), path
+	return Text(persistedText(text, size, path)), path
 }
 
 // writeResult stores a result once: a replay of the same tool_use id keeps the file.
@@ -74,11 +74,13 @@ func (e *Engine) results() (string, error) {
 	return e.resultsDir, e.resultsErr
 }
 
-func persistedText(text, path string) string {
+// persistedText is the <persisted-output> block; size is in characters, the unit of
+// the threshold.
+func persistedText(text string, size int, path string) string {
 	preview, more := previewOf(text)
 	var b strings.Builder
 	b.WriteString("<persisted-output>\n")
-	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", formatSize(len(text)), path)
+	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", formatSize(size), path)
 	b.WriteString("Preview (first 2KB):\n")
 	b.WriteString(preview)
 	if more {

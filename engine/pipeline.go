@@ -57,6 +57,9 @@ type Result struct {
 	Log []string
 	// PersistedPath is the file holding the whole result when it was too large.
 	PersistedPath string
+	// Err is the error that ended a failed call or mapResult, for the host's logs (a
+	// *bindings.ScriptError from Lua carries a traceback). The model sees Block only.
+	Err error
 }
 
 // PermissionRequest is what CanUseTool is asked about.
@@ -139,7 +142,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *St
 
 	// 3. Schema: decode, coerce, fill defaults, validate.
 	stage = StageInput
-	input, err := decodeInput(use.Input)
+	input, err := decodeInput(use.Input, e.opts.Limits.WithDefaults().MaxDepth)
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -176,6 +179,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *St
 	stage = StageCall
 	tr, err := t.def.Call(bounded, input, cc)
 	if err != nil {
+		r.Err = err
 		return r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
 	}
 	if tr == nil {
@@ -187,6 +191,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *St
 	stage = StageResult
 	content, err := t.MapResult(bounded, tr.Data, use.ID)
 	if err != nil {
+		r.Err = err
 		return r.fail(StageResult, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
 	}
 	if isEmpty(content) {
@@ -266,13 +271,19 @@ func (e *Engine) updatedInput(t *Tool, in map[string]any) (map[string]any, strin
 	return in, ""
 }
 
-func decodeInput(raw []byte) (map[string]any, error) {
+// decodeInput parses a tool_use input: a JSON object (empty means {}) nested at most
+// maxDepth deep, the limit of the conversion to Lua, so that it fails here as invalid
+// input rather than later inside the call.
+func decodeInput(raw []byte, maxDepth int) (map[string]any, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return map[string]any{}, nil
 	}
 	v, err := jsonvalue.Decode(raw)
 	if err != nil {
 		return nil, &ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
+	}
+	if d := jsonvalue.Depth(v); d > maxDepth {
+		return nil, &ValidationError{Problems: []string{fmt.Sprintf("The input nests %d levels deep; at most %d are allowed", d, maxDepth)}}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"sort"
 
@@ -18,33 +17,47 @@ type Registry struct {
 	byName map[string]*Tool
 }
 
-// NewRegistry builds a snapshot. A name or alias claimed by two tools is an error
-// naming both sources.
-func NewRegistry(ctx context.Context, tools []*Tool) (*Registry, error) {
-	return newRegistry(tools, func(t *Tool) bool { return t.IsEnabled(ctx) })
-}
-
-// newRegistry builds a snapshot of the tools for which enabled answers true.
-func newRegistry(tools []*Tool, enabled func(*Tool) bool) (*Registry, error) {
+// newRegistry builds a snapshot of tools, listed in order of precedence: their names
+// are unique (the caller has resolved overrides), and a later tool wins an alias two
+// tools claim. An alias that is another tool's name is ignored. enabled tells whether
+// a tool is offered; when it cannot tell, the tool is hidden with a warning. Problems
+// come back as diagnostics: a snapshot is always built.
+func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, []Diagnostic) {
+	var diags []Diagnostic
+	warn := func(t *Tool, format string, args ...any) {
+		diags = append(diags, Diagnostic{File: t.Source(), Severity: SeverityWarning, Message: fmt.Sprintf(format, args...)})
+	}
 	r := &Registry{byName: map[string]*Tool{}}
 	for _, t := range tools {
-		if !enabled(t) {
-			continue
+		ok, err := enabled(t)
+		if err != nil {
+			warn(t, "tool %s is hidden: isEnabled failed: %v", t.Name(), err)
 		}
-		for _, name := range append([]string{t.Name()}, t.Aliases()...) {
-			if other, dup := r.byName[name]; dup {
-				return nil, fmt.Errorf("tool name %q is declared by both %s and %s", name, other.Source(), t.Source())
+		if ok {
+			r.tools = append(r.tools, t)
+			r.byName[t.Name()] = t
+		}
+	}
+	aliasOf := map[string]*Tool{}
+	for _, t := range r.tools {
+		for _, a := range t.Aliases() {
+			if owner, ok := r.byName[a]; ok && aliasOf[a] == nil {
+				warn(t, "alias %s of tool %s is ignored: it is the name of the tool from %s", a, t.Name(), owner.Source())
+				continue
 			}
-			r.byName[name] = t
+			if prev, ok := aliasOf[a]; ok {
+				warn(prev, "alias %s of tool %s is taken over by tool %s from %s", a, prev.Name(), t.Name(), t.Source())
+			}
+			aliasOf[a] = t
+			r.byName[a] = t
 		}
-		r.tools = append(r.tools, t)
 	}
 	sort.Slice(r.tools, func(i, j int) bool { return r.tools[i].Name() < r.tools[j].Name() })
 	r.names = make([]string, len(r.tools))
 	for i, t := range r.tools {
 		r.names[i] = t.Name()
 	}
-	return r, nil
+	return r, diags
 }
 
 // Lookup finds a tool by name or alias.

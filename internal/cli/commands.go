@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,12 +11,15 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 )
 
 // withTools opens the default sources, reports load problems on stderr and runs fn
-// with the session. Commands that serve tools keep going when some files failed.
-func (a *app) withTools(fn func(s *session) int) int {
+// with the session: commands keep serving the tools that loaded. A strict command
+// (one whose output describes the whole set, like list and schema) then exits 2 when
+// a file failed to load, so that a script does not take a partial set for the whole.
+func (a *app) withTools(strict bool, fn func(s *session) int) int {
 	srcs, err := a.sources()
 	if err != nil {
 		return a.errorf("%v", err)
@@ -24,8 +28,13 @@ func (a *app) withTools(fn func(s *session) int) int {
 	if err != nil {
 		return a.errorf("%v", err)
 	}
+	defer s.close()
 	a.report(s.diags)
-	return fn(s)
+	code := fn(s)
+	if strict && code == ExitOK && engine.HasErrors(s.diags) {
+		return ExitUsage
+	}
+	return code
 }
 
 func (a *app) printJSON(v any) {
@@ -44,7 +53,9 @@ type toolFlags struct {
 	Deferred        bool `json:"deferred"`
 }
 
-func flagsOf(ctx context.Context, t *engine.Tool) toolFlags {
+func (a *app) flagsOf(t *engine.Tool) toolFlags {
+	ctx, cancel := a.bounded()
+	defer cancel()
 	in := map[string]any{}
 	return toolFlags{
 		ReadOnly:        t.IsReadOnly(ctx, in),
@@ -76,8 +87,7 @@ func runList(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("list takes no arguments")
 	}
-	return a.withTools(func(s *session) int {
-		ctx := context.Background()
+	return a.withTools(true, func(s *session) int {
 		tools := s.eng.Registry().Tools()
 		if a.cfg.json {
 			type entry struct {
@@ -88,7 +98,7 @@ func runList(a *app, args []string) int {
 			}
 			out := make([]entry, 0, len(tools))
 			for _, t := range tools {
-				out = append(out, entry{Name: t.Name(), Aliases: t.Aliases(), Source: t.Source(), toolFlags: flagsOf(ctx, t)})
+				out = append(out, entry{Name: t.Name(), Aliases: t.Aliases(), Source: t.Source(), toolFlags: a.flagsOf(t)})
 			}
 			a.printJSON(out)
 			return ExitOK
@@ -96,7 +106,7 @@ func runList(a *app, args []string) int {
 		w := newTable(a.stdout)
 		w.row("NAME", "FLAGS", "SOURCE")
 		for _, t := range tools {
-			w.row(t.Name(), flagsOf(ctx, t).String(), t.Source())
+			w.row(t.Name(), a.flagsOf(t).String(), t.Source())
 		}
 		w.flush()
 		return ExitOK
@@ -107,8 +117,9 @@ func runDescribe(a *app, args []string) int {
 	if len(args) != 1 {
 		return a.errorf("usage: luatool describe NAME")
 	}
-	return a.withTools(func(s *session) int {
-		ctx := context.Background()
+	return a.withTools(false, func(s *session) int {
+		ctx, cancel := a.bounded()
+		defer cancel()
 		reg := s.eng.Registry()
 		t, ok := reg.Lookup(args[0])
 		if !ok {
@@ -131,7 +142,7 @@ func runDescribe(a *app, args []string) int {
 			a.printJSON(map[string]any{
 				"name": t.Name(), "aliases": t.Aliases(), "source": t.Source(), "searchHint": t.SearchHint(),
 				"userFacingName": t.UserFacingName(ctx, in), "description": t.Description(ctx, in),
-				"prompt": prompt, "flags": flagsOf(ctx, t), "interruptBehavior": t.InterruptBehavior(ctx),
+				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
 			})
 			return ExitOK
@@ -146,7 +157,7 @@ func runDescribe(a *app, args []string) int {
 		if t.SearchHint() != "" {
 			tab.row("search hint:", t.SearchHint())
 		}
-		tab.row("flags (input {}):", flagsOf(ctx, t).String())
+		tab.row("flags (input {}):", a.flagsOf(t).String())
 		tab.row("interrupt:", t.InterruptBehavior(ctx))
 		if maxChars == nil {
 			tab.row("results persisted:", "never")
@@ -180,27 +191,36 @@ func runCall(a *app, args []string) int {
 			input = string(b)
 		}
 	}
-	return a.withTools(func(s *session) int {
-		ctx := context.Background()
+	return a.withTools(false, func(s *session) int {
 		use := engine.ToolUse{ID: "toolu_cli", Name: args[0], Input: json.RawMessage(input)}
 		reg := s.eng.Registry()
 		if !a.cfg.json {
 			if t, ok := reg.Lookup(use.Name); ok {
 				var in map[string]any
 				json.Unmarshal(use.Input, &in)
+				ctx, cancel := a.bounded()
 				fmt.Fprintf(a.stderr, "● %s\n", t.RenderToolUse(ctx, in))
+				cancel()
 			}
 		}
-		r := s.eng.Call(ctx, use)
+		r := s.eng.Call(context.Background(), use)
 		for _, line := range r.Log {
 			fmt.Fprintf(a.stderr, "  log: %s\n", line)
+		}
+		var se *bindings.ScriptError
+		if errors.As(r.Err, &se) && se.Traceback != "" {
+			fmt.Fprintf(a.stderr, "  %s\n", strings.ReplaceAll(se.Traceback, "\n", "\n  "))
 		}
 		if a.cfg.json {
 			a.printJSON(r.Block)
 		} else {
-			a.printResult(ctx, r)
+			a.printResult(r)
 		}
-		if r.Block.IsError {
+		switch {
+		case r.Stage == engine.StageLookup && engine.HasErrors(s.diags):
+			fmt.Fprintf(a.stderr, "luatool: some tool files failed to load (above); %s may be one of them\n", use.Name)
+			return ExitUsage
+		case r.Block.IsError:
 			return ExitTool
 		}
 		return ExitOK
@@ -209,15 +229,16 @@ func runCall(a *app, args []string) int {
 
 // printResult shows a result: the content the model gets on stdout, so that it can be
 // piped, and the tool's own rendering of the outcome on stderr beside the tool use.
-func (a *app) printResult(ctx context.Context, r *engine.Result) {
+func (a *app) printResult(r *engine.Result) {
 	if r.Tool != nil {
+		ctx, cancel := a.bounded()
+		defer cancel()
 		var summary string
 		switch {
 		case r.Block.IsError && r.Stage == engine.StagePermission:
 			summary = r.Tool.RenderRejected(ctx, r.Input)
 		case r.Block.IsError:
-			text := strings.TrimPrefix(r.Block.Content.String(), "<tool_use_error>")
-			summary = r.Tool.RenderError(ctx, firstLine(text))
+			summary = r.Tool.RenderError(ctx, errorSummary(r.Block.Content.String()))
 		default:
 			summary = r.Tool.RenderResult(ctx, r.Data)
 		}
@@ -236,9 +257,15 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+// errorSummary shortens an error text to one line for a person: without the
+// <tool_use_error> wrapper, and for a list of problems, the first problem.
+func errorSummary(s string) string {
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "<tool_use_error>"), "</tool_use_error>")
+	lines := strings.Split(s, "\n")
+	if len(lines) > 1 && strings.HasSuffix(lines[0], ":") {
+		return lines[1]
+	}
+	return lines[0]
 }
 
 func runSchema(a *app, args []string) int {
@@ -248,12 +275,13 @@ func runSchema(a *app, args []string) int {
 	if a.cfg.format != "anthropic" {
 		return a.errorf("unknown schema format %q; supported: anthropic", a.cfg.format)
 	}
-	return a.withTools(func(s *session) int {
-		ctx := context.Background()
+	return a.withTools(true, func(s *session) int {
 		reg := s.eng.Registry()
 		var out []map[string]any
 		for _, t := range reg.Tools() {
+			ctx, cancel := a.bounded()
 			prompt, err := t.Prompt(ctx, engine.PromptOptions{Tools: reg.Names()})
+			cancel()
 			if err != nil {
 				return a.errorf("%s: prompt: %v", t.Name(), err)
 			}
@@ -283,6 +311,7 @@ func runCheck(a *app, args []string) int {
 	if err != nil {
 		return a.errorf("%v", err)
 	}
+	defer s.close()
 	engine.SortDiagnostics(s.diags)
 	failed := engine.HasErrors(s.diags)
 	names := s.eng.Registry().Names()

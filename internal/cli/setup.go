@@ -16,9 +16,13 @@ import (
 
 // session is an engine wired for one command, with the diagnostics of its load.
 type session struct {
-	eng   *engine.Engine
-	diags []engine.Diagnostic
+	eng     *engine.Engine
+	diags   []engine.Diagnostic
+	results string
 }
+
+// close removes the results directory if no result was persisted in it.
+func (s *session) close() { os.Remove(s.results) }
 
 // sources lists the tool directories in order: the embedded standard set,
 // $XDG_CONFIG_HOME/luatool/tools, ./.luatool/tools, then each --tools DIR. The two
@@ -62,7 +66,21 @@ func userToolsDir() string {
 	return filepath.Join(base, "luatool", "tools")
 }
 
-// open builds the engine over srcs with the standard host modules confined to the root.
+// bounded returns a context bounded by the call timeout, for the tool members the
+// CLI asks directly (flags, prompts, renderings): a member that never returns must not
+// hang the command.
+func (a *app) bounded() (context.Context, context.CancelFunc) {
+	timeout := a.cfg.timeout
+	if timeout <= 0 {
+		timeout = engine.DefaultTimeout
+	}
+	return context.WithTimeout(context.Background(), timeout)
+}
+
+// open builds the engine over srcs with the standard host modules confined to the
+// root. Results too large to show inline are written to a directory of this run's own,
+// which the file tools may read too, so that the model can open what it is pointed at;
+// close removes the directory when nothing was written to it.
 func (a *app) open(srcs []engine.Source) (*session, error) {
 	root := a.cfg.root
 	if root == "" {
@@ -79,8 +97,13 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--root %s: not a directory", root)
 	}
-	mods, err := builtin.Standard([]string{root})
+	results, err := os.MkdirTemp("", "luatool-results-")
 	if err != nil {
+		return nil, err
+	}
+	mods, err := builtin.Standard([]string{root, results})
+	if err != nil {
+		os.Remove(results)
 		return nil, err
 	}
 	var eng *engine.Engine
@@ -90,19 +113,23 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 			progressMu.Lock()
 			defer progressMu.Unlock()
 			if t, ok := eng.Registry().Lookup(ev.Tool); ok && !a.cfg.json {
-				fmt.Fprintf(a.stderr, "  … %s\n", t.RenderProgress(context.Background(), ev.Data))
+				ctx, cancel := a.bounded()
+				defer cancel()
+				fmt.Fprintf(a.stderr, "  … %s\n", t.RenderProgress(ctx, ev.Data))
 			}
 		},
 		Modules:    mods,
+		ResultsDir: results,
 		Timeout:    a.cfg.timeout,
 		Cwd:        root,
 		Roots:      []string{root},
 		CanUseTool: a.canUseTool(),
 	})
 	if err != nil {
+		os.Remove(results)
 		return nil, err
 	}
-	return &session{eng: eng, diags: eng.Load(srcs...)}, nil
+	return &session{eng: eng, diags: eng.Load(srcs...), results: results}, nil
 }
 
 // canUseTool answers asks: allow with --yes, a prompt on a terminal, otherwise none

@@ -91,6 +91,25 @@ func Encode(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// Depth returns how deeply containers nest in v: 0 for a scalar, 1 for a flat array
+// or object.
+func Depth(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			d = max(d, Depth(e))
+		}
+	case []any:
+		for _, e := range x {
+			d = max(d, Depth(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
+}
+
 // JoinKey appends an object key to a path such as "$.a[0]", quoting keys that are
 // not plain identifiers.
 func JoinKey(path, key string) string {

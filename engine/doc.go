@@ -1,0 +1,51 @@
+// Package engine runs LLM-agent tools: the Tool contract of Claude Code, its
+// fail-closed defaults, JSON Schema validation of every input, the permission step,
+// the call under a deadline, and the mapping of results for the model.
+//
+// # Tools
+//
+// A tool is a ToolDef: a name, a prompt (the description the model reads), an input
+// schema and a Call function, plus optional members. Build merges the defaults of
+// defaults.go into a ToolDef and compiles its schema; the result, a *Tool, answers
+// every question of the contract, taking the safe answer whenever a member is absent
+// or fails (not read-only, not concurrency-safe, ask before running).
+//
+// Tools are usually Lua files. Each returns a table with the members of the contract;
+// LoadLua turns a file into a ToolDef whose functions run in sandboxed Lua states
+// (package bindings). Go hosts add Go-native tools through Options.Tools; they go
+// through the same defaults and pipeline.
+//
+// # The engine
+//
+// New builds an Engine; Load reads directories of tool files (Sources) and swaps in a
+// new Registry, an immutable snapshot of the tools on offer. Call runs one tool_use
+// through the pipeline, in the original system's order:
+//
+//  1. look the tool up by name or alias ("No such tool available", with a hint);
+//  2. stop if the context is already cancelled;
+//  3. decode the input, coerce numeric and boolean strings, fill defaults and
+//     validate it against the schema (InputValidationError, one line a problem);
+//  4. the tool's validateInput;
+//  5. the permission step: the tool's checkPermissions, with an ask going to
+//     Options.CanUseTool, and no callback meaning deny;
+//  6. call, under Options.Timeout;
+//  7. mapResult; an empty result becomes "(NAME completed with no output)"; a result
+//     over the tool's threshold is written to a file and replaced by a preview.
+//
+// Every call yields exactly one Result holding one tool_result block, whatever goes
+// wrong; a panic in a Go tool is that call's error, not the host's.
+//
+// The deadline stops Lua code wherever it is. Go code is cooperative: a Go-native
+// tool must watch its context, as any Go function that takes one should.
+//
+// # Embedding
+//
+// The examples in example_test.go show the common tasks: loading a directory of Lua
+// tools and calling one, adding a Go-native tool, and offering Go functions and
+// values to Lua as a module (a bindings.Module in Options.Modules, which tools load
+// with require). Capabilities are opt-in: a Lua tool reaches nothing the host did not
+// hand in.
+//
+// An Engine is safe for concurrent use. Each call runs on the snapshot current when
+// it started; a Load in the meantime does not disturb it.
+package engine
