@@ -125,7 +125,7 @@ func Build(def ToolDef) (*Tool, error) {
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.def.Name }
 
-// Aliases returns the other names lookup accepts.
+// Aliases returns the other names lookup accepts. The slice must not be modified.
 func (t *Tool) Aliases() []string { return t.def.Aliases }
 
 // Source says where the tool was defined.
@@ -137,10 +137,10 @@ func (t *Tool) SearchHint() string { return t.def.SearchHint }
 // Deferred reports whether the tool's schema is withheld until discovery.
 func (t *Tool) Deferred() bool { return t.def.ShouldDefer && !t.def.AlwaysLoad }
 
-// InputSchema returns the input schema as declared.
+// InputSchema returns the input schema as declared. It must not be modified.
 func (t *Tool) InputSchema() map[string]any { return t.def.InputSchema }
 
-// OutputSchema returns the output schema as declared, or nil.
+// OutputSchema returns the output schema as declared, or nil. It must not be modified.
 func (t *Tool) OutputSchema() map[string]any { return t.def.OutputSchema }
 
 // Schema returns the compiled input schema.
