@@ -28,6 +28,9 @@ func Compile(name string, src []byte, limits Limits) (*Program, error) {
 	if len(src) > limits.MaxSourceBytes {
 		return nil, &ScriptError{File: name, Message: fmt.Sprintf("source is %d bytes, over the limit of %d", len(src), limits.MaxSourceBytes)}
 	}
+	if depth, line := sourceNesting(src); depth > limits.MaxNesting {
+		return nil, nestingError(name, line, limits.MaxNesting)
+	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
 		se := newScriptError(err, name, nil)
@@ -38,6 +41,9 @@ func Compile(name string, src []byte, limits Limits) (*Program, error) {
 			se.Message = "unexpected end of file: a '{', '(', function, do, then or string is not closed"
 		}
 		return nil, se
+	}
+	if depth, line := astDepth(chunk, limits.MaxNesting); depth > limits.MaxNesting {
+		return nil, nestingError(name, line, limits.MaxNesting)
 	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
@@ -53,10 +59,13 @@ func (vm *VM) Run(prog *Program) error {
 	defer cancel()
 	vm.chunk = prog.Name
 	fn := vm.L.NewFunctionFromProto(prog.proto)
+	env := vm.newEnvironment()
+	fn.Env = env
 	out, err := vm.Call(&Call{Context: ctx}, fn)
 	if err != nil {
 		return err
 	}
+	vm.lockEnvironment(env)
 	vm.Main = lua.LNil
 	if len(out) > 0 {
 		vm.Main = out[0]

@@ -87,6 +87,10 @@ func newScriptError(err error, file string, ctx context.Context) *ScriptError {
 	if ctx != nil && ctx.Err() != nil {
 		out.Cause = ctx.Err()
 		out.Message = "execution stopped: " + describeContextErr(ctx.Err())
+		if cause := context.Cause(ctx); errors.Is(cause, ErrMemoryLimit) {
+			out.Cause = cause
+			out.Message = "memory limit exceeded: the heap passed the budget, so the call was stopped"
+		}
 		out.Line = lineFromTraceback(out.Traceback, file)
 		return out
 	}

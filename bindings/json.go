@@ -12,7 +12,7 @@ const jsonModuleName = "json"
 // part of the value model: json.null stands for JSON null where Lua's nil would drop
 // a key or end an array, and json.array marks a table as an array so that an empty
 // one encodes as [] rather than {}.
-func (vm *VM) openJSON() lua.LValue {
+func (vm *VM) openJSON() *lua.LTable {
 	L := vm.L
 	t := L.CreateTable(0, 6)
 	t.RawSetString("null", vm.null)

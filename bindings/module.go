@@ -2,7 +2,6 @@ package bindings
 
 import (
 	lua "github.com/yuin/gopher-lua"
-	luar "layeh.com/gopher-luar"
 )
 
 // A Module is a set of host functions and values that scripts load with
@@ -10,11 +9,16 @@ import (
 // builds its own module table the first time a script requires it.
 //
 // Funcs are gopher-lua functions with full control of arguments and results; they
-// should check arguments with the L.Check* helpers and may find the current call with
-// CurrentCall. Values are Go values (functions, structs, maps) exposed through
-// gopher-luar: a Go function's arguments and results are converted by reflection.
-// Prefer Funcs for anything a script must not be able to misuse: gopher-luar exposes
-// every exported field and method of a value it wraps.
+// should check arguments with Args and may find the current call with CurrentCall.
+//
+// Values are Go values. A function is called through gopher-luar, which converts its
+// arguments from Lua (a number that does not fit the parameter's type is an argument
+// error, not a silent wrap). Everything else, and whatever a function returns, reaches
+// Lua as a copy made of plain values and tables: structs by their exported fields (by
+// json name when tagged), slices and arrays as arrays, maps as tables, errors as their
+// message. Scripts never hold a live Go object, so they cannot change host state, call
+// its methods, lock its mutexes or use its channels; a value containing a channel or
+// a function is refused when the module is opened.
 type Module struct {
 	// Name is what scripts pass to require.
 	Name string
@@ -26,13 +30,13 @@ type Module struct {
 	Values map[string]any
 }
 
-func (m *Module) open(vm *VM) lua.LValue {
+func (m *Module) open(vm *VM) *lua.LTable {
 	t := vm.L.CreateTable(0, len(m.Funcs)+len(m.Values))
 	for name, fn := range m.Funcs {
 		t.RawSetString(name, vm.L.NewFunction(fn))
 	}
 	for name, v := range m.Values {
-		t.RawSetString(name, luar.New(vm.L, v))
+		t.RawSetString(name, vm.exposeValue(m.Name+"."+name, v))
 	}
 	return t
 }

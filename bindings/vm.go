@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -18,6 +19,8 @@ type Config struct {
 	// Modules are the host modules scripts may require, in addition to json.
 	// Two modules with one name are a programming error: NewVM panics.
 	Modules []*Module
+	// Watchdog, if set, stops calls when the heap passes its budget.
+	Watchdog *Watchdog
 }
 
 // A VM is one sandboxed Lua state with the libraries of the allow-list open. It must
@@ -36,9 +39,12 @@ type VM struct {
 	arrayMeta *lua.LTable
 	null      *lua.LUserData
 	chunk     string
+	watchdog  *Watchdog
 	call      *Call
 	broken    bool
 	hostData  map[any]any
+	// locked maps each read-only view to the table behind it.
+	locked map[*lua.LTable]*lua.LTable
 }
 
 // A Call carries what one call of a script needs from its host: the context that
@@ -53,7 +59,8 @@ type Call struct {
 	// a file-state cache). Keys should be unexported types, as with context values.
 	Locals map[any]any
 
-	logged int
+	logged     int
+	coroutines int
 }
 
 const registryVMKey = "luatool.vm"
@@ -64,15 +71,20 @@ func NewVM(cfg Config) *VM {
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
 		CallStackSize:       256,
-		RegistrySize:        1024 * 8,
+		RegistrySize:        1024,
 		RegistryMaxSize:     1024 * 1024,
 		RegistryGrowStep:    1024,
 		MinimizeStackMemory: true,
 	})
-	vm := &VM{L: L, limits: limits, modules: map[string]*Module{}, loaded: map[string]lua.LValue{}}
+	vm := &VM{L: L, limits: limits, watchdog: cfg.Watchdog, modules: map[string]*Module{}, loaded: map[string]lua.LValue{}, locked: map[*lua.LTable]*lua.LTable{}}
 	for _, m := range cfg.Modules {
 		if _, dup := vm.modules[m.Name]; dup || m.Name == jsonModuleName {
 			panic("bindings: module " + m.Name + " registered twice")
+		}
+		for name, v := range m.Values {
+			if err := checkExposable(v); err != nil {
+				panic(fmt.Sprintf("bindings: module value %s.%s: %v", m.Name, name, err))
+			}
 		}
 		vm.modules[m.Name] = m
 	}
@@ -137,6 +149,8 @@ func (vm *VM) openLibraries() {
 	}
 	g.RawSetString("print", L.NewFunction(vm.print))
 	g.RawSetString("require", L.NewFunction(vm.require))
+	vm.boundLibraries()
+	vm.lockLibraries()
 }
 
 // print joins its arguments with tabs, as Lua's print does, and sends the line to the
@@ -179,9 +193,9 @@ func (vm *VM) require(L *lua.LState) int {
 	}
 	var v lua.LValue
 	if name == jsonModuleName {
-		v = vm.openJSON()
+		v = vm.ReadOnly(vm.openJSON(), "the json module")
 	} else if m, ok := vm.modules[name]; ok {
-		v = m.open(vm)
+		v = vm.ReadOnly(m.open(vm), "the "+name+" module")
 	} else {
 		names := []string{jsonModuleName}
 		for n := range vm.modules {
@@ -251,6 +265,11 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 	if err := ctx.Err(); err != nil {
 		return nil, &ScriptError{File: vm.chunk, Message: "execution stopped: " + describeContextErr(err), Cause: err}
 	}
+	if vm.watchdog != nil {
+		var done func()
+		ctx, done = vm.watchdog.watch(ctx)
+		defer done()
+	}
 	L := vm.L
 	vm.call = c
 	L.SetContext(ctx)
@@ -298,6 +317,9 @@ func NewPool(prog *Program, cfg Config) *Pool {
 // Get returns an idle VM or builds one and runs the program on it. The program's
 // first return value is in vm.Main.
 func (p *Pool) Get() (*VM, error) {
+	if p.cfg.Limits.FreshStates {
+		return p.build()
+	}
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		vm := p.idle[n-1]
@@ -306,6 +328,10 @@ func (p *Pool) Get() (*VM, error) {
 		return vm, nil
 	}
 	p.mu.Unlock()
+	return p.build()
+}
+
+func (p *Pool) build() (*VM, error) {
 	vm := NewVM(p.cfg)
 	if err := vm.Run(p.prog); err != nil {
 		vm.Close()
@@ -318,7 +344,7 @@ func (p *Pool) Get() (*VM, error) {
 // closed.
 func (p *Pool) Put(vm *VM) {
 	p.mu.Lock()
-	if vm.broken || p.closed || len(p.idle) >= p.cfg.Limits.MaxIdleStates {
+	if vm.broken || p.closed || p.cfg.Limits.FreshStates || len(p.idle) >= p.cfg.Limits.MaxIdleStates {
 		p.mu.Unlock()
 		vm.Close()
 		return

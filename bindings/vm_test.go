@@ -164,14 +164,15 @@ func TestRequireRegisteredModule(t *testing.T) {
 		Values: map[string]any{
 			"upper":   strings.ToUpper,
 			"version": "1.2",
-			"greeter": &greeter{Greeting: "hello"},
+			"greet":   (&greeter{Greeting: "hello"}).Greet,
+			"greeter": &greeter{Greeting: "hi"},
 		},
 	}
 	vm := newTestVM(t, Config{Modules: []*Module{calc}})
 	got := eval(t, vm, `local c = require("calc")
-		return c.add(2, 3) .. " " .. c.upper("abc") .. " " .. c.version .. " " .. c.greeter:Greet("bob") .. " " ..
-			tostring(require("calc") == c)`)
-	if got.String() != "5 ABC 1.2 hello, bob true" {
+		return c.add(2, 3) .. " " .. c.upper("abc") .. " " .. c.version .. " " .. c.greet("bob") .. " " ..
+			c.greeter.Greeting .. " " .. tostring(require("calc") == c)`)
+	if got.String() != "5 ABC 1.2 hello, bob hi true" {
 		t.Errorf("got %q", got)
 	}
 	// Each VM builds its own module table.

@@ -82,6 +82,7 @@ type Engine struct {
 	snapshot atomic.Pointer[Registry]
 	loadMu   sync.Mutex
 	owned    []*Tool
+	watchdog *bindings.Watchdog
 
 	resultsOnce sync.Once
 	resultsDir  string
@@ -113,6 +114,9 @@ func New(opts Options) (*Engine, error) {
 		opts.State = NewState()
 	}
 	e := &Engine{opts: opts}
+	if budget := opts.Limits.WithDefaults().MemoryBudget; budget > 0 {
+		e.watchdog = bindings.NewWatchdog(uint64(budget))
+	}
 	seen := map[string]bool{}
 	for _, def := range opts.Tools {
 		if seen[def.Name] {
@@ -254,7 +258,7 @@ func IsToolFile(name string) bool {
 // loadFile loads one Lua tool file with the engine's modules and limits and builds it.
 // It returns nil and at least one error diagnostic when the file cannot be served.
 func (e *Engine) loadFile(file string, src []byte) (*Tool, []Diagnostic) {
-	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.opts.Modules})
+	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.opts.Modules, Watchdog: e.watchdog})
 	if HasErrors(diags) {
 		return nil, diags
 	}

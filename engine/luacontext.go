@@ -10,7 +10,8 @@ import (
 
 // luaContext is the ctx table a Lua tool's validateInput, checkPermissions and call
 // receive. It is built once per state and pointed at each call's CallContext in turn,
-// so that a call pays for its fields, not for new functions:
+// so that a call pays for its fields, not for new functions. Scripts get a read-only
+// view of it, so nothing a call does to ctx is seen by the next:
 //
 //	ctx.toolUseId, ctx.cwd, ctx.mode   strings
 //	ctx.roots, ctx.tools               lists of strings
@@ -21,19 +22,9 @@ import (
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
 type luaContext struct {
 	vm    *bindings.VM
-	table *lua.LTable
+	table *lua.LTable // the fields, written by bind
+	view  *lua.LTable // what scripts get: a read-only view of table
 	cc    *CallContext
-	// members are the methods and the state object, set again on every bind so that
-	// a call that overwrote one does not leave it overwritten for the next.
-	members []ctxMember
-	// roots and tools are the slices last converted, to convert them again only when
-	// they change.
-	roots, tools []string
-}
-
-type ctxMember struct {
-	name  string
-	value lua.LValue
 }
 
 type luaContextKey struct{}
@@ -46,24 +37,25 @@ func luaContextFor(vm *bindings.VM, cc *CallContext) *lua.LTable {
 		vm.SetHostValue(luaContextKey{}, c)
 	}
 	c.bind(cc)
-	return c.table
+	return c.view
 }
 
 func newLuaContext(vm *bindings.VM) *luaContext {
 	L := vm.L
 	c := &luaContext{vm: vm, table: L.CreateTable(0, 12)}
+	c.view = vm.ReadOnly(c.table, "ctx")
 	t := c.table
-	// method adds a ctx method; calling it with a dot instead of a colon is an error
-	// that says so, not a silently shifted argument list.
-	method := func(tbl *lua.LTable, prefix, name string, fn lua.LGFunction) {
+	// method adds a ctx method to tbl, whose read-only view self is; calling it with a
+	// dot instead of a colon is an error that says so, not shifted arguments.
+	method := func(tbl, self *lua.LTable, prefix, name string, fn lua.LGFunction) {
 		tbl.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			if L.Get(1) != tbl {
+			if L.Get(1) != self {
 				L.RaiseError("call %s:%s(...) with a colon", prefix, name)
 			}
 			return fn(L)
 		}))
 	}
-	method(t, "ctx", "progress", func(L *lua.LState) int {
+	method(t, c.view, "ctx", "progress", func(L *lua.LState) int {
 		v, err := vm.FromLua(L.Get(2))
 		if err != nil {
 			L.ArgError(1, "progress data must be a JSON value: "+err.Error())
@@ -73,12 +65,12 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		}
 		return 0
 	})
-	method(t, "ctx", "aborted", func(L *lua.LState) int {
+	method(t, c.view, "ctx", "aborted", func(L *lua.LState) int {
 		ctx := L.Context()
 		L.Push(lua.LBool(ctx != nil && ctx.Err() != nil))
 		return 1
 	})
-	method(t, "ctx", "log", func(L *lua.LState) int {
+	method(t, c.view, "ctx", "log", func(L *lua.LState) int {
 		parts := make([]string, 0, L.GetTop())
 		for i := 2; i <= L.GetTop(); i++ {
 			parts = append(parts, L.ToStringMeta(L.Get(i)).String())
@@ -87,7 +79,8 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		return 0
 	})
 	state := L.CreateTable(0, 2)
-	method(state, "ctx.state", "get", func(L *lua.LState) int {
+	stateView := vm.ReadOnly(state, "ctx.state")
+	method(state, stateView, "ctx.state", "get", func(L *lua.LState) int {
 		key := L.CheckString(2)
 		if c.cc.State == nil {
 			L.Push(lua.LNil)
@@ -105,7 +98,7 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		L.Push(lv)
 		return 1
 	})
-	method(state, "ctx.state", "set", func(L *lua.LState) int {
+	method(state, stateView, "ctx.state", "set", func(L *lua.LState) int {
 		key := L.CheckString(2)
 		v, err := vm.FromLua(L.Get(3))
 		if err != nil {
@@ -117,8 +110,7 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		c.cc.State.Set(key, v)
 		return 0
 	})
-	t.RawSetString("state", state)
-	t.ForEach(func(k, v lua.LValue) { c.members = append(c.members, ctxMember{k.String(), v}) })
+	t.RawSetString("state", stateView)
 	return c
 }
 
@@ -126,20 +118,11 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 func (c *luaContext) bind(cc *CallContext) {
 	c.cc = cc
 	t := c.table
-	for _, m := range c.members {
-		t.RawSetString(m.name, m.value)
-	}
 	t.RawSetString("toolUseId", lua.LString(cc.ToolUseID))
 	t.RawSetString("cwd", lua.LString(cc.Cwd))
 	t.RawSetString("mode", lua.LString(string(cc.Mode)))
-	if !sameStrings(c.roots, cc.Roots) {
-		c.roots = cc.Roots
-		t.RawSetString("roots", stringList(c.vm, cc.Roots))
-	}
-	if !sameStrings(c.tools, cc.Tools) {
-		c.tools = cc.Tools
-		t.RawSetString("tools", stringList(c.vm, cc.Tools))
-	}
+	c.setList("roots", cc.Roots)
+	c.setList("tools", cc.Tools)
 	if cc.Deadline.IsZero() {
 		t.RawSetString("deadline", lua.LNil)
 	} else {
@@ -147,13 +130,28 @@ func (c *luaContext) bind(cc *CallContext) {
 	}
 }
 
-// sameStrings reports whether a and b are the same slice (the engine reuses them
-// between calls), so that the common case costs no comparison of elements.
-func sameStrings(a, b []string) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+// setList sets field name to a list of ss, reusing the list already there when a
+// call has not changed it: comparing costs less than building.
+func (c *luaContext) setList(name string, ss []string) {
+	if cur, ok := c.table.RawGetString(name).(*lua.LTable); ok && listEquals(cur, ss) {
+		return
+	}
+	lv, _ := c.vm.ToLua(stringsToAny(ss))
+	c.table.RawSetString(name, lv)
 }
 
-func stringList(vm *bindings.VM, ss []string) lua.LValue {
-	lv, _ := vm.ToLua(stringsToAny(ss))
-	return lv
+func listEquals(t *lua.LTable, ss []string) bool {
+	if t.Len() != len(ss) {
+		return false
+	}
+	n := 0
+	equal := true
+	t.ForEach(func(_, v lua.LValue) { n++ })
+	for i, s := range ss {
+		if v, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(v) != s {
+			equal = false
+			break
+		}
+	}
+	return equal && n == len(ss)
 }

@@ -19,6 +19,8 @@ type LuaConfig struct {
 	Limits bindings.Limits
 	// Modules are the host modules tools may require.
 	Modules []*bindings.Module
+	// Watchdog, if set, stops calls when the heap passes its budget.
+	Watchdog *bindings.Watchdog
 }
 
 // memberKind says what a contract member may be in Lua.
@@ -113,7 +115,7 @@ func LoadLua(file string, src []byte, cfg LuaConfig) (ToolDef, []Diagnostic) {
 	if err != nil {
 		return ToolDef{}, []Diagnostic{scriptDiagnostic(file, err)}
 	}
-	pool := bindings.NewPool(prog, bindings.Config{Limits: cfg.Limits, Modules: cfg.Modules})
+	pool := bindings.NewPool(prog, bindings.Config{Limits: cfg.Limits, Modules: cfg.Modules, Watchdog: cfg.Watchdog})
 	vm, err := pool.Get()
 	if err != nil {
 		pool.Close()
