@@ -144,6 +144,7 @@ func runDescribe(a *app, args []string) int {
 				"userFacingName": t.UserFacingName(ctx, in), "description": t.Description(ctx, in),
 				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
+				"limits": limitsOf(s.eng.Options()),
 			})
 			return ExitOK
 		}
@@ -172,8 +173,43 @@ func runDescribe(a *app, args []string) int {
 			out, _ := json.MarshalIndent(t.OutputSchema(), "", "  ")
 			fmt.Fprintf(w, "\nOutput schema:\n%s\n", indent(string(out)))
 		}
+		fmt.Fprintf(w, "\nLimits (every call of every tool):\n")
+		tab = newTable(w)
+		for _, l := range limitsOf(s.eng.Options()) {
+			tab.row("  "+l.Name+":", l.Value)
+		}
+		tab.flush()
 		return ExitOK
 	})
+}
+
+// limit is one sandbox limit as describe shows it.
+type limit struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// limitsOf lists the limits calls run under, defaults filled in.
+func limitsOf(opts engine.Options) []limit {
+	l := opts.Limits.WithDefaults()
+	mib := func(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+	memory := "off"
+	if l.MemoryBudget > 0 {
+		memory = mib(l.MemoryBudget) + " of heap"
+	}
+	return []limit{
+		{"timeout", opts.Timeout.String()},
+		{"memory", memory},
+		{"string size", mib(int64(l.MaxStringBytes))},
+		{"pattern steps", fmt.Sprint(l.MaxPatternSteps)},
+		{"unpack values", fmt.Sprint(l.MaxUnpack)},
+		{"coroutines per call", fmt.Sprint(l.MaxCoroutines)},
+		{"table nesting", fmt.Sprint(l.MaxDepth)},
+		{"log per call", fmt.Sprintf("%d KiB", l.MaxLogBytes>>10)},
+		{"source size", mib(int64(l.MaxSourceBytes))},
+		{"source nesting", fmt.Sprint(l.MaxNesting)},
+		{"load time", l.InitTimeout.String()},
+	}
 }
 
 func runCall(a *app, args []string) int {
