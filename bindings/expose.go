@@ -40,7 +40,7 @@ func (vm *VM) exposeFunc(name string, fn reflect.Value) lua.LValue {
 	L := vm.L
 	inner := luar.New(L, fn.Interface())
 	ft := fn.Type()
-	return L.NewFunction(func(L *lua.LState) int {
+	return L.NewFunction(vm.guard(name, func(L *lua.LState) int {
 		for i := 1; i <= L.GetTop(); i++ {
 			var pt reflect.Type
 			switch {
@@ -72,7 +72,7 @@ func (vm *VM) exposeFunc(name string, fn reflect.Value) lua.LValue {
 			}
 		}
 		return n
-	})
+	}))
 }
 
 // numberFits says why the Lua value v cannot be a Go value of type t without losing

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 type inner struct{ Secret string }
@@ -79,4 +81,28 @@ func TestExposingAChannelPanics(t *testing.T) {
 	}()
 	m := &Module{Name: "host", Values: map[string]any{"ch": []chan int{}}}
 	NewVM(Config{Modules: []*Module{m}}).Close()
+}
+
+// A Go panic in a host function is that call's error: the script may catch it, but
+// the state is discarded, and an uncaught one carries the Go stack (F6).
+func TestHostPanicBreaksTheStateOnly(t *testing.T) {
+	m := &Module{Name: "host",
+		Funcs:  map[string]lua.LGFunction{"boom": func(L *lua.LState) int { var m map[string]int; m["x"] = 1; return 0 }},
+		Values: map[string]any{"div": func(a, b int) int { return a / b }},
+	}
+	for _, src := range []string{`require("host").boom()`, `require("host").div(1, 0)`} {
+		vm := newTestVM(t, Config{Modules: []*Module{m}})
+		_, err := tryEval(vm, src)
+		var se *ScriptError
+		var hp *HostPanic
+		if !errors.As(err, &se) || !errors.As(err, &hp) || !strings.Contains(hp.Stack, "goroutine") || !vm.Broken() {
+			t.Errorf("%s: error %v (host panic %v), broken %v", src, err, hp, vm.Broken())
+		}
+		// Caught by the script's pcall: the call succeeds, the state is still discarded.
+		vm = newTestVM(t, Config{Modules: []*Module{m}})
+		v, err := tryEval(vm, "local ok, e = pcall(function() "+src+" end) return tostring(ok) .. ' ' .. e")
+		if err != nil || !strings.Contains(v.String(), "false") || !strings.Contains(v.String(), "panicked") || !vm.Broken() {
+			t.Errorf("%s under pcall: %v %v, broken %v", src, v, err, vm.Broken())
+		}
+	}
 }

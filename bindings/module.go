@@ -1,8 +1,46 @@
 package bindings
 
 import (
+	"fmt"
+	"runtime/debug"
+
 	lua "github.com/yuin/gopher-lua"
 )
+
+// A HostPanic is a Go panic in a host function: a bug in the host, not in the script.
+// The call fails with a Lua error naming the function (which a script's pcall can
+// catch), the state is discarded after the call, and the ScriptError of a call that
+// failed because of it has the HostPanic as its Cause, with the Go stack.
+type HostPanic struct {
+	// Func is the host function, as in "fs.read".
+	Func string
+	// Value is what was passed to panic.
+	Value any
+	// Stack is the Go stack of the panic.
+	Stack string
+}
+
+func (p *HostPanic) Error() string { return fmt.Sprintf("host function %s panicked: %v", p.Func, p.Value) }
+
+// guard recovers a Go panic in fn into a Lua error, marking the VM broken: the host
+// code may have left locks held or objects half-changed, so the state is not reused.
+func (vm *VM) guard(name string, fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if _, isLua := r.(*lua.ApiError); isLua {
+				panic(r) // a Lua error raised by the function: not a host bug
+			}
+			vm.broken = true
+			vm.hostPanic = &HostPanic{Func: name, Value: r, Stack: string(debug.Stack())}
+			L.RaiseError("%s", vm.hostPanic.Error())
+		}()
+		return fn(L)
+	}
+}
 
 // A Module is a set of host functions and values that scripts load with
 // require(Name). Modules are built once by the host and shared by every VM; each VM
@@ -33,7 +71,7 @@ type Module struct {
 func (m *Module) open(vm *VM) *lua.LTable {
 	t := vm.L.CreateTable(0, len(m.Funcs)+len(m.Values))
 	for name, fn := range m.Funcs {
-		t.RawSetString(name, vm.L.NewFunction(fn))
+		t.RawSetString(name, vm.L.NewFunction(vm.guard(m.Name+"."+name, fn)))
 	}
 	for name, v := range m.Values {
 		t.RawSetString(name, vm.exposeValue(m.Name+"."+name, v))

@@ -42,6 +42,7 @@ type VM struct {
 	watchdog  *Watchdog
 	call      *Call
 	broken    bool
+	hostPanic *HostPanic
 	hostData  map[any]any
 	// locked maps each read-only view to the table behind it.
 	locked map[*lua.LTable]*lua.LTable
@@ -285,7 +286,11 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 	if err := L.PCall(len(args), lua.MultRet, nil); err != nil {
 		vm.broken = true
 		L.SetTop(base)
-		return nil, newScriptError(err, vm.chunk, ctx)
+		se := newScriptError(err, vm.chunk, ctx)
+		if vm.hostPanic != nil && se.Cause == nil {
+			se.Cause = vm.hostPanic
+		}
+		return nil, se
 	}
 	n := L.GetTop() - base
 	out := make([]lua.LValue, n)
