@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings/luapattern"
 )
 
 // Bounded library functions. gopher-lua runs its library functions in Go without
@@ -21,6 +23,16 @@ func (vm *VM) boundLibraries() {
 	g := L.G.Global
 	str := g.RawGetString("string").(*lua.LTable)
 	str.RawSetString("rep", L.NewFunction(vm.strRep))
+	// gopher-lua's pattern functions cannot be interrupted: one backtracking pattern
+	// runs for hours past any deadline. These count their steps and watch the context.
+	matcher := luapattern.Matcher{Limits: luapattern.Limits{
+		MaxSteps:   vm.limits.MaxPatternSteps,
+		MaxSubject: vm.limits.MaxStringBytes,
+		MaxResult:  vm.limits.MaxStringBytes,
+	}}
+	for name, fn := range luapattern.StringFunctions(matcher) {
+		str.RawSetString(name, L.NewFunction(fn))
+	}
 	format := str.RawGetString("format").(*lua.LFunction).GFunction
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
 		vm.checkFormat(L)

@@ -24,9 +24,10 @@ type Limits struct {
 	MaxUnpack int
 	// MaxCoroutines caps the coroutines one call may create. Default 1,000.
 	MaxCoroutines int
-	// MaxPatternSteps caps the work of one pattern match (string.find, match, gmatch,
-	// gsub): a backtracking pattern stops with an error instead of running for hours.
-	// Default 50 million, about a second of matching.
+	// MaxPatternSteps caps the work of one pattern match (string.find, match, one
+	// gmatch step, gsub): a backtracking pattern stops with an error instead of running
+	// for hours. Default 200 million, about a second of matching and room for twelve
+	// steps a byte over a subject of MaxStringBytes (ordinary patterns take one to nine).
 	MaxPatternSteps int64
 	// MemoryBudget is the heap size in bytes past which running calls are stopped
 	// with ErrMemoryLimit (see Watchdog). The heap is the whole process's. Default
@@ -52,7 +53,7 @@ const (
 	DefaultMaxStringBytes  = 16 << 20
 	DefaultMaxUnpack       = 10000
 	DefaultMaxCoroutines   = 1000
-	DefaultMaxPatternSteps = 50_000_000
+	DefaultMaxPatternSteps = 200_000_000
 	DefaultMemoryBudget    = 1 << 30
 	DefaultInitTimeout     = 5 * time.Second
 	DefaultMaxIdleStates   = 8

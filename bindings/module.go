@@ -20,7 +20,9 @@ type HostPanic struct {
 	Stack string
 }
 
-func (p *HostPanic) Error() string { return fmt.Sprintf("host function %s panicked: %v", p.Func, p.Value) }
+func (p *HostPanic) Error() string {
+	return fmt.Sprintf("host function %s panicked: %v", p.Func, p.Value)
+}
 
 // guard recovers a Go panic in fn into a Lua error, marking the VM broken: the host
 // code may have left locks held or objects half-changed, so the state is not reused.

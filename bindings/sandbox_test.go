@@ -222,3 +222,28 @@ func TestNestingLimitAtCompile(t *testing.T) {
 		t.Errorf("nesting inside strings and comments was counted: %v", err)
 	}
 }
+
+// Pattern functions honour the deadline and the step limit (D10, D11): gopher-lua's
+// own would backtrack for minutes.
+func TestPatternsAreBounded(t *testing.T) {
+	p := newPool(t, `return function(n) return string.find(("a"):rep(n), ".-.-.-b$") end`, Limits{})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := callMain(t, p, ctx, lua.LNumber(3000))
+	var se *ScriptError
+	if !errors.As(err, &se) || !se.Timeout() {
+		t.Errorf("error %v, want the deadline", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("returned after %v", d)
+	}
+	p = newPool(t, `return function(n) return string.find(("a"):rep(n), ".-.-.-b$") end`, Limits{MaxPatternSteps: 1e6})
+	if _, err := callMain(t, p, context.Background(), lua.LNumber(3000)); err == nil || !strings.Contains(err.Error(), "pattern too complex") {
+		t.Errorf("error %v, want the step limit", err)
+	}
+	p = newPool(t, `return function() return (("x"):rep(100)):gsub("x", function(c) return c:upper() end) end`, Limits{})
+	if out, err := callMain(t, p, context.Background()); err != nil || out[0].String() != strings.Repeat("X", 100) {
+		t.Errorf("gsub with a function: %v %v", out, err)
+	}
+}
