@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -64,14 +63,19 @@ type ProgressEvent struct {
 // A Source is a directory of tool files: *.lua files directly inside it, except
 // *_test.lua (tests) and *.d.lua (type definitions).
 type Source struct {
-	// Name is how files of the source are named in messages: Name + "/" + file.
+	// Name is how files of the source are named in messages: Name + "/" + file. It
+	// identifies the source: loading a source of the same name again keeps what is
+	// known of its files (the last good version of each).
 	Name string
 	// FS holds the files, at its root.
 	FS fs.FS
+	// Dir is the directory on disk, for Watch; empty for sources that are not on
+	// disk (the embedded standard set, an fstest.MapFS) and are not watched.
+	Dir string
 }
 
 // DirSource is the source of a directory on disk.
-func DirSource(dir string) Source { return Source{Name: dir, FS: os.DirFS(dir)} }
+func DirSource(dir string) Source { return Source{Name: dir, FS: os.DirFS(dir), Dir: dir} }
 
 // An Engine loads tools and runs calls through the pipeline. It is safe for
 // concurrent use: each call runs on the registry snapshot current when it started,
@@ -80,9 +84,14 @@ type Engine struct {
 	opts     Options
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
-	loadMu   sync.Mutex
-	owned    []*Tool
 	watchdog *bindings.Watchdog
+
+	// loadMu serializes loading; the fields after it are guarded by it.
+	loadMu      sync.Mutex
+	sources     []*sourceState
+	diagnostics []Diagnostic
+	subscribers map[int]func(Event)
+	nextSub     int
 
 	resultsOnce sync.Once
 	resultsDir  string
@@ -143,52 +152,6 @@ func (e *Engine) Registry() *Registry { return e.snapshot.Load() }
 // Options returns the options the engine runs with, defaults filled in.
 func (e *Engine) Options() Options { return e.opts }
 
-// Load loads every source, in order, and swaps in a snapshot of the Go-native tools
-// and the tools that loaded. A tool in a later source overrides one of the same name
-// in an earlier source (a notice says so). Two files of one source declaring one
-// name are both rejected, with an error naming both. A file that fails to load is
-// reported and left out; the rest are served. The diagnostics are in source order.
-func (e *Engine) Load(sources ...Source) []Diagnostic {
-	e.loadMu.Lock()
-	defer e.loadMu.Unlock()
-	var diags []Diagnostic
-	byName := map[string]*Tool{}
-	var order []string
-	for _, t := range e.goTools {
-		byName[t.Name()] = t
-		order = append(order, t.Name())
-	}
-	var loaded []*Tool
-	for _, src := range sources {
-		tools, d := e.loadSource(src)
-		diags = append(diags, d...)
-		for _, t := range tools {
-			if prev, ok := byName[t.Name()]; ok {
-				diags = append(diags, Diagnostic{File: t.Source(), Severity: SeverityNotice,
-					Message: fmt.Sprintf("tool %s overrides the one from %s", t.Name(), prev.Source())})
-				loaded = removeTool(loaded, t.Name())
-			} else {
-				order = append(order, t.Name())
-			}
-			byName[t.Name()] = t
-			loaded = append(loaded, t)
-		}
-	}
-	tools := make([]*Tool, 0, len(order))
-	for _, name := range order {
-		tools = append(tools, byName[name])
-	}
-	reg, d := newRegistry(tools, e.isEnabled)
-	diags = append(diags, d...)
-	old := e.owned
-	e.owned = loaded
-	e.snapshot.Store(reg)
-	for _, t := range old {
-		t.close()
-	}
-	return diags
-}
-
 // isEnabled asks a tool whether it is enabled, within the init timeout of the limits
 // (5 s by default): a tool whose isEnabled hangs is hidden, not a reason for loading to
 // hang.
@@ -196,56 +159,6 @@ func (e *Engine) isEnabled(t *Tool) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Limits.WithDefaults().InitTimeout)
 	defer cancel()
 	return t.enabled(ctx)
-}
-
-// loadSource loads the tool files of one source.
-func (e *Engine) loadSource(src Source) ([]*Tool, []Diagnostic) {
-	entries, err := fs.ReadDir(src.FS, ".")
-	if err != nil {
-		return nil, []Diagnostic{{File: src.Name, Severity: SeverityError, Message: "cannot read tool directory: " + err.Error()}}
-	}
-	var diags []Diagnostic
-	var tools []*Tool
-	files := map[string]string{}
-	for _, ent := range entries {
-		name := ent.Name()
-		if ent.IsDir() || !IsToolFile(name) {
-			continue
-		}
-		file := path.Join(src.Name, name)
-		data, err := fs.ReadFile(src.FS, name)
-		if err != nil {
-			diags = append(diags, Diagnostic{File: file, Severity: SeverityError, Message: err.Error()})
-			continue
-		}
-		t, d := e.loadFile(file, data)
-		diags = append(diags, d...)
-		if t == nil {
-			continue
-		}
-		if other, dup := files[t.Name()]; dup {
-			diags = append(diags, Diagnostic{File: file, Severity: SeverityError,
-				Message: fmt.Sprintf("tool name %q is also declared by %s; neither is loaded", t.Name(), other)})
-			t.close()
-			tools = removeTool(tools, t.Name())
-			continue
-		}
-		files[t.Name()] = file
-		tools = append(tools, t)
-	}
-	return tools, diags
-}
-
-func removeTool(tools []*Tool, name string) []*Tool {
-	out := tools[:0]
-	for _, t := range tools {
-		if t.Name() == name {
-			t.close()
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
 }
 
 // IsToolFile reports whether a file name in a tool directory is a tool: a .lua file

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -25,8 +26,22 @@ func TestCLI(t *testing.T) {
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": exitsCmd,
+			"sleep": sleepCmd,
 		},
 	})
+}
+
+// sleepCmd implements "sleep DURATION", for scripts that change files under a
+// running command.
+func sleepCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
 }
 
 // exitsCmd implements "exits CODE PROGRAM ARGS...": run the program and require the

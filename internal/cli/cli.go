@@ -34,6 +34,8 @@ type config struct {
 	json      bool
 	yes       bool
 	format    string
+	debounce  time.Duration
+	poll      bool
 }
 
 // command is one subcommand.
@@ -50,6 +52,7 @@ var commands = map[string]command{
 	"schema":   {"schema [--format anthropic]", "print tool definitions for a model API", runSchema},
 	"check":    {"check [DIR...]", "load tool files and report every problem with file:line", runCheck},
 	"version":  {"version", "print the version", runVersion},
+	"watch":    {"watch", "reload tools as their files change, printing each reload and problem", runWatch},
 }
 
 // app is one run of the command.
@@ -106,6 +109,8 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
 	fs.BoolVar(&a.cfg.yes, "yes", false, "answer permission asks with allow")
 	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT` (anthropic)")
+	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
+	fs.BoolVar(&a.cfg.poll, "poll", false, "watch: read the directories every second instead of waiting for file events")
 	return fs
 }
 

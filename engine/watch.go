@@ -1,0 +1,256 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	// Debounce is how long a directory must be quiet after a change before it is read
+	// again: editors write a file in several steps. Default 50 ms.
+	Debounce time.Duration
+	// PollInterval is how often every source is read again when file events cannot be
+	// had (no inotify watches left, an event queue overflow, Poll set). Default 1 s.
+	PollInterval time.Duration
+	// Poll reads the sources every PollInterval instead of waiting for file events:
+	// for file systems that send none (NFS, SMB, FUSE).
+	Poll bool
+}
+
+// Default watch settings.
+const (
+	DefaultDebounce     = 50 * time.Millisecond
+	DefaultPollInterval = time.Second
+)
+
+// Watch keeps the tools of the engine's sources on disk (those with a Dir) current
+// with their files until ctx ends: every save takes effect as soon as the directory is
+// quiet for the debounce time. It watches directories, not files, so it follows
+// editors that save by writing a new file and renaming it over the old one, vim's
+// backup dance, JetBrains' safe write and Kubernetes' ..data symlink swaps; editor
+// temporaries are ignored; unchanged files are not reloaded. A file that fails to load
+// keeps its last good version serving (a LoadFailed event says why); fixing it brings
+// the new version. Calls in flight finish on the version they started with. A source
+// directory that does not exist yet is picked up when it appears. When file events
+// cannot be had, Watch says so with a WatchStatus event and polls.
+//
+// Changes reach subscribers (Subscribe) as events. Watch returns nil when ctx ends, and
+// an error only when the engine has no directory to watch.
+func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, pending: map[string]time.Time{}}
+	e.loadMu.Lock()
+	for _, s := range e.sources {
+		if s.src.Dir == "" {
+			continue
+		}
+		dir, err := filepath.Abs(s.src.Dir)
+		if err != nil {
+			dir = filepath.Clean(s.src.Dir)
+		}
+		w.dirs[dir] = append(w.dirs[dir], s.src.Name)
+	}
+	e.loadMu.Unlock()
+	if len(w.dirs) == 0 {
+		return errors.New("watch: no source is a directory on disk")
+	}
+	return w.run(ctx)
+}
+
+// watch is the state of one Watch.
+type watch struct {
+	e    *Engine
+	opts WatchOptions
+	// dirs maps each watched directory to the names of its sources.
+	dirs map[string][]string
+	// pending holds, per source name, when it is due to be read again.
+	pending map[string]time.Time
+	fsw     *fsnotify.Watcher
+	// missing are source directories that do not exist yet; their nearest existing
+	// ancestor is watched instead.
+	missing map[string]bool
+}
+
+func (w *watch) run(ctx context.Context) error {
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil || w.opts.Poll {
+		reason := "polling was asked for"
+		if err != nil {
+			reason = "file events are not available: " + err.Error()
+		}
+		return w.poll(ctx, reason)
+	}
+	defer fsw.Close()
+	w.fsw = fsw
+	w.missing = map[string]bool{}
+	for dir := range w.dirs {
+		if err := w.add(dir); err != nil {
+			return w.poll(ctx, "cannot watch "+dir+": "+err.Error())
+		}
+	}
+	// A directory may have changed between the last load and the first watch.
+	w.e.Refresh()
+
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-fsw.Events:
+			if !ok {
+				return nil
+			}
+			w.handle(ev)
+			w.arm(timer)
+		case err, ok := <-fsw.Errors:
+			if !ok {
+				return nil
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.status("events were lost (queue overflow); reading every directory again")
+				for dir := range w.dirs {
+					w.schedule(dir, 0)
+				}
+				w.arm(timer)
+				continue
+			}
+			w.status("watch error: " + err.Error())
+		case <-timer.C:
+			w.flush()
+			w.arm(timer)
+		}
+	}
+}
+
+// add watches dir, or, when it does not exist yet, its nearest existing ancestor.
+func (w *watch) add(dir string) error {
+	err := w.fsw.Add(dir)
+	if err == nil {
+		delete(w.missing, dir)
+		return nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	w.missing[dir] = true
+	for parent := filepath.Dir(dir); ; parent = filepath.Dir(parent) {
+		if err := w.fsw.Add(parent); err == nil || parent == filepath.Dir(parent) {
+			return nil
+		}
+	}
+}
+
+// handle schedules the sources an event concerns.
+func (w *watch) handle(ev fsnotify.Event) {
+	if ev.Op == fsnotify.Chmod {
+		return
+	}
+	if _, ok := w.dirs[filepath.Dir(ev.Name)]; ok && !editorTemporary(filepath.Base(ev.Name)) {
+		w.schedule(filepath.Dir(ev.Name), w.opts.Debounce)
+	}
+	if _, ok := w.dirs[ev.Name]; ok {
+		// The directory itself was created, removed or renamed.
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			w.add(ev.Name)
+		}
+		w.schedule(ev.Name, w.opts.Debounce)
+	}
+	// A missing directory may have appeared (or one of its parents).
+	for dir := range w.missing {
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			if err := w.add(dir); err == nil {
+				w.status("watching " + dir + ", which now exists")
+				w.schedule(dir, w.opts.Debounce)
+			}
+		} else if strings.HasPrefix(dir, ev.Name+string(filepath.Separator)) && ev.Has(fsnotify.Create) {
+			w.add(dir)
+		}
+	}
+}
+
+// schedule makes the sources of dir due after delay, pushing back a due time already
+// set: a directory is read once it has been quiet for the debounce time.
+func (w *watch) schedule(dir string, delay time.Duration) {
+	due := time.Now().Add(delay)
+	for _, name := range w.dirs[dir] {
+		w.pending[name] = due
+	}
+}
+
+// arm sets timer to fire when the next source is due.
+func (w *watch) arm(timer *time.Timer) {
+	if len(w.pending) == 0 {
+		return
+	}
+	var next time.Time
+	for _, due := range w.pending {
+		if next.IsZero() || due.Before(next) {
+			next = due
+		}
+	}
+	timer.Reset(max(time.Until(next), 0))
+}
+
+// flush reads again the sources that are due.
+func (w *watch) flush() {
+	now := time.Now()
+	var due []string
+	for name, at := range w.pending {
+		if !at.After(now) {
+			due = append(due, name)
+			delete(w.pending, name)
+		}
+	}
+	if len(due) > 0 {
+		sort.Strings(due)
+		w.e.Refresh(due...)
+	}
+}
+
+// poll reads every source every PollInterval until ctx ends.
+func (w *watch) poll(ctx context.Context, reason string) error {
+	w.status("watching by reading every directory every " + w.opts.PollInterval.String() + ": " + reason)
+	ticker := time.NewTicker(w.opts.PollInterval)
+	defer ticker.Stop()
+	for {
+		w.e.Refresh()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+func (w *watch) status(msg string) {
+	w.e.publish(Event{Kind: WatchStatus, Message: msg})
+}
+
+// editorTemporary reports whether a file name is one editors write while saving: vim's
+// swap files and 4913 probe, backups ending in ~, Emacs lock files, JetBrains' safe
+// write files. They never hold a tool; reading the directory for them is wasted work.
+func editorTemporary(name string) bool {
+	switch {
+	case name == "4913",
+		strings.HasSuffix(name, "~"),
+		strings.HasPrefix(name, ".#"),
+		strings.HasSuffix(name, ".swp"), strings.HasSuffix(name, ".swx"), strings.HasSuffix(name, ".swo"),
+		strings.HasSuffix(name, "___jb_tmp___"), strings.HasSuffix(name, "___jb_old___"):
+		return true
+	}
+	return false
+}

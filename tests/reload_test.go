@@ -1,0 +1,415 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// toolSource is a tool named name whose call returns text.
+func toolSource(name, text string) string {
+	return fmt.Sprintf(`return {
+  name = %q,
+  prompt = "Answers with a fixed text.",
+  inputSchema = { type = "object" },
+  isReadOnly = true,
+  call = function() return %q end,
+}
+`, name, text)
+}
+
+// watched is an engine watching one temporary directory, with the events it reported.
+type watched struct {
+	t      *testing.T
+	dir    string
+	eng    *engine.Engine
+	mu     sync.Mutex
+	events []engine.Event
+}
+
+func startWatch(t *testing.T, dir string, opts engine.WatchOptions, files map[string]string) *watched {
+	t.Helper()
+	for name, src := range files {
+		writeFile(t, filepath.Join(dir, name), src)
+	}
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &watched{t: t, dir: dir, eng: eng}
+	eng.Subscribe(func(ev engine.Event) {
+		w.mu.Lock()
+		w.events = append(w.events, ev)
+		w.mu.Unlock()
+	})
+	eng.Load(engine.DirSource(dir))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := eng.Watch(ctx, opts); err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	// Let the watcher take its first look before the test changes anything.
+	time.Sleep(100 * time.Millisecond)
+	w.reset()
+	return w
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (w *watched) reset() {
+	w.mu.Lock()
+	w.events = nil
+	w.mu.Unlock()
+}
+
+// answer calls the tool and returns its text, or the error text marked "ERR".
+func (w *watched) answer(name string) string {
+	r := w.eng.Call(context.Background(), engine.ToolUse{ID: "t", Name: name, Input: json.RawMessage(`{}`)})
+	if r.Block.IsError {
+		return "ERR " + r.Block.Content.String()
+	}
+	return r.Block.Content.String()
+}
+
+// eventually waits up to 3 s for the tool to answer want.
+func (w *watched) eventually(name, want string) {
+	w.t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		got := w.answer(name)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s answers %q, want %q; events: %v", name, got, want, w.kinds())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// settle waits for the debounce to pass with no further events, then returns them.
+func (w *watched) settle() []engine.Event {
+	time.Sleep(300 * time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]engine.Event(nil), w.events...)
+}
+
+func (w *watched) kinds() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, ev := range w.events {
+		out = append(out, string(ev.Kind)+":"+ev.Tool+ev.Message)
+	}
+	return out
+}
+
+func count(events []engine.Event, kind engine.EventKind, tool string) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Kind == kind && ev.Tool == tool {
+			n++
+		}
+	}
+	return n
+}
+
+// Each way editors save a file takes effect, as exactly one reload.
+func TestReloadSavePatterns(t *testing.T) {
+	patterns := map[string]func(t *testing.T, dir, file, content string){
+		"in-place write": func(t *testing.T, dir, file, content string) {
+			writeFile(t, file, content)
+		},
+		"truncate then chunks": func(t *testing.T, dir, file, content string) {
+			f, err := os.OpenFile(file, os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < len(content); i += 16 {
+				f.WriteString(content[i:min(i+16, len(content))])
+				f.Sync()
+				time.Sleep(2 * time.Millisecond)
+			}
+			f.Close()
+		},
+		"temp file renamed over (VS Code)": func(t *testing.T, dir, file, content string) {
+			tmp := file + ".tmp"
+			writeFile(t, tmp, content)
+			if err := os.Rename(tmp, file); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"vim (4913 probe, backup, write, delete backup)": func(t *testing.T, dir, file, content string) {
+			probe := filepath.Join(dir, "4913")
+			writeFile(t, probe, "")
+			os.Remove(probe)
+			backup := file + "~"
+			if err := os.Rename(file, backup); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, file, content)
+			os.Remove(backup)
+		},
+		"JetBrains safe write": func(t *testing.T, dir, file, content string) {
+			tmp := file + "___jb_tmp___"
+			old := file + "___jb_old___"
+			writeFile(t, tmp, content)
+			if err := os.Rename(file, old); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, file); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(old)
+		},
+		"delete then recreate": func(t *testing.T, dir, file, content string) {
+			os.Remove(file)
+			writeFile(t, file, content)
+		},
+	}
+	for name, save := range patterns {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			// A debounce above the default keeps the count of reloads exact on a loaded
+			// machine, where a save's steps may be slow.
+			w := startWatch(t, dir, engine.WatchOptions{Debounce: 100 * time.Millisecond}, map[string]string{"tool.lua": toolSource("Tool", "v1")})
+			w.eventually("Tool", "v1")
+			save(t, dir, filepath.Join(dir, "tool.lua"), toolSource("Tool", "v2"))
+			w.eventually("Tool", "v2")
+			events := w.settle()
+			if n := count(events, engine.ToolUpdated, "Tool"); n != 1 || len(events) != 1 {
+				t.Errorf("want exactly one update event, got %v", w.kinds())
+			}
+		})
+	}
+}
+
+// Kubernetes mounts a ConfigMap as symlinks into ..data, which an update swaps
+// atomically for a new timestamped directory.
+func TestReloadKubernetesSymlinkSwap(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, "..2026_01")
+	os.Mkdir(v1, 0o755)
+	writeFile(t, filepath.Join(v1, "tool.lua"), toolSource("Tool", "v1"))
+	if err := os.Symlink("..2026_01", filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..data", "tool.lua"), filepath.Join(dir, "tool.lua")); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, dir, engine.WatchOptions{}, nil)
+	w.eventually("Tool", "v1")
+	v2 := filepath.Join(dir, "..2026_02")
+	os.Mkdir(v2, 0o755)
+	writeFile(t, filepath.Join(v2, "tool.lua"), toolSource("Tool", "v2"))
+	os.Symlink("..2026_02", filepath.Join(dir, "..data_tmp"))
+	if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(v1)
+	w.eventually("Tool", "v2")
+	if n := count(w.settle(), engine.ToolUpdated, "Tool"); n != 1 {
+		t.Errorf("want one update, got %v", w.kinds())
+	}
+}
+
+// Ten saves within 100 ms: the last content wins, registered once.
+func TestReloadBurstOfSaves(t *testing.T) {
+	dir := t.TempDir()
+	w := startWatch(t, dir, engine.WatchOptions{}, map[string]string{"tool.lua": toolSource("Tool", "v0")})
+	for i := 1; i <= 10; i++ {
+		writeFile(t, filepath.Join(dir, "tool.lua"), toolSource("Tool", fmt.Sprintf("v%d", i)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.eventually("Tool", "v10")
+	if n := count(w.settle(), engine.ToolUpdated, "Tool"); n != 1 {
+		t.Errorf("want one update for the burst, got %v", w.kinds())
+	}
+}
+
+// A save with a syntax error keeps the last good version serving and reports the
+// problem with file and line; the next good save clears it.
+func TestReloadSyntaxErrorKeepsLastGood(t *testing.T) {
+	dir := t.TempDir()
+	w := startWatch(t, dir, engine.WatchOptions{}, map[string]string{"tool.lua": toolSource("Tool", "good")})
+	writeFile(t, filepath.Join(dir, "tool.lua"), "return {\n  name = \"Tool\",\n  call = function() return 1 end end,\n}\n")
+	events := w.settle()
+	if len(events) != 1 || events[0].Kind != engine.LoadFailed || len(events[0].Diagnostics) == 0 ||
+		!strings.HasPrefix(events[0].Diagnostics[0].String(), filepath.Join(dir, "tool.lua")+":3: error:") {
+		t.Fatalf("want one failure with file:line, got %v", events)
+	}
+	if got := w.answer("Tool"); got != "good" {
+		t.Errorf("after a broken save Tool answers %q; the last good version must keep serving", got)
+	}
+	if d := w.eng.Diagnostics(); !engine.HasErrors(d) {
+		t.Errorf("the engine's diagnostics do not hold the error: %v", d)
+	}
+	w.reset()
+	writeFile(t, filepath.Join(dir, "tool.lua"), toolSource("Tool", "fixed"))
+	w.eventually("Tool", "fixed")
+	if d := w.eng.Diagnostics(); engine.HasErrors(d) {
+		t.Errorf("fixing the file did not clear the error: %v", d)
+	}
+}
+
+// Adding, deleting and renaming files and tools.
+func TestReloadAddRemoveRename(t *testing.T) {
+	dir := t.TempDir()
+	w := startWatch(t, dir, engine.WatchOptions{}, map[string]string{"a.lua": toolSource("A", "a")})
+	writeFile(t, filepath.Join(dir, "b.lua"), toolSource("B", "b"))
+	w.eventually("B", "b")
+	if n := count(w.settle(), engine.ToolAdded, "B"); n != 1 {
+		t.Errorf("want B added once: %v", w.kinds())
+	}
+
+	// A file renamed keeps its tool, with no moment without it.
+	var gone atomic.Int32
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			reg := w.eng.Registry()
+			_, hasA := reg.Lookup("A")
+			_, hasC := reg.Lookup("C")
+			if !hasA && !hasC {
+				gone.Add(1)
+			}
+			if hasA && hasC {
+				gone.Add(1000)
+			}
+		}
+	}()
+	os.Rename(filepath.Join(dir, "a.lua"), filepath.Join(dir, "renamed.lua"))
+	w.eventually("A", "a")
+	// The tool inside renamed: A becomes C in one swap.
+	writeFile(t, filepath.Join(dir, "renamed.lua"), toolSource("C", "c"))
+	w.eventually("C", "c")
+	close(stop)
+	wg.Wait()
+	if n := gone.Load(); n != 0 {
+		t.Errorf("a snapshot had neither or both of A and C (%d)", n)
+	}
+	if got := w.answer("A"); !strings.Contains(got, "No such tool available: A") {
+		t.Errorf("A after its rename: %q", got)
+	}
+
+	w.reset()
+	os.Remove(filepath.Join(dir, "b.lua"))
+	deadline := time.Now().Add(3 * time.Second)
+	for !strings.Contains(w.answer("B"), "No such tool") {
+		if time.Now().After(deadline) {
+			t.Fatal("B still served after its file was deleted")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := count(w.settle(), engine.ToolRemoved, "B"); n != 1 {
+		t.Errorf("want B removed once: %v", w.kinds())
+	}
+}
+
+// A source directory created after the watch started is picked up.
+func TestReloadDirectoryCreatedLater(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "later", "tools")
+	eng, _ := engine.New(engine.Options{})
+	eng.Load(engine.DirSource(dir))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go eng.Watch(ctx, engine.WatchOptions{})
+	time.Sleep(100 * time.Millisecond)
+	os.MkdirAll(dir, 0o755)
+	writeFile(t, filepath.Join(dir, "tool.lua"), toolSource("Late", "here"))
+	w := &watched{t: t, dir: dir, eng: eng}
+	w.eventually("Late", "here")
+}
+
+// Without file events, polling keeps the tools current, and says so.
+func TestReloadPolling(t *testing.T) {
+	dir := t.TempDir()
+	w := startWatch(t, dir, engine.WatchOptions{Poll: true, PollInterval: 50 * time.Millisecond}, map[string]string{"tool.lua": toolSource("Tool", "v1")})
+	writeFile(t, filepath.Join(dir, "tool.lua"), toolSource("Tool", "v2"))
+	w.eventually("Tool", "v2")
+}
+
+// Reloading a tool hundreds of times while others call it: no call fails, and every
+// answer comes from one complete version.
+func TestReloadUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	versioned := func(v int) string {
+		return fmt.Sprintf(`local V = "%d"
+return {
+  name = "Tool",
+  prompt = "Version %d.",
+  inputSchema = { type = "object" },
+  isReadOnly = true,
+  call = function() return V .. ":" .. "%d" end,
+}
+`, v, v, v)
+	}
+	w := startWatch(t, dir, engine.WatchOptions{Debounce: time.Millisecond}, map[string]string{"tool.lua": versioned(0)})
+	stop := make(chan struct{})
+	var calls, failures atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				got := w.answer("Tool")
+				calls.Add(1)
+				a, b, ok := strings.Cut(got, ":")
+				if !ok || a != b {
+					failures.Add(1)
+					t.Errorf("torn or failed answer %q", got)
+				}
+			}
+		}()
+	}
+	const reloads = 300
+	for v := 1; v <= reloads; v++ {
+		writeFile(t, filepath.Join(dir, "tool.lua"), versioned(v))
+		time.Sleep(3 * time.Millisecond)
+	}
+	w.eventually("Tool", fmt.Sprintf("%d:%d", reloads, reloads))
+	close(stop)
+	wg.Wait()
+	updates := count(w.settle(), engine.ToolUpdated, "Tool")
+	t.Logf("%d calls, %d failed, %d reloads seen", calls.Load(), failures.Load(), updates)
+	if updates < reloads/10 {
+		t.Errorf("only %d reloads happened; the test did not exercise reloading", updates)
+	}
+}
