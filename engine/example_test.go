@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing/fstest"
+	"time"
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
@@ -128,4 +131,42 @@ return {
 	fmt.Println(r.Block.Content.String())
 	// Output:
 	// {"count":3,"item":"apple","shop":"Corner Shop"}
+}
+
+// Watch keeps the tools current with their files: a save takes effect as soon as the
+// directory is quiet for the debounce time, and subscribers hear of each change.
+func Example_watch() {
+	dir, err := os.MkdirTemp("", "tools")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	tool := func(text string) []byte {
+		return []byte(`return { name = "Hello", prompt = "Greets.", inputSchema = { type = "object" },
+  isReadOnly = true, call = function() return "` + text + `" end }`)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hello.lua"), tool("hello"), 0o644); err != nil {
+		panic(err)
+	}
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		panic(err)
+	}
+	eng.Load(engine.DirSource(dir))
+	events := make(chan engine.Event, 10)
+	eng.Subscribe(func(ev engine.Event) { events <- ev })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go eng.Watch(ctx, engine.WatchOptions{})
+	time.Sleep(100 * time.Millisecond) // let the watch start
+
+	os.WriteFile(filepath.Join(dir, "hello.lua"), tool("bonjour"), 0o644)
+	ev := <-events
+	fmt.Println(ev.Kind, ev.Tool)
+	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Hello"})
+	fmt.Println(r.Block.Content.String())
+	// Output:
+	// updated Hello
+	// bonjour
 }
