@@ -413,3 +413,36 @@ return {
 		t.Errorf("only %d reloads happened; the test did not exercise reloading", updates)
 	}
 }
+
+// A call in flight when its tool is reloaded finishes on the version it started with;
+// the next call gets the new one.
+func TestReloadInFlightCallFinishesOnItsVersion(t *testing.T) {
+	dir := t.TempDir()
+	slow := func(text string) string {
+		return fmt.Sprintf(`return {
+  name = "Slow",
+  prompt = "Takes its time.",
+  inputSchema = { type = "object" },
+  isReadOnly = true,
+  call = function() local t0 = os.clock() while os.clock() - t0 < 0.4 do end return %q end,
+}
+`, text)
+	}
+	w := startWatch(t, dir, engine.WatchOptions{}, map[string]string{"slow.lua": slow("old")})
+	result := make(chan string)
+	go func() { result <- w.answer("Slow") }()
+	time.Sleep(50 * time.Millisecond)
+	writeFile(t, filepath.Join(dir, "slow.lua"), slow("new"))
+	deadline := time.Now().Add(3 * time.Second)
+	for count(w.settle(), engine.ToolUpdated, "Slow") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload")
+		}
+	}
+	if got := <-result; got != "old" {
+		t.Errorf("the call in flight answered %q, want old", got)
+	}
+	if got := w.answer("Slow"); got != "new" {
+		t.Errorf("the next call answered %q, want new", got)
+	}
+}
