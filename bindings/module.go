@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"fmt"
+	"reflect"
 	"runtime/debug"
 
 	lua "github.com/yuin/gopher-lua"
@@ -75,8 +76,31 @@ func (m *Module) open(vm *VM) *lua.LTable {
 	for name, fn := range m.Funcs {
 		t.RawSetString(name, vm.L.NewFunction(vm.guard(m.Name+"."+name, fn)))
 	}
+	hasData := false
 	for name, v := range m.Values {
 		t.RawSetString(name, vm.exposeValue(m.Name+"."+name, v))
+		hasData = hasData || reflect.TypeOf(v).Kind() != reflect.Func
+	}
+	if hasData {
+		vm.moduleData = append(vm.moduleData, openModule{m, t})
 	}
 	return t
+}
+
+// openModule is a module a VM has opened whose values include data.
+type openModule struct {
+	m *Module
+	t *lua.LTable
+}
+
+// refreshModuleData copies the data values of the opened modules again, so that what
+// one call did to a copy (the copies are plain tables) is not seen by the next.
+func (vm *VM) refreshModuleData() {
+	for _, om := range vm.moduleData {
+		for name, v := range om.m.Values {
+			if reflect.TypeOf(v).Kind() != reflect.Func {
+				om.t.RawSetString(name, vm.exposeValue(om.m.Name+"."+name, v))
+			}
+		}
+	}
 }

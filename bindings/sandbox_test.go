@@ -247,3 +247,53 @@ func TestPatternsAreBounded(t *testing.T) {
 		t.Errorf("gsub with a function: %v %v", out, err)
 	}
 }
+
+// A tail-call loop stops at the deadline without the traceback gopher-lua would
+// build, one line per tail call (D4): no seconds or gigabytes past the deadline, also
+// when the script's own pcall catches the error.
+func TestTailCallLoopStopsAtTheDeadline(t *testing.T) {
+	for _, src := range []string{
+		`return function() local function f(n) return f(n + 1) end return f(1) end`,
+		`return function() local function f(n) return f(n + 1) end return pcall(f, 1) end`,
+	} {
+		p := newPool(t, src, Limits{})
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		start := time.Now()
+		_, err := callMain(t, p, ctx)
+		cancel()
+		var se *ScriptError
+		if !errors.As(err, &se) || !se.Timeout() {
+			t.Errorf("%s: error %v, want the deadline (a pcall-caught cancellation is still one)", src, err)
+		}
+		if over := time.Since(start) - 500*time.Millisecond; over > 200*time.Millisecond {
+			t.Errorf("%s: returned %v past the deadline", src, over)
+		}
+		if strings.Count(se.Traceback, "\n") > maxTracebackFrames {
+			t.Errorf("traceback of %d lines", strings.Count(se.Traceback, "\n"))
+		}
+	}
+}
+
+// Data values of a host module are copied afresh for every call: what one call writes
+// into its copy is not seen by the next, pooled or not.
+func TestModuleDataDoesNotCarryOver(t *testing.T) {
+	m := &Module{Name: "hostmod", Values: map[string]any{"config": map[string]string{"a": "1"}, "list": []string{"a", "b"}}}
+	prog, err := Compile("tool.lua", []byte(`local h = require("hostmod")
+return function(c)
+  local seen = tostring(h.config.canary) .. "/" .. tostring(h.list[3])
+  h.config.canary = c
+  h.list[#h.list + 1] = c
+  return seen
+end`), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPool(prog, Config{Modules: []*Module{m}, Limits: Limits{MaxIdleStates: 1}})
+	defer p.Close()
+	for _, c := range []string{"A", "B"} {
+		out, err := callMain(t, p, context.Background(), lua.LString(c))
+		if err != nil || out[0].String() != "nil/nil" {
+			t.Errorf("call %s saw %v (%v)", c, out, err)
+		}
+	}
+}

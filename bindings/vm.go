@@ -43,7 +43,17 @@ type VM struct {
 	call      *Call
 	broken    bool
 	hostPanic *HostPanic
+	// tracer is the error handler of every call: it records a bounded traceback.
+	// Without a handler gopher-lua builds its own, one line per tail call before it
+	// cuts the list, which after a tail-call loop takes gigabytes and seconds past
+	// the deadline.
+	tracer    *lua.LFunction
+	silent    *lua.LFunction
+	traceback string
 	hostData  map[any]any
+	// moduleData are the opened modules whose data values are copied afresh for
+	// every call.
+	moduleData []openModule
 	// locked maps each read-only view to the table behind it.
 	locked map[*lua.LTable]*lua.LTable
 }
@@ -89,6 +99,8 @@ func NewVM(cfg Config) *VM {
 		}
 		vm.modules[m.Name] = m
 	}
+	vm.tracer = L.NewFunction(vm.recordTraceback)
+	vm.silent = L.NewFunction(silentHandler)
 	vm.openLibraries()
 	vm.arrayMeta = L.NewTable()
 	vm.arrayMeta.RawSetString("__metatable", lua.LString("json.array"))
@@ -149,6 +161,7 @@ func (vm *VM) openLibraries() {
 		str.RawSetString("dump", lua.LNil)
 	}
 	g.RawSetString("print", L.NewFunction(vm.print))
+	g.RawSetString("pcall", L.NewFunction(vm.pcall))
 	g.RawSetString("require", L.NewFunction(vm.require))
 	vm.boundLibraries()
 	vm.lockLibraries()
@@ -273,6 +286,7 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 	}
 	L := vm.L
 	vm.call = c
+	vm.refreshModuleData()
 	L.SetContext(ctx)
 	defer func() {
 		L.RemoveContext()
@@ -283,14 +297,26 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 	for _, a := range args {
 		L.Push(a)
 	}
-	if err := L.PCall(len(args), lua.MultRet, nil); err != nil {
+	vm.traceback = ""
+	if err := L.PCall(len(args), lua.MultRet, vm.tracer); err != nil {
 		vm.broken = true
 		L.SetTop(base)
 		se := newScriptError(err, vm.chunk, ctx)
+		se.Traceback = vm.traceback
+		if se.Line == 0 {
+			se.Line = lineFromTraceback(se.Traceback, vm.chunk)
+		}
 		if vm.hostPanic != nil && se.Cause == nil {
 			se.Cause = vm.hostPanic
 		}
 		return nil, se
+	}
+	if err := ctx.Err(); err != nil {
+		// The script caught the cancellation with pcall and returned: a result that
+		// arrives after the deadline is not a result.
+		vm.broken = true
+		L.SetTop(base)
+		return nil, newScriptError(&lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(err.Error())}, vm.chunk, ctx)
 	}
 	n := L.GetTop() - base
 	out := make([]lua.LValue, n)

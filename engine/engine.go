@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +52,11 @@ type Options struct {
 	// OnProgress receives progress events as they happen. It may be called from
 	// several goroutines at once.
 	OnProgress func(ProgressEvent)
+	// MaxConcurrentCalls bounds how many calls run Lua code at once; one tool may hold
+	// half of them, so that a burst of runaway calls of one tool leaves room for the
+	// others. Calls beyond wait, without using CPU, within their deadline. Zero means
+	// four per CPU (GOMAXPROCS), and at least four.
+	MaxConcurrentCalls int
 }
 
 // ProgressEvent is one ctx:progress report of a running call.
@@ -85,6 +91,7 @@ type Engine struct {
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
 	watchdog *bindings.Watchdog
+	gate     *bindings.Gate
 
 	// loadMu serializes loading; the fields after it are guarded by it.
 	loadMu      sync.Mutex
@@ -123,6 +130,11 @@ func New(opts Options) (*Engine, error) {
 		opts.State = NewState()
 	}
 	e := &Engine{opts: opts}
+	if opts.MaxConcurrentCalls <= 0 {
+		opts.MaxConcurrentCalls = max(4, 4*runtime.GOMAXPROCS(0))
+	}
+	e.opts = opts
+	e.gate = bindings.NewGate(opts.MaxConcurrentCalls, opts.MaxConcurrentCalls/2)
 	if budget := opts.Limits.WithDefaults().MemoryBudget; budget > 0 {
 		e.watchdog = bindings.NewWatchdog(uint64(budget))
 	}
@@ -171,7 +183,7 @@ func IsToolFile(name string) bool {
 // loadFile loads one Lua tool file with the engine's modules and limits and builds it.
 // It returns nil and at least one error diagnostic when the file cannot be served.
 func (e *Engine) loadFile(file string, src []byte) (*Tool, []Diagnostic) {
-	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.opts.Modules, Watchdog: e.watchdog})
+	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.opts.Modules, Watchdog: e.watchdog, Gate: e.gate})
 	if HasErrors(diags) {
 		return nil, diags
 	}

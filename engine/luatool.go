@@ -21,6 +21,8 @@ type LuaConfig struct {
 	Modules []*bindings.Module
 	// Watchdog, if set, stops calls when the heap passes its budget.
 	Watchdog *bindings.Watchdog
+	// Gate, if set, bounds how many calls run Lua code at once.
+	Gate *bindings.Gate
 }
 
 // memberKind says what a contract member may be in Lua.
@@ -93,6 +95,7 @@ var kindText = map[memberKind]string{
 type luaTool struct {
 	file string
 	pool *bindings.Pool
+	gate *bindings.Gate
 }
 
 // LoadLua turns one Lua source file into a ToolDef. The lifecycle:
@@ -122,7 +125,7 @@ func LoadLua(file string, src []byte, cfg LuaConfig) (ToolDef, []Diagnostic) {
 		return ToolDef{}, []Diagnostic{scriptDiagnostic(file, err)}
 	}
 	defer pool.Put(vm)
-	lt := &luaTool{file: file, pool: pool}
+	lt := &luaTool{file: file, pool: pool, gate: cfg.Gate}
 	def, diags := lt.define(vm, src)
 	if HasErrors(diags) {
 		pool.Close()
@@ -326,6 +329,13 @@ func typeName(v lua.LValue) string {
 
 // with runs fn on a pooled state under ctx, with the call's log going to cc.Log.
 func (lt *luaTool) with(ctx context.Context, cc *CallContext, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+	if lt.gate != nil {
+		leave, err := lt.gate.Enter(ctx, lt.file)
+		if err != nil {
+			return fmt.Errorf("waiting for a free slot to run: %w", err)
+		}
+		defer leave()
+	}
 	vm, err := lt.pool.Get()
 	if err != nil {
 		return err
