@@ -29,7 +29,7 @@ func TestLuaCallResultForms(t *testing.T) {
 	}{
 		{"NilMsg", "no such thing", true},
 		{"FalseMsg", "refused", true},
-		{"Modifier", "call returned a contextModifier, which this version does not support yet", true},
+		{"Modifier", "contextModifier must be a table of changes {cwd=, mode=, allow=, ask=, deny=, state=} or a function returning one", true},
 		{"FalseOnly", "false", false},
 	} {
 		r := call(e, bg, tc.tool, `{}`)

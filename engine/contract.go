@@ -112,6 +112,23 @@ type ToolResult struct {
 	NewMessages []any
 	// MCPMeta is passed to MCP clients as _meta.
 	MCPMeta map[string]any
+	// ContextModifier changes the context of the later calls of the turn. Run applies
+	// it only when the tool was not concurrency-safe for its input: calls that ran side
+	// by side must not depend on each other's changes.
+	ContextModifier *ContextChange
+}
+
+// A ContextChange is what a tool may change for the rest of a turn. Zero fields
+// change nothing.
+type ContextChange struct {
+	// Cwd is the new working directory.
+	Cwd string
+	// Mode is the new permission mode.
+	Mode Mode
+	// Allow, Ask and Deny are permission rules added for the rest of the turn.
+	Allow, Ask, Deny []string
+	// State sets keys of the session state (a nil value deletes the key).
+	State map[string]any
 }
 
 // A ContentBlock is one block of tool_result content: text, or an image.
@@ -214,6 +231,15 @@ const (
 	ModeBypassPermissions Mode = "bypassPermissions"
 	ModeDontAsk           Mode = "dontAsk"
 )
+
+// validMode reports whether m is one of the permission modes.
+func validMode(m Mode) bool {
+	switch m {
+	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypassPermissions, ModeDontAsk:
+		return true
+	}
+	return false
+}
 
 // State is a session's application state: JSON values by key. It is safe for
 // concurrent use.

@@ -52,6 +52,10 @@ type Options struct {
 	// OnProgress receives progress events as they happen. It may be called from
 	// several goroutines at once.
 	OnProgress func(ProgressEvent)
+	// MaxToolUseConcurrency is how many concurrency-safe calls of one batch Run runs at
+	// once. Zero means the environment variable LUATOOL_MAX_TOOL_USE_CONCURRENCY, or
+	// DefaultMaxToolUseConcurrency.
+	MaxToolUseConcurrency int
 	// MaxConcurrentCalls bounds how many calls run Lua code at once; one tool may hold
 	// half of them, so that a burst of runaway calls of one tool leaves room for the
 	// others. Calls beyond wait, without using CPU, within their deadline. Zero means

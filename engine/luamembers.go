@@ -267,7 +267,7 @@ func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, c
 	return r, err
 }
 
-var resultKeys = map[string]bool{"data": true, "newMessages": true, "mcpMeta": true}
+var resultKeys = map[string]bool{"data": true, "newMessages": true, "mcpMeta": true, "contextModifier": true}
 
 // A CallError is the failure a Lua call reported by returning nil (or false) and a
 // message, the Lua convention for expected failures. Its text is the message alone.
@@ -280,7 +280,7 @@ func (e *CallError) Error() string { return e.Message }
 // with that message.
 func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *CallContext) (*ToolResult, error) {
 	var r ToolResult
-	err := lt.invoke(ctx, cc, "call", inputArgs(input, cc), func(vm *bindings.VM, out []lua.LValue) error {
+	err := lt.invokeWithCall(ctx, cc, "call", inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
 		if len(out) > 1 && !lua.LVAsBool(out[0]) {
 			if msg, ok := out[1].(lua.LString); ok {
 				return &CallError{Message: string(msg)}
@@ -301,9 +301,6 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *CallConte
 					bad = k.String()
 				}
 			})
-			if bad == "contextModifier" {
-				return fmt.Errorf("call returned a contextModifier, which this version does not support yet")
-			}
 			if bad != "" {
 				return fmt.Errorf("call returned a table with key %q; return {data = ...} (a ToolResult) or a string, number or boolean", bad)
 			}
@@ -319,6 +316,13 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *CallConte
 					return fmt.Errorf("call result newMessages must be a list of JSON values")
 				}
 				r.NewMessages = list
+			}
+			if cm := v.RawGetString("contextModifier"); cm != lua.LNil {
+				ch, err := contextChange(vm, c, cm)
+				if err != nil {
+					return err
+				}
+				r.ContextModifier = ch
 			}
 			if mm := v.RawGetString("mcpMeta"); mm != lua.LNil {
 				plain, err := vm.FromLua(mm)
@@ -403,4 +407,71 @@ func stringsToAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// contextChange reads a call result's contextModifier: a table of changes, or a
+// function of ctx returning one, called at once (the state that ran the call is still
+// at hand): {cwd = "...", mode = "...", allow = {...}, ask = {...}, deny = {...},
+// state = {key = value}}.
+func contextChange(vm *bindings.VM, c *bindings.Call, v lua.LValue) (*ContextChange, error) {
+	if fn, ok := v.(*lua.LFunction); ok {
+		out, err := vm.Call(c, fn)
+		if err != nil {
+			return nil, fmt.Errorf("contextModifier: %w", err)
+		}
+		v = first(out)
+	}
+	plain, err := vm.FromLua(v)
+	m, ok := plain.(map[string]any)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("contextModifier must be a table of changes {cwd=, mode=, allow=, ask=, deny=, state=} or a function returning one")
+	}
+	var ch ContextChange
+	for k, val := range m {
+		switch k {
+		case "cwd":
+			s, ok := val.(string)
+			if !ok {
+				return nil, fmt.Errorf("contextModifier.cwd must be a string")
+			}
+			ch.Cwd = s
+		case "mode":
+			s, ok := val.(string)
+			if !ok || !validMode(Mode(s)) {
+				return nil, fmt.Errorf("contextModifier.mode must be one of default, acceptEdits, plan, bypassPermissions, dontAsk")
+			}
+			ch.Mode = Mode(s)
+		case "allow", "ask", "deny":
+			list, ok := val.([]any)
+			var rules []string
+			for _, r := range list {
+				s, isString := r.(string)
+				if !isString {
+					ok = false
+					break
+				}
+				rules = append(rules, s)
+			}
+			if !ok {
+				return nil, fmt.Errorf("contextModifier.%s must be a list of rule strings", k)
+			}
+			switch k {
+			case "allow":
+				ch.Allow = rules
+			case "ask":
+				ch.Ask = rules
+			default:
+				ch.Deny = rules
+			}
+		case "state":
+			obj, ok := val.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("contextModifier.state must be a table with string keys")
+			}
+			ch.State = obj
+		default:
+			return nil, fmt.Errorf("contextModifier has an unknown field %q", k)
+		}
+	}
+	return &ch, nil
 }

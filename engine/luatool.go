@@ -355,6 +355,14 @@ func member(vm *bindings.VM, name string) lua.LValue {
 
 // invoke calls member name with args built on the state and hands the results to use.
 func (lt *luaTool) invoke(ctx context.Context, cc *CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
+	return lt.invokeWithCall(ctx, cc, name, args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
+		return use(vm, out)
+	})
+}
+
+// invokeWithCall is invoke for a use that calls back into Lua on the same state and
+// needs the call it runs under.
+func (lt *luaTool) invokeWithCall(ctx context.Context, cc *CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
 	return lt.with(ctx, cc, func(vm *bindings.VM, c *bindings.Call) error {
 		var argv []lua.LValue
 		if args != nil {
@@ -367,7 +375,7 @@ func (lt *luaTool) invoke(ctx context.Context, cc *CallContext, name string, arg
 		if err != nil {
 			return err
 		}
-		return use(vm, out)
+		return use(vm, c, out)
 	})
 }
 

@@ -57,6 +57,9 @@ type Result struct {
 	Log []string
 	// PersistedPath is the file holding the whole result when it was too large.
 	PersistedPath string
+	// ContextChange is what the tool asked to change for the later calls of the turn;
+	// Run applies it for tools that are not concurrency-safe for their input.
+	ContextChange *ContextChange
 	// Err is the error that ended a failed call or mapResult, for the host's logs (a
 	// *bindings.ScriptError from Lua carries a traceback). The model sees Block only.
 	Err error
@@ -91,10 +94,10 @@ type CanUseToolFunc func(ctx context.Context, req PermissionRequest) (Permission
 // coercion and defaults, validateInput, permissions, call under the deadline,
 // mapResult, the empty-result text and persistence of large results.
 func (e *Engine) Call(ctx context.Context, use ToolUse) *Result {
-	return e.call(ctx, e.Registry(), use, e.opts.State)
+	return e.call(ctx, e.Registry(), use, e.newTurn())
 }
 
-func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *State) (r *Result) {
+func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn) (r *Result) {
 	r = &Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}
 	stage := StageLookup
 
@@ -123,11 +126,11 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *St
 	var logMu sync.Mutex
 	cc := &CallContext{
 		ToolUseID: use.ID,
-		Cwd:       e.opts.Cwd,
+		Cwd:       tc.cwd,
 		Roots:     e.opts.Roots,
-		Mode:      e.opts.Mode,
+		Mode:      tc.mode,
 		Tools:     reg.Names(),
-		State:     state,
+		State:     e.opts.State,
 		Log: func(line string) {
 			logMu.Lock()
 			r.Log = append(r.Log, line)
@@ -165,7 +168,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *St
 
 	// 5. Permissions.
 	stage = StagePermission
-	input, asked, denied := e.permit(ctx, bounded, t, input, cc)
+	input, asked, denied := e.permit(ctx, bounded, t, input, cc, tc)
 	if denied != "" {
 		return r.fail(StagePermission, denied)
 	}
@@ -185,7 +188,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, state *St
 	if tr == nil {
 		tr = &ToolResult{}
 	}
-	r.Data, r.NewMessages = tr.Data, tr.NewMessages
+	r.Data, r.NewMessages, r.ContextChange = tr.Data, tr.NewMessages, tr.ContextModifier
 
 	// 7. Map the result; empty becomes a marker; large is persisted.
 	stage = StageResult
@@ -220,7 +223,7 @@ func (e *Engine) bound(ctx context.Context, cc *CallContext) (context.Context, c
 // person was asked, or the text of a deny. This is the default pipeline: the tool's
 // own decision, with passthrough and ask going to CanUseTool, and no callback meaning
 // deny. The tool's code runs under bounded; the ask itself only under ctx.
-func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext) (_ map[string]any, asked bool, denied string) {
+func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) (_ map[string]any, asked bool, denied string) {
 	p := t.CheckPermissions(bounded, input, cc)
 	switch p.Behavior {
 	case Allow:
@@ -233,10 +236,10 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		return nil, false, p.Message
 	}
 	// Ask or passthrough.
-	if e.opts.Mode == ModeBypassPermissions {
+	if tc.mode == ModeBypassPermissions {
 		return input, false, ""
 	}
-	if e.opts.CanUseTool == nil || e.opts.Mode == ModeDontAsk {
+	if e.opts.CanUseTool == nil || tc.mode == ModeDontAsk {
 		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
 	}
 	msg := p.Message

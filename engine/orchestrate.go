@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"sync"
+)
+
+// DefaultMaxToolUseConcurrency is how many concurrency-safe calls of one batch Run
+// runs at once, unless Options.MaxToolUseConcurrency or the environment variable
+// LUATOOL_MAX_TOOL_USE_CONCURRENCY says otherwise.
+const DefaultMaxToolUseConcurrency = 10
+
+// turn is the context that calls of one turn share and that context modifiers change.
+type turn struct {
+	cwd   string
+	mode  Mode
+	rules ruleAdditions
+}
+
+// ruleAdditions are the permission rules added during a turn, by behaviour.
+type ruleAdditions struct {
+	allow, ask, deny []string
+}
+
+func (e *Engine) newTurn() *turn {
+	return &turn{cwd: e.opts.Cwd, mode: e.opts.Mode}
+}
+
+// apply makes a tool's context change for the later calls of the turn.
+func (tc *turn) apply(ch *ContextChange, state *State) {
+	if ch.Cwd != "" {
+		tc.cwd = ch.Cwd
+	}
+	if ch.Mode != "" {
+		tc.mode = ch.Mode
+	}
+	tc.rules.allow = append(tc.rules.allow, ch.Allow...)
+	tc.rules.ask = append(tc.rules.ask, ch.Ask...)
+	tc.rules.deny = append(tc.rules.deny, ch.Deny...)
+	for k, v := range ch.State {
+		state.Set(k, v)
+	}
+}
+
+// Run runs the tool_use blocks of one model turn and returns one result for each, in
+// the order of uses.
+//
+// The calls are partitioned in order: a run of consecutive calls that are
+// concurrency-safe for their input (the tool exists, the input validates, and
+// isConcurrencySafe says so) forms one batch whose calls run side by side, at most
+// MaxToolUseConcurrency at a time; every other call runs alone. Batches run one after
+// another. A call's ContextChange applies at once to the calls after it when the call
+// ran alone; those of concurrency-safe calls are dropped. Progress events stream
+// through Options.OnProgress with the tool_use id as they happen.
+//
+// Cancelling ctx stops the turn: calls not started get the cancel result, calls
+// running get the interrupt result (Lua code is stopped where it is). A host that
+// wants to interrupt only tools that allow it (a new user message arriving) can ask
+// Result.Tool.InterruptBehavior before cancelling.
+func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
+	reg := e.Registry()
+	tc := e.newTurn()
+	results := make([]*Result, len(uses))
+	for start := 0; start < len(uses); {
+		end := start + 1
+		if e.concurrencySafe(ctx, reg, uses[start]) {
+			for end < len(uses) && e.concurrencySafe(ctx, reg, uses[end]) {
+				end++
+			}
+			e.runBatch(ctx, reg, uses[start:end], results[start:end], tc)
+		} else {
+			r := e.call(ctx, reg, uses[start], tc)
+			if r.ContextChange != nil && r.Stage == StageDone {
+				tc.apply(r.ContextChange, e.opts.State)
+			}
+			results[start] = r
+		}
+		start = end
+	}
+	return results
+}
+
+// runBatch runs concurrency-safe calls side by side, at most the concurrency limit
+// at once. They all see the turn's context as it was before the batch.
+func (e *Engine) runBatch(ctx context.Context, reg *Registry, uses []ToolUse, out []*Result, tc *turn) {
+	snapshot := *tc
+	limit := e.maxToolUseConcurrency()
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, use := range uses {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			t := snapshot
+			out[i] = e.call(ctx, reg, use, &t)
+		}()
+	}
+	wg.Wait()
+}
+
+// concurrencySafe reports whether a call may run beside others: the tool exists, its
+// input validates, and the tool says so for that input. Anything else runs alone.
+func (e *Engine) concurrencySafe(ctx context.Context, reg *Registry, use ToolUse) bool {
+	t, ok := reg.Lookup(use.Name)
+	if !ok {
+		return false
+	}
+	input, err := decodeInput(use.Input, e.opts.Limits.WithDefaults().MaxDepth)
+	if err == nil {
+		input, err = t.Schema().Prepare(input)
+	}
+	if err != nil {
+		return false
+	}
+	bounded, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	defer cancel()
+	return t.IsConcurrencySafe(bounded, input)
+}
+
+// maxToolUseConcurrency is the batch limit: the option, else the environment, else
+// the default. An unparseable environment value is the default, as in the original.
+func (e *Engine) maxToolUseConcurrency() int {
+	if n := e.opts.MaxToolUseConcurrency; n > 0 {
+		return n
+	}
+	if n, err := strconv.Atoi(os.Getenv("LUATOOL_MAX_TOOL_USE_CONCURRENCY")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultMaxToolUseConcurrency
+}
