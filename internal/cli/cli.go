@@ -49,6 +49,7 @@ var commands = map[string]command{
 	"list":     {"list", "list the tools, with their flags", runList},
 	"describe": {"describe NAME", "show a tool's prompt, flags and schema as merged with the defaults", runDescribe},
 	"call":     {"call NAME [JSON|-]", "call a tool through the whole pipeline (input as an argument, - for stdin, none for {})", runCall},
+	"run":      {"run FILE|-", "run a turn: a JSON array of tool_use blocks, orchestrated; prints the tool_results", runRun},
 	"schema":   {"schema [--format anthropic]", "print tool definitions for a model API", runSchema},
 	"check":    {"check [DIR...]", "load tool files and report every problem with file:line", runCheck},
 	"version":  {"version", "print the version", runVersion},
