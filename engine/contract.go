@@ -50,7 +50,7 @@ type ToolDef struct {
 	ValidateInput         func(ctx context.Context, input map[string]any, cc *CallContext) (ValidationResult, error)
 	CheckPermissions      func(ctx context.Context, input map[string]any, cc *CallContext) (PermissionResult, error)
 	GetPath               func(ctx context.Context, input map[string]any) (string, error)
-	RuleContent           func(ctx context.Context, input map[string]any) (string, error)
+	RuleContent           func(ctx context.Context, input map[string]any) ([]string, error)
 	ToAutoClassifierInput func(ctx context.Context, input map[string]any) (string, error)
 	Call                  func(ctx context.Context, input map[string]any, cc *CallContext) (*ToolResult, error)
 	MapResult             func(ctx context.Context, data any, toolUseID string) (Content, error)
@@ -231,15 +231,6 @@ const (
 	ModeBypassPermissions Mode = "bypassPermissions"
 	ModeDontAsk           Mode = "dontAsk"
 )
-
-// validMode reports whether m is one of the permission modes.
-func validMode(m Mode) bool {
-	switch m {
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypassPermissions, ModeDontAsk:
-		return true
-	}
-	return false
-}
 
 // State is a session's application state: JSON values by key. It is safe for
 // concurrent use.

@@ -268,9 +268,15 @@ func (t *Tool) GetPath(ctx context.Context, input map[string]any) (path string, 
 	return optionalString(t.def.GetPath, ctx, input)
 }
 
-// RuleContent returns the string content rules match, e.g. a shell command. ok as for GetPath.
-func (t *Tool) RuleContent(ctx context.Context, input map[string]any) (content string, ok bool) {
-	return optionalString(t.def.RuleContent, ctx, input)
+// RuleContent returns what content rules match, e.g. a shell command, in parts (the
+// commands of a compound command: a deny matches any part, an allow must match every
+// part). ok as for GetPath.
+func (t *Tool) RuleContent(ctx context.Context, input map[string]any) (parts []string, ok bool) {
+	if t.def.RuleContent == nil {
+		return nil, false
+	}
+	parts, err := t.def.RuleContent(ctx, input)
+	return parts, err == nil
 }
 
 // ToAutoClassifierInput returns the text a host's auto-approval classifier may read;

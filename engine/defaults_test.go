@@ -97,7 +97,7 @@ func TestBuildDefaultsOnError(t *testing.T) {
 		return PermissionResult{Behavior: Allow}, errMember
 	}
 	def.GetPath = failStr
-	def.RuleContent = failStr
+	def.RuleContent = func(context.Context, map[string]any) ([]string, error) { return []string{"ignored"}, errMember }
 	def.ToAutoClassifierInput = failStr
 	def.MapResult = func(context.Context, any, string) (Content, error) { return Text("ignored"), errMember }
 	def.RenderToolUseMessage = failStr

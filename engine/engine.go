@@ -47,6 +47,10 @@ type Options struct {
 	// CanUseTool is asked when the permission pipeline ends in ask. Nil means every
 	// ask is a deny.
 	CanUseTool CanUseToolFunc
+	// Permissions are the permission rules (and the mode, when Mode is zero), as
+	// loaded with LoadSettings and CLISettings and merged with MergeSettings. A rule
+	// that does not parse makes New fail, naming where it came from.
+	Permissions PermissionSettings
 	// State is the session's shared state. Nil means a new empty State.
 	State *State
 	// OnProgress receives progress events as they happen. It may be called from
@@ -96,6 +100,12 @@ type Engine struct {
 	snapshot atomic.Pointer[Registry]
 	watchdog *bindings.Watchdog
 	gate     *bindings.Gate
+	rules    ruleSet
+
+	// sessionMu guards session: rules added by "allow always" answers, in force for
+	// the engine's life.
+	sessionMu sync.Mutex
+	session   ruleAdditions
 
 	// loadMu serializes loading; the fields after it are guarded by it.
 	loadMu      sync.Mutex
@@ -115,7 +125,13 @@ func New(opts Options) (*Engine, error) {
 		opts.Timeout = DefaultTimeout
 	}
 	if opts.Mode == "" {
+		opts.Mode = opts.Permissions.Mode
+	}
+	if opts.Mode == "" {
 		opts.Mode = ModeDefault
+	}
+	if _, err := ParseMode(string(opts.Mode)); err != nil {
+		return nil, err
 	}
 	if opts.Cwd == "" && len(opts.Roots) > 0 {
 		opts.Cwd = opts.Roots[0]
@@ -133,7 +149,11 @@ func New(opts Options) (*Engine, error) {
 	if opts.State == nil {
 		opts.State = NewState()
 	}
-	e := &Engine{opts: opts}
+	rules, err := parseRules(opts.Permissions)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, rules: rules}
 	if opts.MaxConcurrentCalls <= 0 {
 		opts.MaxConcurrentCalls = max(4, 4*runtime.GOMAXPROCS(0))
 	}
@@ -172,6 +192,9 @@ func (e *Engine) Options() Options { return e.opts }
 // (5 s by default): a tool whose isEnabled hangs is hidden, not a reason for loading to
 // hang.
 func (e *Engine) isEnabled(t *Tool) (bool, error) {
+	if e.rules.deniesTool(t.Name()) {
+		return false, nil // a tool-level deny hides the tool
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Limits.WithDefaults().InitTimeout)
 	defer cancel()
 	return t.enabled(ctx)

@@ -30,7 +30,9 @@ func (lt *luaTool) defineFunctions(def *ToolDef, get func(string) lua.LValue) {
 		def.CheckPermissions = lt.checkPermissions
 	}
 	def.GetPath = lt.inputStringMember(get, "getPath")
-	def.RuleContent = lt.inputStringMember(get, "ruleContent")
+	if get("ruleContent") != lua.LNil {
+		def.RuleContent = lt.ruleContent
+	}
 	def.ToAutoClassifierInput = lt.inputStringMember(get, "toAutoClassifierInput")
 	def.Call = lt.call
 	if get("mapResult") != lua.LNil {
@@ -436,11 +438,12 @@ func contextChange(vm *bindings.VM, c *bindings.Call, v lua.LValue) (*ContextCha
 			}
 			ch.Cwd = s
 		case "mode":
-			s, ok := val.(string)
-			if !ok || !validMode(Mode(s)) {
-				return nil, fmt.Errorf("contextModifier.mode must be one of default, acceptEdits, plan, bypassPermissions, dontAsk")
+			s, _ := val.(string)
+			m, err := ParseMode(s)
+			if err != nil {
+				return nil, fmt.Errorf("contextModifier.mode: %w", err)
 			}
-			ch.Mode = Mode(s)
+			ch.Mode = m
 		case "allow", "ask", "deny":
 			list, ok := val.([]any)
 			var rules []string
@@ -474,4 +477,33 @@ func contextChange(vm *bindings.VM, c *bindings.Call, v lua.LValue) (*ContextCha
 		}
 	}
 	return &ch, nil
+}
+
+// ruleContent accepts a string, or a list of strings (the parts of a compound command).
+func (lt *luaTool) ruleContent(ctx context.Context, input map[string]any) ([]string, error) {
+	var parts []string
+	err := lt.invoke(ctx, nil, "ruleContent", inputArgs(input, nil), func(vm *bindings.VM, out []lua.LValue) error {
+		switch v := first(out).(type) {
+		case lua.LString:
+			parts = []string{string(v)}
+			return nil
+		case *lua.LTable:
+			plain, err := vm.FromLua(v)
+			list, ok := plain.([]any)
+			if err != nil || !ok {
+				return returnError("ruleContent", "a string or a list of strings", v)
+			}
+			for _, p := range list {
+				s, ok := p.(string)
+				if !ok {
+					return returnError("ruleContent", "a string or a list of strings", v)
+				}
+				parts = append(parts, s)
+			}
+			return nil
+		default:
+			return returnError("ruleContent", "a string or a list of strings", v)
+		}
+	})
+	return parts, err
 }

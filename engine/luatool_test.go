@@ -655,7 +655,7 @@ func TestLuaValueOrFunctionMembers(t *testing.T) {
 			if p, ok := tool.GetPath(bg, input); !ok || p != "/src/a" {
 				t.Errorf("GetPath = %q, %v", p, ok)
 			}
-			if c, ok := tool.RuleContent(bg, input); !ok || c != "cat a" {
+			if c, ok := tool.RuleContent(bg, input); !ok || len(c) != 1 || c[0] != "cat a" {
 				t.Errorf("RuleContent = %q, %v", c, ok)
 			}
 			wantString(tool.ToAutoClassifierInput(bg, input), "read a")(t)

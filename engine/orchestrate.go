@@ -17,6 +17,9 @@ type turn struct {
 	cwd   string
 	mode  Mode
 	rules ruleAdditions
+	// abort stops the turn, when a person refused a call and asked to stop; nil for a
+	// single Call.
+	abort context.CancelFunc
 }
 
 // ruleAdditions are the permission rules added during a turn, by behaviour.
@@ -61,7 +64,10 @@ func (tc *turn) apply(ch *ContextChange, state *State) {
 // Result.Tool.InterruptBehavior before cancelling.
 func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 	reg := e.Registry()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	tc := e.newTurn()
+	tc.abort = cancel
 	results := make([]*Result, len(uses))
 	for start := 0; start < len(uses); {
 		end := start + 1

@@ -17,6 +17,8 @@ const (
 	CancelMessage = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
 	// InterruptMessage answers a call cancelled while it ran.
 	InterruptMessage = "[Request interrupted by user for tool use]"
+	// RejectMessage answers a call the person refused, stopping the turn.
+	RejectMessage = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
 	// maxErrorChars is where error texts are cut in the middle.
 	maxErrorChars = 10000
 )
@@ -74,6 +76,9 @@ type PermissionRequest struct {
 	Description string
 	// Message is why the pipeline asks.
 	Message string
+	// Suggestions are rules that would allow calls like this one from now on, for an
+	// "allow always" answer.
+	Suggestions []string
 }
 
 // PermissionDecision is CanUseTool's answer.
@@ -84,6 +89,13 @@ type PermissionDecision struct {
 	UpdatedInput map[string]any
 	// Message is the person's feedback with a deny, passed to the model.
 	Message string
+	// AddRules are allow rules to keep for the rest of the engine's life ("allow
+	// always"), typically chosen from the request's Suggestions. They must be valid
+	// rules (CheckRule).
+	AddRules []string
+	// Abort, with a deny, stops the turn: Run gives the calls after this one the
+	// cancel result.
+	Abort bool
 }
 
 // CanUseToolFunc decides an ask. It may block while a person answers.
@@ -219,49 +231,57 @@ func (e *Engine) bound(ctx context.Context, cc *CallContext) (context.Context, c
 	return bounded, cancel
 }
 
-// permit runs the permission step and returns the input to call with, whether a
-// person was asked, or the text of a deny. This is the default pipeline: the tool's
-// own decision, with passthrough and ask going to CanUseTool, and no callback meaning
-// deny. The tool's code runs under bounded; the ask itself only under ctx.
+// permit runs the permission step (see permissions.go) and returns the input to call
+// with, whether a person was asked, or the text of a deny. The tool's code runs under
+// bounded; the ask itself only under ctx.
 func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) (_ map[string]any, asked bool, denied string) {
-	p := t.CheckPermissions(bounded, input, cc)
-	switch p.Behavior {
+	d := e.decide(bounded, t, input, cc, tc)
+	switch d.behavior {
 	case Allow:
-		if p.UpdatedInput != nil {
-			in, denied := e.updatedInput(t, p.UpdatedInput)
-			return in, false, denied
-		}
-		return input, false, ""
+		return d.input, false, ""
 	case Deny:
-		return nil, false, p.Message
+		if d.message == "" {
+			d.message = fmt.Sprintf("Permission to use %s has been denied.", t.Name())
+		}
+		return nil, false, d.message
 	}
-	// Ask or passthrough.
-	if tc.mode == ModeBypassPermissions {
-		return input, false, ""
-	}
-	if e.opts.CanUseTool == nil || tc.mode == ModeDontAsk {
+	switch {
+	case tc.mode == ModeDontAsk:
+		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
+	case e.opts.CanUseTool == nil:
 		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
 	}
-	msg := p.Message
-	if msg == "" {
-		msg = fmt.Sprintf("%s needs your permission.", t.Name())
+	req := PermissionRequest{
+		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: d.message,
+		Description: t.Description(bounded, d.input),
+		Suggestions: e.suggestions(bounded, t, d.input, tc.cwd),
 	}
-	desc := t.Description(bounded, input)
-	d, err := e.opts.CanUseTool(ctx, PermissionRequest{Tool: t, ToolUseID: cc.ToolUseID, Input: input, Description: desc, Message: msg})
+	ans, err := e.opts.CanUseTool(ctx, req)
 	if err != nil {
 		return nil, true, fmt.Sprintf("Permission to use %s was not granted: %v", t.Name(), err)
 	}
-	if d.Behavior != Allow {
-		if d.Message != "" {
-			return nil, true, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + d.Message
+	if ans.Abort && tc.abort != nil {
+		defer tc.abort()
+	}
+	if ans.Behavior != Allow {
+		if ans.Message != "" {
+			return nil, true, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + ans.Message
+		}
+		if ans.Abort {
+			return nil, true, RejectMessage
 		}
 		return nil, true, fmt.Sprintf("Permission to use %s has been denied.", t.Name())
 	}
-	if d.UpdatedInput != nil {
-		in, denied := e.updatedInput(t, d.UpdatedInput)
+	if len(ans.AddRules) > 0 {
+		e.sessionMu.Lock()
+		e.session.allow = append(e.session.allow, ans.AddRules...)
+		e.sessionMu.Unlock()
+	}
+	if ans.UpdatedInput != nil {
+		in, denied := e.updatedInput(t, ans.UpdatedInput)
 		return in, true, denied
 	}
-	return input, true, ""
+	return d.input, true, ""
 }
 
 // updatedInput validates an input that a permission decision substituted, as the

@@ -1,0 +1,288 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The permission step. Deny beats ask beats allow, in this order (the original's, with
+// content rules evaluated by the engine for every tool):
+//
+//  1. a tool-level deny rule (Bash) denies;
+//  2. a content deny rule (Bash(rm *), Read(./secrets/**)) that matches the input denies;
+//  3. a tool-level ask rule asks, even in bypassPermissions mode;
+//  4. a content ask rule that matches asks, even in bypassPermissions mode;
+//  5. the tool's own checkPermissions: deny denies; ask and passthrough are kept;
+//  6. the mode: bypassPermissions allows; acceptEdits allows edits (the Edit family)
+//     of paths inside the roots; default and plan change nothing;
+//  7. an allow rule, tool-level or content, that matches allows;
+//  8. the tool's own allow allows; what is left is an ask, which goes to CanUseTool.
+//     With no callback, or in dontAsk mode, an ask is a deny.
+//
+// Content rules match a tool's getPath (gitignore-style path patterns, relative to the
+// root of the settings that hold them) or its ruleContent (a command: exact, "cmd:*"
+// prefix, or * wildcard; with several parts, as a compound shell command has, a deny or
+// ask matches when any part does and an allow only when every part does). A tool with
+// neither fails closed: its content deny and ask rules match, its content allow rules
+// never do. Read(...) rules also govern Glob and Grep, Edit(...) rules Edit, Write and
+// NotebookEdit.
+
+// ruleFamily names the rule a tool's content rules are written for besides its own.
+var ruleFamily = map[string]string{
+	"Glob": "Read", "Grep": "Read",
+	"Write": "Edit", "NotebookEdit": "Edit",
+}
+
+// CheckRule reports whether text is a valid permission rule, including the path
+// pattern of a Read(...) or Edit(...) rule. The error says what is wrong and where,
+// without repeating the rule.
+func CheckRule(text string) error {
+	r, err := ParseRule(text)
+	var re *RuleError
+	if errors.As(err, &re) {
+		if re.Column > 0 {
+			return fmt.Errorf("column %d: %s", re.Column, re.Problem)
+		}
+		return errors.New(re.Problem)
+	}
+	if err != nil {
+		return err
+	}
+	if (r.Tool == "Read" || r.Tool == "Edit") && r.HasContent {
+		if err := ValidatePathPattern(r.Content); err != nil {
+			return fmt.Errorf("path pattern: %w", err)
+		}
+	}
+	return nil
+}
+
+// permRule is a parsed rule with its behaviour and origin.
+type permRule struct {
+	Rule
+	behavior PermissionBehavior
+	origin   SourcedRule
+}
+
+func (r permRule) describe() string {
+	return fmt.Sprintf("%q (%s)", r.origin.Text, describeOrigin(r.origin.Source, r.origin.File))
+}
+
+// ruleSet is the rules in force, parsed, by behaviour.
+type ruleSet struct {
+	deny, ask, allow []permRule
+}
+
+// parseRules parses the rules of settings; a rule that does not parse is an error
+// naming its origin.
+func parseRules(s PermissionSettings) (ruleSet, error) {
+	var rs ruleSet
+	var errs []error
+	add := func(list []SourcedRule, b PermissionBehavior, into *[]permRule) {
+		for _, sr := range list {
+			r, err := ParseRule(sr.Text)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s rule %q (%s): %w", b, sr.Text, describeOrigin(sr.Source, sr.File), err))
+				continue
+			}
+			*into = append(*into, permRule{Rule: r, behavior: b, origin: sr})
+		}
+	}
+	add(s.Deny, Deny, &rs.deny)
+	add(s.Ask, Ask, &rs.ask)
+	add(s.Allow, Allow, &rs.allow)
+	return rs, errors.Join(errs...)
+}
+
+// with returns the rule set with a turn's additions (rule strings already checked
+// when they were added) as session rules relative to cwd.
+func (rs ruleSet) with(add ruleAdditions, cwd string) ruleSet {
+	if len(add.allow)+len(add.ask)+len(add.deny) == 0 {
+		return rs
+	}
+	extra, _ := parseRules(PermissionSettings{
+		Allow: sessionRules(add.allow, cwd), Ask: sessionRules(add.ask, cwd), Deny: sessionRules(add.deny, cwd),
+	})
+	return ruleSet{
+		deny:  append(append([]permRule(nil), rs.deny...), extra.deny...),
+		ask:   append(append([]permRule(nil), rs.ask...), extra.ask...),
+		allow: append(append([]permRule(nil), rs.allow...), extra.allow...),
+	}
+}
+
+func sessionRules(texts []string, cwd string) []SourcedRule {
+	out := make([]SourcedRule, len(texts))
+	for i, t := range texts {
+		out[i] = SourcedRule{Text: t, Source: SourceSession, Root: cwd}
+	}
+	return out
+}
+
+// deniesTool reports whether a tool-level deny rule names the tool: such a tool is not
+// offered at all.
+func (rs ruleSet) deniesTool(name string) bool {
+	for _, r := range rs.deny {
+		if !r.HasContent && r.Tool == name {
+			return true
+		}
+	}
+	return false
+}
+
+// decision is the outcome of the permission step before any person is asked.
+type decision struct {
+	behavior PermissionBehavior // Allow, Deny or Ask
+	message  string
+	input    map[string]any // the input to call with (possibly updated by the tool)
+}
+
+// decide runs steps 1 to 8 of the permission order for one call.
+func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) decision {
+	e.sessionMu.Lock()
+	added := ruleAdditions{
+		allow: append(append([]string(nil), e.session.allow...), tc.rules.allow...),
+		ask:   tc.rules.ask,
+		deny:  tc.rules.deny,
+	}
+	e.sessionMu.Unlock()
+	rs := e.rules.with(added, tc.cwd)
+	target := e.ruleTarget(ctx, t, input, tc.cwd)
+	name := t.Name()
+	for _, r := range rs.deny {
+		if r.appliesTo(name) && !r.HasContent && r.Tool == name {
+			return decision{behavior: Deny, message: fmt.Sprintf("Permission to use %s has been denied by the rule %s.", name, r.describe())}
+		}
+	}
+	for _, r := range rs.deny {
+		if r.appliesTo(name) && r.HasContent && target.matches(r) {
+			return decision{behavior: Deny, message: fmt.Sprintf("Permission to use %s has been denied by the rule %s.", name, r.describe())}
+		}
+	}
+	for _, r := range rs.ask {
+		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && target.matches(r)) {
+			return decision{behavior: Ask, message: fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name), input: input}
+		}
+	}
+	p := t.CheckPermissions(ctx, input, cc)
+	if p.Behavior == Deny {
+		return decision{behavior: Deny, message: p.Message}
+	}
+	if p.UpdatedInput != nil {
+		updated, err := t.Schema().Prepare(p.UpdatedInput)
+		if err != nil {
+			return decision{behavior: Deny, message: toolUseError(inputValidationText(name, err))}
+		}
+		input = updated
+	}
+	switch tc.mode {
+	case ModeBypassPermissions:
+		return decision{behavior: Allow, input: input}
+	case ModeAcceptEdits:
+		if ruleName(name) == "Edit" && target.hasPath && e.insideRoots(target.path) {
+			return decision{behavior: Allow, input: input}
+		}
+	}
+	for _, r := range rs.allow {
+		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && target.matches(r)) {
+			return decision{behavior: Allow, input: input}
+		}
+	}
+	if p.Behavior == Allow {
+		return decision{behavior: Allow, input: input}
+	}
+	msg := p.Message
+	if msg == "" {
+		msg = fmt.Sprintf("%s needs your permission.", name)
+	}
+	return decision{behavior: Ask, message: msg, input: input}
+}
+
+// ruleName is the rule name a tool's content rules may also be written for.
+func ruleName(tool string) string {
+	if f, ok := ruleFamily[tool]; ok {
+		return f
+	}
+	return tool
+}
+
+// appliesTo reports whether a rule is written for the tool: by its name, or for a
+// content rule, by its family's name.
+func (r permRule) appliesTo(tool string) bool {
+	return r.Tool == tool || (r.HasContent && r.Tool == ruleName(tool))
+}
+
+// ruleTarget is what content rules match for one call.
+type ruleTarget struct {
+	hasPath  bool
+	path     string // absolute
+	contents []string
+	hasText  bool
+	base     func(root string) PathBase
+}
+
+func (e *Engine) ruleTarget(ctx context.Context, t *Tool, input map[string]any, cwd string) ruleTarget {
+	home, _ := os.UserHomeDir()
+	target := ruleTarget{base: func(root string) PathBase { return PathBase{Root: root, Cwd: cwd, Home: home} }}
+	if p, ok := t.GetPath(ctx, input); ok && p != "" {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		target.hasPath, target.path = true, filepath.Clean(p)
+		return target
+	}
+	if parts, ok := t.RuleContent(ctx, input); ok && len(parts) > 0 {
+		target.hasText, target.contents = true, parts
+	}
+	return target
+}
+
+// matches reports whether a content rule matches the call, failing closed: a call
+// whose path or content cannot be told matches every deny and ask rule and no allow.
+func (tg ruleTarget) matches(r permRule) bool {
+	switch {
+	case tg.hasPath:
+		return MatchPathRule(r.Content, tg.base(r.origin.Root), tg.path, r.behavior)
+	case tg.hasText:
+		all, any := true, false
+		for _, c := range tg.contents {
+			m := MatchContent(r.Content, c)
+			all, any = all && m, any || m
+		}
+		if r.behavior == Allow {
+			return all
+		}
+		return any
+	default:
+		return r.behavior != Allow
+	}
+}
+
+// insideRoots reports whether path is inside one of the engine's roots.
+func (e *Engine) insideRoots(path string) bool {
+	for _, root := range e.opts.Roots {
+		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// suggestions are rules that would allow this call from now on, for the person asked.
+func (e *Engine) suggestions(ctx context.Context, t *Tool, input map[string]any, cwd string) []string {
+	target := e.ruleTarget(ctx, t, input, cwd)
+	switch {
+	case target.hasPath:
+		return []string{Rule{Tool: ruleName(t.Name()), Content: "/" + target.path, HasContent: true}.String()}
+	case target.hasText:
+		var out []string
+		for _, c := range target.contents {
+			out = append(out, Rule{Tool: t.Name(), Content: c, HasContent: true}.String())
+		}
+		return out
+	default:
+		return []string{t.Name()}
+	}
+}

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// permTool is a Go tool whose permission-relevant members a test sets.
+type permTool struct {
+	name     string
+	readOnly bool
+	check    func() (PermissionResult, error) // nil: the default
+	path     string                           // getPath answer; "" none
+	content  []string                         // ruleContent answer; nil none
+	failPath bool                             // getPath and ruleContent fail
+}
+
+func (p permTool) def() ToolDef {
+	d := ToolDef{
+		Name:        p.name,
+		InputSchema: map[string]any{"type": "object"},
+		Prompt:      func(context.Context, PromptOptions) (string, error) { return "p", nil },
+		IsReadOnly:  func(context.Context, map[string]any) (bool, error) { return p.readOnly, nil },
+		Call: func(context.Context, map[string]any, *CallContext) (*ToolResult, error) {
+			return &ToolResult{Data: "ran"}, nil
+		},
+	}
+	if p.check != nil {
+		d.CheckPermissions = func(context.Context, map[string]any, *CallContext) (PermissionResult, error) { return p.check() }
+	}
+	if p.path != "" || p.failPath {
+		d.GetPath = func(context.Context, map[string]any) (string, error) {
+			if p.failPath {
+				return "", errors.New("cannot tell")
+			}
+			return p.path, nil
+		}
+	}
+	if p.content != nil {
+		d.RuleContent = func(context.Context, map[string]any) ([]string, error) { return p.content, nil }
+	}
+	return d
+}
+
+func rules(list ...string) []SourcedRule {
+	var out []SourcedRule
+	for _, r := range list {
+		out = append(out, SourcedRule{Text: r, Source: SourceCLI, Root: "/work"})
+	}
+	return out
+}
+
+func allow() (PermissionResult, error) { return PermissionResult{Behavior: Allow}, nil }
+func ask() (PermissionResult, error)   { return PermissionResult{Behavior: Ask, Message: "tool asks"}, nil }
+func deny() (PermissionResult, error) {
+	return PermissionResult{Behavior: Deny, Message: "tool denies"}, nil
+}
+func passthrough() (PermissionResult, error) { return PermissionResult{Behavior: Passthrough}, nil }
+
+// TestPermissionPrecedence walks every step of the permission order: rule deny, rule
+// ask, the tool's deny and ask, modes, allow rules, passthrough, and the fail-closed
+// cases. "asked" means CanUseTool was called (it answers allow); without a callback
+// the outcome would be a deny.
+func TestPermissionPrecedence(t *testing.T) {
+	bash := permTool{name: "Bash", content: []string{"git status"}}
+	compound := permTool{name: "Bash", content: []string{"git status", "rm -rf /"}}
+	edit := permTool{name: "Edit", path: "/work/src/a.go"}
+	editOutside := permTool{name: "Edit", path: "/etc/passwd"}
+	grep := permTool{name: "Grep", readOnly: true, path: "/work/secrets/key"}
+	for _, tc := range []struct {
+		name              string
+		tool              permTool
+		mode              Mode
+		allow, ask, denyR []string
+		want              string // "ran", "asked", or a substring of the deny text
+	}{
+		{"1 tool-level deny beats everything (and hides the tool)", permTool{name: "Bash", check: allow}, ModeBypassPermissions, []string{"Bash"}, nil, []string{"Bash"}, "No such tool available: Bash"},
+		{"2 content deny matches", bash, ModeDefault, []string{"Bash"}, nil, []string{"Bash(git *)"}, "denied by the rule \"Bash(git *)\""},
+		{"2 content deny matches any part of a compound command", compound, ModeDefault, []string{"Bash(git status)"}, nil, []string{"Bash(rm:*)"}, "denied by the rule"},
+		{"2 Read(...) deny covers Grep", grep, ModeBypassPermissions, nil, nil, []string{"Read(/secrets/**)"}, "denied by the rule \"Read(/secrets/**)\""},
+		{"2 content deny that does not match", bash, ModeDefault, []string{"Bash(git status)"}, nil, []string{"Bash(rm:*)"}, "ran"},
+		{"3 tool-level ask survives bypass", permTool{name: "Bash", check: allow}, ModeBypassPermissions, []string{"Bash"}, []string{"Bash"}, nil, "asked"},
+		{"4 content ask survives bypass and allow rules", bash, ModeBypassPermissions, []string{"Bash"}, []string{"Bash(git:*)"}, nil, "asked"},
+		{"5 the tool's deny beats allow rules and bypass", permTool{name: "T", check: deny}, ModeBypassPermissions, []string{"T"}, nil, nil, "tool denies"},
+		{"5 the tool's ask is overridden by bypass", permTool{name: "T", check: ask}, ModeBypassPermissions, nil, nil, nil, "ran"},
+		{"5 the tool's ask is overridden by an allow rule", permTool{name: "T", check: ask}, ModeDefault, []string{"T"}, nil, nil, "ran"},
+		{"5 the tool's ask asks", permTool{name: "T", check: ask}, ModeDefault, nil, nil, nil, "asked"},
+		{"5 a failing checkPermissions denies", permTool{name: "T", check: func() (PermissionResult, error) { return PermissionResult{}, errors.New("boom") }}, ModeBypassPermissions, []string{"T"}, nil, nil, "permission check failed"},
+		{"5 a garbage behaviour denies", permTool{name: "T", check: func() (PermissionResult, error) { return PermissionResult{Behavior: "maybe"}, nil }}, ModeBypassPermissions, nil, nil, nil, "not allow, deny, ask or passthrough"},
+		{"6 bypass allows a passthrough", permTool{name: "T", check: passthrough}, ModeBypassPermissions, nil, nil, nil, "ran"},
+		{"6 acceptEdits allows an edit inside the roots", edit, ModeAcceptEdits, nil, nil, nil, "ran"},
+		{"6 acceptEdits asks for an edit outside the roots", editOutside, ModeAcceptEdits, nil, nil, nil, "asked"},
+		{"6 default asks for an edit", edit, ModeDefault, nil, nil, nil, "asked"},
+		{"6 plan asks for an edit", edit, ModePlan, nil, nil, nil, "asked"},
+		{"7 a tool-level allow rule allows", permTool{name: "T"}, ModeDefault, []string{"T"}, nil, nil, "ran"},
+		{"7 an Edit(...) allow rule covers Write", permTool{name: "Write", path: "/work/src/a.go"}, ModeDefault, []string{"Edit(/src/**)"}, nil, nil, "ran"},
+		{"7 an allow must match every part of a compound command", compound, ModeDefault, []string{"Bash(git status)"}, nil, nil, "asked"},
+		{"7 a prefix rule matches at a word boundary only", permTool{name: "Bash", content: []string{"npm run test:unit"}}, ModeDefault, []string{"Bash(npm run test:*)"}, nil, nil, "asked"},
+		{"8 the default allows a read-only tool", permTool{name: "T", readOnly: true}, ModeDefault, nil, nil, nil, "ran"},
+		{"8 the default asks for a tool that writes", permTool{name: "T"}, ModeDefault, nil, nil, nil, "asked"},
+		{"8 passthrough asks", permTool{name: "T", check: passthrough}, ModeDefault, nil, nil, nil, "asked"},
+		{"dontAsk turns an ask into a deny", permTool{name: "T"}, ModeDontAsk, nil, nil, nil, "dontAsk mode"},
+		{"fail closed: no path or content matches every content deny", permTool{name: "Custom"}, ModeBypassPermissions, nil, nil, []string{"Custom(anything)"}, "denied by the rule"},
+		{"fail closed: a failing getPath matches every content deny", permTool{name: "Edit", failPath: true}, ModeBypassPermissions, nil, nil, []string{"Edit(/src/**)"}, "denied by the rule"},
+		{"fail closed: no path never matches a content allow", permTool{name: "Custom"}, ModeDefault, []string{"Custom(anything)"}, nil, nil, "asked"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := false
+			e := newTestEngine(t, Options{
+				Roots: []string{"/work"}, Cwd: "/work", Mode: tc.mode, Tools: []ToolDef{tc.tool.def()},
+				Permissions: PermissionSettings{Allow: rules(tc.allow...), Ask: rules(tc.ask...), Deny: rules(tc.denyR...)},
+				CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
+					asked = true
+					return PermissionDecision{Behavior: Allow}, nil
+				},
+			})
+			r := e.Call(bg, ToolUse{ID: "1", Name: tc.tool.name})
+			got := r.Block.Content.String()
+			switch tc.want {
+			case "ran":
+				if asked || got != "ran" {
+					t.Errorf("asked %v, %q; want it to run without asking", asked, got)
+				}
+			case "asked":
+				if !asked || got != "ran" {
+					t.Errorf("asked %v, %q; want an ask", asked, got)
+				}
+			default:
+				wantStage := StagePermission
+				if strings.HasPrefix(tc.want, "No such tool") {
+					wantStage = StageLookup
+				}
+				if asked || !r.Block.IsError || !strings.Contains(got, tc.want) || r.Stage != wantStage {
+					t.Errorf("asked %v, %q (stage %s); want a deny containing %q", asked, got, r.Stage, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// An ask with no callback is a deny; a tool-level deny hides the tool; "allow always"
+// answers hold for later calls; an abort stops the turn.
+func TestPermissionAskOutcomes(t *testing.T) {
+	tool := permTool{name: "Bash", content: []string{"make"}}
+	e := newTestEngine(t, Options{Tools: []ToolDef{tool.def()}})
+	if r := e.Call(bg, ToolUse{ID: "1", Name: "Bash"}); !strings.Contains(r.Block.Content.String(), "no one can be asked") {
+		t.Errorf("no callback: %q", r.Block.Content.String())
+	}
+
+	hidden := newTestEngine(t, Options{Tools: []ToolDef{tool.def(), permTool{name: "Other", readOnly: true}.def()},
+		Permissions: PermissionSettings{Deny: rules("Bash")}})
+	if _, ok := hidden.Registry().Lookup("Bash"); ok || len(hidden.Registry().Names()) != 1 {
+		t.Errorf("a tool-level deny must hide the tool: %v", hidden.Registry().Names())
+	}
+
+	var asks []PermissionRequest
+	always := newTestEngine(t, Options{Tools: []ToolDef{tool.def()}, CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
+		asks = append(asks, req)
+		return PermissionDecision{Behavior: Allow, AddRules: req.Suggestions}, nil
+	}})
+	always.Call(bg, ToolUse{ID: "1", Name: "Bash"})
+	always.Call(bg, ToolUse{ID: "2", Name: "Bash"})
+	if len(asks) != 1 || len(asks[0].Suggestions) != 1 || asks[0].Suggestions[0] != "Bash(make)" {
+		t.Errorf("asks %+v: want one ask suggesting Bash(make), then none", asks)
+	}
+
+	abort := newTestEngine(t, Options{Tools: []ToolDef{tool.def(), permTool{name: "Read", readOnly: true}.def()},
+		CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
+			return PermissionDecision{Behavior: Deny, Abort: true}, nil
+		}})
+	results := abort.Run(bg, []ToolUse{{ID: "1", Name: "Read"}, {ID: "2", Name: "Bash"}, {ID: "3", Name: "Read"}})
+	if results[0].Block.IsError || results[1].Block.Content.String() != RejectMessage || results[2].Block.Content.String() != CancelMessage {
+		t.Errorf("abort: %q | %q | %q", results[0].Block.Content.String(), results[1].Block.Content.String(), results[2].Block.Content.String())
+	}
+}
+
+// Path rules resolve symlinks: a link inside the project to a denied file is denied.
+func TestPermissionPathRulesFollowSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "secrets"), 0o755)
+	os.WriteFile(filepath.Join(dir, "secrets", "key"), []byte("k"), 0o600)
+	os.Symlink(filepath.Join(dir, "secrets", "key"), filepath.Join(dir, "innocent"))
+	tool := permTool{name: "Read", readOnly: true, path: filepath.Join(dir, "innocent")}
+	e := newTestEngine(t, Options{Roots: []string{dir}, Cwd: dir, Tools: []ToolDef{tool.def()},
+		Permissions: PermissionSettings{Deny: []SourcedRule{{Text: "Read(/secrets/**)", Source: SourceProject, Root: dir}}}})
+	if r := e.Call(bg, ToolUse{ID: "1", Name: "Read"}); !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied") {
+		t.Errorf("a symlink to a denied file was allowed: %q", r.Block.Content.String())
+	}
+}
+
+// A rule that does not parse makes New fail, naming where it came from.
+func TestBadRuleFailsNew(t *testing.T) {
+	_, err := New(Options{Permissions: PermissionSettings{Allow: []SourcedRule{{Text: "Bash(ls", Source: SourceProject, File: "/p/.luatool/settings.json"}}}})
+	if err == nil || !strings.Contains(err.Error(), "/p/.luatool/settings.json") || !strings.Contains(err.Error(), "never closed") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// parseRuleCases are well-formed rules and what they parse to.
+var parseRuleCases = []struct {
+	in   string
+	want Rule
+}{
+	{"Bash", Rule{Tool: "Bash"}},
+	{"Bash()", Rule{Tool: "Bash"}},
+	{"Bash(*)", Rule{Tool: "Bash"}},
+	{"Bash(git status)", Rule{"Bash", "git status", true}},
+	{"Bash(npm run test:*)", Rule{"Bash", "npm run test:*", true}},
+	{"Read(./src/**)", Rule{"Read", "./src/**", true}},
+	{"Read(//etc/hosts)", Rule{"Read", "//etc/hosts", true}},
+	{"WebFetch(domain:example.com)", Rule{"WebFetch", "domain:example.com", true}},
+	{`Bash(echo \(hi\))`, Rule{"Bash", "echo (hi)", true}},
+	{`Bash(a\\b)`, Rule{"Bash", `a\b`, true}},
+	{`Bash(a\b)`, Rule{"Bash", `a\b`, true}},
+	{`Bash(echo \*)`, Rule{"Bash", `echo \*`, true}},
+	{`Bash(\*)`, Rule{"Bash", `\*`, true}},
+	{`Bash(**)`, Rule{"Bash", `**`, true}},
+	{`Bash(foo\\)`, Rule{"Bash", `foo\`, true}},
+	{`Bash(\\\()`, Rule{"Bash", `\(`, true}},
+	{`Bash(\()`, Rule{"Bash", `(`, true}},
+	{"Bash( )", Rule{"Bash", " ", true}},
+	{"Bash(echo a\nb)", Rule{"Bash", "echo a\nb", true}},
+	{"Bash(echo héllo)", Rule{"Bash", "echo héllo", true}},
+	{"Task", Rule{Tool: "Agent"}},
+	{"Task(Explore)", Rule{"Agent", "Explore", true}},
+	{"KillShell", Rule{Tool: "TaskStop"}},
+	{"AgentOutputTool", Rule{Tool: "TaskOutput"}},
+	{"BashOutputTool()", Rule{Tool: "TaskOutput"}},
+	{"Agent", Rule{Tool: "Agent"}},
+	{"my_tool-2", Rule{Tool: "my_tool-2"}},
+	{"T" + strings.Repeat("x", 63), Rule{Tool: "T" + strings.Repeat("x", 63)}},
+	{"mcp__github", Rule{Tool: "mcp__github"}},
+	{"mcp__github__*", Rule{Tool: "mcp__github__*"}},
+	{"mcp__github__create_issue", Rule{Tool: "mcp__github__create_issue"}},
+	{"mcp__my-server__tool(x)", Rule{"mcp__my-server__tool", "x", true}},
+	{"mcp__s__" + strings.Repeat("t", 80), Rule{Tool: "mcp__s__" + strings.Repeat("t", 80)}},
+}
+
+func TestParseRule(t *testing.T) {
+	for _, tt := range parseRuleCases {
+		got, err := ParseRule(tt.in)
+		if err != nil {
+			t.Errorf("ParseRule(%q): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParseRule(%q) = %#v, want %#v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseRuleErrors(t *testing.T) {
+	tests := []struct {
+		in      string
+		column  int
+		problem string
+	}{
+		{"", 0, "empty rule"},
+		{"(ls)", 1, "no tool name"},
+		{"()", 1, "no tool name"},
+		{"Bash)", 5, "')' without an opening '('"},
+		{"Ba)sh(x)", 3, "')' without an opening '('"},
+		{"Ba sh", 1, "not a tool name"},
+		{" Bash", 1, "not a tool name"},
+		{"Bash ", 1, "not a tool name"},
+		{"Bash (ls)", 1, "not a tool name"},
+		{"1Bash", 1, "not a tool name"},
+		{"T" + strings.Repeat("x", 64), 1, "not a tool name"},
+		{`Foo\(x)`, 1, "not a tool name"},
+		{"Bäsh", 1, "not a tool name"},
+		{"mcp__", 1, "not a tool name"},
+		{"mcp____x", 1, "not a tool name"},
+		{"mcp__srv__", 1, "not a tool name"},
+		{"mcp__srv__a*", 1, "not a tool name"},
+		{"mcp__s.v", 1, "not a tool name"},
+		{"Bash(ls", 5, "never closed"},
+		{`Bash(ls\)`, 5, "never closed"},
+		{"Bash(", 5, "never closed"},
+		{"Bash(ls) ", 9, `text " " after the closing ')'`},
+		{"Bash(ls)x", 9, `text "x" after the closing ')'`},
+		{`Bash(ls)\)`, 9, `after the closing ')'`},
+		{"Bash(echo (a))", 11, `unescaped '(' inside the content`},
+		{"Bash(a)b)", 7, `unescaped ')' inside the content`},
+		{"Bash(a)(b)", 7, `unescaped ')' inside the content`},
+		{"Bash(é(", 7, `unescaped '('`},
+	}
+	for _, tt := range tests {
+		_, err := ParseRule(tt.in)
+		var re *RuleError
+		if !errors.As(err, &re) {
+			t.Errorf("ParseRule(%q) error = %v, want a *RuleError", tt.in, err)
+			continue
+		}
+		if re.Rule != tt.in || re.Column != tt.column || !strings.Contains(re.Problem, tt.problem) {
+			t.Errorf("ParseRule(%q) = %+v, want column %d and a problem containing %q", tt.in, *re, tt.column, tt.problem)
+		}
+		if !strings.Contains(err.Error(), tt.problem) || (tt.column > 0) != strings.Contains(err.Error(), "column") {
+			t.Errorf("ParseRule(%q) error text %q", tt.in, err)
+		}
+	}
+}
+
+func TestRuleString(t *testing.T) {
+	tests := []struct {
+		rule Rule
+		want string
+	}{
+		{Rule{Tool: "Bash"}, "Bash"},
+		{Rule{"Bash", "git status", true}, "Bash(git status)"},
+		{Rule{"Bash", "echo (hi)", true}, `Bash(echo \(hi\))`},
+		{Rule{"Bash", `a\b`, true}, `Bash(a\b)`},
+		{Rule{"Bash", `echo \*`, true}, `Bash(echo \*)`},
+		{Rule{"Bash", `a\`, true}, `Bash(a\\)`},
+		{Rule{"Bash", `\(`, true}, `Bash(\\\()`},
+		{Rule{"Bash", `a\\b`, true}, `Bash(a\\\b)`},
+		{Rule{"Bash", `\\`, true}, `Bash(\\\\)`},
+		{Rule{"Bash", `\)`, true}, `Bash(\\\))`},
+		{Rule{"Bash", "**", true}, "Bash(**)"},
+	}
+	for _, tt := range tests {
+		got := tt.rule.String()
+		if got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.rule, got, tt.want)
+		}
+		back, err := ParseRule(got)
+		if err != nil || back != tt.rule {
+			t.Errorf("ParseRule(%q) = %#v, %v; want %#v", got, back, err, tt.rule)
+		}
+	}
+}
+
+func TestRuleStringRoundTrip(t *testing.T) {
+	for _, tt := range parseRuleCases {
+		s := tt.want.String()
+		back, err := ParseRule(s)
+		if err != nil || back != tt.want {
+			t.Errorf("ParseRule(%q) = %#v, %v; want %#v (from %q)", s, back, err, tt.want, tt.in)
+		}
+	}
+	if got := mustParseRule(t, "Task(x)").String(); got != "Agent(x)" {
+		t.Errorf("a legacy name renders as %q, want Agent(x)", got)
+	}
+}
+
+func mustParseRule(t *testing.T, s string) Rule {
+	t.Helper()
+	r, err := ParseRule(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// FuzzParseRule checks that ParseRule never panics, that its errors are *RuleErrors
+// with a column inside the input, and that a parsed rule survives String and
+// ParseRule unchanged. It also takes the input as the content of a Bash rule, to
+// check String's escaping on any content.
+func FuzzParseRule(f *testing.F) {
+	for _, tt := range parseRuleCases {
+		f.Add(tt.in)
+	}
+	for _, s := range []string{"", "(", ")", `\`, `Bash(\`, `Bash(\\\)`, "Bash(a)b)", "Bash(ls) ", "mcp__a__*(x)", "Bash(\xff)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s != "" && s != "*" {
+			r := Rule{Tool: "Bash", Content: s, HasContent: true}
+			if back, err := ParseRule(r.String()); err != nil || back != r {
+				t.Fatalf("content %q: String %q parses to %#v, %v", s, r.String(), back, err)
+			}
+		}
+		r, err := ParseRule(s)
+		if err != nil {
+			var re *RuleError
+			if !errors.As(err, &re) {
+				t.Fatalf("ParseRule(%q) error %v is not a *RuleError", s, err)
+			}
+			if re.Column < 0 || re.Column > utf8.RuneCountInString(s) {
+				t.Fatalf("ParseRule(%q): column %d outside the input", s, re.Column)
+			}
+			return
+		}
+		if r.HasContent == (r.Content == "" || r.Content == "*") {
+			t.Fatalf("ParseRule(%q) = %#v: HasContent disagrees with Content", s, r)
+		}
+		back, err := ParseRule(r.String())
+		if err != nil {
+			t.Fatalf("ParseRule(%q) = %#v, but its String %q does not parse: %v", s, r, r.String(), err)
+		}
+		if back != r {
+			t.Fatalf("ParseRule(%q) = %#v; String %q parses to %#v", s, r, r.String(), back)
+		}
+	})
+}
+
+func TestMatchContent(t *testing.T) {
+	tests := []struct {
+		pattern, content string
+		want             bool
+	}{
+		// Prefix.
+		{"npm run test:*", "npm run test", true},
+		{"npm run test:*", "npm run test --watch", true},
+		{"npm run test:*", "npm run test:unit", false},
+		{"npm run test:*", "npm run tests", false},
+		{"npm run test:*", "npm run", false},
+		{"npm run test:*", "  npm run test  ", true},
+		{"npm run test:*", "xargs npm run test foo", true},
+		{"npm run test:*", "xargs npm run testfoo", false},
+		{"npm run test:*", "npm run test\tfoo", false},
+		{"git commit:*", "git commit -m 'a\nb'", true},
+		{"git :*", "git status", true},
+		{"git *:*", "git *", true},
+		{"git *:*", "git status", false},
+		{`test\:*`, `test\ x`, true},
+		// Wildcard.
+		{":*", ":foo", true},
+		{":*", "foo", false},
+		{"git *", "git", true},
+		{"git *", "git   ", true},
+		{"git *", "git status", true},
+		{"git *", "gitk", false},
+		{"git *", "git\nstatus", false},
+		{"git *", "git status\nrm -rf /", true},
+		{"git * --force", "git push --force", true},
+		{"git * --force", "git push --force-with-lease", false},
+		{"git * --force", "git --force", false},
+		{"git * *", "git", false},
+		{"git * *", "git a b", true},
+		{"*", "", true},
+		{"*", "anything at all", true},
+		{"* foo", "foo", false},
+		{"* foo", "x foo", true},
+		{"a*b*c", "abc", true},
+		{"a*b*c", "aXbYc", true},
+		{"a*b*c", "acb", false},
+		{"a*b*c", "abcb", false},
+		{"ab*bc", "abc", false},
+		{"ab*bc", "abbc", true},
+		{"*.txt", "a.txt", true},
+		{"rm -rf *", "rm -rf /", true},
+		{`echo \* *`, "echo * foo", true},
+		{`echo \* *`, "echo *", true},
+		{`echo \* *`, "echo x foo", false},
+		{`a\\*`, `a\b`, true},
+		{`a\\*`, "ab", false},
+		{`a\x*`, `a\xy`, true},
+		// Exact.
+		{"git status", "git status", true},
+		{" git status ", "git status\n", true},
+		{"git status", "git status --short", false},
+		{"git status", "git  status", false},
+		{"git status", "Git status", false},
+		{`echo \*`, `echo \*`, true},
+		{`echo \*`, "echo *", false},
+		{`echo \*`, "echo x", false},
+		{"", "", true},
+		{"", "ls", false},
+	}
+	for _, tt := range tests {
+		if got := MatchContent(tt.pattern, tt.content); got != tt.want {
+			t.Errorf("MatchContent(%q, %q) = %v, want %v", tt.pattern, tt.content, got, tt.want)
+		}
+	}
+}
