@@ -55,7 +55,9 @@ func rules(list ...string) []SourcedRule {
 }
 
 func allow() (PermissionResult, error) { return PermissionResult{Behavior: Allow}, nil }
-func ask() (PermissionResult, error)   { return PermissionResult{Behavior: Ask, Message: "tool asks"}, nil }
+func ask() (PermissionResult, error) {
+	return PermissionResult{Behavior: Ask, Message: "tool asks"}, nil
+}
 func deny() (PermissionResult, error) {
 	return PermissionResult{Behavior: Deny, Message: "tool denies"}, nil
 }
