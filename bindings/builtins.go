@@ -47,13 +47,56 @@ func (vm *VM) boundLibraries() {
 	unpack := g.RawGetString("unpack").(*lua.LFunction).GFunction
 	g.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
-		i, j := L.OptInt(2, 1), L.OptInt(3, t.Len())
-		if j >= i && int64(j)-int64(i) >= int64(vm.limits.MaxUnpack) {
-			L.RaiseError("unpack: %d values is over the limit of %d", int64(j)-int64(i)+1, vm.limits.MaxUnpack)
-		}
+		vm.checkResultCount(L, "unpack", L.OptInt(2, 1), L.OptInt(3, t.Len()))
 		return unpack(L)
 	}))
+	strByte := str.RawGetString("byte").(*lua.LFunction).GFunction
+	str.RawSetString("byte", L.NewFunction(func(L *lua.LState) int {
+		s := L.CheckString(1)
+		pos := func(p int) int { // Lua 5.1's posrelat, clamped to the string
+			if p < 0 {
+				p = len(s) + p + 1
+			}
+			return min(max(p, 1), len(s)+1)
+		}
+		i := L.OptInt(2, 1)
+		vm.checkResultCount(L, "string.byte", pos(i), min(pos(L.OptInt(3, i)), len(s)))
+		return strByte(L)
+	}))
+	str.RawSetString("char", L.NewFunction(func(L *lua.LState) int {
+		a := NewArgs(L, "string.char")
+		b := make([]byte, L.GetTop())
+		for n := 1; n <= L.GetTop(); n++ {
+			c := a.Int(n)
+			if c < 0 || c > 255 {
+				a.Error(n, "value out of range")
+			}
+			b[n-1] = byte(c)
+		}
+		L.Push(lua.LString(b))
+		return 1
+	}))
+	osTable := g.RawGetString("os").(*lua.LTable)
+	date := osTable.RawGetString("date").(*lua.LFunction).GFunction
+	osTable.RawSetString("date", L.NewFunction(func(L *lua.LState) int {
+		// A directive expands to at most a few dozen bytes (%c: 24).
+		if f := L.OptString(1, "%c"); int64(len(f))*32 > int64(vm.limits.MaxStringBytes) {
+			vm.tooLong(L, "os.date", int64(len(f))*32)
+		}
+		return date(L)
+	}))
 	vm.boundCoroutines(g.RawGetString("coroutine").(*lua.LTable))
+}
+
+// checkResultCount refuses a function returning the values i..j when they are more
+// than MaxUnpack, computing the count without overflow.
+func (vm *VM) checkResultCount(L *lua.LState, fn string, i, j int) {
+	if j < i {
+		return
+	}
+	if n := uint64(j) - uint64(i) + 1; n > uint64(vm.limits.MaxUnpack) || n == 0 {
+		L.RaiseError("%s: %d values is over the limit of %d", fn, n, vm.limits.MaxUnpack)
+	}
 }
 
 // tooLong raises the error for a string result over the limit.
@@ -172,6 +215,7 @@ func (vm *VM) boundCoroutines(co *lua.LTable) {
 	create := co.RawGetString("create").(*lua.LFunction).GFunction
 	resume := co.RawGetString("resume").(*lua.LFunction).GFunction
 	count := func(L *lua.LState) {
+		vm.coroutinesEver++
 		if c := vm.call; c != nil {
 			c.coroutines++
 			if c.coroutines > vm.limits.MaxCoroutines {
@@ -187,6 +231,13 @@ func (vm *VM) boundCoroutines(co *lua.LTable) {
 	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
 		count(L)
 		return create(L)
+	}))
+	yield := co.RawGetString("yield").(*lua.LFunction).GFunction
+	co.RawSetString("yield", L.NewFunction(func(L *lua.LState) int {
+		if vm.protected[L] > 0 {
+			L.RaiseError("attempt to yield across a pcall (Lua 5.1 cannot resume into one)")
+		}
+		return yield(L)
 	}))
 	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
 		bind(L, L.CheckThread(1))

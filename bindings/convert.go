@@ -91,10 +91,16 @@ func (vm *VM) toLua(v any, path string, depth int) (lua.LValue, error) {
 // the depth limit) is a *ConversionError naming the path.
 func (vm *VM) FromLua(v lua.LValue) (any, error) {
 	if t, ok := v.(*lua.LTable); ok {
-		return plainValue(t, "$", 0, vm.limits.MaxDepth, map[*lua.LTable]bool{}, vm)
+		budget := maxConvertedValues
+		return plainValue(t, "$", 0, vm.limits.MaxDepth, map[*lua.LTable]bool{}, vm, &budget)
 	}
 	return scalarValue(v, "$", vm)
 }
+
+// maxConvertedValues bounds how many values one conversion from Lua produces: a
+// result of millions of values would take seconds and gigabytes to encode, past any
+// deadline, for nothing a model can read.
+const maxConvertedValues = 1 << 20
 
 func scalarValue(v lua.LValue, path string, vm *VM) (any, error) {
 	switch x := v.(type) {
@@ -120,7 +126,7 @@ func scalarValue(v lua.LValue, path string, vm *VM) (any, error) {
 
 // plainValue converts a table. vm may be nil (error rendering), in which case
 // json.null and the array marker are not recognised.
-func plainValue(t *lua.LTable, path string, depth, maxDepth int, visiting map[*lua.LTable]bool, vm *VM) (any, error) {
+func plainValue(t *lua.LTable, path string, depth, maxDepth int, visiting map[*lua.LTable]bool, vm *VM, budget *int) (any, error) {
 	if depth > maxDepth {
 		return nil, &ConversionError{path, fmt.Sprintf("nested deeper than %d levels", maxDepth)}
 	}
@@ -129,10 +135,13 @@ func plainValue(t *lua.LTable, path string, depth, maxDepth int, visiting map[*l
 	}
 	visiting[t] = true
 	defer delete(visiting, t)
+	if *budget -= t.Len() + 1; *budget < 0 {
+		return nil, &ConversionError{path, fmt.Sprintf("the value has more than %d elements", maxConvertedValues)}
+	}
 
 	convert := func(v lua.LValue, p string) (any, error) {
 		if sub, ok := v.(*lua.LTable); ok {
-			return plainValue(sub, p, depth+1, maxDepth, visiting, vm)
+			return plainValue(sub, p, depth+1, maxDepth, visiting, vm, budget)
 		}
 		return scalarValue(v, p, vm)
 	}

@@ -98,6 +98,13 @@ func newScriptError(err error, file string, ctx context.Context) *ScriptError {
 		out.Cause = aerr.Cause
 	}
 	out.Message = errorObjectText(aerr.Object)
+	if strings.HasPrefix(out.Message, "runtime error: ") {
+		// A Go runtime error inside gopher-lua itself, not in host code (host panics
+		// are named as such): in practice a coroutine yielding across a metamethod,
+		// an iterator or pcall, which Lua 5.1 cannot do.
+		out.Cause = errors.New(out.Message)
+		out.Message = "the Lua engine failed: a coroutine may not yield across a metamethod, an iterator or pcall in Lua 5.1"
+	}
 	if m := positionPrefix.FindStringSubmatch(out.Message); m != nil {
 		out.File = m[1]
 		out.Line, _ = strconv.Atoi(m[2])
@@ -133,7 +140,8 @@ func errorObjectText(v lua.LValue) string {
 		}
 		return "true"
 	case *lua.LTable:
-		if v, err := plainValue(x, "$", 0, DefaultMaxDepth, map[*lua.LTable]bool{}, nil); err == nil {
+		budget := 1024
+		if v, err := plainValue(x, "$", 0, DefaultMaxDepth, map[*lua.LTable]bool{}, nil, &budget); err == nil {
 			if b, err := encodeJSON(v); err == nil {
 				return "error object: " + string(b)
 			}

@@ -47,6 +47,12 @@ type VM struct {
 	// Without a handler gopher-lua builds its own, one line per tail call before it
 	// cuts the list, which after a tail-call loop takes gigabytes and seconds past
 	// the deadline.
+	// coroutinesEver counts the coroutines the state has created: a Pool retires a
+	// state that has made many, since a tool file's locals may keep them all.
+	coroutinesEver int
+	// corrupt is set when gopher-lua itself failed inside a call: the state must not
+	// be touched again, only dropped.
+	corrupt   bool
 	tracer    *lua.LFunction
 	silent    *lua.LFunction
 	traceback string
@@ -56,6 +62,9 @@ type VM struct {
 	moduleData []openModule
 	// locked maps each read-only view to the table behind it.
 	locked map[*lua.LTable]*lua.LTable
+	// protected counts, per thread, the pcalls in progress: a yield across one is
+	// refused.
+	protected map[*lua.LState]int
 }
 
 // A Call carries what one call of a script needs from its host: the context that
@@ -87,7 +96,7 @@ func NewVM(cfg Config) *VM {
 		RegistryGrowStep:    1024,
 		MinimizeStackMemory: true,
 	})
-	vm := &VM{L: L, limits: limits, watchdog: cfg.Watchdog, modules: map[string]*Module{}, loaded: map[string]lua.LValue{}, locked: map[*lua.LTable]*lua.LTable{}}
+	vm := &VM{L: L, limits: limits, watchdog: cfg.Watchdog, modules: map[string]*Module{}, loaded: map[string]lua.LValue{}, locked: map[*lua.LTable]*lua.LTable{}, protected: map[*lua.LState]int{}}
 	for _, m := range cfg.Modules {
 		if _, dup := vm.modules[m.Name]; dup || m.Name == jsonModuleName {
 			panic("bindings: module " + m.Name + " registered twice")
@@ -162,6 +171,7 @@ func (vm *VM) openLibraries() {
 	}
 	g.RawSetString("print", L.NewFunction(vm.print))
 	g.RawSetString("pcall", L.NewFunction(vm.pcall))
+	g.RawSetString("xpcall", L.NewFunction(vm.xpcall))
 	g.RawSetString("require", L.NewFunction(vm.require))
 	vm.boundLibraries()
 	vm.lockLibraries()
@@ -264,7 +274,15 @@ func (vm *VM) Null() lua.LValue { return vm.null }
 func (vm *VM) Broken() bool { return vm.broken }
 
 // Close releases the state.
-func (vm *VM) Close() { vm.L.Close() }
+func (vm *VM) Close() {
+	if !vm.corrupt {
+		vm.L.Close()
+	}
+}
+
+// Limits returns the limits the VM runs under, defaults filled in: host functions
+// bound their own work by them (a file read by MaxStringBytes, say).
+func (vm *VM) Limits() Limits { return vm.limits }
 
 // Call runs fn with args under c and returns its results (all of them). Any failure
 // is a *ScriptError and marks the VM broken.
@@ -298,9 +316,11 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 		L.Push(a)
 	}
 	vm.traceback = ""
-	if err := L.PCall(len(args), lua.MultRet, vm.tracer); err != nil {
+	if err := vm.protectedCall(len(args)); err != nil {
 		vm.broken = true
-		L.SetTop(base)
+		if !vm.corrupt {
+			L.SetTop(base)
+		}
 		se := newScriptError(err, vm.chunk, ctx)
 		se.Traceback = vm.traceback
 		if se.Line == 0 {
@@ -327,6 +347,19 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 	return out, nil
 }
 
+// protectedCall is L.PCall, with a last line of defence: gopher-lua can panic inside
+// PCall's own recovery (a registry overflow while it handles an error), which would
+// otherwise take the host down. Such a state is broken for good.
+func (vm *VM) protectedCall(nargs int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			vm.corrupt = true
+			err = &lua.ApiError{Type: lua.ApiErrorPanic, Object: lua.LString(fmt.Sprintf("the Lua state failed: %v", r))}
+		}
+	}()
+	return vm.L.PCall(nargs, lua.MultRet, vm.tracer)
+}
+
 // A Pool keeps VMs that have run one program's main chunk, so a call finds the
 // program's returned value ready. Get and Put are safe for concurrent use; each VM
 // handed out serves one goroutine until it is put back.
@@ -342,7 +375,22 @@ type Pool struct {
 // NewPool returns an empty pool for prog; VMs are built on demand.
 func NewPool(prog *Program, cfg Config) *Pool {
 	cfg.Limits = cfg.Limits.WithDefaults()
-	return &Pool{prog: prog, cfg: cfg}
+	p := &Pool{prog: prog, cfg: cfg}
+	if cfg.Watchdog != nil {
+		cfg.Watchdog.register(p)
+	}
+	return p
+}
+
+// dropIdle closes the idle states; the pool builds new ones as needed.
+func (p *Pool) dropIdle() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, vm := range idle {
+		vm.Close()
+	}
 }
 
 // Get returns an idle VM or builds one and runs the program on it. The program's
@@ -375,7 +423,8 @@ func (p *Pool) build() (*VM, error) {
 // closed.
 func (p *Pool) Put(vm *VM) {
 	p.mu.Lock()
-	if vm.broken || p.closed || p.cfg.Limits.FreshStates || len(p.idle) >= p.cfg.Limits.MaxIdleStates {
+	if vm.broken || p.closed || p.cfg.Limits.FreshStates || len(p.idle) >= p.cfg.Limits.MaxIdleStates ||
+		vm.coroutinesEver > retireAfterCoroutines*p.cfg.Limits.MaxCoroutines {
 		p.mu.Unlock()
 		vm.Close()
 		return
@@ -384,13 +433,18 @@ func (p *Pool) Put(vm *VM) {
 	p.mu.Unlock()
 }
 
+// retireAfterCoroutines is how many calls' worth of coroutines (MaxCoroutines each) a
+// state may have created before the pool retires it: the per-call cap cannot see
+// coroutines a tool keeps between calls, and each one is a whole Lua thread.
+const retireAfterCoroutines = 4
+
 // Close closes the idle VMs; VMs still out are closed when they are put back.
 func (p *Pool) Close() {
 	p.mu.Lock()
-	idle := p.idle
-	p.idle, p.closed = nil, true
+	p.closed = true
 	p.mu.Unlock()
-	for _, vm := range idle {
-		vm.Close()
+	p.dropIdle()
+	if p.cfg.Watchdog != nil {
+		p.cfg.Watchdog.unregister(p)
 	}
 }

@@ -20,12 +20,15 @@ const heapMetric = "/memory/classes/heap/objects:bytes"
 // gcCyclesMetric counts completed garbage collections.
 const gcCyclesMetric = "/gc/cycles/total:gc-cycles"
 
+// liveHeapMetric is the heap the last collection found live.
+const liveHeapMetric = "/gc/heap/live:bytes"
+
 // A Watchdog stops running calls when the process's heap passes a budget.
 //
 // gopher-lua cannot account memory per state (yuin/gopher-lua#230), and its own
 // SetMx exits the process. The watchdog instead samples the heap while calls run;
-// past the budget it has garbage collected, and if the heap is still over (or is far
-// over at once), cancels every call it watches with ErrMemoryLimit. The states of those calls are then discarded
+// past the budget it has garbage collected, and if the live heap is still over (or the
+// heap is far over at once), cancels every call it watches with ErrMemoryLimit. The states of those calls are then discarded
 // (a failed call breaks its VM), which frees what they held. The heap is the
 // process's, so the budget must leave room for the host's own use. Builtins are
 // capped (MaxStringBytes) so that no single step can allocate far past the budget
@@ -40,6 +43,9 @@ type Watchdog struct {
 	mu      sync.Mutex
 	calls   map[*watchedCall]struct{}
 	running bool
+	// pools are the pools whose idle states are dropped under memory pressure: a
+	// state keeps what its tool file's locals hold between calls.
+	pools map[*Pool]struct{}
 }
 
 type watchedCall struct{ cancel context.CancelCauseFunc }
@@ -49,7 +55,7 @@ const DefaultWatchInterval = 5 * time.Millisecond
 
 // NewWatchdog returns a watchdog for a heap budget in bytes.
 func NewWatchdog(budget uint64) *Watchdog {
-	return &Watchdog{budget: budget, interval: DefaultWatchInterval, calls: map[*watchedCall]struct{}{}}
+	return &Watchdog{budget: budget, interval: DefaultWatchInterval, calls: map[*watchedCall]struct{}{}, pools: map[*Pool]struct{}{}}
 }
 
 // Budget returns the budget in bytes.
@@ -59,6 +65,20 @@ func (w *Watchdog) Budget() uint64 { return w.budget }
 // returns it with the function that ends the watch.
 func (w *Watchdog) watch(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	// The heap found live by the last collection is over the budget already: states
+	// are holding on to memory between calls (a tool file's locals are a per-state
+	// cache). The call fails, so that its state is dropped and the memory with it.
+	// (The live heap is the last collection's: after states were dropped, collect
+	// again to see whether it still is.)
+	live := []metrics.Sample{{Name: liveHeapMetric}}
+	if metrics.Read(live); live[0].Value.Uint64() > w.budget {
+		w.relieve()
+		collect()
+		if metrics.Read(live); live[0].Value.Uint64() > w.budget {
+			cancel(ErrMemoryLimit)
+			return ctx, func() {}
+		}
+	}
 	c := &watchedCall{cancel: cancel}
 	w.mu.Lock()
 	w.calls[c] = struct{}{}
@@ -77,18 +97,20 @@ func (w *Watchdog) watch(ctx context.Context) (context.Context, func()) {
 
 // loop samples the heap until no call is watched.
 //
-// Over the budget, the heap may still be mostly garbage, so the first time the loop
-// sees it over, it starts a collection (in the background: waiting for it would give a
-// runaway script time to double its memory once more) and stops nothing. It stops
-// every watched call when the heap is still over the budget after a collection has
-// completed, or at once when the heap is more than a quarter over it.
+// Over the budget, the heap may still be mostly garbage (the host's, or a finished
+// call's). So the first time the loop sees it over, it starts a collection in the
+// background and stops nothing; once a collection has completed, it stops every
+// watched call if the live heap that collection found is still over the budget. A
+// heap over the budget and growing fast (by a quarter of the budget between two
+// samples), or more than three times over, stops the calls at once, without waiting:
+// a runaway script doubles its memory in the time a collection takes, while garbage
+// left by others does not grow. After stopping calls it collects, so that their
+// garbage does not stop the next ones.
 func (w *Watchdog) loop() {
-	samples := []metrics.Sample{{Name: heapMetric}, {Name: gcCyclesMetric}}
-	read := func() (heap, cycles uint64) {
-		metrics.Read(samples)
-		return samples[0].Value.Uint64(), samples[1].Value.Uint64()
-	}
-	var overSince uint64 // GC cycle count when the heap was first seen over; 0: not over
+	samples := []metrics.Sample{{Name: heapMetric}, {Name: gcCyclesMetric}, {Name: liveHeapMetric}}
+	var overSince uint64 // GC cycle count when the heap was first seen over, plus one; 0: not over
+	metrics.Read(samples)
+	prev := samples[0].Value.Uint64() // the heap at the last sample
 	ticker := time.NewTicker(w.interval)
 	defer ticker.Stop()
 	for range ticker.C {
@@ -99,17 +121,25 @@ func (w *Watchdog) loop() {
 			return
 		}
 		w.mu.Unlock()
-		heap, cycles := read()
+		metrics.Read(samples)
+		heap, cycles, live := samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64()
+		growing := heap > prev+w.budget/4
+		prev = heap
 		switch {
 		case heap <= w.budget:
 			overSince = 0
 			continue
-		case heap <= w.budget+w.budget/4 && overSince == 0:
+		case growing:
+			// runaway: stop at once
+		case heap <= 3*w.budget && overSince == 0:
 			overSince = cycles + 1
 			go runtime.GC()
 			continue
-		case heap <= w.budget+w.budget/4 && cycles < overSince:
+		case heap <= 3*w.budget && cycles < overSince:
 			continue // the collection has not finished yet
+		case heap <= 3*w.budget && live <= w.budget:
+			overSince = 0 // it was garbage
+			continue
 		}
 		overSince = 0
 		w.mu.Lock()
@@ -118,5 +148,42 @@ func (w *Watchdog) loop() {
 			delete(w.calls, c)
 		}
 		w.mu.Unlock()
+		w.relieve()
+		go collect()
 	}
+}
+
+// register makes the watchdog drop p's idle states under memory pressure.
+func (w *Watchdog) register(p *Pool) {
+	w.mu.Lock()
+	w.pools[p] = struct{}{}
+	w.mu.Unlock()
+}
+
+// unregister undoes register.
+func (w *Watchdog) unregister(p *Pool) {
+	w.mu.Lock()
+	delete(w.pools, p)
+	w.mu.Unlock()
+}
+
+// relieve closes the idle states of every registered pool.
+func (w *Watchdog) relieve() {
+	w.mu.Lock()
+	pools := make([]*Pool, 0, len(w.pools))
+	for p := range w.pools {
+		pools = append(pools, p)
+	}
+	w.mu.Unlock()
+	for _, p := range pools {
+		p.dropIdle()
+	}
+}
+
+// collect runs two garbage collections: a closed state's call-stack segments go back
+// to gopher-lua's sync.Pool, whose victim cache keeps them (and all they point to)
+// alive through one collection.
+func collect() {
+	runtime.GC()
+	runtime.GC()
 }

@@ -92,9 +92,11 @@ func pushValue(L *lua.LState, v any) {
 	L.Push(lv)
 }
 
-// openRegular opens name for reading and checks that it is a regular file.
+// openRegular opens name for reading and checks that it is a regular file. It opens
+// without blocking (openFlags), so that a named pipe with no writer is refused rather
+// than waited on past any deadline.
 func openRegular(r *os.Root, loc location) (*os.File, fs.FileInfo, error) {
-	f, err := r.Open(loc.name)
+	f, err := r.OpenFile(loc.name, openFlags, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,7 +121,8 @@ func openRegular(r *os.Root, loc location) (*os.File, fs.FileInfo, error) {
 func (rs *rootSet) luaRead(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.read")
 	p := args.String(1)
-	maxBytes := args.Options(2, "maxBytes").Int("maxBytes", 0)
+	maxBytes := stringLimit(L, args.Options(2, "maxBytes").Int("maxBytes", 0))
+	ctx := contextOf(L)
 	var content []byte
 	var info map[string]any
 	err := rs.do(p, func(r *os.Root, loc location) error {
@@ -128,11 +131,11 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 			return err
 		}
 		defer f.Close()
-		if maxBytes > 0 && st.Size() > int64(maxBytes) {
+		if st.Size() > int64(maxBytes) {
 			return newOpError(codeTooLarge, "%s is %d bytes, over the limit of %d", loc.abs, st.Size(), maxBytes)
 		}
-		content, err = io.ReadAll(f)
-		if maxBytes > 0 && len(content) > maxBytes {
+		content, err = readAtMost(ctx, f, maxBytes)
+		if errors.Is(err, errTooLarge) {
 			return newOpError(codeTooLarge, "%s is over the limit of %d bytes", loc.abs, maxBytes)
 		}
 		info = fileInfo(st)
@@ -166,7 +169,7 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.lines")
 	p := args.String(1)
 	o := args.Options(2, "offset", "limit", "maxBytes")
-	lr := lineRange{start: o.Int("offset", 1), limit: o.Int("limit", -1), maxBytes: o.Int("maxBytes", 0)}
+	lr := lineRange{start: o.Int("offset", 1), limit: o.Int("limit", -1), maxBytes: stringLimit(L, o.Int("maxBytes", 0))}
 	if lr.start < 0 {
 		args.Error(2, "option 'offset' must not be negative")
 	}
@@ -184,7 +187,7 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		}
 		defer f.Close()
 		whole := lr.start == 1 && lr.limit < 0
-		if whole && lr.maxBytes > 0 && st.Size() > int64(lr.maxBytes) {
+		if whole && st.Size() > int64(lr.maxBytes) {
 			return newOpError(codeTooLarge, "%s is %d bytes, over the limit of %d", loc.abs, st.Size(), lr.maxBytes)
 		}
 		var total, selected int
@@ -210,6 +213,39 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 }
 
 var errTooLarge = errors.New("over maxBytes")
+
+// stringLimit is the most a read may return: the maxBytes asked for, but never more
+// than the state's string limit (a file's content becomes one Lua string).
+func stringLimit(L *lua.LState, maxBytes int) int {
+	limit := bindings.VMOf(L).Limits().MaxStringBytes
+	if maxBytes <= 0 || maxBytes > limit {
+		return limit
+	}
+	return maxBytes
+}
+
+// readAtMost reads r to its end in chunks, watching ctx, and fails with errTooLarge
+// past max bytes (a file may grow after it was measured).
+func readAtMost(ctx context.Context, r io.Reader, max int) ([]byte, error) {
+	var buf []byte
+	chunk := make([]byte, 64<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, newOpError(codeCancelled, "read cancelled: %v", err)
+		}
+		n, err := r.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if len(buf) > max {
+			return nil, errTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
 
 // readLines reads r to its end, keeping the lines lr selects. A last line without a
 // terminator counts; the empty string after a final "\n" does not, as with wc -l and

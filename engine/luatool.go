@@ -165,10 +165,14 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 	def := ToolDef{Source: lt.file}
 
 	var keys []string
+	badKey := false
 	tbl.ForEach(func(k, _ lua.LValue) {
 		s, ok := k.(lua.LString)
 		if !ok {
-			problem(SeverityError, "", "the tool table has a key of type %s; members are named by strings", k.Type())
+			if !badKey {
+				problem(SeverityError, "", "the tool table has a key of type %s; members are named by strings", k.Type())
+			}
+			badKey = true
 			return
 		}
 		keys = append(keys, string(s))

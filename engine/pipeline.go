@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
@@ -212,6 +213,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	if isEmpty(content) {
 		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
 	}
+	content = validUTF8(content)
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	return r
@@ -220,8 +222,19 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 func (r *Result) fail(stage Stage, text string) *Result {
 	r.Stage = stage
 	r.Block.IsError = true
-	r.Block.Content = Text(truncateMiddle(text, maxErrorChars))
+	r.Block.Content = Text(truncateMiddle(strings.ToValidUTF8(text, "\uFFFD"), maxErrorChars))
 	return r
+}
+
+// validUTF8 replaces invalid UTF-8 in text blocks with U+FFFD: the model APIs take
+// JSON strings, and a tool's bytes must not decide what reaches them.
+func validUTF8(c Content) Content {
+	for i, b := range c {
+		if b.Type == "text" && !utf8.ValidString(b.Text) {
+			c[i].Text = strings.ToValidUTF8(b.Text, "\uFFFD")
+		}
+	}
+	return c
 }
 
 // bound returns ctx limited by the engine's timeout and records the deadline in cc.

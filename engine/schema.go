@@ -50,12 +50,19 @@ func (refusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("%s is not available: a schema may refer only to itself and to the JSON Schema drafts", url)
 }
 
+// maxSchemaBytes bounds a schema's JSON: compiling takes time and memory in
+// proportion, and every model request carries the schema.
+const maxSchemaBytes = 1 << 20
+
 func compileAnySchema(schema any) (*Schema, error) {
 	// Compile a copy made through JSON: the validator keeps the document, and must
 	// see exactly the JSON the model will see.
 	src, err := json.Marshal(schema)
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON value: %w", err)
+	}
+	if len(src) > maxSchemaBytes {
+		return nil, fmt.Errorf("the schema is %d bytes of JSON, over the limit of %d", len(src), maxSchemaBytes)
 	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(src)))
 	if err != nil {
