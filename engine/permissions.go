@@ -68,7 +68,7 @@ type permRule struct {
 }
 
 func (r permRule) describe() string {
-	return fmt.Sprintf("%q (%s)", r.origin.Text, describeOrigin(r.origin.Source, r.origin.File))
+	return fmt.Sprintf("%q %s", r.origin.Text, describeOrigin(r.origin.Source, r.origin.File))
 }
 
 // ruleSet is the rules in force, parsed, by behaviour.
@@ -85,7 +85,7 @@ func parseRules(s PermissionSettings) (ruleSet, error) {
 		for _, sr := range list {
 			r, err := ParseRule(sr.Text)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s rule %q (%s): %w", b, sr.Text, describeOrigin(sr.Source, sr.File), err))
+				errs = append(errs, fmt.Errorf("%s rule %q %s: %w", b, sr.Text, describeOrigin(sr.Source, sr.File), err))
 				continue
 			}
 			*into = append(*into, permRule{Rule: r, behavior: b, origin: sr})

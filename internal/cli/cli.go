@@ -36,6 +36,11 @@ type config struct {
 	format    string
 	debounce  time.Duration
 	poll      bool
+	mode      string
+	allow     []string
+	ask       []string
+	deny      []string
+	settings  string
 }
 
 // command is one subcommand.
@@ -109,6 +114,20 @@ func (a *app) flags() *flag.FlagSet {
 	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
 	fs.BoolVar(&a.cfg.yes, "yes", false, "answer permission asks with allow")
+	fs.StringVar(&a.cfg.mode, "mode", "", "the permission `MODE`: default, acceptEdits, plan, bypassPermissions or dontAsk")
+	fs.Func("allow", "allow calls matching `RULE`, e.g. 'Bash(git status)' (repeatable)", func(s string) error {
+		a.cfg.allow = append(a.cfg.allow, s)
+		return nil
+	})
+	fs.Func("ask", "ask before calls matching `RULE` (repeatable)", func(s string) error {
+		a.cfg.ask = append(a.cfg.ask, s)
+		return nil
+	})
+	fs.Func("deny", "deny calls matching `RULE` (repeatable); a bare tool name hides the tool", func(s string) error {
+		a.cfg.deny = append(a.cfg.deny, s)
+		return nil
+	})
+	fs.StringVar(&a.cfg.settings, "settings", "", "read permission settings from `FILE` too")
 	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT` (anthropic)")
 	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch: read the directories every second instead of waiting for file events")

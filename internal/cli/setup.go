@@ -97,11 +97,16 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--root %s: not a directory", root)
 	}
+	perms, err := a.permissions(root)
+	if err != nil {
+		return nil, err
+	}
+	roots := append([]string{root}, perms.AdditionalDirectories...)
 	results, err := os.MkdirTemp("", "luatool-results-")
 	if err != nil {
 		return nil, err
 	}
-	mods, err := builtin.Standard([]string{root, results})
+	mods, err := builtin.Standard(append(roots, results))
 	if err != nil {
 		os.Remove(results)
 		return nil, err
@@ -121,15 +126,40 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Modules:    mods,
 		ResultsDir: results,
 		Timeout:    a.cfg.timeout,
-		Cwd:        root,
-		Roots:      []string{root},
-		CanUseTool: a.canUseTool(),
+		Cwd:         root,
+		Roots:       roots,
+		Permissions: perms,
+		CanUseTool:  a.canUseTool(),
 	})
 	if err != nil {
 		os.Remove(results)
 		return nil, err
 	}
 	return &session{eng: eng, diags: eng.Load(srcs...), results: results}, nil
+}
+
+// permissions reads the settings files (user, project at root, --settings) and the
+// flags, merged in that order. Warnings go to stderr; any problem is an error naming
+// the file or flag.
+func (a *app) permissions(root string) (engine.PermissionSettings, error) {
+	home, _ := os.UserHomeDir()
+	files := engine.SettingsFiles{Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: root, Explicit: a.cfg.settings}
+	fromFiles, warnings, err := engine.LoadSettings(files, engine.CheckRule)
+	for _, w := range warnings {
+		fmt.Fprintf(a.stderr, "luatool: warning: %s\n", w)
+	}
+	if err != nil {
+		return engine.PermissionSettings{}, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return engine.PermissionSettings{}, err
+	}
+	fromFlags, err := engine.CLISettings(engine.PermissionFlags{Allow: a.cfg.allow, Ask: a.cfg.ask, Deny: a.cfg.deny, Mode: a.cfg.mode}, wd, engine.CheckRule)
+	if err != nil {
+		return engine.PermissionSettings{}, err
+	}
+	return engine.MergeSettings(fromFiles, fromFlags), nil
 }
 
 // canUseTool answers asks: allow with --yes, a prompt on a terminal, otherwise none
@@ -144,14 +174,26 @@ func (a *app) canUseTool() engine.CanUseToolFunc {
 		return nil
 	}
 	in := bufio.NewReader(a.stdin)
+	var mu sync.Mutex // one prompt at a time, when a turn runs calls side by side
 	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
-		fmt.Fprintf(a.stderr, "%s\n%s\nAllow %s? [y/N] ", req.Tool.RenderToolUse(ctx, req.Input), req.Message, req.Description)
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(a.stderr, "%s\n  %s\n", req.Tool.RenderToolUse(ctx, req.Input), req.Message)
+		always := strings.Join(req.Suggestions, ", ")
+		fmt.Fprintf(a.stderr, "Allow %s?\n  [y] yes, once\n  [a] yes, and allow %s for this session\n  [n] no (type a reason after n to tell the model)\n> ", req.Description, always)
 		line, err := in.ReadString('\n')
 		if err != nil {
 			return engine.PermissionDecision{Behavior: engine.Deny}, nil
 		}
-		if ans := strings.ToLower(strings.TrimSpace(line)); ans == "y" || ans == "yes" {
+		line = strings.TrimSpace(line)
+		switch strings.ToLower(line) {
+		case "y", "yes":
 			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		case "a", "always":
+			return engine.PermissionDecision{Behavior: engine.Allow, AddRules: req.Suggestions}, nil
+		}
+		if reason, ok := strings.CutPrefix(line, "n "); ok {
+			return engine.PermissionDecision{Behavior: engine.Deny, Message: strings.TrimSpace(reason)}, nil
 		}
 		return engine.PermissionDecision{Behavior: engine.Deny}, nil
 	}
