@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -185,10 +186,8 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 			return decision{behavior: Allow, input: input}
 		}
 	}
-	for _, r := range rs.allow {
-		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && target.matches(r)) {
-			return decision{behavior: Allow, input: input}
-		}
+	if rs.allows(name, target) {
+		return decision{behavior: Allow, input: input}
 	}
 	if p.Behavior == Allow {
 		return decision{behavior: Allow, input: input}
@@ -260,11 +259,53 @@ func (tg ruleTarget) matches(r permRule) bool {
 	}
 }
 
-// insideRoots reports whether path is inside one of the engine's roots.
-func (e *Engine) insideRoots(path string) bool {
-	for _, root := range e.opts.Roots {
-		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+// allows reports whether the allow rules let the call through: a tool-level allow;
+// for a path, a content allow matching it; for a command, every part matched by some
+// content allow (not necessarily the same one), as each subcommand is allowed on its
+// own in the original.
+func (rs ruleSet) allows(name string, tg ruleTarget) bool {
+	for _, r := range rs.allow {
+		if r.appliesTo(name) && !r.HasContent && r.Tool == name {
 			return true
+		}
+	}
+	if tg.hasText {
+		for _, c := range tg.contents {
+			if !slices.ContainsFunc(rs.allow, func(r permRule) bool {
+				return r.appliesTo(name) && r.HasContent && MatchContent(r.Content, c)
+			}) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, r := range rs.allow {
+		if r.appliesTo(name) && r.HasContent && tg.matches(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// insideRoots reports whether path is inside the engine's roots under every name it
+// has (see pathForms): a symbolic link inside a root that leads out of it is outside.
+func (e *Engine) insideRoots(path string) bool {
+	for _, f := range pathForms(path) {
+		if !e.insideARoot(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// insideARoot reports whether p is inside one of the roots, each taken under its
+// cleaned and its resolved name.
+func (e *Engine) insideARoot(p string) bool {
+	for _, root := range e.opts.Roots {
+		for _, r := range uniq(filepath.Clean(root), resolvePath(root)) {
+			if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return true
+			}
 		}
 	}
 	return false

@@ -101,6 +101,7 @@ func TestPermissionPrecedence(t *testing.T) {
 		{"7 a tool-level allow rule allows", permTool{name: "T"}, ModeDefault, []string{"T"}, nil, nil, "ran"},
 		{"7 an Edit(...) allow rule covers Write", permTool{name: "Write", path: "/work/src/a.go"}, ModeDefault, []string{"Edit(/src/**)"}, nil, nil, "ran"},
 		{"7 an allow must match every part of a compound command", compound, ModeDefault, []string{"Bash(git status)"}, nil, nil, "asked"},
+		{"7 each part may be allowed by its own rule", compound, ModeDefault, []string{"Bash(git status)", "Bash(rm -rf /)"}, nil, nil, "ran"},
 		{"7 a prefix rule matches at a word boundary only", permTool{name: "Bash", content: []string{"npm run test:unit"}}, ModeDefault, []string{"Bash(npm run test:*)"}, nil, nil, "asked"},
 		{"8 the default allows a read-only tool", permTool{name: "T", readOnly: true}, ModeDefault, nil, nil, nil, "ran"},
 		{"8 the default asks for a tool that writes", permTool{name: "T"}, ModeDefault, nil, nil, nil, "asked"},
@@ -199,5 +200,25 @@ func TestBadRuleFailsNew(t *testing.T) {
 	_, err := New(Options{Permissions: PermissionSettings{Allow: []SourcedRule{{Text: "Bash(ls", Source: SourceProject, File: "/p/.luatool/settings.json"}}}})
 	if err == nil || !strings.Contains(err.Error(), "/p/.luatool/settings.json") || !strings.Contains(err.Error(), "never closed") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// acceptEdits allows an edit inside the roots only under every name of the path: a
+// symbolic link inside the root that leads out of it is outside.
+func TestAcceptEditsFollowsSymlinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.Symlink(outside, filepath.Join(root, "out"))
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{filepath.Join(root, "in.txt"), "ran"},
+		{filepath.Join(root, "out", "f.txt"), "no one can be asked"},
+	} {
+		tool := permTool{name: "Edit", path: tc.path}
+		e := newTestEngine(t, Options{Roots: []string{root}, Cwd: root, Mode: ModeAcceptEdits, Tools: []ToolDef{tool.def()}})
+		if got := e.Call(bg, ToolUse{ID: "1", Name: "Edit"}).Block.Content.String(); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.path, got, tc.want)
+		}
 	}
 }

@@ -123,9 +123,9 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 				fmt.Fprintf(a.stderr, "  … %s\n", t.RenderProgress(ctx, ev.Data))
 			}
 		},
-		Modules:    mods,
-		ResultsDir: results,
-		Timeout:    a.cfg.timeout,
+		Modules:     mods,
+		ResultsDir:  results,
+		Timeout:     a.cfg.timeout,
 		Cwd:         root,
 		Roots:       roots,
 		Permissions: perms,
@@ -151,11 +151,7 @@ func (a *app) permissions(root string) (engine.PermissionSettings, error) {
 	if err != nil {
 		return engine.PermissionSettings{}, err
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return engine.PermissionSettings{}, err
-	}
-	fromFlags, err := engine.CLISettings(engine.PermissionFlags{Allow: a.cfg.allow, Ask: a.cfg.ask, Deny: a.cfg.deny, Mode: a.cfg.mode}, wd, engine.CheckRule)
+	fromFlags, err := engine.CLISettings(engine.PermissionFlags{Allow: a.cfg.allow, Ask: a.cfg.ask, Deny: a.cfg.deny, Mode: a.cfg.mode}, root, engine.CheckRule)
 	if err != nil {
 		return engine.PermissionSettings{}, err
 	}
