@@ -180,6 +180,9 @@ func (vm *VM) openLibraries() {
 // print joins its arguments with tabs, as Lua's print does, and sends the line to the
 // current call's log.
 func (vm *VM) print(L *lua.LState) int {
+	if vm.LogFull() {
+		return 0
+	}
 	n := L.GetTop()
 	parts := make([]string, n)
 	for i := 1; i <= n; i++ {
@@ -187,6 +190,13 @@ func (vm *VM) print(L *lua.LState) int {
 	}
 	vm.Log(strings.Join(parts, "\t"))
 	return 0
+}
+
+// LogFull reports whether the current call's log has no room left, so that print and
+// ctx:log need not even build what they would drop.
+func (vm *VM) LogFull() bool {
+	c := vm.call
+	return c == nil || c.Log == nil || c.logged >= vm.limits.MaxLogBytes
 }
 
 // Log writes one line to the current call's log, within the log limit.

@@ -71,6 +71,9 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		return 1
 	})
 	method(t, c.view, "ctx", "log", func(L *lua.LState) int {
+		if vm.LogFull() {
+			return 0
+		}
 		parts := make([]string, 0, L.GetTop())
 		for i := 2; i <= L.GetTop(); i++ {
 			parts = append(parts, L.ToStringMeta(L.Get(i)).String())

@@ -156,9 +156,9 @@ func escapeRows() []row {
 		{"E21", e21Variants()},
 		{"E22", []variant{{cfg: hostConfig{timeout: 5 * time.Second}, body: e22Body, run: runE22}}},
 		{"E23", []variant{
-			{name: "print-flood", body: `for i = 1, 100 do print(("x"):rep(1e6)) end return "printed"`, want: want{stage: done, contains: []string{"printed"}},
+			{name: "print-flood", cfg: hostConfig{timeout: 5 * time.Second}, body: `for i = 1, 100 do print(("x"):rep(1e6)) end return "printed"`, want: want{stage: done, contains: []string{"printed"}},
 				check: logCapped},
-			{name: "log-flood", body: `for i = 1, 100 do ctx:log(("y"):rep(1e6)) end return "logged"`, want: want{stage: done, contains: []string{"logged"}},
+			{name: "log-flood", cfg: hostConfig{timeout: 5 * time.Second}, body: `for i = 1, 100 do ctx:log(("y"):rep(1e6)) end return "logged"`, want: want{stage: done, contains: []string{"logged"}},
 				check: logCapped},
 			{name: "io.write", body: `io.write("x") return "written"`, want: errAt(nilAccess...)},
 			{name: "io.stdout", body: `io.stdout:write("x") return "written"`, want: errAt(nilAccess...)},
