@@ -179,7 +179,8 @@ func (a *app) usage(w io.Writer) {
 }
 
 func (a *app) errorf(format string, args ...any) int {
-	fmt.Fprintf(a.stderr, "luatool: "+format+"\n", args...)
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(a.stderr, "luatool: %s\n", strings.ReplaceAll(msg, "\n", "\nluatool: "))
 	return ExitUsage
 }
 
