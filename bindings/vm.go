@@ -78,6 +78,9 @@ type Call struct {
 	// Locals holds host values for host functions of this call (a workspace root,
 	// a file-state cache). Keys should be unexported types, as with context values.
 	Locals map[any]any
+	// ReadOnly is set when the tool declared itself read-only for this input: host
+	// functions that change anything (fs writes, processes) must refuse.
+	ReadOnly bool
 
 	logged     int
 	coroutines int

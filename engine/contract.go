@@ -218,6 +218,10 @@ type CallContext struct {
 	Progress func(data any)
 	// Log receives lines the tool logs (Lua print and ctx:log).
 	Log func(line string)
+
+	// writable is set while call runs for a tool that is not read-only for its input:
+	// only then may host functions change anything (bindings.Call.ReadOnly).
+	writable bool
 }
 
 // Mode is a permission mode.

@@ -345,7 +345,7 @@ func (lt *luaTool) with(ctx context.Context, cc *CallContext, fn func(vm *bindin
 		return err
 	}
 	defer lt.pool.Put(vm)
-	c := &bindings.Call{Context: ctx}
+	c := &bindings.Call{Context: ctx, ReadOnly: cc == nil || !cc.writable}
 	if cc != nil {
 		c.Log = cc.Log
 	}

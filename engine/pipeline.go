@@ -193,7 +193,9 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 
 	// 6. Call under the deadline.
 	stage = StageCall
+	cc.writable = !t.IsReadOnly(bounded, input)
 	tr, err := t.def.Call(bounded, input, cc)
+	cc.writable = false
 	if err != nil {
 		r.Err = err
 		return r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
