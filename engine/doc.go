@@ -26,8 +26,9 @@
 //  3. decode the input, coerce numeric and boolean strings, fill defaults and
 //     validate it against the schema (InputValidationError, one line a problem);
 //  4. the tool's validateInput;
-//  5. the permission step: the tool's checkPermissions, with an ask going to
-//     Options.CanUseTool, and no callback meaning deny;
+//  5. the permission step (permissions.go): rules from Options.Permissions, the
+//     tool's checkPermissions and the mode, deny beating ask beating allow, with an
+//     ask going to Options.CanUseTool and no callback meaning deny;
 //  6. call, under Options.Timeout;
 //  7. mapResult; an empty result becomes "(NAME completed with no output)"; a result
 //     over the tool's threshold is written to a file and replaced by a preview.
@@ -38,11 +39,20 @@
 // The deadline stops Lua code wherever it is. Go code is cooperative: a Go-native
 // tool must watch its context, as any Go function that takes one should.
 //
+// Run takes all the tool_use blocks of a model turn: consecutive concurrency-safe
+// calls run side by side, the others alone, and the results come back in order.
+//
+// # Reloading
+//
+// Load is incremental: a source read again keeps the last good version of a file
+// that no longer loads. Watch keeps the tools current as their files change, and
+// Subscribe reports each change (added, updated, removed, failed).
+//
 // # Embedding
 //
 // The examples in example_test.go show the common tasks: loading a directory of Lua
-// tools and calling one, adding a Go-native tool, and offering Go functions and
-// values to Lua as a module (a bindings.Module in Options.Modules, which tools load
+// tools and calling one, adding a Go-native tool, watching a directory, and offering
+// Go functions and values to Lua as a module (a bindings.Module in Options.Modules, which tools load
 // with require). Capabilities are opt-in: a Lua tool reaches nothing the host did not
 // hand in.
 //
