@@ -142,15 +142,26 @@ type decision struct {
 
 // decide runs steps 1 to 8 of the permission order for one call.
 func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) decision {
+	rs := e.rules
 	e.sessionMu.Lock()
-	added := ruleAdditions{
-		allow: append(append([]string(nil), e.session.allow...), tc.rules.allow...),
-		ask:   tc.rules.ask,
-		deny:  tc.rules.deny,
+	if len(e.session.allow)+len(tc.rules.allow)+len(tc.rules.ask)+len(tc.rules.deny) > 0 {
+		rs = rs.with(ruleAdditions{
+			allow: append(append([]string(nil), e.session.allow...), tc.rules.allow...),
+			ask:   tc.rules.ask,
+			deny:  tc.rules.deny,
+		}, tc.cwd)
 	}
 	e.sessionMu.Unlock()
-	rs := e.rules.with(added, tc.cwd)
-	target := e.ruleTarget(ctx, t, input, tc.cwd)
+	// What content rules match is asked of the tool only when a rule needs it, and
+	// again after the tool updated the input.
+	var target *ruleTarget
+	tg := func() ruleTarget {
+		if target == nil {
+			t := e.ruleTarget(ctx, t, input, tc.cwd)
+			target = &t
+		}
+		return *target
+	}
 	name := t.Name()
 	for _, r := range rs.deny {
 		if r.appliesTo(name) && !r.HasContent && r.Tool == name {
@@ -158,12 +169,12 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 		}
 	}
 	for _, r := range rs.deny {
-		if r.appliesTo(name) && r.HasContent && target.matches(r) {
+		if r.appliesTo(name) && r.HasContent && tg().matches(r) {
 			return decision{behavior: Deny, message: fmt.Sprintf("Permission to use %s has been denied by the rule %s.", name, r.describe())}
 		}
 	}
 	for _, r := range rs.ask {
-		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && target.matches(r)) {
+		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && tg().matches(r)) {
 			return decision{behavior: Ask, message: fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name), input: input}
 		}
 	}
@@ -176,17 +187,17 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 		if err != nil {
 			return decision{behavior: Deny, message: toolUseError(inputValidationText(name, err))}
 		}
-		input = updated
+		input, target = updated, nil
 	}
 	switch tc.mode {
 	case ModeBypassPermissions:
 		return decision{behavior: Allow, input: input}
 	case ModeAcceptEdits:
-		if ruleName(name) == "Edit" && target.hasPath && e.insideRoots(target.path) {
+		if ruleName(name) == "Edit" && tg().hasPath && e.insideRoots(tg().path) {
 			return decision{behavior: Allow, input: input}
 		}
 	}
-	if rs.allows(name, target) {
+	if len(rs.allow) > 0 && rs.allows(name, tg()) {
 		return decision{behavior: Allow, input: input}
 	}
 	if p.Behavior == Allow {
@@ -223,8 +234,10 @@ type ruleTarget struct {
 }
 
 func (e *Engine) ruleTarget(ctx context.Context, t *Tool, input map[string]any, cwd string) ruleTarget {
-	home, _ := os.UserHomeDir()
-	target := ruleTarget{base: func(root string) PathBase { return PathBase{Root: root, Cwd: cwd, Home: home} }}
+	target := ruleTarget{base: func(root string) PathBase {
+		home, _ := os.UserHomeDir()
+		return PathBase{Root: root, Cwd: cwd, Home: home}
+	}}
 	if p, ok := t.GetPath(ctx, input); ok && p != "" {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)

@@ -144,6 +144,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 		Mode:      tc.mode,
 		Tools:     reg.Names(),
 		State:     e.opts.State,
+		Files:     e.opts.Files,
 		Log: func(line string) {
 			logMu.Lock()
 			r.Log = append(r.Log, line)
@@ -166,6 +167,9 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 		return r.fail(StageInput, toolUseError(inputValidationText(t.Name(), err)))
 	}
 	r.Input = input
+
+	// Whether the call may change anything is asked first, under its own bound.
+	writable := e.writable(ctx, t, input)
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
@@ -193,7 +197,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 
 	// 6. Call under the deadline.
 	stage = StageCall
-	cc.writable = !t.IsReadOnly(bounded, input)
+	cc.writable = writable
 	tr, err := t.def.Call(bounded, input, cc)
 	cc.writable = false
 	if err != nil {
@@ -219,6 +223,16 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	return r
+}
+
+// writable reports whether host functions may change anything during the call: the
+// tool is not read-only for the input (an isReadOnly that fails or hangs means not
+// read-only; permissions, not this, decide whether the call runs). It has its own
+// bound, so that a hanging isReadOnly does not spend the call's deadline.
+func (e *Engine) writable(ctx context.Context, t *Tool, input map[string]any) bool {
+	bounded, cancel := context.WithTimeout(ctx, min(e.opts.Timeout, e.opts.Limits.WithDefaults().InitTimeout))
+	defer cancel()
+	return !t.IsReadOnly(bounded, input)
 }
 
 func (r *Result) fail(stage Stage, text string) *Result {
