@@ -11,10 +11,10 @@ require (
 	golang.org/x/term v0.48.0
 	golang.org/x/text v0.14.0
 	layeh.com/gopher-luar v1.0.11
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

@@ -3,6 +3,8 @@ package builtin
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -15,9 +17,11 @@ import (
 	"github.com/luatool/luatool/bindings"
 )
 
-// FS returns the fs module: read-only access to the files under roots.
+// FS returns the fs module: access to the files under roots.
 //
 //	fs.read(path[, {maxBytes=}])                   -> content, info | nil, err, code
+//	fs.write(path, content[, {ifUnchangedSince=, ifHash=, ifAbsent=, mkdirs=}])
+//	                                               -> info          | nil, err, code
 //	fs.lines(path[, {offset=, limit=, maxBytes=}]) -> text, info    | nil, err, code
 //	fs.stat(path)                                  -> info          | nil, err, code
 //	fs.exists(path)                                -> boolean[, err]
@@ -27,7 +31,10 @@ import (
 //
 // read returns a file's exact bytes; lines returns the lines the Read tool shows,
 // counted and without terminators. info is stat's table ({size=, mtime=, isDir=,
-// isFile=, mode=}), with totalLines, startLine and numLines added by lines.
+// isFile=, mode=}), with hash (the SHA-256 of the whole content, hex) added by read,
+// lines and write, and totalLines, startLine and numLines by lines. write is the
+// only function that changes anything: see luaWrite; it refuses (code "readonly")
+// when the calling tool is read-only for its input.
 //
 // A path is absolute or relative to the first root. It must lie inside a root:
 // anything else, whether by "..", an absolute path elsewhere or a symbolic link
@@ -49,9 +56,10 @@ func FS(roots []string) (*bindings.Module, error) {
 func (rs *rootSet) fsModule() *bindings.Module {
 	return &bindings.Module{
 		Name: "fs",
-		Doc:  "read-only file access confined to the workspace roots",
+		Doc:  "file access confined to the workspace roots; writes only from tools that are not read-only",
 		Funcs: map[string]lua.LGFunction{
 			"read":   rs.luaRead,
+			"write":  rs.luaWrite,
 			"lines":  rs.luaLines,
 			"stat":   rs.luaStat,
 			"exists": rs.luaExists,
@@ -116,8 +124,8 @@ func openRegular(r *os.Root, loc location) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
-// luaRead is fs.read(path[, {maxBytes=}]): the file's exact content. A file over
-// maxBytes fails with code "toolarge" before anything is read.
+// luaRead is fs.read(path[, {maxBytes=}]): the file's exact content, and info with
+// its hash. A file over maxBytes fails with code "toolarge" before anything is read.
 func (rs *rootSet) luaRead(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.read")
 	p := args.String(1)
@@ -138,8 +146,12 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 		if errors.Is(err, errTooLarge) {
 			return newOpError(codeTooLarge, "%s is over the limit of %d bytes", loc.abs, maxBytes)
 		}
+		if err != nil {
+			return err
+		}
 		info = fileInfo(st)
-		return err
+		info["hash"] = hashHex(content)
+		return nil
 	})
 	if err != nil {
 		return push(L, err)
@@ -160,7 +172,8 @@ func (lr lineRange) has(n int) bool {
 
 // luaLines is fs.lines(path[, {offset=, limit=, maxBytes=}]): the selected lines of a
 // text file joined by "\n", without line terminators ("\r\n" counts as one), and info
-// with totalLines, startLine and numLines besides stat's fields. offset is the first
+// with totalLines, startLine, numLines and hash (of the whole file) besides stat's
+// fields. offset is the first
 // line, 1-based (0 counts as 1); limit is the number of lines (default all). The
 // file is counted to its end so that totalLines is exact. With maxBytes, a text
 // longer than that fails with code "toolarge"; without offset and limit the file's
@@ -191,7 +204,8 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 			return newOpError(codeTooLarge, "%s is %d bytes, over the limit of %d", loc.abs, st.Size(), lr.maxBytes)
 		}
 		var total, selected int
-		text, total, selected, err = readLines(ctx, f, lr)
+		h := sha256.New()
+		text, total, selected, err = readLines(ctx, io.TeeReader(f, h), lr)
 		if errors.Is(err, errTooLarge) {
 			return newOpError(codeTooLarge, "the selected lines of %s are over the limit of %d bytes", loc.abs, lr.maxBytes)
 		}
@@ -202,6 +216,7 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		info["totalLines"] = total
 		info["startLine"] = lr.start
 		info["numLines"] = selected
+		info["hash"] = hex.EncodeToString(h.Sum(nil))
 		return nil
 	})
 	if err != nil {

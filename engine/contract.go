@@ -214,6 +214,9 @@ type CallContext struct {
 	Deadline time.Time
 	// State is the host's application state, shared by every call of a session.
 	State *State
+	// Files is the session's readFileState: what tools read and wrote, for the
+	// read-before-write rule of Write and Edit. Shared by every call of a session.
+	Files *FileStates
 	// Progress reports progress data for the host to show; never sent to the model.
 	Progress func(data any)
 	// Log receives lines the tool logs (Lua print and ctx:log).
@@ -222,6 +225,9 @@ type CallContext struct {
 	// writable is set while call runs for a tool that is not read-only for its input:
 	// only then may host functions change anything (bindings.Call.ReadOnly).
 	writable bool
+	// readOnly, when readOnlyKnown, is the tool's isReadOnly answer for the call's
+	// input, asked once per call.
+	readOnly, readOnlyKnown bool
 }
 
 // Mode is a permission mode.

@@ -240,7 +240,11 @@ func (t *Tool) ValidateInput(ctx context.Context, input map[string]any, cc *Call
 // tool is read-only for the input, otherwise ask. On error or an unknown behaviour: deny.
 func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *CallContext) PermissionResult {
 	if t.def.CheckPermissions == nil {
-		if t.IsReadOnly(ctx, input) {
+		readOnly := cc != nil && cc.readOnlyKnown && cc.readOnly
+		if cc == nil || !cc.readOnlyKnown {
+			readOnly = t.IsReadOnly(ctx, input)
+		}
+		if readOnly {
 			return PermissionResult{Behavior: Allow}
 		}
 		return PermissionResult{Behavior: Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}

@@ -53,6 +53,9 @@ type Options struct {
 	Permissions PermissionSettings
 	// State is the session's shared state. Nil means a new empty State.
 	State *State
+	// Files is the session's readFileState, shared by its calls (ctx.readFileState in
+	// Lua). Nil means a new empty FileStates for this Engine.
+	Files *FileStates
 	// OnProgress receives progress events as they happen. It may be called from
 	// several goroutines at once.
 	OnProgress func(ProgressEvent)
@@ -148,6 +151,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.State == nil {
 		opts.State = NewState()
+	}
+	if opts.Files == nil {
+		opts.Files = NewFileStates()
 	}
 	rules, err := parseRules(opts.Permissions)
 	if err != nil {

@@ -168,8 +168,8 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	}
 	r.Input = input
 
-	// Whether the call may change anything is asked first, under its own bound.
-	writable := e.writable(ctx, t, input)
+	// Whether the call may change anything is asked once, first, under its own bound.
+	cc.readOnly, cc.readOnlyKnown = e.readOnly(ctx, t, input), true
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
@@ -197,7 +197,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 
 	// 6. Call under the deadline.
 	stage = StageCall
-	cc.writable = writable
+	cc.writable = !cc.readOnly
 	tr, err := t.def.Call(bounded, input, cc)
 	cc.writable = false
 	if err != nil {
@@ -225,14 +225,14 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	return r
 }
 
-// writable reports whether host functions may change anything during the call: the
-// tool is not read-only for the input (an isReadOnly that fails or hangs means not
-// read-only; permissions, not this, decide whether the call runs). It has its own
-// bound, so that a hanging isReadOnly does not spend the call's deadline.
-func (e *Engine) writable(ctx context.Context, t *Tool, input map[string]any) bool {
+// readOnly asks whether the tool is read-only for the input, for the default
+// permission check and for host functions (only a call that is not read-only may
+// change anything; an isReadOnly that fails or hangs means not read-only). It has its
+// own bound, so that a hanging isReadOnly does not spend the call's deadline.
+func (e *Engine) readOnly(ctx context.Context, t *Tool, input map[string]any) bool {
 	bounded, cancel := context.WithTimeout(ctx, min(e.opts.Timeout, e.opts.Limits.WithDefaults().InitTimeout))
 	defer cancel()
-	return !t.IsReadOnly(bounded, input)
+	return t.IsReadOnly(bounded, input)
 }
 
 func (r *Result) fail(stage Stage, text string) *Result {

@@ -33,6 +33,13 @@ type env struct {
 // root, which is also the working directory unless cwd names a directory inside it.
 func newEnv(t *testing.T, cwd ...string) *env {
 	t.Helper()
+	return newEnvWith(t, nil, cwd...)
+}
+
+// newEnvWith is newEnv with canUse answering permission asks (nil: every ask is
+// denied).
+func newEnvWith(t *testing.T, canUse engine.CanUseToolFunc, cwd ...string) *env {
+	t.Helper()
 	root, outside := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("top secret\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -48,7 +55,7 @@ func newEnv(t *testing.T, cwd ...string) *env {
 			t.Fatal(err)
 		}
 	}
-	e, err := engine.New(engine.Options{Modules: mods, Roots: []string{root}, Cwd: wd, ResultsDir: t.TempDir()})
+	e, err := engine.New(engine.Options{Modules: mods, Roots: []string{root}, Cwd: wd, ResultsDir: t.TempDir(), CanUseTool: canUse})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +133,7 @@ func TestToolsLoad(t *testing.T) {
 	v := newEnv(t)
 	ctx := context.Background()
 	reg := v.e.Registry()
-	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Glob", "Grep", "Read"}) {
+	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Bash", "Edit", "Glob", "Grep", "Read", "Write"}) {
 		t.Fatalf("tools = %v", got)
 	}
 	cases := []struct {
@@ -134,21 +141,28 @@ func TestToolsLoad(t *testing.T) {
 		maxChars             float64
 		required             []any
 		props                []string
+		readOnly             bool // and concurrency-safe
 	}{
 		{"Read", "read text files with line numbers", "Read", math.Inf(1), []any{"file_path"},
-			[]string{"file_path", "limit", "offset", "pages"}},
+			[]string{"file_path", "limit", "offset", "pages"}, true},
 		{"Glob", "find files by name pattern or wildcard", "Glob", 50000, []any{"pattern"},
-			[]string{"path", "pattern"}},
+			[]string{"path", "pattern"}, true},
 		{"Grep", "search file contents with regex (ripgrep)", "Search", 20000, []any{"pattern"},
-			[]string{"-A", "-B", "-C", "-i", "-n", "context", "glob", "head_limit", "multiline", "offset", "output_mode", "path", "pattern", "type"}},
+			[]string{"-A", "-B", "-C", "-i", "-n", "context", "glob", "head_limit", "multiline", "offset", "output_mode", "path", "pattern", "type"}, true},
+		{"Write", "create or overwrite files", "Write", 50000, // 100000, capped at the persist threshold
+			[]any{"file_path", "content"},
+			[]string{"content", "file_path"}, false},
+		{"Edit", "modify file contents in place", "Edit", 50000,
+			[]any{"file_path", "old_string", "new_string"},
+			[]string{"file_path", "new_string", "old_string", "replace_all"}, false},
 	}
 	for _, c := range cases {
 		tool, ok := reg.Lookup(c.name)
 		if !ok {
 			t.Fatalf("%s not loaded", c.name)
 		}
-		if !tool.IsReadOnly(ctx, map[string]any{}) || !tool.IsConcurrencySafe(ctx, map[string]any{}) {
-			t.Errorf("%s: not read-only and concurrency-safe", c.name)
+		if tool.IsReadOnly(ctx, map[string]any{}) != c.readOnly || tool.IsConcurrencySafe(ctx, map[string]any{}) != c.readOnly {
+			t.Errorf("%s: read-only and concurrency-safe should be %v", c.name, c.readOnly)
 		}
 		if tool.SearchHint() != c.hint || tool.UserFacingName(ctx, map[string]any{}) != c.userName || tool.MaxResultSizeChars() != c.maxChars {
 			t.Errorf("%s: hint %q, user-facing name %q, max result %v", c.name, tool.SearchHint(), tool.UserFacingName(ctx, map[string]any{}), tool.MaxResultSizeChars())
@@ -180,6 +194,10 @@ func TestToolsLoad(t *testing.T) {
 		if got := props[name].(map[string]any)["default"]; got != def {
 			t.Errorf("Grep.%s default = %v, want %v", name, got, def)
 		}
+	}
+	edit, _ := reg.Lookup("Edit")
+	if got := edit.InputSchema()["properties"].(map[string]any)["replace_all"].(map[string]any)["default"]; got != false {
+		t.Errorf("Edit.replace_all default = %v, want false", got)
 	}
 	// The type definitions are embedded beside the tools, and not loaded as one.
 	if _, err := fs.Stat(scripts.Tools(), "luatool.d.lua"); err != nil {

@@ -64,6 +64,7 @@
 ---@field tools string[] The names of the tools on offer.
 ---@field deadline? number When the call will be stopped, Unix time in seconds.
 ---@field state luatool.State The session's shared state.
+---@field readFileState luatool.FileStates What the session read and wrote, for read-before-write.
 local Context = {}
 
 ---Report progress (any JSON value) to the host; never sent to the model.
@@ -89,13 +90,38 @@ function State:get(key) end
 ---@param value any A JSON value; nil deletes the key.
 function State:set(key, value) end
 
+---An entry of readFileState. Only mtime is required when setting one.
+---@class luatool.FileState
+---@field hash? string The SHA-256 of the whole content, hex (as fs.read gives it).
+---@field content? string The content, when a tool keeps it.
+---@field mtime number The modification time when read, Unix seconds (as fs.stat gives it).
+---@field offset? integer The first line read, when given.
+---@field limit? integer The number of lines read, when given.
+---@field partial? boolean Only part of the file was seen.
+
+---The session's readFileState: an LRU cache (100 entries, 25 MB) by absolute path.
+---@class luatool.FileStates
+local FileStates = {}
+
+---@param path string An absolute path.
+---@return luatool.FileState?
+function FileStates:get(path) end
+
+---@param path string An absolute path.
+---@param entry luatool.FileState
+function FileStates:set(path, entry) end
+
+---@param path string An absolute path.
+function FileStates:delete(path) end
+
 ------------------------------------------------------------------------------
 -- Host modules (package builtin). Failures a tool should handle return nil, a
 -- message and a code: "outside", "notfound", "isdir", "notdir", "notfile",
--- "toolarge", "denied", "badpattern", "badtype", "cancelled" or "io".
+-- "toolarge", "denied", "badpattern", "badtype", "cancelled", "io", and for
+-- fs.write "readonly", "stale" or "exists".
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"
 
 ---@class luatool.FileInfo
 ---@field size integer Bytes.
@@ -103,14 +129,19 @@ function State:set(key, value) end
 ---@field isDir boolean
 ---@field isFile boolean A regular file.
 ---@field mode string Like "-rw-r--r--".
+---@field hash? string SHA-256 of the whole content, hex: set by fs.read, fs.lines and fs.write.
+
+---@class luatool.WriteInfo: luatool.FileInfo
+---@field created boolean The file did not exist before.
 
 ---@class luatool.LinesInfo: luatool.FileInfo
 ---@field totalLines integer Lines in the file.
 ---@field startLine integer The first line selected (1-based).
 ---@field numLines integer Lines selected.
 
----require("fs"): read-only file access confined to the roots. Paths are absolute or
----relative to the first root.
+---require("fs"): file access confined to the roots. Paths are absolute or relative
+---to the first root. Only fs.write changes anything, and only for a tool that is not
+---read-only for its input.
 ---@class luatool.fs
 local fs = {}
 
@@ -121,6 +152,18 @@ local fs = {}
 ---@return luatool.FileInfo|string info_or_err
 ---@return luatool.ErrorCode? code
 function fs.read(path, opts) end
+
+---Replaces or creates a file atomically (temporary file and rename; an existing
+---file keeps its mode). The conditions are checked under a per-file lock in the same
+---step as the write: ifUnchangedSince (mtime) and ifHash fail with "stale",
+---ifAbsent with "exists". mkdirs creates missing parent directories.
+---@param path string
+---@param content string
+---@param opts? {ifUnchangedSince?: number, ifHash?: string, ifAbsent?: boolean, mkdirs?: boolean}
+---@return luatool.WriteInfo? info
+---@return string? err
+---@return luatool.ErrorCode? code
+function fs.write(path, content, opts) end
 
 ---Selected lines joined by "\n", without terminators.
 ---@param path string

@@ -3,7 +3,11 @@
 --
 -- Limits: without a limit, a file over 256 KB is refused; any content over an
 -- estimated 25,000 tokens (4 bytes a token) is refused. Unlike the original, there is
--- no "file unchanged" stub and no malware reminder, and readFileState is not kept.
+-- no "file unchanged" stub and no malware reminder.
+--
+-- Every successful read is recorded in ctx.readFileState (the whole file's hash, its
+-- mtime, offset and limit, and whether only part of it was shown), which Write and
+-- Edit require before they change a file.
 
 ---@type luatool.fs
 local fs = require("fs")
@@ -232,6 +236,13 @@ Usage:
       fail(("File content (about %d tokens) exceeds the maximum of %d tokens. Read it in parts with offset and limit, or search it with Grep."):format(
         tokens, MAX_TOKENS))
     end
+    ctx.readFileState:set(path, {
+      hash = info.hash,
+      mtime = info.mtime,
+      offset = input.offset,
+      limit = input.limit,
+      partial = info.startLine > 1 or info.numLines < info.totalLines,
+    })
     return {
       data = {
         type = "text",

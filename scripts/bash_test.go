@@ -1,0 +1,148 @@
+package scripts_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/luatool/luatool/builtin"
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/scripts"
+)
+
+// bashEnv is an engine with the standard tools confined to a fresh root; asks counts
+// the questions put to CanUseTool, which allows when allow is set (nil CanUseTool
+// otherwise, so that an ask is a deny).
+type bashEnv struct {
+	e    *engine.Engine
+	root string
+	asks atomic.Int32
+}
+
+func newBashEnv(t *testing.T, allow bool, rules ...string) *bashEnv {
+	t.Helper()
+	v := &bashEnv{root: t.TempDir()}
+	mods, err := builtin.Standard([]string{v.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := engine.Options{Modules: mods, Roots: []string{v.root}, ResultsDir: t.TempDir()}
+	for _, r := range rules {
+		opts.Permissions.Allow = append(opts.Permissions.Allow, engine.SourcedRule{Text: r, Source: engine.SourceCLI})
+	}
+	if allow {
+		opts.CanUseTool = func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+			v.asks.Add(1)
+			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		}
+	}
+	if v.e, err = engine.New(opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range v.e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
+		if d.Severity != engine.SeverityNotice {
+			t.Fatalf("load: %s", d)
+		}
+	}
+	return v
+}
+
+func (v *bashEnv) bash(input map[string]any) (string, bool) {
+	b, _ := json.Marshal(input)
+	r := v.e.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Bash", Input: b})
+	return r.Block.Content.String(), r.Block.IsError
+}
+
+func TestBashResults(t *testing.T) {
+	v := newBashEnv(t, true)
+	cases := []struct {
+		cmd, want string
+		isErr     bool
+	}{
+		{"echo hello; echo world >&2", "hello\nworld", false},
+		{"printf '\\n\\nx  \\n\\n'", "x", false},
+		{"true", "(Bash completed with no output)", false},
+		{"echo oops; exit 3", "Exit code 3\noops", true},
+		{"grep nothing /dev/null", "No matches found", false},
+		{"grep nothing /nonexistent-file", "Exit code 2\ngrep: /nonexistent-file: No such file or directory", true},
+		{"test -f missing", "Condition is false", false},
+		{"[ -d missing ]", "Condition is false", false},
+		{"echo a > a.txt; echo b > b.txt; diff a.txt b.txt", "1c1\n< a\n---\n> b", false},
+		{"false", "Exit code 1\n", true},
+	}
+	for _, c := range cases {
+		got, isErr := v.bash(map[string]any{"command": c.cmd})
+		if isErr != c.isErr || strings.TrimSpace(got) != strings.TrimSpace(c.want) {
+			t.Errorf("%q: got (error %v) %q, want (error %v) %q", c.cmd, isErr, got, c.isErr, c.want)
+		}
+	}
+}
+
+func TestBashTimeout(t *testing.T) {
+	v := newBashEnv(t, true)
+	got, isErr := v.bash(map[string]any{"command": "echo started; sleep 20", "timeout": 200})
+	if !isErr || !strings.Contains(got, "started") || !strings.Contains(got, "timed out") {
+		t.Errorf("got (error %v) %q", isErr, got)
+	}
+}
+
+func TestBashCwdTracked(t *testing.T) {
+	v := newBashEnv(t, true)
+	if err := os.Mkdir(filepath.Join(v.root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v.bash(map[string]any{"command": "cd sub"})
+	if got, _ := v.bash(map[string]any{"command": "pwd"}); !strings.HasSuffix(got, "/sub") {
+		t.Errorf("pwd after cd sub = %q", got)
+	}
+	if got, _ := v.bash(map[string]any{"command": "cd /"}); !strings.Contains(got, "Shell cwd was reset to "+v.root) {
+		t.Errorf("cd / = %q", got)
+	}
+	if got, _ := v.bash(map[string]any{"command": "pwd"}); filepath.Base(got) != filepath.Base(v.root) {
+		t.Errorf("pwd after reset = %q", got)
+	}
+}
+
+func TestBashPermissions(t *testing.T) {
+	v := newBashEnv(t, true)
+	if got, isErr := v.bash(map[string]any{"command": "ls"}); isErr || v.asks.Load() != 0 {
+		t.Errorf("ls: %q, error %v, asked %d times", got, isErr, v.asks.Load())
+	}
+	if _, isErr := v.bash(map[string]any{"command": "touch x"}); isErr || v.asks.Load() != 1 {
+		t.Errorf("touch x: error %v, asked %d times", isErr, v.asks.Load())
+	}
+
+	denied := newBashEnv(t, false)
+	if _, isErr := denied.bash(map[string]any{"command": "touch x"}); !isErr {
+		t.Error("touch x ran without CanUseTool")
+	}
+	if _, err := os.Stat(filepath.Join(denied.root, "x")); err == nil {
+		t.Error("x was created")
+	}
+	if got, isErr := denied.bash(map[string]any{"command": "echo hi"}); isErr || got != "hi" {
+		t.Errorf("echo hi: %q, error %v", got, isErr)
+	}
+
+	ruled := newBashEnv(t, false, "Bash(touch:*)", "Bash(mkdir d)")
+	if got, isErr := ruled.bash(map[string]any{"command": "mkdir d && touch d/x"}); isErr {
+		t.Errorf("allowed by rules: %q", got)
+	}
+	if _, isErr := ruled.bash(map[string]any{"command": "touch y && rm d/x"}); !isErr {
+		t.Error("rm ran though no rule allows it")
+	}
+	if _, err := os.Stat(filepath.Join(ruled.root, "d", "x")); err != nil {
+		t.Errorf("d/x: %v", err)
+	}
+}
+
+func TestBashBackground(t *testing.T) {
+	v := newBashEnv(t, true)
+	got, isErr := v.bash(map[string]any{"command": "echo bg", "run_in_background": true})
+	if isErr || !strings.HasPrefix(got, "Command running in background with ID: ") || !strings.Contains(got, "Output is being written to: ") {
+		t.Errorf("got (error %v) %q", isErr, got)
+	}
+}

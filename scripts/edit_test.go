@@ -1,0 +1,279 @@
+package scripts_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luatool/luatool/engine"
+)
+
+const (
+	notReadText  = "File has not been read yet. Read it first before writing to it."
+	modifiedText = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+)
+
+// allowAll answers every permission ask with allow.
+func allowAll(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+	return engine.PermissionDecision{Behavior: engine.Allow}, nil
+}
+
+// newWriteEnv is an env whose permission asks are allowed, so that Write and Edit run.
+func newWriteEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvWith(t, allowAll)
+}
+
+// path is the absolute path of name under the root.
+func (v *env) path(name string) string { return filepath.Join(v.root, filepath.FromSlash(name)) }
+
+// content returns a file's content under the root.
+func (v *env) content(name string) string {
+	v.t.Helper()
+	b, err := os.ReadFile(v.path(name))
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// touch makes a file newer than anything read so far, without changing it.
+func (v *env) touch(name string) {
+	v.t.Helper()
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(v.path(name), later, later); err != nil {
+		v.t.Fatal(err)
+	}
+}
+
+// modify changes a file as someone else would, after anything read so far.
+func (v *env) modify(name, content string) {
+	v.t.Helper()
+	if err := os.WriteFile(v.path(name), []byte(content), 0o644); err != nil {
+		v.t.Fatal(err)
+	}
+	v.touch(name)
+}
+
+// read reads a file with Read, which records it in readFileState.
+func (v *env) read(name string, extra ...string) {
+	v.t.Helper()
+	if got, isErr := v.call("Read", `{"file_path": `+js(name)+strings.Join(extra, "")+`}`); isErr {
+		v.t.Fatalf("Read %s: %s", name, got)
+	}
+}
+
+func edit(path, old, new string, replaceAll ...bool) string {
+	in := `{"file_path": ` + js(path) + `, "old_string": ` + js(old) + `, "new_string": ` + js(new)
+	if len(replaceAll) > 0 && replaceAll[0] {
+		in += `, "replace_all": true`
+	}
+	return in + `}`
+}
+
+func write(path, content string) string {
+	return `{"file_path": ` + js(path) + `, "content": ` + js(content) + `}`
+}
+
+func TestWriteAndEditAskPermission(t *testing.T) {
+	v := newEnv(t) // no CanUseTool: every ask is denied
+	v.write("a.txt", "one\n")
+	v.read("a.txt")
+	if got, isErr := v.call("Write", write("new.txt", "x")); !isErr || strings.Contains(got, "created") {
+		t.Errorf("Write ran without permission: %q", got)
+	}
+	if _, err := os.Stat(v.path("new.txt")); err == nil {
+		t.Error("new.txt created without permission")
+	}
+	if got, isErr := v.call("Edit", edit("a.txt", "one", "two")); !isErr || strings.Contains(got, "updated") {
+		t.Errorf("Edit ran without permission: %q", got)
+	}
+	if got := v.content("a.txt"); got != "one\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	v := newWriteEnv(t)
+	v.want("Write", write("deep/er/new.txt", "hello\n"), "File created successfully at: "+v.path("deep/er/new.txt"))
+	if got := v.content("deep/er/new.txt"); got != "hello\n" {
+		t.Errorf("new.txt = %q", got)
+	}
+	// The write is recorded: writing again needs no Read.
+	v.want("Write", write(v.path("deep/er/new.txt"), "again\n"), "The file "+v.path("deep/er/new.txt")+" has been updated successfully.")
+
+	v.write("a.txt", "old\n")
+	v.wantError("Write", write("a.txt", "x"), "<tool_use_error>"+notReadText+"</tool_use_error>")
+	v.read("a.txt", `, "limit": 1`) // the whole file: not partial
+	v.want("Write", write("a.txt", "new\r\ncontent"), "The file "+v.path("a.txt")+" has been updated successfully.")
+	if got := v.content("a.txt"); got != "new\r\ncontent" {
+		t.Errorf("a.txt = %q (Write writes the content as given)", got)
+	}
+
+	v.write("b.txt", "1\n2\n3\n")
+	v.read("b.txt", `, "offset": 2`)
+	v.wantError("Write", write("b.txt", "x"), notReadText)
+	v.read("b.txt", `, "limit": 2`)
+	v.wantError("Write", write("b.txt", "x"), notReadText)
+	v.read("b.txt")
+	v.touch("b.txt")
+	v.wantError("Write", write("b.txt", "x"), "<tool_use_error>"+modifiedText+"</tool_use_error>")
+	if got := v.content("b.txt"); got != "1\n2\n3\n" {
+		t.Errorf("b.txt = %q", got)
+	}
+	v.read("b.txt")
+	v.want("Write", write("b.txt", "x"), "The file "+v.path("b.txt")+" has been updated successfully.")
+
+	v.wantError("Write", write("deep", "x"), "Path is a directory")
+	v.wantError("Write", `{"file_path": "a.txt"}`, "content")
+}
+
+func TestEditValidation(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("a.txt", "alpha beta\nalpha gamma\n", "a.md", "x", "lines.txt", "1\n2\n3\n")
+	v.wantError("Edit", edit("a.txt", "same", "same"),
+		"<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>")
+	v.wantError("Edit", edit("a", "x", "y"),
+		"<tool_use_error>File does not exist. Note: your current working directory is "+v.root+". Did you mean "+v.path("a.md")+"?</tool_use_error>")
+	v.wantError("Edit", edit("a.txt", "", "new"), "<tool_use_error>Cannot create new file - file already exists.</tool_use_error>")
+	v.wantError("Edit", edit("a.txt", "beta", "delta"), "<tool_use_error>"+notReadText+"</tool_use_error>")
+
+	v.read("lines.txt", `, "offset": 2, "limit": 1`)
+	v.wantError("Edit", edit("lines.txt", "2", "two"), notReadText)
+
+	v.read("a.txt")
+	v.wantError("Edit", edit("a.txt", "omega", "x"), "<tool_use_error>String to replace not found in file.\nString: omega</tool_use_error>")
+	v.wantError("Edit", edit("a.txt", "alpha", "x"),
+		"<tool_use_error>Found 2 matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: alpha</tool_use_error>")
+	v.modify("a.txt", "alpha beta\nalpha gamma\nalpha delta\n")
+	v.wantError("Edit", edit("a.txt", "beta", "delta"), "<tool_use_error>"+modifiedText+"</tool_use_error>")
+	if got := v.content("a.txt"); got != "alpha beta\nalpha gamma\nalpha delta\n" {
+		t.Errorf("a.txt changed: %q", got)
+	}
+	v.wantError("Edit", `{"file_path": "a.txt", "old_string": "x"}`, "new_string")
+}
+
+func TestEditModifiedButSameContentAccepted(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("a.txt", "one\n")
+	v.read("a.txt")
+	v.touch("a.txt") // newer, same content: accepted after a full read
+	v.want("Edit", edit("a.txt", "one", "two"), "The file "+v.path("a.txt")+" has been updated successfully.")
+	if got := v.content("a.txt"); got != "two\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+}
+
+func TestEditReplaces(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("a.txt", "alpha beta\nalpha gamma\n")
+	v.read("a.txt")
+	updated := "The file " + v.path("a.txt") + " has been updated successfully."
+	v.want("Edit", edit("a.txt", "alpha beta", "first"), updated)
+	// The edit refreshed readFileState: a second edit needs no new Read.
+	v.want("Edit", edit("a.txt", "alpha", "$1 %1 %% $& \\1"), updated)
+	if got := v.content("a.txt"); got != "first\n$1 %1 %% $& \\1 gamma\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+
+	v.write("b.txt", "x.y x.y x.y\n")
+	v.read("b.txt")
+	v.want("Edit", edit("b.txt", "x.y", "%0", true),
+		"The file "+v.path("b.txt")+" has been updated. All occurrences were successfully replaced.")
+	if got := v.content("b.txt"); got != "%0 %0 %0\n" {
+		t.Errorf("b.txt = %q", got)
+	}
+
+	// Deleting text deletes the line break after it.
+	v.write("c.txt", "keep\ndrop\nkeep too\n")
+	v.read("c.txt")
+	v.want("Edit", edit("c.txt", "drop", ""), "The file "+v.path("c.txt")+" has been updated successfully.")
+	if got := v.content("c.txt"); got != "keep\nkeep too\n" {
+		t.Errorf("c.txt = %q", got)
+	}
+}
+
+func TestEditCurlyQuotes(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("q.txt", "He said “hello” and it’s fine.\n")
+	v.read("q.txt")
+	v.want("Edit", edit("q.txt", `said "hello" and it's`, `said "goodbye" and it's`),
+		"The file "+v.path("q.txt")+" has been updated successfully.")
+	if got := v.content("q.txt"); got != "He said “goodbye” and it’s fine.\n" {
+		t.Errorf("q.txt = %q", got)
+	}
+	// Straight quotes in the file stay straight.
+	v.write("s.txt", `x = "a"`+"\n")
+	v.read("s.txt")
+	v.want("Edit", edit("s.txt", `"a"`, `"b"`), "The file "+v.path("s.txt")+" has been updated successfully.")
+	if got := v.content("s.txt"); got != `x = "b"`+"\n" {
+		t.Errorf("s.txt = %q", got)
+	}
+}
+
+func TestEditKeepsCRLF(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("w.txt", "one\r\ntwo\r\nthree\r\n")
+	v.read("w.txt")
+	v.want("Edit", edit("w.txt", "one\ntwo", "1\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	if got := v.content("w.txt"); got != "1\r\n2\r\n2.5\r\nthree\r\n" {
+		t.Errorf("w.txt = %q", got)
+	}
+}
+
+func TestEditCreates(t *testing.T) {
+	v := newWriteEnv(t)
+	v.want("Edit", edit("new/dir/f.txt", "", "content\n"), "The file "+v.path("new/dir/f.txt")+" has been updated successfully.")
+	if got := v.content("new/dir/f.txt"); got != "content\n" {
+		t.Errorf("f.txt = %q", got)
+	}
+	// An empty (or blank) file may be filled without reading it.
+	v.write("empty.txt", " \n")
+	v.want("Edit", edit("empty.txt", "", "filled\n"), "The file "+v.path("empty.txt")+" has been updated successfully.")
+	if got := v.content("empty.txt"); got != "filled\n" {
+		t.Errorf("empty.txt = %q", got)
+	}
+}
+
+// TestWriteStalenessAtCallTime changes the file while permission is asked, between
+// validation and the call: the call must notice and refuse.
+func TestWriteStalenessAtCallTime(t *testing.T) {
+	var v *env
+	v = newEnvWith(t, func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+		v.modify("a.txt", "changed by someone\n")
+		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+	})
+	unexpected := "File has been unexpectedly modified. Read it again before attempting to write it."
+	for _, in := range []struct{ tool, input string }{
+		{"Edit", edit("a.txt", "original", "mine")},
+		{"Write", write("a.txt", "mine\n")},
+	} {
+		v.write("a.txt", "original\n")
+		v.read("a.txt")
+		v.wantError(in.tool, in.input, unexpected)
+		if got := v.content("a.txt"); got != "changed by someone\n" {
+			t.Errorf("%s overwrote a changed file: %q", in.tool, got)
+		}
+	}
+}
+
+func TestWriteAndEditEscapesRefused(t *testing.T) {
+	v := newWriteEnv(t)
+	secret := filepath.Join(v.outside, "secret.txt")
+	for _, p := range append(v.escapes(), "linkdir/new.txt", filepath.Join(v.outside, "new.txt"), "../new.txt") {
+		v.wantError("Write", write(p, "pwned\n"), "outside the allowed roots")
+		v.wantError("Edit", edit(p, "top secret", "pwned"), "outside the allowed roots")
+		v.wantError("Edit", edit(p, "", "pwned"), "outside the allowed roots")
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "top secret\n" {
+		t.Errorf("secret.txt = %q", b)
+	}
+	for _, p := range []string{filepath.Join(v.outside, "new.txt"), filepath.Join(filepath.Dir(v.root), "new.txt")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s created", p)
+		}
+	}
+}

@@ -1,0 +1,397 @@
+-- Edit: replaces exact text in a file, as Claude Code's Edit does. The file must have
+-- been read in full first (ctx.readFileState) and not changed since; the check is
+-- repeated at write time by fs.write, atomically. Matching forgives curly quotes in
+-- the file (and keeps their style in new_string); replacement is literal; a CRLF file
+-- stays CRLF. An empty old_string creates a file, or fills an empty one. Files are
+-- treated as UTF-8 (a UTF-16 file is not converted).
+
+---@type luatool.fs
+local fs = require("fs")
+
+local NOT_READ = "File has not been read yet. Read it first before writing to it."
+local MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+local UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
+local EXISTS = "Cannot create new file - file already exists."
+
+-- The curly quotes, in UTF-8.
+local LEFT_SINGLE, RIGHT_SINGLE = "\226\128\152", "\226\128\153"
+local LEFT_DOUBLE, RIGHT_DOUBLE = "\226\128\156", "\226\128\157"
+local EM_DASH, EN_DASH = "\226\128\148", "\226\128\147"
+
+-- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
+-- position out of the message.
+local function fail(msg)
+  error(msg, 0)
+end
+
+-- similarFile finds a file next to path with the same name but another extension,
+-- for a "Did you mean" hint.
+local function similarFile(path)
+  local dir, name = path:match("^(.*)/([^/]+)$")
+  if not dir then
+    return nil
+  end
+  if dir == "" then
+    dir = "/"
+  end
+  local stem = name:match("^(.+)%.[^.]*$") or name
+  for _, other in ipairs(fs.list(dir) or {}) do
+    if other ~= name and (other:match("^(.+)%.[^.]*$") or other) == stem then
+      return (dir == "/" and "" or dir) .. "/" .. other
+    end
+  end
+  return nil
+end
+
+---@param ctx luatool.Context
+local function missingText(path, ctx)
+  local msg = "File does not exist. Note: your current working directory is " .. ctx.cwd .. "."
+  local similar = similarFile(path)
+  if similar then
+    msg = msg .. " Did you mean " .. similar .. "?"
+  end
+  return msg
+end
+
+local function notFoundText(old)
+  return "String to replace not found in file.\nString: " .. old
+end
+
+local function tooManyText(n, old)
+  return ("Found %d matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: %s"):format(n, old)
+end
+
+local function isBlank(s)
+  return s:match("^%s*$") ~= nil
+end
+
+-- isCRLF tells whether a file's lines end in "\r\n" more often than in a bare "\n".
+local function isCRLF(raw)
+  local crlf = select(2, raw:gsub("\r\n", ""))
+  local lf = select(2, raw:gsub("\n", "")) - crlf
+  return crlf > lf
+end
+
+-- toLF makes every line end in "\n", as the text is matched.
+local function toLF(s)
+  return (s:gsub("\r\n", "\n"))
+end
+
+-- normalizeQuotes turns curly quotes into straight ones.
+local function normalizeQuotes(s)
+  return (s:gsub("\226\128[\152\153]", "'"):gsub("\226\128[\156\157]", '"'))
+end
+
+-- curlyAt is the length of the curly quote starting at byte i of s, or nil.
+local function curlyAt(s, i)
+  local q = s:sub(i, i + 2)
+  if q == LEFT_SINGLE or q == RIGHT_SINGLE or q == LEFT_DOUBLE or q == RIGHT_DOUBLE then
+    return 3
+  end
+  return nil
+end
+
+-- find is string.find without patterns.
+local function find(s, sub, init)
+  return s:find(sub, init or 1, true)
+end
+
+-- findActual returns the text of content that search stands for: search itself, or
+-- the same text with the file's curly quotes where search has straight ones.
+local function findActual(content, search)
+  if find(content, search) then
+    return search
+  end
+  local start = find(normalizeQuotes(content), normalizeQuotes(search))
+  if not start then
+    return nil
+  end
+  -- Map the normalized positions back: a curly quote is three bytes, one normalized.
+  local stop = start + #normalizeQuotes(search) -- first normalized byte after the match
+  local pos, npos, first = 1, 1, nil
+  while npos < stop do
+    if npos == start then
+      first = pos
+    end
+    pos, npos = pos + (curlyAt(content, pos) or 1), npos + 1
+  end
+  return content:sub(first, pos - 1)
+end
+
+local function isLetter(c)
+  return c ~= "" and (c:match("%a") ~= nil or c:byte() >= 128)
+end
+
+-- preserveQuoteStyle gives new the curly quotes of the file when matching had to
+-- straighten them: opening quotes after a space, an opening bracket or a dash, an
+-- apostrophe between letters, closing quotes elsewhere.
+local function preserveQuoteStyle(old, actual, new)
+  if old == actual then
+    return new
+  end
+  local single = find(actual, LEFT_SINGLE) or find(actual, RIGHT_SINGLE)
+  local double = find(actual, LEFT_DOUBLE) or find(actual, RIGHT_DOUBLE)
+  if not single and not double then
+    return new
+  end
+  local out = {}
+  for i = 1, #new do
+    local c = new:sub(i, i)
+    local prev = new:sub(i - 1, i - 1)
+    local opening = i == 1 or prev:match("[ \t\n\r%(%[{]") ~= nil
+      or (i > 3 and (new:sub(i - 3, i - 1) == EM_DASH or new:sub(i - 3, i - 1) == EN_DASH))
+    if c == '"' and double then
+      c = opening and LEFT_DOUBLE or RIGHT_DOUBLE
+    elseif c == "'" and single then
+      if isLetter(prev) and isLetter(new:sub(i + 1, i + 1)) then
+        c = RIGHT_SINGLE
+      else
+        c = opening and LEFT_SINGLE or RIGHT_SINGLE
+      end
+    end
+    out[#out + 1] = c
+  end
+  return table.concat(out)
+end
+
+-- count is the number of non-overlapping occurrences of sub in s.
+local function count(s, sub)
+  local n, i = 0, 1
+  while true do
+    local _, e = find(s, sub, i)
+    if not e then
+      return n
+    end
+    n, i = n + 1, e + 1
+  end
+end
+
+-- replace replaces the first occurrence of old in s by new, or every one when all
+-- is set. new is taken literally.
+local function replace(s, old, new, all)
+  local out, i = {}, 1
+  while true do
+    local b, e = find(s, old, i)
+    if not b then
+      break
+    end
+    out[#out + 1] = s:sub(i, b - 1)
+    out[#out + 1] = new
+    i = e + 1
+    if not all then
+      break
+    end
+  end
+  out[#out + 1] = s:sub(i)
+  return table.concat(out)
+end
+
+-- stale tells whether the file (raw content info) changed since the read entry
+-- recorded: it is newer, and not a full read of this very content.
+local function stale(entry, info)
+  local full = entry.offset == nil and entry.limit == nil
+  return info.mtime > entry.mtime and not (full and info.hash == entry.hash)
+end
+
+---@class EditInput
+---@field file_path string
+---@field old_string string
+---@field new_string string
+---@field replace_all boolean
+
+---@type luatool.Tool
+local tool = {
+  name = "Edit",
+  searchHint = "modify file contents in place",
+  maxResultSizeChars = 100000,
+  isReadOnly = false,
+  isConcurrencySafe = false,
+
+  prompt = [[
+Performs exact string replacements in files.
+
+Usage:
+- You must use your Read tool at least once in the conversation before editing. This tool will error if you attempt an edit without reading the file.
+- When editing text from Read tool output, ensure you preserve the exact indentation (tabs/spaces) as it appears AFTER the line number prefix. The line number prefix format is: line number + tab. Everything after that is the actual file content to match. Never include any part of the line number prefix in the old_string or new_string.
+- ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required.
+- Only use emojis if the user explicitly requests it. Avoid adding emojis to files unless asked.
+- The edit will FAIL if old_string is not unique in the file. Either provide a larger string with more surrounding context to make it unique or use replace_all to change every instance of old_string.
+- Use replace_all for replacing and renaming strings across the file. This parameter is useful if you want to rename a variable for instance.
+- An empty old_string creates a new file with new_string as its content.]],
+
+  inputSchema = {
+    type = "object",
+    properties = {
+      file_path = {
+        type = "string",
+        description = "The absolute path to the file to modify",
+      },
+      old_string = {
+        type = "string",
+        description = "The text to replace",
+      },
+      new_string = {
+        type = "string",
+        description = "The text to replace it with (must be different from old_string)",
+      },
+      replace_all = {
+        type = "boolean",
+        default = false,
+        description = "Replace all occurrences of old_string (default false)",
+      },
+    },
+    required = { "file_path", "old_string", "new_string" },
+    additionalProperties = false,
+  },
+
+  ---@param input EditInput
+  description = function(input)
+    return "Edit " .. input.file_path
+  end,
+
+  ---@param input EditInput
+  getPath = function(input)
+    return input.file_path
+  end,
+
+  ---@param input EditInput
+  toAutoClassifierInput = function(input)
+    return input.file_path .. ": " .. input.new_string
+  end,
+
+  -- validateInput checks what can be checked before asking permission, with the
+  -- original's error codes.
+  ---@param input EditInput
+  ---@param ctx luatool.Context
+  validateInput = function(input, ctx)
+    local old = input.old_string
+    if old == input.new_string then
+      return { result = false, errorCode = 1,
+        message = "No changes to make: old_string and new_string are exactly the same." }
+    end
+    local path = fs.abs(input.file_path, ctx.cwd)
+    local raw, info, code = fs.read(path)
+    if not raw then
+      if code == "notfound" then
+        if old == "" then
+          return true
+        end
+        return { result = false, errorCode = 4, message = missingText(path, ctx) }
+      end
+      return { result = false, errorCode = code == "toolarge" and 10 or 4, message = info }
+    end
+    if old == "" then
+      if not isBlank(raw) then
+        return { result = false, errorCode = 3, message = EXISTS }
+      end
+      return true
+    end
+    if path:lower():match("%.ipynb$") then
+      return { result = false, errorCode = 5,
+        message = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file." }
+    end
+    local entry = ctx.readFileState:get(path)
+    if not entry or entry.partial then
+      return { result = false, errorCode = 6, message = NOT_READ }
+    end
+    if stale(entry, info) then
+      return { result = false, errorCode = 7, message = MODIFIED }
+    end
+    local content = toLF(raw)
+    local actual = findActual(content, old)
+    if not actual then
+      return { result = false, errorCode = 8, message = notFoundText(old) }
+    end
+    local n = count(content, actual)
+    if n > 1 and not input.replace_all then
+      return { result = false, errorCode = 9, message = tooManyText(n, old) }
+    end
+    return true
+  end,
+
+  ---@param input EditInput
+  ---@param ctx luatool.Context
+  call = function(input, ctx)
+    local path = fs.abs(input.file_path, ctx.cwd)
+    local old, new = input.old_string, input.new_string
+    local opts = { mkdirs = true }
+    local content, crlf = "", false
+    local raw, info, code = fs.read(path)
+    if raw then
+      if old == "" then
+        if not isBlank(raw) then
+          fail(EXISTS)
+        end
+      else
+        local entry = ctx.readFileState:get(path)
+        if not entry or entry.partial or stale(entry, info) then
+          fail(UNEXPECTED)
+        end
+      end
+      -- fs.write refuses if the file changes after this read: the check and the
+      -- write are one step.
+      opts.ifHash = info.hash
+      crlf = isCRLF(raw)
+      content = toLF(raw)
+    elseif code == "notfound" then
+      if old ~= "" then
+        fail(missingText(path, ctx))
+      end
+      opts.ifAbsent = true
+    else
+      fail(info)
+    end
+
+    local updated = new
+    if old ~= "" then
+      local actual = findActual(content, old)
+      if not actual then
+        fail(notFoundText(old))
+      end
+      local n = count(content, actual)
+      if n > 1 and not input.replace_all then
+        fail(tooManyText(n, old))
+      end
+      local replacement = preserveQuoteStyle(old, actual, new)
+      -- Deleting text also deletes the line break after it.
+      if replacement == "" and actual:sub(-1) ~= "\n" and find(content, actual .. "\n") then
+        actual = actual .. "\n"
+      end
+      updated = replace(content, actual, replacement, input.replace_all)
+    end
+    if crlf then
+      updated = toLF(updated):gsub("\n", "\r\n")
+    end
+
+    local written, err, wcode = fs.write(path, updated, opts)
+    if not written then
+      if wcode == "stale" or wcode == "exists" then
+        fail(UNEXPECTED)
+      end
+      fail(err)
+    end
+    ctx.readFileState:set(path, { hash = written.hash, mtime = written.mtime })
+    return {
+      data = {
+        filePath = path,
+        oldString = old,
+        newString = new,
+        replaceAll = input.replace_all,
+        created = written.created,
+      },
+    }
+  end,
+
+  mapResult = function(data)
+    if data.replaceAll then
+      return "The file " .. data.filePath .. " has been updated. All occurrences were successfully replaced."
+    end
+    return "The file " .. data.filePath .. " has been updated successfully."
+  end,
+
+  renderToolResultMessage = function(data)
+    return (data.created and "Created " or "Updated ") .. data.filePath
+  end,
+}
+
+return tool

@@ -1,0 +1,152 @@
+-- Write: creates a file or replaces its content, as Claude Code's Write does. An
+-- existing file must have been read in full first (ctx.readFileState) and not
+-- changed since; the check is repeated at write time by fs.write, atomically. The
+-- content is written as given; missing parent directories are created.
+
+---@type luatool.fs
+local fs = require("fs")
+
+local NOT_READ = "File has not been read yet. Read it first before writing to it."
+local MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+local UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
+
+-- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
+-- position out of the message.
+local function fail(msg)
+  error(msg, 0)
+end
+
+---@class WriteInput
+---@field file_path string
+---@field content string
+
+---@type luatool.Tool
+local tool = {
+  name = "Write",
+  searchHint = "create or overwrite files",
+  maxResultSizeChars = 100000,
+  isReadOnly = false,
+  isConcurrencySafe = false,
+
+  prompt = [[
+Writes a file to the local filesystem.
+
+Usage:
+- This tool will overwrite the existing file if there is one at the provided path.
+- If this is an existing file, you MUST use the Read tool first to read the file's contents. This tool will fail if you did not read the file first.
+- ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required.
+- NEVER proactively create documentation files (*.md) or README files. Only create documentation files if explicitly requested by the User.
+- Only use emojis if the user explicitly requests it. Avoid writing emojis to files unless asked.
+- Only files inside the workspace roots can be written; missing parent directories are created.]],
+
+  inputSchema = {
+    type = "object",
+    properties = {
+      file_path = {
+        type = "string",
+        description = "The absolute path to the file to write (must be absolute, not relative)",
+      },
+      content = {
+        type = "string",
+        description = "The content to write to the file",
+      },
+    },
+    required = { "file_path", "content" },
+    additionalProperties = false,
+  },
+
+  ---@param input WriteInput
+  description = function(input)
+    return "Write " .. input.file_path
+  end,
+
+  ---@param input WriteInput
+  getPath = function(input)
+    return input.file_path
+  end,
+
+  ---@param input WriteInput
+  toAutoClassifierInput = function(input)
+    return input.file_path .. ": " .. input.content
+  end,
+
+  -- validateInput: a missing file is valid; an existing one must have been read in
+  -- full (code 2) and not modified since (code 3).
+  ---@param input WriteInput
+  ---@param ctx luatool.Context
+  validateInput = function(input, ctx)
+    local path = fs.abs(input.file_path, ctx.cwd)
+    local info, err, code = fs.stat(path)
+    if not info then
+      if code == "notfound" then
+        return true
+      end
+      return { result = false, errorCode = 1, message = err }
+    end
+    if info.isDir then
+      return { result = false, errorCode = 1, message = "Path is a directory, not a file: " .. path }
+    end
+    local entry = ctx.readFileState:get(path)
+    if not entry or entry.partial then
+      return { result = false, errorCode = 2, message = NOT_READ }
+    end
+    if info.mtime > entry.mtime then
+      return { result = false, errorCode = 3, message = MODIFIED }
+    end
+    return true
+  end,
+
+  ---@param input WriteInput
+  ---@param ctx luatool.Context
+  call = function(input, ctx)
+    local path = fs.abs(input.file_path, ctx.cwd)
+    local opts = { mkdirs = true }
+    local old, info, code = fs.read(path)
+    if old then
+      -- The staleness check again, as the original's call does: a newer file is
+      -- accepted only when a full read saw this very content.
+      local entry = ctx.readFileState:get(path)
+      if not entry or entry.partial then
+        fail(NOT_READ)
+      end
+      local full = entry.offset == nil and entry.limit == nil
+      if info.mtime > entry.mtime and not (full and info.hash == entry.hash) then
+        fail(UNEXPECTED)
+      end
+      opts.ifHash = info.hash
+    elseif code == "notfound" then
+      opts.ifAbsent = true
+    else
+      fail(info)
+    end
+    local written, err, wcode = fs.write(path, input.content, opts)
+    if not written then
+      if wcode == "stale" or wcode == "exists" then
+        fail(UNEXPECTED)
+      end
+      fail(err)
+    end
+    ctx.readFileState:set(path, { hash = written.hash, mtime = written.mtime })
+    return {
+      data = {
+        type = written.created and "create" or "update",
+        filePath = path,
+        content = input.content,
+      },
+    }
+  end,
+
+  mapResult = function(data)
+    if data.type == "create" then
+      return "File created successfully at: " .. data.filePath
+    end
+    return "The file " .. data.filePath .. " has been updated successfully."
+  end,
+
+  renderToolResultMessage = function(data)
+    local n = select(2, data.content:gsub("\n", "")) + ((data.content ~= "" and data.content:sub(-1) ~= "\n") and 1 or 0)
+    return ("%s %d %s to %s"):format(data.type == "create" and "Wrote" or "Updated", n, n == 1 and "line" or "lines", data.filePath)
+  end,
+}
+
+return tool
