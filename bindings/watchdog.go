@@ -43,6 +43,9 @@ type Watchdog struct {
 	mu      sync.Mutex
 	calls   map[*watchedCall]struct{}
 	running bool
+	// fresh is set when a call starts being watched: the heap's growth is measured
+	// from the next sample, not from one taken before the call (or for others).
+	fresh bool
 	// pools are the pools whose idle states are dropped under memory pressure: a
 	// state keeps what its tool file's locals hold between calls.
 	pools map[*Pool]struct{}
@@ -82,6 +85,7 @@ func (w *Watchdog) watch(ctx context.Context) (context.Context, func()) {
 	c := &watchedCall{cancel: cancel}
 	w.mu.Lock()
 	w.calls[c] = struct{}{}
+	w.fresh = true
 	if !w.running {
 		w.running = true
 		go w.loop()
@@ -120,9 +124,14 @@ func (w *Watchdog) loop() {
 			w.mu.Unlock()
 			return
 		}
+		fresh := w.fresh
+		w.fresh = false
 		w.mu.Unlock()
 		metrics.Read(samples)
 		heap, cycles, live := samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64()
+		if fresh {
+			prev = heap
+		}
 		growing := heap > prev+w.budget/4
 		prev = heap
 		switch {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,7 +26,8 @@ type Options struct {
 	// and come first: a Lua tool of the same name overrides one, with a notice.
 	Tools []ToolDef
 	// Modules are the host modules Lua tools may require. Capabilities are opt-in:
-	// a tool can reach only what is listed here.
+	// a tool can reach only what is listed here, and the engine's own tools module
+	// (ToolsModuleName), which reveals tool definitions and nothing else.
 	Modules []*bindings.Module
 	// Limits bound the Lua states.
 	Limits bindings.Limits
@@ -120,6 +122,11 @@ type Engine struct {
 	resultsOnce sync.Once
 	resultsDir  string
 	resultsErr  error
+
+	// modules are the host's modules and the engine's tools module, for Lua tools.
+	modules []*bindings.Module
+	// discovered are the deferred tools revealed to the model in this session.
+	discovered discoveredSet
 }
 
 // New builds an engine with the Go-native tools of opts and no Lua tools yet.
@@ -160,6 +167,12 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rules: rules}
+	for _, m := range opts.Modules {
+		if m.Name == ToolsModuleName {
+			return nil, fmt.Errorf("module %s: the name is reserved for the engine's own module", m.Name)
+		}
+	}
+	e.modules = append(slices.Clip(opts.Modules), e.toolsModule())
 	if opts.MaxConcurrentCalls <= 0 {
 		opts.MaxConcurrentCalls = max(4, 4*runtime.GOMAXPROCS(0))
 	}
@@ -216,7 +229,7 @@ func IsToolFile(name string) bool {
 // loadFile loads one Lua tool file with the engine's modules and limits and builds it.
 // It returns nil and at least one error diagnostic when the file cannot be served.
 func (e *Engine) loadFile(file string, src []byte) (*Tool, []Diagnostic) {
-	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.opts.Modules, Watchdog: e.watchdog, Gate: e.gate})
+	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.modules, Watchdog: e.watchdog, Gate: e.gate})
 	if HasErrors(diags) {
 		return nil, diags
 	}

@@ -164,7 +164,11 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 		input, err = t.Schema().Prepare(input)
 	}
 	if err != nil {
-		return r.fail(StageInput, toolUseError(inputValidationText(t.Name(), err)))
+		msg := inputValidationText(t.Name(), err)
+		if !e.Announced(t) {
+			msg += "\n\n" + undiscoveredHint(t.Name())
+		}
+		return r.fail(StageInput, toolUseError(msg))
 	}
 	r.Input = input
 
@@ -350,6 +354,13 @@ func inputValidationText(name string, err error) string {
 		ve = &ValidationError{Problems: []string{err.Error()}}
 	}
 	return "InputValidationError: " + name + " failed due to the following issue(s):\n" + strings.Join(ve.Problems, "\n")
+}
+
+// undiscoveredHint is added to the input error of a deferred tool the model has not
+// discovered: it is calling the tool without having seen its schema.
+func undiscoveredHint(name string) string {
+	return "This tool's schema was not sent to you, so its parameters could not be known. " +
+		"Call ToolSearch with query \"select:" + name + "\" to load it first, then retry this call."
 }
 
 func toolUseError(msg string) string { return "<tool_use_error>" + msg + "</tool_use_error>" }

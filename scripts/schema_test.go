@@ -147,9 +147,6 @@ var originals = map[string]origTool{
 // test fails on any difference not listed here, and on any listed difference that
 // no longer occurs (so the table stays exact).
 var knownSchemaDiffs = map[string]string{
-	// Bash has no sandbox, so the flag that disables it is not offered.
-	"Bash.dangerouslyDisableSandbox: missing": "not implemented: luatool runs commands without a sandbox",
-
 	// Grep's counts are declared as non-negative integers; the original accepts any
 	// number (num*) and leaves bad values to ripgrep.
 	"Grep.-A: type integer, want number":         "counts are integers",

@@ -307,6 +307,8 @@ func errorSummary(s string) string {
 	return lines[0]
 }
 
+// runSchema prints the definitions of the tools whose schemas are sent to the model:
+// deferred tools are left out until discovered, as they are announced by name only.
 func runSchema(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("schema takes no arguments")
@@ -318,6 +320,9 @@ func runSchema(a *app, args []string) int {
 		reg := s.eng.Registry()
 		var out []map[string]any
 		for _, t := range reg.Tools() {
+			if !s.eng.Announced(t) {
+				continue // deferred: known by name only until ToolSearch reveals it
+			}
 			ctx, cancel := a.bounded()
 			prompt, err := t.Prompt(ctx, engine.PromptOptions{Tools: reg.Names()})
 			cancel()

@@ -73,6 +73,10 @@ Usage:
         type = "boolean",
         description = "Set to true to run this command in the background.",
       },
+      dangerouslyDisableSandbox = {
+        type = "boolean",
+        description = "Accepted for compatibility. luatool runs commands without an operating-system sandbox, so this has no effect; permissions still apply.",
+      },
     },
     required = { "command" },
     additionalProperties = false,
