@@ -3,7 +3,8 @@ package builtin
 import "github.com/luatool/luatool/bindings"
 
 // Standard returns the host modules the standard tool set of package scripts
-// requires, all confined to roots: today fs, glob, grep and shell, for Read, Glob, Grep and Bash.
+// requires, all confined to roots: fs, glob, grep and shell, for Read, Write, Edit,
+// Glob, Grep and Bash, and path, which touches no file.
 // The modules hold no open files (each call opens the root it needs and closes it),
 // so there is nothing to close.
 func Standard(roots []string) ([]*bindings.Module, error) {
@@ -11,5 +12,5 @@ func Standard(roots []string) ([]*bindings.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*bindings.Module{rs.fsModule(), rs.globModule(), rs.grepModule(), rs.shellModule()}, nil
+	return []*bindings.Module{rs.fsModule(), rs.globModule(), rs.grepModule(), rs.shellModule(), Path()}, nil
 }
