@@ -81,6 +81,10 @@ type Call struct {
 	// ReadOnly is set when the tool declared itself read-only for this input: host
 	// functions that change anything (fs writes, processes) must refuse.
 	ReadOnly bool
+	// Hidden, if set, reports whether a path (absolute and clean) must be hidden from
+	// the call: a Read deny rule matches it. Host functions that list or search files
+	// skip such paths. Nil hides nothing.
+	Hidden func(absPath string) bool
 
 	logged     int
 	coroutines int

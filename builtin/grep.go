@@ -125,6 +125,9 @@ type grepQuery struct {
 	after     int
 	maxCols   int
 	filter    fileFilter
+	// hidden, if set, excludes files and directories of a tree search by their path
+	// relative to the directory searched (bindings.Call.Hidden).
+	hidden func(rel string) bool
 }
 
 // A fileFilter decides which files a walk searches.
@@ -310,12 +313,16 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 			if err != nil {
 				return err
 			}
+			if hidden := hiddenFunc(L); hidden != nil && hidden(loc.abs) {
+				return nil
+			}
 			if h, ok := q.searchFile(data); ok {
 				h.path, h.mtime = loc.abs, st.ModTime()
 				hits = append(hits, h)
 			}
 			return nil
 		case st.IsDir():
+			q.hidden = hiddenBelow(L, loc)
 			hits, err = q.searchTree(ctx, fsys, loc)
 			return err
 		default:
@@ -367,7 +374,7 @@ func (q *grepQuery) searchTree(ctx context.Context, fsys fs.FS, loc location) ([
 			}
 		}()
 	}
-	w := &walker{ctx: ctx, fsys: fsys, start: loc.name, ignore: true, skipDir: q.filter.skipDir,
+	w := &walker{ctx: ctx, fsys: fsys, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
 		file: func(rel string, d fs.DirEntry, ignored bool) error {
 			if q.filter.wants(rel, ignored) {
 				jobs <- job{rel, d}

@@ -4,7 +4,12 @@ import (
 	"context"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
 )
 
 // isVCSDir reports whether a directory name is a version-control store, which no
@@ -30,6 +35,9 @@ type walker struct {
 	ignore bool
 	// skipDir, if set, excludes a directory (by its path relative to start).
 	skipDir func(rel string) bool
+	// hidden, if set, excludes a file or a directory with all it holds (by its path
+	// relative to start): a Read deny rule matches it (bindings.Call.Hidden).
+	hidden func(rel string) bool
 	// file is called for each regular file with its path relative to start and
 	// whether ignore files exclude it. An error stops the walk.
 	file func(rel string, d fs.DirEntry, ignored bool) error
@@ -65,7 +73,7 @@ func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStac
 		rel := w.rel(name)
 		switch {
 		case e.IsDir():
-			if isVCSDir(e.Name()) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) {
+			if isVCSDir(e.Name()) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
 				continue
 			}
 			sub, err := fs.ReadDir(w.fsys, name)
@@ -76,10 +84,33 @@ func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStac
 				return err
 			}
 		case e.Type().IsRegular():
+			if w.hidden != nil && w.hidden(rel) {
+				continue
+			}
 			if err := w.file(rel, e, w.ignore && stack.ignored(name, false)); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// hiddenBelow returns the walker's hidden function for a walk of the directory of
+// loc under the current call of L, or nil when the call hides nothing.
+func hiddenBelow(L *lua.LState, loc location) func(rel string) bool {
+	hidden := hiddenFunc(L)
+	if hidden == nil {
+		return nil
+	}
+	return func(rel string) bool {
+		return hidden(filepath.Join(loc.abs, filepath.FromSlash(rel)))
+	}
+}
+
+// hiddenFunc returns the Hidden function of the current call of L, or nil.
+func hiddenFunc(L *lua.LState) func(absPath string) bool {
+	if c := bindings.CurrentCall(L); c != nil {
+		return c.Hidden
 	}
 	return nil
 }

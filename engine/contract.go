@@ -225,6 +225,9 @@ type CallContext struct {
 	// writable is set while call runs for a tool that is not read-only for its input:
 	// only then may host functions change anything (bindings.Call.ReadOnly).
 	writable bool
+	// hidden is what bindings.Call.Hidden reports for the call: whether a Read deny
+	// rule hides a path from listings and searches. Nil hides nothing.
+	hidden func(absPath string) bool
 	// readOnly, when readOnlyKnown, is the tool's isReadOnly answer for the call's
 	// input, asked once per call.
 	readOnly, readOnlyKnown bool

@@ -348,6 +348,7 @@ func (lt *luaTool) with(ctx context.Context, cc *CallContext, fn func(vm *bindin
 	c := &bindings.Call{Context: ctx, ReadOnly: cc == nil || !cc.writable}
 	if cc != nil {
 		c.Log = cc.Log
+		c.Hidden = cc.hidden
 	}
 	return fn(vm, c)
 }

@@ -140,10 +140,12 @@ type decision struct {
 	input    map[string]any // the input to call with (possibly updated by the tool)
 }
 
-// decide runs steps 1 to 8 of the permission order for one call.
-func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) decision {
+// rulesFor returns the rules in force for a call of the turn: the engine's, with the
+// session's and the turn's additions.
+func (e *Engine) rulesFor(tc *turn) ruleSet {
 	rs := e.rules
 	e.sessionMu.Lock()
+	defer e.sessionMu.Unlock()
 	if len(e.session.allow)+len(tc.rules.allow)+len(tc.rules.ask)+len(tc.rules.deny) > 0 {
 		rs = rs.with(ruleAdditions{
 			allow: append(append([]string(nil), e.session.allow...), tc.rules.allow...),
@@ -151,7 +153,37 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 			deny:  tc.rules.deny,
 		}, tc.cwd)
 	}
-	e.sessionMu.Unlock()
+	return rs
+}
+
+// hiddenPaths returns what bindings.Call.Hidden reports for a call working in cwd:
+// whether a content deny rule written for Read matches an absolute path, as the
+// original passes such rules to ripgrep as "!" globs so that Glob and Grep do not
+// list the files. It returns nil when no such rule is in force.
+func (rs ruleSet) hiddenPaths(cwd string) func(absPath string) bool {
+	var rules []permRule
+	for _, r := range rs.deny {
+		if r.HasContent && r.Tool == "Read" {
+			rules = append(rules, r)
+		}
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	return func(absPath string) bool {
+		for _, r := range rules {
+			if MatchPathRule(r.Content, PathBase{Root: r.origin.Root, Cwd: cwd, Home: home}, absPath, Deny) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// decide runs steps 1 to 8 of the permission order for one call.
+func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) decision {
+	rs := e.rulesFor(tc)
 	// What content rules match is asked of the tool only when a rule needs it, and
 	// again after the tool updated the input.
 	var target *ruleTarget

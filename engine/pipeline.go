@@ -156,6 +156,8 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 			}
 		},
 	}
+	// Read deny rules hide paths from whatever the tool lists or searches.
+	cc.hidden = e.rulesFor(tc).hiddenPaths(tc.cwd)
 
 	// 3. Schema: decode, coerce, fill defaults, validate.
 	stage = StageInput
