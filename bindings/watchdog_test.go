@@ -32,9 +32,11 @@ func peakHeap(stop <-chan struct{}) <-chan uint64 {
 }
 
 // Allocation bombs end with the memory error and the heap stays within a stated
-// bound: 1.5 times the budget for bombs that allocate in small steps, and 4 times for
-// doubling a string with .., one VM instruction that nothing can interrupt (at worst
-// the old string, the new one and the garbage of the step before).
+// bound: twice the budget for bombs that allocate in small steps (about 1.2 times is
+// typical; the margin is for a loaded machine, where the watchdog's samples come
+// late), and 4 times for doubling a string with .., one VM instruction that nothing
+// can interrupt (at worst the old string, the new one and the garbage of the step
+// before).
 func TestWatchdogStopsAllocationBombs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates hundreds of MiB")
@@ -45,9 +47,9 @@ func TestWatchdogStopsAllocationBombs(t *testing.T) {
 		src   string
 		bound float64
 	}{
-		"table growth":    {`local t = {} while true do t[#t+1] = {} end`, 1.5},
-		"string table":    {`local t = {} local i = 0 while true do i = i + 1 t[i] = ("x"):rep(4096) .. i end`, 1.5},
-		"closures":        {`local t = {} while true do local n = #t t[n+1] = function() return n end end`, 1.5},
+		"table growth":    {`local t = {} while true do t[#t+1] = {} end`, 2},
+		"string table":    {`local t = {} local i = 0 while true do i = i + 1 t[i] = ("x"):rep(4096) .. i end`, 2},
+		"closures":        {`local t = {} while true do local n = #t t[n+1] = function() return n end end`, 2},
 		"concat doubling": {`local s = "x" while true do s = s .. s end`, 4},
 	}
 	for name, bomb := range bombs {

@@ -20,7 +20,7 @@ import (
 // FS returns the fs module: access to the files under roots.
 //
 //	fs.read(path[, {maxBytes=}])                   -> content, info | nil, err, code
-//	fs.write(path, content[, {ifUnchangedSince=, ifHash=, ifAbsent=, mkdirs=}])
+//	fs.write(path, content[, {ifUnchangedSince=, ifHash=, ifAbsent=, mkdirs=, encoding=}])
 //	                                               -> info          | nil, err, code
 //	fs.lines(path[, {offset=, limit=, maxBytes=}]) -> text, info    | nil, err, code
 //	fs.stat(path)                                  -> info          | nil, err, code
@@ -29,10 +29,18 @@ import (
 //	fs.abs(path[, base])                           -> absolute path
 //	fs.rel(path, base)                             -> path relative to base, or path
 //
-// read returns a file's exact bytes; lines returns the lines the Read tool shows,
+// read returns a file's text; lines returns the lines the Read tool shows,
 // counted and without terminators. info is stat's table ({size=, mtime=, isDir=,
-// isFile=, mode=}), with hash (the SHA-256 of the whole content, hex) added by read,
-// lines and write, and totalLines, startLine and numLines by lines. write is the
+// isFile=, mode=}), with hash (the SHA-256 of the whole raw content, hex) added by
+// read, lines and write, encoding by read and lines, and totalLines, startLine and
+// numLines by lines.
+//
+// Text is UTF-8 for Lua. read and lines decode a file that starts with a byte order
+// mark and report its encoding: "utf16le" (FF FE) and "utf16be" (FE FF) are
+// converted to UTF-8, "utf8bom" (EF BB BF) loses its mark, and any other file is
+// "utf8" and returned byte for byte. The hash is always that of the bytes on disk,
+// so that it matches fs.write's ifHash. write's encoding option (default "utf8")
+// encodes the text back, with the mark: writing a file in the encoding read keeps it. write is the
 // only function that changes anything: see luaWrite; it refuses (code "readonly")
 // when the calling tool is read-only for its input.
 //
@@ -124,8 +132,10 @@ func openRegular(r *os.Root, loc location) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
-// luaRead is fs.read(path[, {maxBytes=}]): the file's exact content, and info with
-// its hash. A file over maxBytes fails with code "toolarge" before anything is read.
+// luaRead is fs.read(path[, {maxBytes=}]): the file's text (decoded to UTF-8, see
+// FS), and info with the hash of its raw content and its encoding. A file over
+// maxBytes fails with code "toolarge" before anything is read, and so does a text
+// that decodes to more than maxBytes.
 func (rs *rootSet) luaRead(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.read")
 	p := args.String(1)
@@ -151,6 +161,12 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 		}
 		info = fileInfo(st)
 		info["hash"] = hashHex(content)
+		var enc string
+		content, enc = decodeText(content)
+		if len(content) > maxBytes {
+			return newOpError(codeTooLarge, "the text of %s is over the limit of %d bytes", loc.abs, maxBytes)
+		}
+		info["encoding"] = enc
 		return nil
 	})
 	if err != nil {
@@ -172,8 +188,9 @@ func (lr lineRange) has(n int) bool {
 
 // luaLines is fs.lines(path[, {offset=, limit=, maxBytes=}]): the selected lines of a
 // text file joined by "\n", without line terminators ("\r\n" counts as one), and info
-// with totalLines, startLine, numLines and hash (of the whole file) besides stat's
-// fields. offset is the first
+// with totalLines, startLine, numLines, encoding and hash (of the whole raw file)
+// besides stat's fields. The text is decoded as fs.read decodes it, and lines are
+// counted in the decoded text. offset is the first
 // line, 1-based (0 counts as 1); limit is the number of lines (default all). The
 // file is counted to its end so that totalLines is exact. With maxBytes, a text
 // longer than that fails with code "toolarge"; without offset and limit the file's
@@ -205,7 +222,11 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		}
 		var total, selected int
 		h := sha256.New()
-		text, total, selected, err = readLines(ctx, io.TeeReader(f, h), lr)
+		dec, enc, err := decodingReader(io.TeeReader(f, h))
+		if err != nil {
+			return err
+		}
+		text, total, selected, err = readLines(ctx, dec, lr)
 		if errors.Is(err, errTooLarge) {
 			return newOpError(codeTooLarge, "the selected lines of %s are over the limit of %d bytes", loc.abs, lr.maxBytes)
 		}
@@ -217,6 +238,7 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		info["startLine"] = lr.start
 		info["numLines"] = selected
 		info["hash"] = hex.EncodeToString(h.Sum(nil))
+		info["encoding"] = enc
 		return nil
 	})
 	if err != nil {

@@ -57,8 +57,10 @@ type writeConds struct {
 }
 
 // luaWrite is fs.write(path, content[, {ifUnchangedSince=, ifHash=, ifAbsent=,
-// mkdirs=}]): replaces the file's content, or creates it, and returns its new info
-// (with hash and created). The conditions are checked and the file written under one
+// mkdirs=, encoding=}]): replaces the file's content, or creates it, and returns its
+// new info (with hash, of the bytes written, encoding and created). content is UTF-8 text;
+// encoding=("utf8", "utf8bom", "utf16le" or "utf16be", default "utf8") is how the
+// file stores it, with the byte order mark that calls for (see FS). The conditions are checked and the file written under one
 // lock per file, so no other fs.write comes between:
 //
 //   - ifUnchangedSince=mtime fails with code "stale" when the file was modified after
@@ -79,8 +81,12 @@ func (rs *rootSet) luaWrite(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.write")
 	p := args.String(1)
 	content := args.String(2)
-	o := args.Options(3, "ifUnchangedSince", "ifHash", "ifAbsent", "mkdirs")
+	o := args.Options(3, "ifUnchangedSince", "ifHash", "ifAbsent", "mkdirs", "encoding")
 	conds := writeConds{hash: o.String("ifHash", ""), absent: o.Bool("ifAbsent", false), mkdirs: o.Bool("mkdirs", false)}
+	enc := o.String("encoding", encUTF8)
+	if !validEncoding(enc) {
+		args.Error(3, "option 'encoding': one of utf8, utf8bom, utf16le, utf16be expected, got "+enc)
+	}
 	if t, ok := L.Get(3).(*lua.LTable); ok {
 		switch v := t.RawGetString("ifUnchangedSince").(type) {
 		case *lua.LNilType:
@@ -104,8 +110,14 @@ func (rs *rootSet) luaWrite(L *lua.LState) int {
 		mu := lockPath(rs.lockKey(loc))
 		mu.Lock()
 		defer mu.Unlock()
-		var err error
-		info, err = writeFile(r, loc, []byte(content), conds)
+		raw, err := encodeText([]byte(content), enc)
+		if err != nil {
+			return err
+		}
+		info, err = writeFile(r, loc, raw, conds)
+		if err == nil {
+			info["encoding"] = enc
+		}
 		return err
 	})
 	if err != nil {

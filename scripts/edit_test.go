@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/luatool/luatool/engine"
 )
@@ -275,5 +276,68 @@ func TestWriteAndEditEscapesRefused(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s created", p)
 		}
+	}
+}
+
+// utf16LE is text in UTF-16 LE after the byte order mark FF FE.
+func utf16LE(text string) string {
+	b := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(text)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return string(b)
+}
+
+func TestReadShowsUTF16(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("w.txt", utf16LE("héllo\r\nwörld \U0001F600\r\n"))
+	got, isErr := v.call("Read", `{"file_path": "w.txt"}`)
+	if isErr || !strings.Contains(got, "héllo\n") || !strings.Contains(got, "wörld \U0001F600") || strings.Contains(got, "\x00") {
+		t.Errorf("Read of a UTF-16 file = %q", got)
+	}
+}
+
+func TestEditKeepsUTF16AndCRLF(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("w.txt", utf16LE("one é\r\ntwo\r\nthree\r\n"))
+	v.read("w.txt")
+	v.want("Edit", edit("w.txt", "one é\ntwo", "1 ü\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\nthree\r\n"); got != want {
+		t.Errorf("w.txt = %q, want %q", got, want)
+	}
+	// The edit recorded the new content: another edit needs no Read.
+	v.want("Edit", edit("w.txt", "three", "3"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\n3\r\n"); got != want {
+		t.Errorf("w.txt = %q, want %q", got, want)
+	}
+}
+
+func TestEditKeepsUTF8BOM(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("b.txt", "\uFEFFfirst line\n")
+	v.read("b.txt")
+	v.want("Edit", edit("b.txt", "first", "1st"), "The file "+v.path("b.txt")+" has been updated successfully.")
+	if got := v.content("b.txt"); got != "\uFEFF1st line\n" {
+		t.Errorf("b.txt = %q", got)
+	}
+}
+
+func TestWriteKeepsEncoding(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("w.txt", utf16LE("old\r\n"), "b.txt", "\uFEFFold\n")
+	v.read("w.txt")
+	v.want("Write", write("w.txt", "new ñ\n"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	if got, want := v.content("w.txt"), utf16LE("new ñ\n"); got != want {
+		t.Errorf("w.txt = %q, want %q", got, want)
+	}
+	v.read("b.txt")
+	v.want("Write", write("b.txt", "new\n"), "The file "+v.path("b.txt")+" has been updated successfully.")
+	if got := v.content("b.txt"); got != "\uFEFFnew\n" {
+		t.Errorf("b.txt = %q", got)
+	}
+	// A new file is UTF-8.
+	v.want("Write", write("n.txt", "ñ\n"), "File created successfully at: "+v.path("n.txt"))
+	if got := v.content("n.txt"); got != "ñ\n" {
+		t.Errorf("n.txt = %q", got)
 	}
 }

@@ -2,8 +2,9 @@
 -- been read in full first (ctx.readFileState) and not changed since; the check is
 -- repeated at write time by fs.write, atomically. Matching forgives curly quotes in
 -- the file (and keeps their style in new_string); replacement is literal; a CRLF file
--- stays CRLF. An empty old_string creates a file, or fills an empty one. Files are
--- treated as UTF-8 (a UTF-16 file is not converted).
+-- stays CRLF. An empty old_string creates a file, or fills an empty one. A file
+-- keeps its encoding (fs.read decodes UTF-16 and a UTF-8 byte order mark, fs.write
+-- encodes back); a new file is UTF-8.
 
 ---@type luatool.fs
 local fs = require("fs")
@@ -331,6 +332,7 @@ Usage:
       -- fs.write refuses if the file changes after this read: the check and the
       -- write are one step.
       opts.ifHash = info.hash
+      opts.encoding = info.encoding
       crlf = isCRLF(raw)
       content = toLF(raw)
     elseif code == "notfound" then

@@ -1,5 +1,6 @@
 -- Read: reads a text file and shows it to the model with line numbers, as Claude
 -- Code's Read does for text files. Images, PDFs and notebooks are not supported.
+-- A UTF-16 file (with its byte order mark) is shown as text: fs.lines decodes it.
 --
 -- Limits: without a limit, a file over 256 KB is refused; any content over an
 -- estimated 25,000 tokens (4 bytes a token) is refused. Unlike the original, there is

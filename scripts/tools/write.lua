@@ -1,7 +1,9 @@
 -- Write: creates a file or replaces its content, as Claude Code's Write does. An
 -- existing file must have been read in full first (ctx.readFileState) and not
 -- changed since; the check is repeated at write time by fs.write, atomically. The
--- content is written as given; missing parent directories are created.
+-- content is written as given, in the existing file's encoding (UTF-16 stays
+-- UTF-16, a UTF-8 byte order mark stays) or as UTF-8 for a new file; missing parent
+-- directories are created.
 
 ---@type luatool.fs
 local fs = require("fs")
@@ -114,6 +116,7 @@ Usage:
         fail(UNEXPECTED)
       end
       opts.ifHash = info.hash
+      opts.encoding = info.encoding
     elseif code == "notfound" then
       opts.ifAbsent = true
     else
