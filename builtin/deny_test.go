@@ -139,3 +139,28 @@ func TestNoHiddenHidesNothing(t *testing.T) {
 		t.Errorf("glob.find found %q, want all 4 files", got)
 	}
 }
+
+// fs.list leaves out what the call must not see.
+func TestFSListSkipsHidden(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "open.txt"), []byte("o"), 0o644)
+	os.WriteFile(filepath.Join(root, "secret.txt"), []byte("s"), 0o644)
+	mod, err := builtin.FS([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := bindings.NewVM(bindings.Config{Modules: []*bindings.Module{mod}})
+	defer vm.Close()
+	prog, err := bindings.Compile("t.lua", []byte(`return function(dir) return table.concat(require("fs").list(dir), ",") end`), bindings.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vm.Run(prog); err != nil {
+		t.Fatal(err)
+	}
+	call := &bindings.Call{Hidden: func(p string) bool { return filepath.Base(p) == "secret.txt" }}
+	out, err := vm.Call(call, vm.Main, lua.LString(root))
+	if err != nil || out[0].String() != "open.txt" {
+		t.Errorf("fs.list = %v, %v; want open.txt only", out, err)
+	}
+}

@@ -384,6 +384,7 @@ func (rs *rootSet) luaExists(L *lua.LState) int {
 // luaList is fs.list(dir): the names of the directory's entries, sorted, as an array.
 func (rs *rootSet) luaList(L *lua.LState) int {
 	p := bindings.NewArgs(L, "fs.list").String(1)
+	hidden := hiddenFunc(L)
 	var names []any
 	err := rs.do(p, func(r *os.Root, loc location) error {
 		st, err := r.Stat(loc.name)
@@ -397,9 +398,12 @@ func (rs *rootSet) luaList(L *lua.LState) int {
 		if err != nil {
 			return err
 		}
-		names = make([]any, len(entries))
-		for i, e := range entries {
-			names[i] = e.Name()
+		names = make([]any, 0, len(entries))
+		for _, e := range entries {
+			if hidden != nil && hidden(filepath.Join(loc.abs, e.Name())) {
+				continue // a Read deny rule hides it
+			}
+			names = append(names, e.Name())
 		}
 		return nil
 	})
