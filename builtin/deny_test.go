@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin"
 )
@@ -39,33 +37,16 @@ func runHidden(t *testing.T, root string, hide func(string) bool, body string) (
 	if err != nil {
 		t.Fatalf("Standard: %v", err)
 	}
-	src := "local fs, glob, grep = require('fs'), require('glob'), require('grep')\n" +
-		"return function(root)\n" + body + "\nend"
-	prog, err := bindings.Compile("test.lua", []byte(src), bindings.Limits{})
-	if err != nil {
-		t.Fatalf("compile: %v", err)
-	}
-	vm := bindings.NewVM(bindings.Config{Modules: mods})
-	defer vm.Close()
-	if err := vm.Run(prog); err != nil {
-		t.Fatalf("run: %v", err)
-	}
 	var asked []string
 	c := &bindings.Call{Context: context.Background(), Hidden: func(p string) bool {
 		asked = append(asked, p)
 		return hide(p)
 	}}
-	out, err := vm.Call(c, vm.Main, lua.LString(root))
+	out, err := runWith(t, mods, c, "local root = ...\n"+body, root)
 	if err != nil {
 		t.Fatalf("lua: %v", err)
 	}
-	vals := make([]any, len(out))
-	for i, v := range out {
-		if vals[i], err = vm.FromLua(v); err != nil {
-			t.Fatalf("result %d: %v", i+1, err)
-		}
-	}
-	return vals, asked
+	return out, asked
 }
 
 // underSecret hides root/secret and everything in it.
@@ -145,22 +126,9 @@ func TestFSListSkipsHidden(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "open.txt"), []byte("o"), 0o644)
 	os.WriteFile(filepath.Join(root, "secret.txt"), []byte("s"), 0o644)
-	mod, err := builtin.FS([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm := bindings.NewVM(bindings.Config{Modules: []*bindings.Module{mod}})
-	defer vm.Close()
-	prog, err := bindings.Compile("t.lua", []byte(`return function(dir) return table.concat(require("fs").list(dir), ",") end`), bindings.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := vm.Run(prog); err != nil {
-		t.Fatal(err)
-	}
-	call := &bindings.Call{Hidden: func(p string) bool { return filepath.Base(p) == "secret.txt" }}
-	out, err := vm.Call(call, vm.Main, lua.LString(root))
-	if err != nil || out[0].String() != "open.txt" {
-		t.Errorf("fs.list = %v, %v; want open.txt only", out, err)
+	out, _ := runHidden(t, root, func(p string) bool { return filepath.Base(p) == "secret.txt" },
+		`return table.concat(fs.list(root), ",")`)
+	if len(out) != 1 || out[0] != "open.txt" {
+		t.Errorf("fs.list = %v; want open.txt only", out)
 	}
 }

@@ -23,10 +23,11 @@ func runLua(t *testing.T, roots []string, body string, args ...string) ([]any, e
 	if err != nil {
 		t.Fatalf("Standard: %v", err)
 	}
-	return runWith(t, mods, context.Background(), body, args...)
+	return runWith(t, mods, &bindings.Call{Context: context.Background()}, body, args...)
 }
 
-func runWith(t *testing.T, mods []*bindings.Module, ctx context.Context, body string, args ...string) ([]any, error) {
+// runWith is runLua on the modules mods, under the call c.
+func runWith(t *testing.T, mods []*bindings.Module, c *bindings.Call, body string, args ...string) ([]any, error) {
 	t.Helper()
 	src := "local fs, glob, grep = require('fs'), require('glob'), require('grep')\n" +
 		"return function(...)\n" + body + "\nend"
@@ -43,7 +44,7 @@ func runWith(t *testing.T, mods []*bindings.Module, ctx context.Context, body st
 	for i, a := range args {
 		lvs[i] = lua.LString(a)
 	}
-	out, err := vm.Call(&bindings.Call{Context: ctx}, vm.Main, lvs...)
+	out, err := vm.Call(c, vm.Main, lvs...)
 	if err != nil {
 		return nil, err
 	}
