@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin"
 )
@@ -65,33 +63,18 @@ func TestFSWriteConfinement(t *testing.T) {
 	}
 }
 
-// callLua runs body under a Call with the given ReadOnly flag.
+// callLua runs body, a function of p (the first of args), under a call with the given
+// ReadOnly flag.
 func callLua(t *testing.T, roots []string, readOnly bool, body string, args ...string) []any {
 	t.Helper()
 	mods, err := builtin.Standard(roots)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := bindings.Compile("t.lua", []byte("local fs = require('fs')\nreturn function(p)\n"+body+"\nend"), bindings.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm := bindings.NewVM(bindings.Config{Modules: mods})
-	defer vm.Close()
-	if err := vm.Run(prog); err != nil {
-		t.Fatal(err)
-	}
-	lvs := make([]lua.LValue, len(args))
-	for i, a := range args {
-		lvs[i] = lua.LString(a)
-	}
-	out, err := vm.Call(&bindings.Call{Context: context.Background(), ReadOnly: readOnly}, vm.Main, lvs...)
+	c := &bindings.Call{Context: context.Background(), ReadOnly: readOnly}
+	vals, err := runWith(t, mods, c, "local p = ...\n"+body, args...)
 	if err != nil {
 		t.Fatalf("lua: %v", err)
-	}
-	vals := make([]any, len(out))
-	for i, v := range out {
-		vals[i], _ = vm.FromLua(v)
 	}
 	return vals
 }

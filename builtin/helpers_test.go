@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 )
 
 // runLua runs body as a function of the strings args on a VM with the read-only modules
-// for roots, with fs, glob and grep already required, and returns its results as
+// for roots, each required under its own name, and returns its results as
 // JSON values (nil for nil). A raised error is returned as err.
 func runLua(t *testing.T, roots []string, body string, args ...string) ([]any, error) {
 	t.Helper()
@@ -26,12 +27,16 @@ func runLua(t *testing.T, roots []string, body string, args ...string) ([]any, e
 	return runWith(t, mods, &bindings.Call{Context: context.Background()}, body, args...)
 }
 
-// runWith is runLua on the modules mods, under the call c.
+// runWith is runLua on the modules mods, each required under its own name, under the
+// call c.
 func runWith(t *testing.T, mods []*bindings.Module, c *bindings.Call, body string, args ...string) ([]any, error) {
 	t.Helper()
-	src := "local fs, glob, grep = require('fs'), require('glob'), require('grep')\n" +
-		"return function(...)\n" + body + "\nend"
-	prog, err := bindings.Compile("test.lua", []byte(src), bindings.Limits{})
+	var src strings.Builder
+	for _, m := range mods {
+		fmt.Fprintf(&src, "local %s = require(%q)\n", m.Name, m.Name)
+	}
+	src.WriteString("return function(...)\n" + body + "\nend")
+	prog, err := bindings.Compile("test.lua", []byte(src.String()), bindings.Limits{})
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin"
 )
@@ -33,31 +31,7 @@ func shellCallErr(t *testing.T, ctx context.Context, root string, readOnly bool,
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := "local shell = require('shell')\nreturn function(...)\n" + body + "\nend"
-	prog, err := bindings.Compile("test.lua", []byte(src), bindings.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm := bindings.NewVM(bindings.Config{Modules: []*bindings.Module{mod}})
-	defer vm.Close()
-	if err := vm.Run(prog); err != nil {
-		t.Fatal(err)
-	}
-	lvs := make([]lua.LValue, len(args))
-	for i, a := range args {
-		lvs[i] = lua.LString(a)
-	}
-	out, err := vm.Call(&bindings.Call{Context: ctx, ReadOnly: readOnly}, vm.Main, lvs...)
-	if err != nil {
-		return nil, err
-	}
-	vals := make([]any, len(out))
-	for i, v := range out {
-		if vals[i], err = vm.FromLua(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return vals, nil
+	return runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: ctx, ReadOnly: readOnly}, body, args...)
 }
 
 // run calls shell.run(command, opts) in a writable call and returns its result table.
