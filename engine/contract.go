@@ -37,6 +37,11 @@ type ToolDef struct {
 	OutputSchema map[string]any
 	// Source says where the tool was defined ("path/to/tool.lua", "go"), for messages.
 	Source string
+	// Hints are what the tool declares about every call whatever its input, offered
+	// to MCP clients as annotations. A Lua tool's plain-value isReadOnly,
+	// isDestructive and isOpenWorld members (not functions) and its isIdempotent
+	// member fill them.
+	Hints Hints
 
 	Prompt                func(ctx context.Context, opts PromptOptions) (string, error)
 	Description           func(ctx context.Context, input map[string]any) (string, error)
@@ -64,6 +69,14 @@ type ToolDef struct {
 	// Close, if set, releases what the definition holds (pooled Lua states) once the
 	// tool has left every registry snapshot.
 	Close func()
+}
+
+// Hints are a tool's answers that hold for every input, for clients that show or
+// act on them before any call (MCP's tool annotations). Nil means not declared, or
+// depending on the input: clients then assume the unsafe answer (not read-only,
+// destructive, not idempotent, open world).
+type Hints struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }
 
 // PromptOptions is what a prompt function may look at.

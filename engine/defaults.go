@@ -25,6 +25,7 @@ import (
 //	aliases                none                                     load error
 //	searchHint             none                                     load error
 //	shouldDefer/alwaysLoad false                                    load error
+//	isIdempotent           false (a hint for MCP clients only)      load error
 //	maxResultSizeChars     50000 (effective min(x, 50000))          load error
 //	outputSchema           none                                     load error
 //	description            the tool name                            the tool name
@@ -53,8 +54,13 @@ const (
 	DefaultInterruptBehavior = "block"
 )
 
-// namePattern is the rule for tool names, shared by the Anthropic and OpenAI APIs.
-var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+// namePattern is the rule for tool names: MCP's (letters, digits, _, - and ., at
+// most 128), starting with a letter. The Anthropic and OpenAI APIs are narrower (no
+// dots, at most 64): see APIName.
+var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
+
+// apiNamePattern is the tool-name rule of the Anthropic and OpenAI APIs.
+var apiNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ValidName reports whether name may be a tool name.
 func ValidName(name string) bool { return namePattern.MatchString(name) }
@@ -63,7 +69,19 @@ func nameError(name string) error {
 	if ValidName(name) {
 		return nil
 	}
-	return fmt.Errorf("name %q must match %s (a letter, then letters, digits, _ or -, at most 64 in all)", name, namePattern)
+	return fmt.Errorf("name %q must match %s (a letter, then letters, digits, _, - or ., at most 128 in all)", name, namePattern)
+}
+
+// APIName returns the name under which a tool is offered to the Anthropic and OpenAI
+// APIs, whose rule is ^[a-zA-Z0-9_-]{1,64}$: the name itself, or with its dots made
+// underscores. A name longer than 64 characters has no such form, and the error says
+// so. Registry.Lookup finds a tool under its API name.
+func APIName(name string) (string, error) {
+	api := strings.ReplaceAll(name, ".", "_")
+	if !apiNamePattern.MatchString(api) {
+		return "", fmt.Errorf("tool name %q has %d characters; the Anthropic and OpenAI APIs allow at most 64 (%s)", name, len(name), apiNamePattern)
+	}
+	return api, nil
 }
 
 // A Tool is a ToolDef with the defaults merged in and its schema compiled. Its methods

@@ -243,12 +243,26 @@ func TestMaxResultSizeCharsThreshold(t *testing.T) {
 func TestValidName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"Read": true, "a": true, "A-b_9": true, strings.Repeat("x", 64): true,
-		"": false, "9a": false, "_a": false, "-a": false, "a b": false, "a/b": false, "é": false,
-		strings.Repeat("x", 65): false,
+		"git.status": true, "a.b-c_d": true, strings.Repeat("x", 128): true,
+		"": false, "9a": false, "_a": false, "-a": false, ".a": false, "a b": false, "a/b": false, "é": false,
+		strings.Repeat("x", 129): false,
 	} {
 		if got := ValidName(name); got != want {
 			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+func TestAPIName(t *testing.T) {
+	for name, want := range map[string]string{
+		"Read": "Read", "git.status": "git_status", "a.b.c": "a_b_c", strings.Repeat("x", 64): strings.Repeat("x", 64),
+	} {
+		if got, err := APIName(name); got != want || err != nil {
+			t.Errorf("APIName(%q) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := APIName(strings.Repeat("x", 65)); err == nil || !strings.Contains(err.Error(), "has 65 characters") {
+		t.Errorf("APIName of 65 characters: %v, want an error naming the length", err)
 	}
 }
 

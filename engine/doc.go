@@ -48,6 +48,14 @@
 // that no longer loads. Watch keeps the tools current as their files change, and
 // Subscribe reports each change (added, updated, removed, failed).
 //
+// # Model APIs and MCP
+//
+// Definitions returns what a model is told about each tool (name, title, prompt,
+// schemas, hints, deferral). Package engine/apischema writes them in the tool formats
+// of the Anthropic and OpenAI APIs and of MCP; package engine/mcpserver serves an
+// engine to MCP clients. A host serving several clients routes each call's progress
+// and permission asks to its client with WithCallHooks.
+//
 // # Embedding
 //
 // The examples in example_test.go show the common tasks: loading a directory of Lua

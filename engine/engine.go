@@ -47,7 +47,7 @@ type Options struct {
 	// (or replay) each other's files.
 	ResultsDir string
 	// CanUseTool is asked when the permission pipeline ends in ask. Nil means every
-	// ask is a deny.
+	// ask is a deny. WithCallHooks replaces it for the calls of one context.
 	CanUseTool CanUseToolFunc
 	// Permissions are the permission rules (and the mode, when Mode is zero), as
 	// loaded with LoadSettings and CLISettings and merged with MergeSettings. A rule
@@ -59,7 +59,8 @@ type Options struct {
 	// Lua). Nil means a new empty FileStates for this Engine.
 	Files *FileStates
 	// OnProgress receives progress events as they happen. It may be called from
-	// several goroutines at once.
+	// several goroutines at once. WithCallHooks replaces it for the calls of one
+	// context.
 	OnProgress func(ProgressEvent)
 	// MaxToolUseConcurrency is how many concurrency-safe calls of one batch Run runs at
 	// once. Zero means the environment variable LUATOOL_MAX_TOOL_USE_CONCURRENCY, or

@@ -58,6 +58,7 @@ var members = map[string]memberKind{
 	"isConcurrencySafe":            kindBoolOrFunc,
 	"isDestructive":                kindBoolOrFunc,
 	"isOpenWorld":                  kindBoolOrFunc,
+	"isIdempotent":                 kindBool,
 	"interruptBehavior":            kindBehaviorOrFunc,
 	"validateInput":                kindFunc,
 	"checkPermissions":             kindFunc,
@@ -204,7 +205,7 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 		problem(sev, name, "%s must be %s, got %s%s", name, kindText[members[name]], typeName(v), tail)
 		return false
 	}
-	for _, name := range []string{"name", "aliases", "searchHint", "shouldDefer", "alwaysLoad", "maxResultSizeChars",
+	for _, name := range []string{"name", "aliases", "searchHint", "shouldDefer", "alwaysLoad", "isIdempotent", "maxResultSizeChars",
 		"inputSchema", "outputSchema", "prompt", "validateInput", "checkPermissions", "getPath", "ruleContent",
 		"toAutoClassifierInput", "call", "mapResult", "renderToolUseMessage", "renderToolResultMessage",
 		"renderToolUseProgressMessage", "renderToolUseRejectedMessage", "renderToolUseErrorMessage"} {
@@ -226,6 +227,10 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 		def.Name = string(v)
 		if err := nameError(def.Name); err != nil {
 			problem(SeverityError, "name", "%v", err)
+		} else if api, err := APIName(def.Name); err != nil {
+			problem(SeverityWarning, "name", "%v; only MCP clients can be offered this tool", err)
+		} else if api != def.Name {
+			problem(SeverityWarning, "name", "name %q has dots, which the Anthropic and OpenAI APIs refuse: they are offered it as %s", def.Name, api)
 		}
 	}
 	if v, ok := get("aliases").(*lua.LTable); ok {
@@ -238,6 +243,10 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 	}
 	def.ShouldDefer = lua.LVAsBool(get("shouldDefer"))
 	def.AlwaysLoad = lua.LVAsBool(get("alwaysLoad"))
+	def.Hints = Hints{
+		ReadOnly: staticBool(get("isReadOnly")), Destructive: staticBool(get("isDestructive")),
+		OpenWorld: staticBool(get("isOpenWorld")), Idempotent: staticBool(get("isIdempotent")),
+	}
 	if v, ok := get("maxResultSizeChars").(lua.LNumber); ok {
 		def.MaxResultSizeChars = float64(v)
 		if def.MaxResultSizeChars <= 0 || math.IsNaN(def.MaxResultSizeChars) {
@@ -408,4 +417,14 @@ func inputArgs(input map[string]any, cc *CallContext) func(vm *bindings.VM) ([]l
 // returnError says a member function returned something it may not.
 func returnError(name, want string, got lua.LValue) error {
 	return fmt.Errorf("%s returned %s; it must return %s", name, typeName(got), want)
+}
+
+// staticBool returns a member's value when it is a plain boolean, for Hints.
+func staticBool(v lua.LValue) *bool {
+	b, ok := v.(lua.LBool)
+	if !ok {
+		return nil
+	}
+	x := bool(b)
+	return &x
 }

@@ -780,9 +780,24 @@ func TestLuaLoadReportsEveryProblem(t *testing.T) {
 	}
 }
 
+func TestLuaToolNamesForModelAPIs(t *testing.T) {
+	for name, want := range map[string]string{
+		"git.status":            `name "git.status" has dots, which the Anthropic and OpenAI APIs refuse: they are offered it as git_status`,
+		strings.Repeat("a", 65): "the Anthropic and OpenAI APIs allow at most 64",
+	} {
+		tool, diags := loadLua(t, luaSourceWith(`name = "`+name+`",`, memberPrompt, memberSchema, memberCall))
+		if tool == nil {
+			t.Fatalf("name %q rejected:\n%s", name, diagText(diags))
+		}
+		if d, ok := findDiag(diags, SeverityWarning, want); !ok || d.Line != 2 {
+			t.Errorf("name %q: want a warning at line 2 containing %q:\n%s", name, want, diagText(diags))
+		}
+	}
+}
+
 func TestLuaToolNames(t *testing.T) {
-	valid := []string{"T", "a-b_C9", "Read", strings.Repeat("a", 64)}
-	invalid := []string{"", "1abc", "a b", "a.b", "-x", "_x", "ü", strings.Repeat("a", 65)}
+	valid := []string{"T", "a-b_C9", "Read", "git.status", strings.Repeat("a", 128)}
+	invalid := []string{"", "1abc", "a b", ".a", "-x", "_x", "ü", strings.Repeat("a", 129)}
 	for _, name := range valid {
 		src := luaSourceWith(`name = "`+name+`",`, memberPrompt, memberSchema, memberCall)
 		if tool, diags := loadLua(t, src); tool == nil || tool.Name() != name {

@@ -108,6 +108,14 @@ func (e *Engine) runBatch(ctx context.Context, reg *Registry, uses []ToolUse, ou
 	wg.Wait()
 }
 
+// ConcurrencySafe reports whether a call may run beside others, as Run decides it: the
+// tool exists in the current snapshot, its input validates, and the tool says so
+// for that input. A host that receives calls one by one (an MCP server) uses it to
+// let safe calls overlap and run the others alone.
+func (e *Engine) ConcurrencySafe(ctx context.Context, use ToolUse) bool {
+	return e.concurrencySafe(ctx, e.Registry(), use)
+}
+
 // concurrencySafe reports whether a call may run beside others: the tool exists, its
 // input validates, and the tool says so for that input. Anything else runs alone.
 func (e *Engine) concurrencySafe(ctx context.Context, reg *Registry, use ToolUse) bool {

@@ -56,6 +56,8 @@ type Result struct {
 	Data any
 	// NewMessages follow the tool_result.
 	NewMessages []any
+	// MCPMeta is what the tool asked to pass to MCP clients as the result's _meta.
+	MCPMeta map[string]any
 	// Log holds the lines the tool logged.
 	Log []string
 	// PersistedPath is the file holding the whole result when it was too large.
@@ -136,6 +138,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 		return r.fail(StageAbort, CancelMessage)
 	}
 
+	hooks := e.hooks(ctx)
 	var logMu sync.Mutex
 	cc := &CallContext{
 		ToolUseID: use.ID,
@@ -151,8 +154,8 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 			logMu.Unlock()
 		},
 		Progress: func(data any) {
-			if e.opts.OnProgress != nil {
-				e.opts.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: data})
+			if hooks.OnProgress != nil {
+				hooks.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: data})
 			}
 		},
 	}
@@ -213,7 +216,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	if tr == nil {
 		tr = &ToolResult{}
 	}
-	r.Data, r.NewMessages, r.ContextChange = tr.Data, tr.NewMessages, tr.ContextModifier
+	r.Data, r.NewMessages, r.MCPMeta, r.ContextChange = tr.Data, tr.NewMessages, tr.MCPMeta, tr.ContextModifier
 
 	// 7. Map the result; empty becomes a marker; large is persisted.
 	stage = StageResult
@@ -283,7 +286,9 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 	switch {
 	case tc.mode == ModeDontAsk:
 		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
-	case e.opts.CanUseTool == nil:
+	}
+	canUseTool := e.hooks(ctx).CanUseTool
+	if canUseTool == nil {
 		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
 	}
 	req := PermissionRequest{
@@ -291,7 +296,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		Description: t.Description(bounded, d.input),
 		Suggestions: e.suggestions(bounded, t, d.input, tc.cwd),
 	}
-	ans, err := e.opts.CanUseTool(ctx, req)
+	ans, err := canUseTool(ctx, req)
 	if err != nil {
 		return nil, true, fmt.Sprintf("Permission to use %s was not granted: %v", t.Name(), err)
 	}

@@ -52,6 +52,13 @@ func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, [
 			r.byName[a] = t
 		}
 	}
+	// A name with dots is also found under its API name (dots as underscores), the
+	// name Anthropic and OpenAI models call it by, unless that is taken.
+	for _, t := range r.tools {
+		if api, err := APIName(t.Name()); err == nil && r.byName[api] == nil {
+			r.byName[api] = t
+		}
+	}
 	sort.Slice(r.tools, func(i, j int) bool { return r.tools[i].Name() < r.tools[j].Name() })
 	r.names = make([]string, len(r.tools))
 	for i, t := range r.tools {
@@ -60,7 +67,7 @@ func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, [
 	return r, diags
 }
 
-// Lookup finds a tool by name or alias.
+// Lookup finds a tool by name, alias or API name (see APIName).
 func (r *Registry) Lookup(name string) (*Tool, bool) {
 	t, ok := r.byName[name]
 	return t, ok

@@ -41,6 +41,10 @@ type config struct {
 	ask       []string
 	deny      []string
 	settings  string
+	http      string
+	noWatch   bool
+	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
+	noPrompt bool
 }
 
 // command is one subcommand.
@@ -55,9 +59,10 @@ var commands = map[string]command{
 	"describe": {"describe NAME", "show a tool's prompt, flags and schema as merged with the defaults", runDescribe},
 	"call":     {"call NAME [JSON|-]", "call a tool through the whole pipeline (input as an argument, - for stdin, none for {})", runCall},
 	"run":      {"run FILE|-", "run a turn: a JSON array of tool_use blocks, orchestrated; prints the tool_results", runRun},
-	"schema":   {"schema [--format anthropic]", "print tool definitions for a model API", runSchema},
+	"schema":   {"schema [--format anthropic|openai|mcp]", "print tool definitions for a model API", runSchema},
 	"check":    {"check [DIR...]", "load tool files and report every problem with file:line", runCheck},
 	"version":  {"version", "print the version", runVersion},
+	"serve":    {"serve [--http ADDR]", "offer the tools to MCP clients over stdio, or streamable HTTP at ADDR; reloads as files change", runServe},
 	"watch":    {"watch", "reload tools as their files change, printing each reload and problem", runWatch},
 }
 
@@ -128,9 +133,11 @@ func (a *app) flags() *flag.FlagSet {
 		return nil
 	})
 	fs.StringVar(&a.cfg.settings, "settings", "", "read permission settings from `FILE` too")
-	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT` (anthropic)")
-	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
-	fs.BoolVar(&a.cfg.poll, "poll", false, "watch: read the directories every second instead of waiting for file events")
+	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT`: anthropic, openai or mcp")
+	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch, serve: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
+	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
+	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
+	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
 	return fs
 }
 

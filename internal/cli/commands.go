@@ -13,6 +13,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/apischema"
 )
 
 // withTools opens the default sources, reports load problems on stderr and runs fn
@@ -307,33 +308,30 @@ func errorSummary(s string) string {
 	return lines[0]
 }
 
-// runSchema prints the definitions of the tools whose schemas are sent to the model:
-// deferred tools are left out until discovered, as they are announced by name only.
+// runSchema prints the tool definitions in the format of a model API or MCP (see
+// apischema.Export for what each gets). Notes on what the export changed go to
+// stderr; a name an API cannot take is an error.
 func runSchema(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("schema takes no arguments")
 	}
-	if a.cfg.format != "anthropic" {
-		return a.errorf("unknown schema format %q; supported: anthropic", a.cfg.format)
+	format, err := apischema.ParseFormat(a.cfg.format)
+	if err != nil {
+		return a.errorf("%v", err)
 	}
 	return a.withTools(true, func(s *session) int {
-		reg := s.eng.Registry()
-		var out []map[string]any
-		for _, t := range reg.Tools() {
-			if !s.eng.Announced(t) {
-				continue // deferred: known by name only until ToolSearch reveals it
-			}
-			ctx, cancel := a.bounded()
-			prompt, err := t.Prompt(ctx, engine.PromptOptions{Tools: reg.Names()})
-			cancel()
-			if err != nil {
-				return a.errorf("%s: prompt: %v", t.Name(), err)
-			}
-			def := map[string]any{"name": t.Name(), "description": prompt, "input_schema": t.InputSchema()}
-			if t.Deferred() {
-				def["defer_loading"] = true
-			}
-			out = append(out, def)
+		ctx, cancel := a.bounded()
+		defs, err := s.eng.Definitions(ctx)
+		cancel()
+		if err != nil {
+			return a.errorf("%v", err)
+		}
+		out, notes, err := apischema.Export(format, defs)
+		if err != nil {
+			return a.errorf("%s: %v", format, err)
+		}
+		for _, n := range notes {
+			fmt.Fprintf(a.stderr, "luatool: %s: %s\n", format, n)
 		}
 		a.printJSON(out)
 		return ExitOK
@@ -387,6 +385,22 @@ func runVersion(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("version takes no arguments")
 	}
+	info := versionInfo()
+	if a.cfg.json {
+		a.printJSON(info)
+		return ExitOK
+	}
+	extra := ""
+	if v := info["gopher-lua"]; v != "" {
+		extra = ", gopher-lua " + v
+	}
+	fmt.Fprintf(a.stdout, "luatool %s (%s%s)\n", info["version"], info["go"], extra)
+	return ExitOK
+}
+
+// versionInfo is the module's version ("(devel)" in a source tree), Go's, and
+// gopher-lua's.
+func versionInfo() map[string]string {
 	info := map[string]string{"version": "(devel)", "go": runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
@@ -398,16 +412,7 @@ func runVersion(a *app, args []string) int {
 			}
 		}
 	}
-	if a.cfg.json {
-		a.printJSON(info)
-		return ExitOK
-	}
-	extra := ""
-	if v := info["gopher-lua"]; v != "" {
-		extra = ", gopher-lua " + v
-	}
-	fmt.Fprintf(a.stdout, "luatool %s (%s%s)\n", info["version"], info["go"], extra)
-	return ExitOK
+	return info
 }
 
 func indent(s string) string {

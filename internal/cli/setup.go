@@ -158,15 +158,15 @@ func (a *app) permissions(root string) (engine.PermissionSettings, error) {
 	return engine.MergeSettings(fromFiles, fromFlags), nil
 }
 
-// canUseTool answers asks: allow with --yes, a prompt on a terminal, otherwise none
-// (every ask is a deny).
+// canUseTool answers asks: allow with --yes, a prompt on a terminal (not for serve),
+// otherwise none (every ask is a deny).
 func (a *app) canUseTool() engine.CanUseToolFunc {
 	if a.cfg.yes {
 		return func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 			return engine.PermissionDecision{Behavior: engine.Allow}, nil
 		}
 	}
-	if !isTerminal(a.stdin) {
+	if a.cfg.noPrompt || !isTerminal(a.stdin) {
 		return nil
 	}
 	in := bufio.NewReader(a.stdin)

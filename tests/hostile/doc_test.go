@@ -102,7 +102,7 @@
 //	F16  TestFaults/F16                        missing or bad schemas, bad returns: rejected, the earlier version kept
 //	F17  TestFaults/F17                        invalid keywords, remote $ref, deep/cyclic/huge schemas, $ref cycles
 //	F18  TestFaults/F18                        duplicate names (same source, earlier source kept), Go tool, alias
-//	F19  TestFaults/F19                        invalid names and aliases
+//	F19  TestFaults/F19                        invalid names and aliases (MCP's limit of 128)
 //	F20  not applicable here                   hot reload (issue 4): reload with a call in flight
 //	F21  not applicable here                   hot reload (issue 4): saving a syntax error keeps the last good version
 //	F22  not applicable here                   hot reload (issue 4): deleting or renaming a tool file

@@ -1,0 +1,192 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// connect serves eng to an in-memory client and returns the client's session.
+func connect(t *testing.T, eng *engine.Engine, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
+	t.Helper()
+	srv := New(eng, Options{})
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
+		t.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, opts).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { session.Close() })
+	return srv, session
+}
+
+func goTool(name string, safe bool, call func(ctx context.Context, input map[string]any) (*engine.ToolResult, error)) engine.ToolDef {
+	return engine.ToolDef{
+		Name:              name,
+		InputSchema:       map[string]any{"type": "object"},
+		Prompt:            func(context.Context, engine.PromptOptions) (string, error) { return name, nil },
+		IsReadOnly:        func(context.Context, map[string]any) (bool, error) { return true, nil },
+		IsConcurrencySafe: func(context.Context, map[string]any) (bool, error) { return safe, nil },
+		Call: func(ctx context.Context, input map[string]any, _ *engine.CallContext) (*engine.ToolResult, error) {
+			return call(ctx, input)
+		},
+	}
+}
+
+func callText(t *testing.T, s *mcp.ClientSession, name string) (string, bool) {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var parts []string
+	for _, c := range res.Content {
+		parts = append(parts, c.(*mcp.TextContent).Text)
+	}
+	return strings.Join(parts, "\n"), res.IsError
+}
+
+// Calls that are not concurrency-safe run alone; safe ones overlap.
+func TestCallsRunAloneUnlessSafe(t *testing.T) {
+	var inside, most atomic.Int32
+	exclusive := func(ctx context.Context, _ map[string]any) (*engine.ToolResult, error) {
+		n := inside.Add(1)
+		defer inside.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(5 * time.Millisecond)
+		return &engine.ToolResult{Data: "done"}, nil
+	}
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	shared := func(ctx context.Context, _ map[string]any) (*engine.ToolResult, error) {
+		arrived.Done()
+		both := make(chan struct{})
+		go func() { arrived.Wait(); close(both) }()
+		select {
+		case <-both:
+			return &engine.ToolResult{Data: "overlapped"}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	eng, err := engine.New(engine.Options{Timeout: 20 * time.Second, Tools: []engine.ToolDef{
+		goTool("Exclusive", false, exclusive), goTool("Shared", true, shared),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, session := connect(t, eng, nil)
+
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { callText(t, session, "Exclusive") })
+	}
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Errorf("%d calls that are not concurrency-safe ran at once", most.Load())
+	}
+	results := make([]string, 2)
+	for i := range results {
+		wg.Go(func() { results[i], _ = callText(t, session, "Shared") })
+	}
+	wg.Wait()
+	if results[0] != "overlapped" || results[1] != "overlapped" {
+		t.Errorf("concurrency-safe calls did not overlap: %q", results)
+	}
+}
+
+func TestStructuredContent(t *testing.T) {
+	src := `return {
+  name = %q,
+  prompt = "p",
+  inputSchema = { type = "object" },
+  outputSchema = { type = "object", properties = { n = { type = "integer" } }, required = { "n" } },
+  isReadOnly = true,
+  call = function() return { data = %s, mcpMeta = { source = "test" } } end,
+}`
+	fsys := fstest.MapFS{
+		"good.lua": {Data: []byte(strings.NewReplacer("%q", `"Good"`, "%s", `{ n = 3 }`).Replace(src))},
+		"bad.lua":  {Data: []byte(strings.NewReplacer("%q", `"Bad"`, "%s", `{ n = "three" }`).Replace(src))},
+	}
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diags := eng.Load(engine.Source{Name: "t", FS: fsys}); engine.HasErrors(diags) {
+		t.Fatal(diags)
+	}
+	_, session := connect(t, eng, nil)
+	res, err := session.CallTool(context.Background(), &mcp.CallToolParams{Name: "Good", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := res.StructuredContent.(map[string]any); !ok || m["n"] != float64(3) || res.IsError || res.Meta["source"] != "test" {
+		t.Errorf("Good: structured %#v, isError %v, meta %v", res.StructuredContent, res.IsError, res.Meta)
+	}
+	text, isError := callText(t, session, "Bad")
+	if !isError || !strings.Contains(text, "Bad returned data that does not match its outputSchema") {
+		t.Errorf("Bad: isError=%v %q", isError, text)
+	}
+}
+
+// A reload that changes only behaviour sends no list_changed; a new tool does.
+func TestSyncNotifiesListChanges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := writeFile(dir, name, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool := `return { name = %q, prompt = "p", inputSchema = { type = "object" }, call = function() return %q end }`
+	write("a.lua", strings.NewReplacer("%q", `"A"`).Replace(tool))
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Load(engine.DirSource(dir))
+	changed := make(chan struct{}, 8)
+	srv, session := connect(t, eng, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+
+	write("a.lua", `return { name = "A", prompt = "p", inputSchema = { type = "object" }, call = function() return "new" end }`)
+	eng.Refresh()
+	srv.Sync(context.Background())
+	select {
+	case <-changed:
+		t.Error("list_changed for a change of behaviour only")
+	case <-time.After(100 * time.Millisecond):
+	}
+
+	write("b.lua", `return { name = "B", prompt = "p", inputSchema = { type = "object" }, call = function() return "b" end }`)
+	eng.Refresh()
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list_changed for a new tool")
+	}
+	list, err := session.ListTools(context.Background(), nil)
+	if err != nil || len(list.Tools) != 2 {
+		t.Fatalf("tools after adding B: %v %v", list, err)
+	}
+}
+
+func writeFile(dir, name, body string) error {
+	return os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+}
