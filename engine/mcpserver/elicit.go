@@ -67,8 +67,9 @@ func permissionRound(p *mcp.CallToolParamsRaw, pending **engine.PermissionReques
 	}
 }
 
-// inputRequired is the end of a first round: the form that asks the user.
-func inputRequired(p *mcp.CallToolParamsRaw, req *engine.PermissionRequest) *mcp.CallToolResult {
+// inputRequired is the end of a first round: the form that asks the user, saying
+// what the call is (as the tool renders it), why it needs approval, and what it does.
+func inputRequired(ctx context.Context, p *mcp.CallToolParamsRaw, req *engine.PermissionRequest) *mcp.CallToolResult {
 	props := map[string]any{
 		"allow": map[string]any{"type": "boolean", "title": "Allow this call"},
 		"reason": map[string]any{"type": "string", "title": "Reason, told to the model when you refuse",
@@ -78,10 +79,11 @@ func inputRequired(p *mcp.CallToolParamsRaw, req *engine.PermissionRequest) *mcp
 		props["always"] = map[string]any{"type": "boolean", "default": false,
 			"title": "Allow calls like this for the rest of the session: " + strings.Join(req.Suggestions, ", ")}
 	}
-	msg := fmt.Sprintf("%s wants to run: %s", req.Tool.Name(), req.Description)
+	msg := req.Tool.RenderToolUse(ctx, req.Input)
 	if req.Message != "" {
 		msg += "\n" + req.Message
 	}
+	msg += fmt.Sprintf("\nAllow %s?", req.Description)
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{permissionInput: &mcp.ElicitParams{
 			Message:         msg,

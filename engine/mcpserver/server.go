@@ -204,7 +204,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	r := s.eng.Call(engine.WithCallHooks(ctx, hooks), use)
 	if ask != nil {
-		return inputRequired(req.Params, ask), nil
+		return inputRequired(ctx, req.Params, ask), nil
 	}
 	for _, line := range r.Log {
 		s.log.Info("tool log", "tool", use.Name, "line", line)
