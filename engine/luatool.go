@@ -273,6 +273,9 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 		} else {
 			def.OutputSchema = obj
 		}
+		for _, msg := range lintSchema(obj, name) {
+			problem(SeverityWarning, name, "%s", msg)
+		}
 	}
 	if HasErrors(diags) {
 		// Build will not run: report the schemas' own problems here.

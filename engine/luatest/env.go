@@ -1,0 +1,141 @@
+package luatest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/engine"
+)
+
+// caseEnv is what t of one case reaches: its root and its engine.
+type caseEnv struct {
+	ctx   context.Context
+	root  string
+	eng   *engine.Engine
+	calls atomic.Int64
+}
+
+// table builds t for a VM.
+func (c *caseEnv) table(vm *bindings.VM) *lua.LTable {
+	L := vm.L
+	t := L.NewTable()
+	t.RawSetString("root", lua.LString(c.root))
+	methods := map[string]lua.LGFunction{
+		"path":  c.luaPath,
+		"write": c.luaWrite,
+		"read":  c.luaRead,
+		"call":  c.luaCall,
+	}
+	for name, fn := range methods {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	return t
+}
+
+// inRoot resolves a path relative to the root, refusing one that leaves it.
+func (c *caseEnv) inRoot(args bindings.Args, n int) string {
+	rel := args.String(n)
+	p := filepath.Join(c.root, rel)
+	if filepath.IsAbs(rel) || (p != c.root && !strings.HasPrefix(p, c.root+string(filepath.Separator))) {
+		args.Error(n, fmt.Sprintf("%q is not a path inside the test root", rel))
+	}
+	return p
+}
+
+func (c *caseEnv) luaPath(L *lua.LState) int {
+	L.Push(lua.LString(c.inRoot(bindings.NewArgs(L, "t:path"), 2)))
+	return 1
+}
+
+func (c *caseEnv) luaWrite(L *lua.LState) int {
+	args := bindings.NewArgs(L, "t:write")
+	p := c.inRoot(args, 2)
+	content := args.String(3)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		L.RaiseError("t:write: %v", err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		L.RaiseError("t:write: %v", err)
+	}
+	return 0
+}
+
+func (c *caseEnv) luaRead(L *lua.LState) int {
+	p := c.inRoot(bindings.NewArgs(L, "t:read"), 2)
+	b, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		L.Push(lua.LNil)
+	case err != nil:
+		L.RaiseError("t:read: %v", err)
+	default:
+		L.Push(lua.LString(b))
+	}
+	return 1
+}
+
+// luaCall is t:call(name, input, opts): one call through the pipeline.
+func (c *caseEnv) luaCall(L *lua.LState) int {
+	args := bindings.NewArgs(L, "t:call")
+	vm := bindings.VMOf(L)
+	name := args.String(2)
+	input := []byte("{}")
+	if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
+		v, err := vm.FromLua(args.Table(3))
+		if err != nil {
+			args.Error(3, "input is not a JSON value: "+err.Error())
+		}
+		if input, err = json.Marshal(v); err != nil {
+			args.Error(3, err.Error())
+		}
+	}
+	answer, id := "", fmt.Sprintf("toolu_test_%d", c.calls.Add(1))
+	if L.GetTop() >= 4 && L.Get(4) != lua.LNil {
+		opts := args.Options(4, "answer", "id")
+		answer = opts.String("answer", "")
+		id = opts.String("id", id)
+		if answer != "" && answer != "allow" && answer != "deny" {
+			args.Error(4, fmt.Sprintf(`answer must be "allow" or "deny", got %q`, answer))
+		}
+	}
+	asked := false
+	hooks := engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+		asked = true
+		if answer == "allow" {
+			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		}
+		return engine.PermissionDecision{Behavior: engine.Deny}, nil
+	}}
+	r := c.eng.Call(engine.WithCallHooks(c.ctx, hooks), engine.ToolUse{ID: id, Name: name, Input: input})
+	if r.Stage == engine.StageDone && r.Tool != nil && r.Tool.OutputSchema() != nil {
+		if err := r.Tool.ValidateOutput(r.Data); err != nil {
+			L.RaiseError("%s returned data that does not match its outputSchema: %v", name, err)
+		}
+	}
+	out := L.NewTable()
+	out.RawSetString("text", lua.LString(r.Block.Content.String()))
+	out.RawSetString("isError", lua.LBool(r.Block.IsError))
+	out.RawSetString("stage", lua.LString(r.Stage))
+	out.RawSetString("asked", lua.LBool(asked))
+	data, err := vm.ToLua(r.Data)
+	if err != nil {
+		L.RaiseError("t:call: %s returned data that cannot reach Lua: %v", name, err)
+	}
+	out.RawSetString("data", data)
+	log := L.NewTable()
+	for _, line := range r.Log {
+		log.Append(lua.LString(line))
+	}
+	out.RawSetString("log", log)
+	L.Push(out)
+	return 1
+}

@@ -1,0 +1,95 @@
+package luatest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/luatool/luatool/engine"
+)
+
+const echoTool = `return {
+  name = "Echo",
+  prompt = "Echoes.",
+  inputSchema = { type = "object", properties = { text = { type = "string" } }, required = { "text" } },
+  isReadOnly = true,
+  call = function(input) return input.text end,
+}`
+
+func newEngine(t *testing.T) func(root string) (*engine.Engine, error) {
+	return func(root string) (*engine.Engine, error) {
+		eng, err := engine.New(engine.Options{Cwd: root, Roots: []string{root}, ResultsDir: t.TempDir()})
+		if err != nil {
+			return nil, err
+		}
+		eng.Load(engine.Source{Name: "tools", FS: fstest.MapFS{"echo.lua": {Data: []byte(echoTool)}}})
+		return eng, nil
+	}
+}
+
+func runSource(t *testing.T, src string) FileResult {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "echo_test.lua")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return RunFile(context.Background(), file, Options{NewEngine: newEngine(t), Timeout: 500 * time.Millisecond})
+}
+
+func TestCasesAreIsolated(t *testing.T) {
+	r := runSource(t, `
+local test = require("test")
+local assert = require("assert")
+local runs = 0
+local roots = {}
+for i = 1, 2 do
+  test.case("case " .. i, function(t)
+    runs = runs + 1
+    assert.eq(runs, 1, "a module-level local seen by a later case")
+    assert.eq(t:read("left.txt"), nil, "a file left by an earlier case")
+    t:write("left.txt", "x")
+    assert.eq(t:call("Echo", { text = "hi" }).text, "hi")
+  end)
+end
+`)
+	if r.Failed() || len(r.Cases) != 2 {
+		t.Fatalf("result: %+v", r)
+	}
+}
+
+func TestFailuresNameTheLine(t *testing.T) {
+	r := runSource(t, `local test = require("test")
+local assert = require("assert")
+test.case("eq", function(t) assert.eq({ 1, { a = 2 } }, { 1, { a = 3 } }) end)
+test.case("matches", function(t) assert.matches("abc", "^b") end)
+test.case("fails", function(t) assert.fails(function() end) end)
+test.case("path", function(t) t:path("../outside") end)
+test.case("timeout", function(t) while true do end end)
+`)
+	want := []string{
+		`echo_test.lua:3: expected [1,{"a":3}], got [1,{"a":2}]`,
+		`echo_test.lua:4: "abc" does not match "^b"`,
+		`echo_test.lua:5: expected an error, but the function returned`,
+		`"../outside" is not a path inside the test root`,
+		`did not finish within`,
+	}
+	if len(r.Cases) != len(want) {
+		t.Fatalf("cases: %+v", r)
+	}
+	for i, c := range r.Cases {
+		if c.Err == nil || !strings.Contains(c.Err.Error(), want[i]) {
+			t.Errorf("case %s: error %v, want one containing %q", c.Name, c.Err, want[i])
+		}
+	}
+}
+
+func TestAFileWithoutCases(t *testing.T) {
+	r := runSource(t, `local x = 1`)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "no test cases") {
+		t.Errorf("err = %v", r.Err)
+	}
+}

@@ -1,0 +1,27 @@
+local test = require("test")
+local assert = require("assert")
+
+test.case("a read-only command runs without asking", function(t)
+  t:write("a.txt", "hello\n")
+  local r = t:call("Bash", { command = "cat a.txt" })
+  assert.eq(r.asked, false)
+  assert.eq(r.isError, false, r.text)
+  assert.eq(r.text, "hello")
+end)
+
+test.case("a command that changes things asks first", function(t)
+  local r = t:call("Bash", { command = "touch made.txt" })
+  assert.eq(r.asked, true)
+  assert.eq(r.stage, "permission")
+  assert.eq(t:read("made.txt"), nil)
+
+  r = t:call("Bash", { command = "touch made.txt" }, { answer = "allow" })
+  assert.eq(r.isError, false, r.text)
+  assert.eq(t:read("made.txt"), "")
+end)
+
+test.case("a failing command reports its exit code", function(t)
+  local r = t:call("Bash", { command = "echo out; exit 3" }, { answer = "allow" })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "^Exit code 3\nout")
+end)

@@ -1,0 +1,40 @@
+local test = require("test")
+local assert = require("assert")
+
+local function readThenEdit(t, input)
+  t:call("Read", { file_path = input.file_path })
+  return t:call("Edit", input, { answer = "allow" })
+end
+
+test.case("replaces a unique string", function(t)
+  t:write("a.txt", "alpha\nbeta\n")
+  local r = readThenEdit(t, { file_path = t:path("a.txt"), old_string = "beta", new_string = "gamma" })
+  assert.eq(r.isError, false, r.text)
+  assert.eq(t:read("a.txt"), "alpha\ngamma\n")
+end)
+
+test.case("refuses an ambiguous string unless replace_all", function(t)
+  t:write("a.txt", "x y x\n")
+  local r = readThenEdit(t, { file_path = t:path("a.txt"), old_string = "x", new_string = "z" })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "2 matches")
+  assert.eq(t:read("a.txt"), "x y x\n")
+
+  r = readThenEdit(t, { file_path = t:path("a.txt"), old_string = "x", new_string = "z", replace_all = true })
+  assert.eq(r.isError, false, r.text)
+  assert.eq(t:read("a.txt"), "z y z\n")
+end)
+
+test.case("a string that is not there is an error", function(t)
+  t:write("a.txt", "alpha\n")
+  local r = readThenEdit(t, { file_path = t:path("a.txt"), old_string = "omega", new_string = "x" })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "String to replace not found")
+end)
+
+test.case("edits need a Read first", function(t)
+  t:write("a.txt", "alpha\n")
+  local r = t:call("Edit", { file_path = t:path("a.txt"), old_string = "alpha", new_string = "beta" }, { answer = "allow" })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "File has not been read yet")
+end)

@@ -1,0 +1,26 @@
+local test = require("test")
+local assert = require("assert")
+
+test.case("lists the files that match", function(t)
+  t:write("a.txt", "alpha\nbeta\n")
+  t:write("b.txt", "gamma\n")
+  local r = t:call("Grep", { pattern = "alph" })
+  assert.eq(r.text, "Found 1 file\na.txt")
+end)
+
+test.case("shows matching lines with content mode", function(t)
+  t:write("a.txt", "alpha\nbeta\nalphabet\n")
+  local r = t:call("Grep", { pattern = "^alpha", output_mode = "content", ["-n"] = true })
+  assert.eq(r.text, "a.txt:1:alpha\na.txt:3:alphabet")
+end)
+
+test.case("counts with count mode", function(t)
+  t:write("a.txt", "x\nx\ny\n")
+  local r = t:call("Grep", { pattern = "x", output_mode = "count" })
+  assert.matches(r.text, "a%.txt:2")
+end)
+
+test.case("a bad regular expression is an error", function(t)
+  local r = t:call("Grep", { pattern = "(" })
+  assert.eq(r.isError, true)
+end)
