@@ -1,7 +1,9 @@
 ---@meta
--- Type definitions for luatool tools and the host modules of package builtin, for
--- the Lua language server (set runtime.version to "Lua 5.1" and add this directory
--- to workspace.library). The engine never loads this file.
+-- Type definitions for luatool tools, the host modules of package builtin, the
+-- engine's tools module, json, and the test and assert modules of tool tests, for
+-- the Lua language server (set runtime.version to "Lua 5.1" and add this file to
+-- workspace.library in .luarc.json; luatool new does both). The engine never loads
+-- this file. tests/typedefs_test.go fails when it and the Go code disagree.
 
 ------------------------------------------------------------------------------
 -- The tool contract
@@ -10,7 +12,7 @@
 ---A tool: what a tool file returns. Members that may be values may also be
 ---functions computing them; the engine fills in fail-closed defaults for the rest.
 ---@class luatool.Tool
----@field name string The name the model calls, ^[A-Za-z][A-Za-z0-9_-]{0,63}$.
+---@field name string The name the model calls: a letter, then letters, digits, _, - or . (at most 128; Anthropic and OpenAI take no dots and at most 64).
 ---@field aliases? string[] Other names lookup accepts.
 ---@field searchHint? string A 3-10 word phrase ToolSearch scores.
 ---@field shouldDefer? boolean Withhold the schema until the tool is discovered.
@@ -26,6 +28,7 @@
 ---@field isConcurrencySafe? boolean|fun(input: table): boolean The call may run beside others (default false).
 ---@field isDestructive? boolean|fun(input: table): boolean The call may destroy data (default false).
 ---@field isOpenWorld? boolean|fun(input: table): boolean The call reaches outside the host (default false).
+---@field isIdempotent? boolean Calling twice with the same input does no more than calling once; a hint for MCP clients (default false).
 ---@field interruptBehavior? "cancel"|"block"|fun(): "cancel"|"block"
 ---@field validateInput? fun(input: table, ctx: luatool.Context): true|luatool.ValidationResult
 ---@field checkPermissions? fun(input: table, ctx: luatool.Context): luatool.PermissionResult
@@ -284,3 +287,215 @@ function grep.content(pattern, opts) end
 ---@return string? err
 ---@return luatool.ErrorCode? code
 function grep.check(pattern, opts) end
+
+---@class luatool.RunResult
+---@field output string Stdout and stderr, interleaved as written.
+---@field exitCode integer 128 + the signal number when a signal ended it.
+---@field interrupted boolean The call was cancelled while it ran.
+---@field timedOut boolean The timeout ended it.
+---@field truncated boolean Output beyond maxOutput was dropped.
+---@field omitted integer Bytes of output dropped.
+---@field cwd string The working directory the command ended in.
+---@field cwdOutside boolean That directory is outside the roots.
+
+---require("shell"): commands run with bash -c in their own process group, in a
+---directory inside the roots. A read-only call may run only commands classified
+---read-only.
+---@class luatool.shell
+local shell = {}
+
+---Runs command and waits for it.
+---@param command string
+---@param opts? {cwd?: string, timeout?: integer, maxOutput?: integer} timeout in milliseconds (default 120000), maxOutput in bytes (default 1 MiB)
+---@return luatool.RunResult? result
+---@return string? err
+---@return luatool.ErrorCode|"badcommand"? code
+function shell.run(command, opts) end
+
+---Starts command in the background; its output goes to a file.
+---@param command string
+---@param opts? {cwd?: string}
+---@return string? id
+---@return string path_or_err The output file, or the error.
+---@return luatool.ErrorCode? code
+function shell.start(command, opts) end
+
+---The simple commands of command (split at ;, &&, ||, | and newlines).
+---@param command string
+---@return string[]? commands
+---@return string? err
+---@return "badcommand"? code
+function shell.split(command) end
+
+---Whether command is classified read-only (every simple command a known reader).
+---@param command string
+---@return boolean
+function shell.readonly(command) end
+
+---require("path"): pure functions on slash-separated paths; no file is touched.
+---@class luatool.path
+local path = {}
+
+---The parts joined and cleaned.
+---@param ... string
+---@return string
+function path.join(...) end
+
+---p without ., .. and doubled slashes.
+---@param p string
+---@return string
+function path.clean(p) end
+
+---All but the last element.
+---@param p string
+---@return string
+function path.dirname(p) end
+
+---The last element.
+---@param p string
+---@return string
+function path.basename(p) end
+
+---The extension with its dot, or "".
+---@param p string
+---@return string
+function path.ext(p) end
+
+---Whether p is absolute.
+---@param p string
+---@return boolean
+function path.isabs(p) end
+
+---p relative to base, or nil and why.
+---@param base string
+---@param p string
+---@return string? rel
+---@return string? err
+function path.rel(base, p) end
+
+---The directory (with its trailing slash) and the file.
+---@param p string
+---@return string dir
+---@return string file
+function path.split(p) end
+
+---@class luatool.ToolInfo
+---@field name string
+---@field searchHint string
+---@field deferred boolean
+---@field prompt string
+---@field inputSchema table
+
+---require("tools"): the engine's tool definitions (for ToolSearch-like tools). It
+---cannot call tools.
+---@class luatool.tools
+local tools = {}
+
+---Every tool of the current snapshot, in name order.
+---@return luatool.ToolInfo[]
+function tools.list() end
+
+---Marks the named tools (or aliases) discovered, so that their schemas are sent to
+---the model from now on; returns the tool names marked.
+---@param names string[]
+---@return string[]
+function tools.discover(names) end
+
+---require("json"): JSON, with the sentinels of the value model.
+---@class luatool.json
+---@field null userdata Stands for JSON null where nil would drop a key or end an array.
+local json = {}
+
+---Marks t as an array, so that an empty one encodes as [] rather than {}.
+---@generic T: table
+---@param t T
+---@return T
+function json.array(t) end
+
+---Whether t is marked as an array.
+---@param t table
+---@return boolean
+function json.isarray(t) end
+
+---Encodes a value; raises an error for what JSON cannot hold.
+---@param v any
+---@return string
+function json.encode(v) end
+
+---Decodes text, or returns nil and why.
+---@param text string
+---@return any value
+---@return string? err
+function json.decode(text) end
+
+------------------------------------------------------------------------------
+-- Tool tests: files named *_test.lua beside the tools, run by luatool test
+------------------------------------------------------------------------------
+
+---What t:call returns.
+---@class luatool.TestResult
+---@field text string The result's text as the model sees it.
+---@field isError boolean
+---@field stage "lookup"|"abort"|"input"|"validate"|"permission"|"call"|"result"|"done" Where the call ended.
+---@field data any What call returned.
+---@field asked boolean A permission ask was answered.
+---@field log string[] The lines the tool logged.
+
+---The t argument of a test case: a fresh temporary root and engine.
+---@class luatool.TestContext
+---@field root string The case's root directory (absolute).
+local TestContext = {}
+
+---An absolute path inside the root.
+---@param rel string
+---@return string
+function TestContext:path(rel) end
+
+---Creates a file in the root (and its directories).
+---@param rel string
+---@param content string
+function TestContext:write(rel, content) end
+
+---A file's content, or nil when it does not exist.
+---@param rel string
+---@return string?
+function TestContext:read(rel) end
+
+---Calls a tool through the pipeline. answer = "allow" or "deny" answers a permission
+---ask (none: the ask is denied); id sets the tool_use id.
+---@param name string
+---@param input? table
+---@param opts? {answer?: "allow"|"deny", id?: string}
+---@return luatool.TestResult
+function TestContext:call(name, input, opts) end
+
+---require("test"): registers the cases of a test file.
+---@class luatool.test
+local test = {}
+
+---Registers a case; cases run in order, each in a fresh state.
+---@param name string
+---@param fn fun(t: luatool.TestContext)
+function test.case(name, fn) end
+
+---require("assert"): assertions that name the test's file and line when they fail.
+---@class luatool.assert
+local assert = {}
+
+---got and want are equal (tables by their contents).
+---@param got any
+---@param want any
+---@param message? string
+function assert.eq(got, want, message) end
+
+---s is a string matching the Lua pattern.
+---@param s any
+---@param pattern string
+---@param message? string
+function assert.matches(s, pattern, message) end
+
+---fn raises an error (matching pattern, if given); returns the error's message.
+---@param fn function
+---@param pattern? string
+---@return string
+function assert.fails(fn, pattern) end
