@@ -58,11 +58,20 @@
 //
 // # Embedding
 //
-// The examples in example_test.go show the common tasks: loading a directory of Lua
-// tools and calling one, adding a Go-native tool, watching a directory, and offering
-// Go functions and values to Lua as a module (a bindings.Module in Options.Modules, which tools load
-// with require). Capabilities are opt-in: a Lua tool reaches nothing the host did not
-// hand in.
+// The examples in example_test.go are the embedding guide, each runnable:
+//
+//   - Example: load a directory of Lua tools and call one;
+//   - Example_batch: run the tool_use blocks of a model turn with Run;
+//   - Example_permissions: rules, and asks answered by a CanUseTool callback;
+//   - Example_goTool: a Go-native tool beside the Lua ones;
+//   - Example_hostModule: Go functions and values offered to Lua (Module.Values);
+//   - Example_customModule: a host module of Lua functions (Module.Funcs);
+//   - Example_watch: reloading on save, and the events of each change;
+//   - Example_serveMCP: serving the tools to MCP clients.
+//
+// Capabilities are opt-in: a Lua tool reaches nothing the host did not hand in
+// (Options.Modules), besides json and the engine's tools module. Tool authors test
+// their tools with package engine/luatest (luatool test).
 //
 // An Engine is safe for concurrent use. Each call runs on the snapshot current when
 // it started; a Load in the meantime does not disturb it.

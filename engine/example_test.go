@@ -10,9 +10,25 @@ import (
 	"testing/fstest"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/mcpserver"
 )
+
+// mustLoad loads Lua tool sources held in memory, for the examples.
+func mustLoad(eng *engine.Engine, files map[string]string) {
+	fsys := fstest.MapFS{}
+	for name, src := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	if diags := eng.Load(engine.Source{Name: "tools", FS: fsys}); engine.HasErrors(diags) {
+		panic(fmt.Sprint(diags))
+	}
+}
 
 // A tool is a Lua file returning a table. Load a directory of them and call one
 // through the whole pipeline: schema validation, defaults, permissions, call and
@@ -169,4 +185,169 @@ func Example_watch() {
 	// Output:
 	// updated Hello
 	// bonjour
+}
+
+// Run takes the tool_use blocks of one model turn. Calls that are concurrency-safe
+// for their input run side by side, the others alone, in order; the results come
+// back in the order of the uses, one for each, whatever happens.
+func Example_batch() {
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		panic(err)
+	}
+	mustLoad(eng, map[string]string{"add.lua": `return {
+  name = "Add",
+  prompt = "Adds two numbers.",
+  inputSchema = { type = "object", properties = { a = { type = "number" }, b = { type = "number" } }, required = { "a", "b" } },
+  isReadOnly = true,
+  isConcurrencySafe = true,
+  call = function(input) return input.a + input.b end,
+}`})
+	results := eng.Run(context.Background(), []engine.ToolUse{
+		{ID: "toolu_1", Name: "Add", Input: json.RawMessage(`{"a": 1, "b": 2}`)},
+		{ID: "toolu_2", Name: "Add", Input: json.RawMessage(`{"a": 40, "b": 2}`)},
+		{ID: "toolu_3", Name: "Subtract", Input: json.RawMessage(`{}`)},
+	})
+	for _, r := range results {
+		fmt.Println(r.Block.ToolUseID, r.Block.IsError, r.Block.Content.String())
+	}
+	// Output:
+	// toolu_1 false 3
+	// toolu_2 false 42
+	// toolu_3 true <tool_use_error>Error: No such tool available: Subtract</tool_use_error>
+}
+
+// Permission rules decide first (deny beats ask beats allow); what they leave open
+// goes to CanUseTool, where a host asks its user. An "allow always" answer adds
+// rules for the rest of the engine's life.
+func Example_permissions() {
+	dir, err := os.MkdirTemp("", "workspace")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	eng, err := engine.New(engine.Options{
+		Roots: []string{dir},
+		Permissions: engine.PermissionSettings{
+			Deny: []engine.SourcedRule{{Text: "Note(secret)", Source: engine.SourceProject, Root: dir}},
+		},
+		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+			fmt.Printf("asked: %s (always would add %v)\n", req.Description, req.Suggestions)
+			return engine.PermissionDecision{Behavior: engine.Allow, AddRules: req.Suggestions}, nil
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	mustLoad(eng, map[string]string{"note.lua": `return {
+  name = "Note",
+  prompt = "Keeps a note.",
+  inputSchema = { type = "object", properties = { text = { type = "string" } }, required = { "text" } },
+  description = function(input) return "keep the note " .. input.text end,
+  ruleContent = function(input) return input.text end,
+  call = function(input) return "kept " .. input.text end,
+}`})
+	for i, text := range []string{"milk", "milk", "secret"} {
+		r := eng.Call(context.Background(), engine.ToolUse{ID: fmt.Sprint("toolu_", i), Name: "Note", Input: json.RawMessage(`{"text": "` + text + `"}`)})
+		fmt.Println(r.Block.Content.String())
+	}
+	// Output:
+	// asked: keep the note milk (always would add [Note(milk)])
+	// kept milk
+	// kept milk
+	// Permission to use Note has been denied by the rule "Note(secret)" (project).
+}
+
+// A custom host module is a set of Go functions with full control of their Lua
+// arguments and results: check arguments with bindings.Args, and return nil plus a
+// message for failures the tool should handle.
+func Example_customModule() {
+	rates := map[string]float64{"EUR": 1.08, "GBP": 1.27}
+	currency := &bindings.Module{
+		Name: "currency",
+		Doc:  "Exchange rates to US dollars.",
+		Funcs: map[string]lua.LGFunction{
+			"toUSD": func(L *lua.LState) int {
+				args := bindings.NewArgs(L, "currency.toUSD")
+				amount, code := args.Int(1), args.String(2)
+				rate, ok := rates[code]
+				if !ok {
+					L.Push(lua.LNil)
+					L.Push(lua.LString("unknown currency " + code))
+					return 2
+				}
+				L.Push(lua.LNumber(float64(amount) * rate))
+				return 1
+			},
+		},
+	}
+	eng, err := engine.New(engine.Options{Modules: []*bindings.Module{currency}})
+	if err != nil {
+		panic(err)
+	}
+	mustLoad(eng, map[string]string{"convert.lua": `local currency = require("currency")
+return {
+  name = "Convert",
+  prompt = "Converts an amount to US dollars.",
+  inputSchema = { type = "object", properties = { amount = { type = "integer" }, code = { type = "string" } }, required = { "amount", "code" } },
+  isReadOnly = true,
+  call = function(input)
+    local usd, err = currency.toUSD(input.amount, input.code)
+    if not usd then return nil, err end
+    return ("%d %s is %.2f USD"):format(input.amount, input.code, usd)
+  end,
+}`})
+	for _, in := range []string{`{"amount": 100, "code": "EUR"}`, `{"amount": 100, "code": "XYZ"}`} {
+		r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Convert", Input: json.RawMessage(in)})
+		fmt.Println(r.Block.IsError, r.Block.Content.String())
+	}
+	// Output:
+	// false 100 EUR is 108.00 USD
+	// true unknown currency XYZ
+}
+
+// A host serves its engine's tools over MCP with package mcpserver. Here the client
+// is in the same process, connected by in-memory transports; a real host runs
+// srv.MCP().Run(ctx, &mcp.StdioTransport{}) or mounts srv.HTTPHandler().
+func Example_serveMCP() {
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		panic(err)
+	}
+	mustLoad(eng, map[string]string{"greet.lua": `return {
+  name = "Greet",
+  prompt = "Greets someone by name.",
+  inputSchema = { type = "object", properties = { name = { type = "string" } }, required = { "name" } },
+  isReadOnly = true,
+  call = function(input) return "Hello, " .. input.name .. "!" end,
+}`})
+	srv := mcpserver.New(eng, mcpserver.Options{Name: "example"})
+	defer srv.Close()
+
+	ctx := context.Background()
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
+		panic(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "client"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer session.Close()
+
+	list, err := session.ListTools(ctx, nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range list.Tools {
+		fmt.Printf("%s (read-only: %v): %s\n", t.Name, t.Annotations.ReadOnlyHint, t.Description)
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "Greet", Arguments: map[string]any{"name": "Ada"}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Greet (read-only: true): Greets someone by name.
+	// Hello, Ada!
 }
