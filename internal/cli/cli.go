@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -74,6 +75,15 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+
+	displayOnce sync.Once
+	disp        *display
+}
+
+// display is what a person sees on stderr (see display).
+func (a *app) display() *display {
+	a.displayOnce.Do(func() { a.disp = newDisplay(a.stderr) })
+	return a.disp
 }
 
 // Main runs the luatool command with args (without the program name) and returns

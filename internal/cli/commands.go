@@ -236,13 +236,15 @@ func runCall(a *app, args []string) int {
 				var in map[string]any
 				json.Unmarshal(use.Input, &in)
 				ctx, cancel := a.bounded()
-				fmt.Fprintf(a.stderr, "● %s\n", t.RenderToolUse(ctx, in))
+				a.display().toolUse(t.RenderToolUse(ctx, in))
 				cancel()
 			}
 		}
+		stop := a.display().spin("running " + use.Name)
 		r := s.eng.Call(context.Background(), use)
+		stop()
 		for _, line := range r.Log {
-			fmt.Fprintf(a.stderr, "  log: %s\n", line)
+			a.display().log("log: ", line)
 		}
 		var se *bindings.ScriptError
 		if errors.As(r.Err, &se) && se.Traceback != "" {
@@ -267,23 +269,29 @@ func runCall(a *app, args []string) int {
 // printResult shows a result: the content the model gets on stdout, so that it can be
 // piped, and the tool's own rendering of the outcome on stderr beside the tool use.
 func (a *app) printResult(r *engine.Result) {
-	if r.Tool != nil {
-		ctx, cancel := a.bounded()
-		defer cancel()
-		var summary string
-		switch {
-		case r.Block.IsError && r.Stage == engine.StagePermission:
-			summary = r.Tool.RenderRejected(ctx, r.Input)
-		case r.Block.IsError:
-			summary = r.Tool.RenderError(ctx, errorSummary(r.Block.Content.String()))
-		default:
-			summary = r.Tool.RenderResult(ctx, r.Data)
-		}
-		if summary != "" {
-			fmt.Fprintf(a.stderr, "  ⎿ %s\n", summary)
-		}
-	}
+	a.showOutcome(r, "")
 	fmt.Fprintln(a.stdout, r.Block.Content.String())
+}
+
+// showOutcome shows how a call ended, as its tool renders it, on stderr.
+func (a *app) showOutcome(r *engine.Result, prefix string) {
+	if r.Tool == nil {
+		return
+	}
+	ctx, cancel := a.bounded()
+	defer cancel()
+	var summary string
+	switch {
+	case r.Block.IsError && r.Stage == engine.StagePermission:
+		summary = r.Tool.RenderRejected(ctx, r.Input)
+	case r.Block.IsError:
+		summary = r.Tool.RenderError(ctx, errorSummary(r.Block.Content.String()))
+	default:
+		summary = r.Tool.RenderResult(ctx, r.Data)
+	}
+	if summary != "" {
+		a.display().outcome(prefix+summary, r.Block.IsError)
+	}
 }
 
 // plural renders "1 tool", "2 tools".

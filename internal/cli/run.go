@@ -33,14 +33,22 @@ func runRun(a *app, args []string) int {
 		return a.errorf("%s: %v", args[0], err)
 	}
 	return a.withTools(false, func(s *session) int {
+		if !a.cfg.json {
+			a.showUses(s.eng.Registry(), uses)
+		}
+		stop := a.display().spin(fmt.Sprintf("running %s", plural(len(uses), "call")))
 		results := s.eng.Run(context.Background(), uses)
+		stop()
 		failed := false
 		blocks := make([]engine.ResultBlock, len(results))
 		for i, r := range results {
 			blocks[i] = r.Block
 			failed = failed || r.Block.IsError
 			for _, line := range r.Log {
-				fmt.Fprintf(a.stderr, "  log (%s): %s\n", r.Block.ToolUseID, line)
+				a.display().log("log ("+r.Block.ToolUseID+"): ", line)
+			}
+			if !a.cfg.json {
+				a.showOutcome(r, r.Block.ToolUseID+": ")
 			}
 		}
 		if a.cfg.json {
@@ -63,6 +71,21 @@ func runRun(a *app, args []string) int {
 		}
 		return ExitOK
 	})
+}
+
+// showUses shows the calls of a turn, as their tools render them, on stderr.
+func (a *app) showUses(reg *engine.Registry, uses []engine.ToolUse) {
+	ctx, cancel := a.bounded()
+	defer cancel()
+	for _, use := range uses {
+		rendered := use.Name
+		if t, ok := reg.Lookup(use.Name); ok {
+			var in map[string]any
+			json.Unmarshal(use.Input, &in)
+			rendered = t.RenderToolUse(ctx, in)
+		}
+		a.display().toolUse(use.ID + ": " + rendered)
+	}
 }
 
 // parseToolUses reads tool_use blocks from a JSON array of blocks or from an

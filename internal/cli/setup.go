@@ -120,7 +120,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 			if t, ok := eng.Registry().Lookup(ev.Tool); ok && !a.cfg.json {
 				ctx, cancel := a.bounded()
 				defer cancel()
-				fmt.Fprintf(a.stderr, "  … %s\n", t.RenderProgress(ctx, ev.Data))
+				a.display().progress(t.RenderProgress(ctx, ev.Data))
 			}
 		},
 		Modules:     mods,
@@ -174,6 +174,7 @@ func (a *app) canUseTool() engine.CanUseToolFunc {
 	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		mu.Lock()
 		defer mu.Unlock()
+		defer a.display().pause()()
 		fmt.Fprintf(a.stderr, "%s\n  %s\n", req.Tool.RenderToolUse(ctx, req.Input), req.Message)
 		always := strings.Join(req.Suggestions, ", ")
 		fmt.Fprintf(a.stderr, "Allow %s?\n  [y] yes, once\n  [a] yes, and allow %s for this session\n  [n] no (type a reason after n to tell the model)\n> ", req.Description, always)

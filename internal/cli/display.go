@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A display writes what a person watching a command sees on stderr: tool uses,
+// progress, logs and outcomes. On a terminal it shows a spinner while a call runs and
+// colours (unless NO_COLOR is set or TERM is dumb); piped, it writes the same lines as
+// plain text, with no escape sequences.
+type display struct {
+	w     io.Writer
+	tty   bool
+	color bool
+
+	mu       sync.Mutex
+	spinning string // the spinner's label; "" when no spinner is shown
+	frame    int
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// spinnerFrames are drawn in turn, one each spinnerInterval.
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+const spinnerInterval = 100 * time.Millisecond
+
+// ANSI styles.
+const (
+	styleBold  = "\x1b[1m"
+	styleDim   = "\x1b[2m"
+	styleRed   = "\x1b[31m"
+	styleGreen = "\x1b[32m"
+	styleReset = "\x1b[0m"
+	clearLine  = "\r\x1b[K"
+)
+
+// newDisplay returns the display of w: terminal behaviour when w is a terminal.
+func newDisplay(w io.Writer) *display {
+	tty := isTerminal(w)
+	return &display{w: w, tty: tty, color: useColor(tty, os.Getenv)}
+}
+
+// useColor reports whether a terminal gets colours: not when NO_COLOR is set to
+// anything (https://no-color.org) or TERM is "dumb".
+func useColor(tty bool, getenv func(string) string) bool {
+	return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+func (d *display) style(style, s string) string {
+	if !d.color || s == "" {
+		return s
+	}
+	return style + s + styleReset
+}
+
+// line writes one line, keeping the spinner below it.
+func (d *display) line(s string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.spinning != "" {
+		fmt.Fprint(d.w, clearLine)
+	}
+	fmt.Fprintln(d.w, s)
+	if d.spinning != "" {
+		d.drawLocked()
+	}
+}
+
+// toolUse shows a call about to run, as the tool renders it.
+func (d *display) toolUse(rendered string) { d.line(d.style(styleBold, "● ") + rendered) }
+
+// outcome shows how a call ended, as the tool renders it.
+func (d *display) outcome(rendered string, isError bool) {
+	if rendered == "" {
+		return
+	}
+	style := styleDim
+	if isError {
+		style = styleRed
+	} else if d.color {
+		style = styleGreen
+	}
+	d.line("  " + d.style(style, "⎿ "+rendered))
+}
+
+// progress shows a progress report of a running call.
+func (d *display) progress(rendered string) { d.line("  " + d.style(styleDim, "… "+rendered)) }
+
+// log shows a line a tool logged.
+func (d *display) log(prefix, line string) { d.line("  " + d.style(styleDim, prefix+line)) }
+
+// spin shows a spinner with label until the returned function is called; on
+// anything but a terminal it does nothing.
+func (d *display) spin(label string) (stop func()) {
+	if !d.tty {
+		return func() {}
+	}
+	d.mu.Lock()
+	d.spinning = strings.ReplaceAll(label, "\n", " ")
+	d.frame = 0
+	d.stop, d.done = make(chan struct{}), make(chan struct{})
+	d.drawLocked()
+	stopCh, doneCh := d.stop, d.done
+	d.mu.Unlock()
+	go func() {
+		defer close(doneCh)
+		tick := time.NewTicker(spinnerInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopCh:
+				return
+			case <-tick.C:
+				d.mu.Lock()
+				d.frame++
+				d.drawLocked()
+				d.mu.Unlock()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(stopCh)
+			<-doneCh
+			d.mu.Lock()
+			d.spinning = ""
+			fmt.Fprint(d.w, clearLine)
+			d.mu.Unlock()
+		})
+	}
+}
+
+// pause takes the spinner off the screen until resume is called, for a prompt.
+func (d *display) pause() (resume func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	label := d.spinning
+	if label == "" {
+		return func() {}
+	}
+	d.spinning = ""
+	fmt.Fprint(d.w, clearLine)
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.stop != nil {
+			select {
+			case <-d.stop: // stopped meanwhile
+				return
+			default:
+			}
+		}
+		d.spinning = label
+		d.drawLocked()
+	}
+}
+
+func (d *display) drawLocked() {
+	if d.spinning == "" {
+		return
+	}
+	frame := spinnerFrames[d.frame%len(spinnerFrames)]
+	fmt.Fprint(d.w, clearLine+d.style(styleDim, frame+" "+d.spinning))
+}
