@@ -15,8 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/scripts"
 )
 
 // mustLoad loads Lua tool sources held in memory, for the examples.
@@ -74,6 +76,39 @@ return {
 	// Hello, Ada! Hello, Ada!
 	// true <tool_use_error>InputValidationError: Greet failed due to the following issue(s):
 	// The required parameter `name` is missing</tool_use_error>
+}
+
+// The README's "Embed in Go": the standard host modules confined to a directory, a
+// directory of tools, one call. tests/readme_test.go checks that the README shows
+// exactly the lines between the markers.
+func Example_embed() {
+	dir, err := os.MkdirTemp("", "workspace")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\n"), 0o644)
+	ctx := context.Background()
+	input := json.RawMessage(`{"pattern": "*.txt"}`)
+
+	// README: Embed in Go
+	mods, err := builtin.Standard([]string{dir}) // fs, glob, grep, shell, path: confined to dir
+	if err != nil {
+		panic(err)
+	}
+	eng, err := engine.New(engine.Options{Modules: mods, Roots: []string{dir}})
+	if err != nil {
+		panic(err)
+	}
+	diags := eng.Load(engine.Source{Name: "<embedded>", FS: scripts.Tools()}) // or engine.DirSource("tools")
+	res := eng.Call(ctx, engine.ToolUse{ID: "toolu_1", Name: "Glob", Input: input})
+	fmt.Println(res.Block.Content.String())
+	// end README
+
+	fmt.Println(engine.HasErrors(diags))
+	// Output:
+	// notes.txt
+	// false
 }
 
 // Go-native tools go through the same defaults and pipeline as Lua tools. This one

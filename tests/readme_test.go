@@ -131,3 +131,74 @@ func TestReadmeFirstTool(t *testing.T) {
 		t.Fatalf("exit %d, stdout:\n%s\nwant:\n%s", code, stdout, bodies[2])
 	}
 }
+
+// TestReadmeTestATool saves the tool of "Write your first tool" and the test file of
+// "Test a tool" as the README says, runs the command it gives, and checks the summary
+// it promises; then breaks an expectation and checks the failure it describes.
+func TestReadmeTestATool(t *testing.T) {
+	_, toolBodies := codeBlocks(readmeSection(t, "## Write your first tool"))
+	section := readmeSection(t, "## Test a tool")
+	langs, bodies := codeBlocks(section)
+	if len(bodies) != 2 || langs[0] != "lua" || langs[1] != "sh" {
+		t.Fatalf("want a lua block and a sh block; got %q", langs)
+	}
+	file := regexp.MustCompile("Save this as `([^`]+)`").FindStringSubmatch(section)
+	if file == nil || !strings.HasPrefix(file[1], "tools/") {
+		t.Fatal("the section does not say where to save the test")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "tools", "word_count.lua"), toolBodies[0])
+	writeFile(t, filepath.Join(dir, file[1]), bodies[0])
+
+	words := shellWords(t, bodies[1])
+	if len(words) != 3 || words[0] != "luatool" || words[1] != "test" {
+		t.Fatalf("unexpected command %q", words)
+	}
+	stdout, stderr, code := runCLI("test", filepath.Join(dir, words[2]))
+	summary := regexp.MustCompile("and `([^`]+)`").FindStringSubmatch(section)
+	if code != 0 || summary == nil || !strings.Contains(stdout, summary[1]) {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s\nwant %v", code, stdout, stderr, summary)
+	}
+
+	// The failure the section shows: line 6 expecting what the unique count gives.
+	failing := strings.Replace(bodies[0], `{ text = "the cat and the hat" })`, `{ text = "the cat and the hat", unique = true })`, 1)
+	writeFile(t, filepath.Join(dir, file[1]), failing)
+	stdout, _, code = runCLI("test", filepath.Join(dir, words[2]))
+	shown := regexp.MustCompile("names the file and line\n?\\(`([^`]+)`\\)").FindStringSubmatch(section)
+	if shown == nil {
+		t.Fatal("the section does not show a failure")
+	}
+	if code != 1 || !strings.Contains(stdout, filepath.Join(dir, shown[1])) {
+		t.Fatalf("exit %d, stdout:\n%s\nwant a line with %q", code, stdout, shown[1])
+	}
+}
+
+// TestReadmeEmbedInGo checks that "Embed in Go" shows exactly the marked lines of
+// Example_embed, which go test runs with its output checked.
+func TestReadmeEmbedInGo(t *testing.T) {
+	langs, bodies := codeBlocks(readmeSection(t, "## Embed in Go"))
+	if len(bodies) != 1 || langs[0] != "go" {
+		t.Fatalf("want one go block; got %q", langs)
+	}
+	src, err := os.ReadFile("../engine/example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)// README: Embed in Go\n(.*?)\n\s*// end README`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("engine/example_test.go has no README markers")
+	}
+	dedent := func(s string) string {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimSpace(l)
+		}
+		return strings.Join(lines, "\n")
+	}
+	if dedent(string(m[1])) != dedent(bodies[0]) {
+		t.Errorf("README's Embed in Go:\n%s\ndiffers from Example_embed:\n%s", bodies[0], m[1])
+	}
+}
