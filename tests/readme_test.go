@@ -2,12 +2,16 @@ package tests
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/internal/cli"
 )
 
@@ -201,4 +205,85 @@ func TestReadmeEmbedInGo(t *testing.T) {
 	if dedent(string(m[1])) != dedent(bodies[0]) {
 		t.Errorf("README's Embed in Go:\n%s\ndiffers from Example_embed:\n%s", bodies[0], m[1])
 	}
+}
+
+// TestReadmePermissions runs the rules of "Permissions" as the README writes them and
+// checks what they promise: the denied path is denied, the allowed command is not
+// asked about, anything else that writes is denied without a terminal; and the modes
+// listed are the engine's.
+func TestReadmePermissions(t *testing.T) {
+	section := readmeSection(t, "## Permissions")
+	_, bodies := codeBlocks(section)
+	lines := strings.Split(strings.TrimSpace(bodies[0]), "\n")
+	words := shellWords(t, lines[0])
+	i := slices.Index(words, "call")
+	if words[0] != "luatool" || i < 0 {
+		t.Fatalf("unexpected command %q", words)
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "secrets", "key.txt"), "k")
+	writeFile(t, filepath.Join(root, "notes.txt"), "n")
+	flags := append([]string{"--root", root}, words[1:i]...)
+	call := func(tool, input string) (string, int) {
+		stdout, _, code := runCLI(append(flags, "call", tool, input)...)
+		return stdout, code
+	}
+	if out, code := call("Read", `{"file_path": "`+filepath.Join(root, "secrets", "key.txt")+`"}`); code != 1 || !strings.Contains(out, "denied") {
+		t.Errorf("Read of a denied path: exit %d, %q", code, out)
+	}
+	if out, code := call("Read", `{"file_path": "`+filepath.Join(root, "notes.txt")+`"}`); code != 0 {
+		t.Errorf("Read of another path: exit %d, %q", code, out)
+	}
+	if out, _ := call("Bash", `{"command": "git status"}`); strings.Contains(out, "Permission") {
+		t.Errorf("the allowed command was refused: %q", out)
+	}
+	if out, code := call("Bash", `{"command": "touch made"}`); code != 1 || !strings.Contains(out, "Permission to use Bash was not granted") {
+		t.Errorf("a writing command without a terminal: exit %d, %q", code, out)
+	}
+	listed := regexp.MustCompile(`# (.*)$`).FindStringSubmatch(lines[1])
+	var modes []string
+	for _, m := range engine.Modes() {
+		modes = append(modes, string(m))
+	}
+	if listed == nil || listed[1] != strings.Join(modes, ", ") {
+		t.Errorf("the README lists modes %q; the engine has %q", listed, modes)
+	}
+}
+
+// TestReadmeLimits checks the table of "Limits" against the defaults.
+func TestReadmeLimits(t *testing.T) {
+	l := bindings.Limits{}.WithDefaults()
+	want := map[string]string{
+		"time (`--timeout`)":                     strings.TrimSuffix(engine.DefaultTimeout.String(), "0s"),
+		"memory (heap)":                          fmt.Sprintf("%d GiB", l.MemoryBudget>>30),
+		"one string built by a library function": fmt.Sprintf("%d MiB", l.MaxStringBytes>>20),
+		"pattern matching work":                  fmt.Sprintf("%d million steps", l.MaxPatternSteps/1e6),
+		"`unpack` values, coroutines per call":   fmt.Sprintf("%s, %s", thousands(l.MaxUnpack), thousands(l.MaxCoroutines)),
+		"tool file size, nesting":                fmt.Sprintf("%d MiB, %d levels", l.MaxSourceBytes>>20, l.MaxNesting),
+	}
+	rows := regexp.MustCompile("(?m)^\\| ([^|]+) \\| ([^|]+) \\|").FindAllStringSubmatch(readmeSection(t, "## Limits"), -1)
+	seen := 0
+	for _, r := range rows {
+		name, value := strings.TrimSpace(r[1]), strings.TrimSpace(r[2])
+		if w, ok := want[name]; ok {
+			seen++
+			if value != w {
+				t.Errorf("README limit %q is %q; the default is %q", name, value, w)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("found %d of the %d limits in the README's table", seen, len(want))
+	}
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
