@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -271,6 +272,25 @@ func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, c
 
 var resultKeys = map[string]bool{"data": true, "newMessages": true, "mcpMeta": true, "contextModifier": true}
 
+// contextChangeKeys are the fields of a Lua contextModifier table.
+var contextChangeKeys = map[string]bool{"cwd": true, "mode": true, "allow": true, "ask": true, "deny": true, "state": true}
+
+// ToolResultFields returns the fields a Lua call may return in a ToolResult table,
+// sorted (for type definitions and their checks).
+func ToolResultFields() []string { return sortedSet(resultKeys) }
+
+// ContextChangeFields returns the fields of a Lua contextModifier table, sorted.
+func ContextChangeFields() []string { return sortedSet(contextChangeKeys) }
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // A CallError is the failure a Lua call reported by returning nil (or false) and a
 // message, the Lua convention for expected failures. Its text is the message alone.
 type CallError struct{ Message string }
@@ -430,6 +450,9 @@ func contextChange(vm *bindings.VM, c *bindings.Call, v lua.LValue) (*ContextCha
 	}
 	var ch ContextChange
 	for k, val := range m {
+		if !contextChangeKeys[k] {
+			return nil, fmt.Errorf("contextModifier has an unknown field %q", k)
+		}
 		switch k {
 		case "cwd":
 			s, ok := val.(string)
@@ -472,8 +495,6 @@ func contextChange(vm *bindings.VM, c *bindings.Call, v lua.LValue) (*ContextCha
 				return nil, fmt.Errorf("contextModifier.state must be a table with string keys")
 			}
 			ch.State = obj
-		default:
-			return nil, fmt.Errorf("contextModifier has an unknown field %q", k)
 		}
 	}
 	return &ch, nil

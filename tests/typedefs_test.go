@@ -149,11 +149,10 @@ end)`)
 func TestTypeDefinitionsMatchGo(t *testing.T) {
 	defs := readTypeDefs(t)
 
-	contract := map[string]bool{}
-	for _, m := range engine.MemberNames() {
-		contract[m] = true
-	}
+	contract := setOf(engine.MemberNames())
 	compareKeys(t, "the Tool contract (engine.MemberNames)", "luatool.Tool", contract, defs["Tool"])
+	compareKeys(t, "engine.ToolResultFields", "luatool.ToolResult", setOf(engine.ToolResultFields()), defs["ToolResult"])
+	compareKeys(t, "engine.ContextChangeFields", "luatool.ContextChange", setOf(engine.ContextChangeFields()), defs["ContextChange"])
 
 	mods, err := builtin.Standard([]string{t.TempDir()})
 	if err != nil {
@@ -182,6 +181,14 @@ func TestTypeDefinitionsMatchGo(t *testing.T) {
 			t.Errorf("luatool.d.lua defines module %s, which Go does not offer", class)
 		}
 	}
+}
+
+func setOf(names []string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 func compareKeys(t *testing.T, goSide, luaSide string, want, got map[string]bool) {

@@ -57,6 +57,16 @@
 ---@field data any Any JSON value; mapResult turns it into what the model sees.
 ---@field newMessages? any[] Messages that follow the tool_result.
 ---@field mcpMeta? table Passed to MCP clients as _meta.
+---@field contextModifier? luatool.ContextChange|fun(): luatool.ContextChange Changes for the later calls of the turn (honoured for tools not concurrency-safe for their input).
+
+---What a contextModifier changes; fields left out change nothing.
+---@class luatool.ContextChange
+---@field cwd? string The new working directory.
+---@field mode? "default"|"acceptEdits"|"plan"|"bypassPermissions"|"dontAsk" The new permission mode.
+---@field allow? string[] Allow rules for the rest of the turn.
+---@field ask? string[] Ask rules for the rest of the turn.
+---@field deny? string[] Deny rules for the rest of the turn.
+---@field state? table Keys of the session state to set (json.null deletes one).
 
 ---The ctx argument of validateInput, checkPermissions and call.
 ---@class luatool.Context
