@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -117,7 +118,9 @@ type luaTool struct {
 func LoadLua(file string, src []byte, cfg LuaConfig) (ToolDef, []Diagnostic) {
 	prog, err := bindings.Compile(file, src, cfg.Limits)
 	if err != nil {
-		return ToolDef{}, []Diagnostic{scriptDiagnostic(file, err)}
+		d := scriptDiagnostic(file, err)
+		d.Message += missingCommaHint(src, d.Line, d.Message)
+		return ToolDef{}, []Diagnostic{d}
 	}
 	pool := bindings.NewPool(prog, bindings.Config{Limits: cfg.Limits, Modules: cfg.Modules, Watchdog: cfg.Watchdog})
 	vm, err := pool.Get()
@@ -146,6 +149,26 @@ func scriptDiagnostic(file string, err error) Diagnostic {
 		return Diagnostic{File: f, Line: se.Line, Severity: SeverityError, Message: se.Message}
 	}
 	return Diagnostic{File: file, Severity: SeverityError, Message: err.Error()}
+}
+
+// fieldStart is a line that starts a table field: "name =" or "[expr] =".
+var fieldStart = regexp.MustCompile(`^\s*(\[.*\]|[A-Za-z_][A-Za-z0-9_]*)\s*=[^=]`)
+
+// missingCommaHint returns a hint for the most common mistake in a tool table: a
+// syntax error at the start of a field whose previous line ends without a comma.
+func missingCommaHint(src []byte, line int, msg string) string {
+	lines := strings.Split(string(src), "\n")
+	if !strings.Contains(msg, "syntax error") || line < 2 || line > len(lines) || !fieldStart.MatchString(lines[line-1]) {
+		return ""
+	}
+	prev := strings.TrimSpace(lines[line-2])
+	if i := strings.Index(prev, "--"); i >= 0 {
+		prev = strings.TrimSpace(prev[:i])
+	}
+	if prev == "" || strings.HasSuffix(prev, ",") || strings.HasSuffix(prev, ";") || strings.HasSuffix(prev, "{") {
+		return ""
+	}
+	return fmt.Sprintf(" (is a comma missing at the end of line %d?)", line-1)
 }
 
 // define checks the table the chunk returned and builds the ToolDef around it.

@@ -1052,3 +1052,16 @@ func TestIsEnabledIsBounded(t *testing.T) {
 		t.Error("the other tool is not offered")
 	}
 }
+
+func TestMissingCommaHint(t *testing.T) {
+	src := "return {\n  name = \"X\"\n  prompt = \"p\",\n}\n"
+	_, diags := loadLua(t, src)
+	if d, ok := findDiag(diags, SeverityError, "(is a comma missing at the end of line 2?)"); !ok || d.Line != 3 {
+		t.Errorf("no comma hint at line 3:\n%s", diagText(diags))
+	}
+	// No hint where a comma is not the problem.
+	_, diags = loadLua(t, "return {\n  name = \"X\",\n  prompt = = 1,\n}\n")
+	if _, ok := findDiag(diags, SeverityError, "comma"); ok {
+		t.Errorf("a comma hint for another mistake:\n%s", diagText(diags))
+	}
+}
