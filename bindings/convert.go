@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -25,10 +26,23 @@ func (e *ConversionError) Error() string { return e.Path + ": " + e.Reason }
 // map[string]any, json.Number) to Lua. JSON null becomes json.null; arrays carry the
 // array marker so that an empty array stays an array on the way back.
 func (vm *VM) ToLua(v any) (lua.LValue, error) {
-	return vm.toLua(v, "$", 0)
+	lv, err := vm.toLua(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	return lv, nil
 }
 
-func (vm *VM) toLua(v any, path string, depth int) (lua.LValue, error) {
+// under places an error found in a child value under its parent's key or index:
+// paths are built only for errors, on the way back up.
+func (e *ConversionError) under(parent string) *ConversionError {
+	e.Path = parent + strings.TrimPrefix(e.Path, "$")
+	return e
+}
+
+// toLua converts v, reporting errors with paths relative to v ("$").
+func (vm *VM) toLua(v any, depth int) (lua.LValue, *ConversionError) {
+	const path = "$"
 	switch v.(type) {
 	case []any, map[string]any:
 		// Depth counts containers only, as FromLua does.
@@ -55,15 +69,15 @@ func (vm *VM) toLua(v any, path string, depth int) (lua.LValue, error) {
 	case json.Number:
 		f, err := jsonvalue.Normalize(x, path)
 		if err != nil {
-			return nil, err
+			return nil, &ConversionError{path, strings.TrimPrefix(err.Error(), path+": ")}
 		}
 		return lua.LNumber(f.(float64)), nil
 	case []any:
 		t := vm.L.CreateTable(len(x), 0)
 		for i, e := range x {
-			lv, err := vm.toLua(e, jsonvalue.JoinIndex(path, i), depth+1)
+			lv, err := vm.toLua(e, depth+1)
 			if err != nil {
-				return nil, err
+				return nil, err.under(jsonvalue.JoinIndex(path, i))
 			}
 			t.RawSetInt(i+1, lv)
 		}
@@ -72,9 +86,9 @@ func (vm *VM) toLua(v any, path string, depth int) (lua.LValue, error) {
 	case map[string]any:
 		t := vm.L.CreateTable(0, len(x))
 		for k, e := range x {
-			lv, err := vm.toLua(e, jsonvalue.JoinKey(path, k), depth+1)
+			lv, err := vm.toLua(e, depth+1)
 			if err != nil {
-				return nil, err
+				return nil, err.under(jsonvalue.JoinKey(path, k))
 			}
 			t.RawSetString(k, lv)
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +50,14 @@ type Watchdog struct {
 	// pools are the pools whose idle states are dropped under memory pressure: a
 	// state keeps what its tool file's locals hold between calls.
 	pools map[*Pool]struct{}
+
+	// liveCheckedAt (nanoseconds of the monotonic clock since the watchdog was made)
+	// and liveOver cache the last reading of the live heap for the check at the start
+	// of a call: it changes only when a collection completes, and reading it costs
+	// more than a small call.
+	start         time.Time
+	liveCheckedAt atomic.Int64
+	liveOver      atomic.Bool
 }
 
 type watchedCall struct{ cancel context.CancelCauseFunc }
@@ -58,7 +67,9 @@ const DefaultWatchInterval = 5 * time.Millisecond
 
 // NewWatchdog returns a watchdog for a heap budget in bytes.
 func NewWatchdog(budget uint64) *Watchdog {
-	return &Watchdog{budget: budget, interval: DefaultWatchInterval, calls: map[*watchedCall]struct{}{}, pools: map[*Pool]struct{}{}}
+	w := &Watchdog{budget: budget, interval: DefaultWatchInterval, calls: map[*watchedCall]struct{}{}, pools: map[*Pool]struct{}{}, start: time.Now()}
+	w.liveCheckedAt.Store(-int64(time.Hour))
+	return w
 }
 
 // Budget returns the budget in bytes.
@@ -73,11 +84,10 @@ func (w *Watchdog) watch(ctx context.Context) (context.Context, func()) {
 	// cache). The call fails, so that its state is dropped and the memory with it.
 	// (The live heap is the last collection's: after states were dropped, collect
 	// again to see whether it still is.)
-	live := []metrics.Sample{{Name: liveHeapMetric}}
-	if metrics.Read(live); live[0].Value.Uint64() > w.budget {
+	if w.liveHeapOver(false) {
 		w.relieve()
 		collect()
-		if metrics.Read(live); live[0].Value.Uint64() > w.budget {
+		if w.liveHeapOver(true) {
 			cancel(ErrMemoryLimit)
 			return ctx, func() {}
 		}
@@ -97,6 +107,22 @@ func (w *Watchdog) watch(ctx context.Context) (context.Context, func()) {
 		w.mu.Unlock()
 		cancel(nil)
 	}
+}
+
+// liveHeapOver reports whether the live heap found by the last collection is over the
+// budget: read afresh when fresh is set or the last reading is older than the
+// sampling interval, otherwise the cached answer.
+func (w *Watchdog) liveHeapOver(fresh bool) bool {
+	now := int64(time.Since(w.start))
+	if !fresh && now-w.liveCheckedAt.Load() < int64(w.interval) {
+		return w.liveOver.Load()
+	}
+	live := []metrics.Sample{{Name: liveHeapMetric}}
+	metrics.Read(live)
+	over := live[0].Value.Uint64() > w.budget
+	w.liveOver.Store(over)
+	w.liveCheckedAt.Store(now)
+	return over
 }
 
 // loop samples the heap until no call is watched.

@@ -36,7 +36,7 @@ func BenchmarkPipeline(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := eng.Call(ctx, use)
-		out, err := json.Marshal(r.Block)
+		out, err := r.Block.MarshalJSON()
 		if err != nil || r.Block.IsError {
 			b.Fatal(string(out), err)
 		}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -50,5 +52,36 @@ func TestInputTooDeep(t *testing.T) {
 	r := call(e, bg, "Echo", `{"n": 1, "list": [[[[[1]]]]]}`)
 	if r.Stage != StageInput || !strings.Contains(r.Block.Content.String(), "nests 6 levels deep; at most 4 are allowed") {
 		t.Errorf("stage %s, %q", r.Stage, r.Block.Content.String())
+	}
+}
+
+// TestResultBlockJSON: through json.Marshal, the hand-written encoding equals
+// encoding/json's of the same fields, for text, blocks, errors and awkward strings.
+func TestResultBlockJSON(t *testing.T) {
+	type plain struct {
+		Type      string  `json:"type"`
+		ToolUseID string  `json:"tool_use_id"`
+		Content   Content `json:"content"`
+		IsError   bool    `json:"is_error"`
+	}
+	for _, b := range []ResultBlock{
+		{Type: "tool_result", ToolUseID: "toolu_1", Content: Text("<tool_use_error>a & b \"q\"\n\u2028</tool_use_error>"), IsError: true},
+		{Type: "tool_result", ToolUseID: "id \x01", Content: Content{{Type: "text", Text: "one"}, {Type: "image", Source: map[string]any{"type": "base64", "data": "AAAA"}}}},
+		{Type: "tool_result", ToolUseID: "toolu_2"},
+	} {
+		got, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(plain(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("\n got %s\nwant %s", got, want)
+		}
+		if direct, _ := b.MarshalJSON(); !json.Valid(direct) {
+			t.Errorf("MarshalJSON gave invalid JSON: %s", direct)
+		}
 	}
 }

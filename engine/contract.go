@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,7 +41,8 @@ type ToolDef struct {
 	// Hints are what the tool declares about every call whatever its input, offered
 	// to MCP clients as annotations. A Lua tool's plain-value isReadOnly,
 	// isDestructive and isOpenWorld members (not functions) and its isIdempotent
-	// member fill them.
+	// member fill them. Where IsReadOnly, IsDestructive or IsOpenWorld is nil, the
+	// matching hint is also the engine's answer (asked without a Lua call).
 	Hints Hints
 
 	Prompt                func(ctx context.Context, opts PromptOptions) (string, error)
@@ -172,7 +174,7 @@ func (c Content) String() string {
 // APIs accept and the original system sends; anything else as an array of blocks.
 func (c Content) MarshalJSON() ([]byte, error) {
 	if len(c) == 1 && c[0].Type == "text" {
-		return jsonvalue.Encode(c[0].Text)
+		return jsonvalue.AppendString(nil, c[0].Text), nil
 	}
 	if c == nil {
 		return []byte(`""`), nil
@@ -208,6 +210,25 @@ type ResultBlock struct {
 	ToolUseID string  `json:"tool_use_id"`
 	Content   Content `json:"content"`
 	IsError   bool    `json:"is_error"`
+}
+
+// MarshalJSON writes the block as the struct's fields say, without reflection: it is
+// written once for every call.
+func (b ResultBlock) MarshalJSON() ([]byte, error) {
+	content, err := b.Content.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(content)+len(b.ToolUseID)+64)
+	out = append(out, `{"type":`...)
+	out = jsonvalue.AppendString(out, b.Type)
+	out = append(out, `,"tool_use_id":`...)
+	out = jsonvalue.AppendString(out, b.ToolUseID)
+	out = append(out, `,"content":`...)
+	out = append(out, content...)
+	out = append(out, `,"is_error":`...)
+	out = strconv.AppendBool(out, b.IsError)
+	return append(out, '}'), nil
 }
 
 // CallContext is what a tool's ValidateInput, CheckPermissions and Call see of the

@@ -206,9 +206,10 @@ func (t *Tool) enabled(ctx context.Context) (bool, error) {
 	return t.def.IsEnabled(ctx)
 }
 
-// IsReadOnly reports whether the call changes nothing; false when absent or on error.
+// IsReadOnly reports whether the call changes nothing; the hint when there is no
+// function, false when absent or on error.
 func (t *Tool) IsReadOnly(ctx context.Context, input map[string]any) bool {
-	return boolOr(t.def.IsReadOnly, ctx, input, false, false)
+	return boolOr(t.def.IsReadOnly, ctx, input, hint(t.def.Hints.ReadOnly), false)
 }
 
 // IsConcurrencySafe reports whether the call may run beside others; false when absent or on error.
@@ -216,15 +217,20 @@ func (t *Tool) IsConcurrencySafe(ctx context.Context, input map[string]any) bool
 	return boolOr(t.def.IsConcurrencySafe, ctx, input, false, false)
 }
 
-// IsDestructive reports whether the call may destroy data; false when absent, true on error.
+// IsDestructive reports whether the call may destroy data; the hint when there is no
+// function, false when absent, true on error.
 func (t *Tool) IsDestructive(ctx context.Context, input map[string]any) bool {
-	return boolOr(t.def.IsDestructive, ctx, input, false, true)
+	return boolOr(t.def.IsDestructive, ctx, input, hint(t.def.Hints.Destructive), true)
 }
 
-// IsOpenWorld reports whether the call reaches outside the host; false when absent, true on error.
+// IsOpenWorld reports whether the call reaches outside the host; the hint when there
+// is no function, false when absent, true on error.
 func (t *Tool) IsOpenWorld(ctx context.Context, input map[string]any) bool {
-	return boolOr(t.def.IsOpenWorld, ctx, input, false, true)
+	return boolOr(t.def.IsOpenWorld, ctx, input, hint(t.def.Hints.OpenWorld), true)
 }
+
+// hint is a declared hint's value; false when undeclared.
+func hint(b *bool) bool { return b != nil && *b }
 
 // InterruptBehavior returns "cancel" or "block"; "block" when absent, on error or for
 // any other answer.

@@ -245,9 +245,9 @@ func fileStateFromLua(L *lua.LState, entry *lua.LTable) FileState {
 func (c *luaContext) bind(cc *CallContext) {
 	c.cc = cc
 	t := c.table
-	t.RawSetString("toolUseId", lua.LString(cc.ToolUseID))
-	t.RawSetString("cwd", lua.LString(cc.Cwd))
-	t.RawSetString("mode", lua.LString(string(cc.Mode)))
+	c.setString("toolUseId", cc.ToolUseID)
+	c.setString("cwd", cc.Cwd)
+	c.setString("mode", string(cc.Mode))
 	c.setList("roots", cc.Roots)
 	c.setList("tools", cc.Tools)
 	if cc.Deadline.IsZero() {
@@ -255,6 +255,15 @@ func (c *luaContext) bind(cc *CallContext) {
 	} else {
 		t.RawSetString("deadline", lua.LNumber(float64(cc.Deadline.UnixMilli())/1000))
 	}
+}
+
+// setString sets field name to s unless it holds s already (boxing a string for Lua
+// allocates).
+func (c *luaContext) setString(name, s string) {
+	if cur, ok := c.table.RawGetString(name).(lua.LString); ok && string(cur) == s {
+		return
+	}
+	c.table.RawSetString(name, lua.LString(s))
 }
 
 // setList sets field name to a list of ss, reusing the list already there when a
@@ -267,18 +276,16 @@ func (c *luaContext) setList(name string, ss []string) {
 	c.table.RawSetString(name, lv)
 }
 
+// listEquals compares a list the context set (scripts cannot change it: ctx is
+// read-only) with ss.
 func listEquals(t *lua.LTable, ss []string) bool {
 	if t.Len() != len(ss) {
 		return false
 	}
-	n := 0
-	equal := true
-	t.ForEach(func(_, v lua.LValue) { n++ })
 	for i, s := range ss {
 		if v, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(v) != s {
-			equal = false
-			break
+			return false
 		}
 	}
-	return equal && n == len(ss)
+	return true
 }

@@ -19,10 +19,12 @@ func (lt *luaTool) defineFunctions(def *ToolDef, get func(string) lua.LValue) {
 	def.Description = lt.stringMember(get, "description", true)
 	def.UserFacingName = lt.stringMember(get, "userFacingName", false)
 	def.IsEnabled = lt.enabledMember(get("isEnabled"))
-	def.IsReadOnly = lt.boolMember(get, "isReadOnly")
+	// Plain-value isReadOnly, isDestructive and isOpenWorld are def.Hints (see
+	// LoadLua), which answer for them: only functions become functions.
+	def.IsReadOnly = lt.funcOnly(get, "isReadOnly")
 	def.IsConcurrencySafe = lt.boolMember(get, "isConcurrencySafe")
-	def.IsDestructive = lt.boolMember(get, "isDestructive")
-	def.IsOpenWorld = lt.boolMember(get, "isOpenWorld")
+	def.IsDestructive = lt.funcOnly(get, "isDestructive")
+	def.IsOpenWorld = lt.funcOnly(get, "isOpenWorld")
 	def.InterruptBehavior = lt.behaviorMember(get("interruptBehavior"))
 	if get("validateInput") != lua.LNil {
 		def.ValidateInput = lt.validateInput
@@ -154,6 +156,15 @@ func (lt *luaTool) boolMember(get func(string) lua.LValue, name string) func(con
 	default:
 		return wrongKind[bool](name, v)
 	}
+}
+
+// funcOnly is boolMember for a member whose plain value is a hint: nil for a plain
+// boolean, which Hints holds.
+func (lt *luaTool) funcOnly(get func(string) lua.LValue, name string) func(context.Context, map[string]any) (bool, error) {
+	if _, ok := get(name).(lua.LBool); ok {
+		return nil
+	}
+	return lt.boolMember(get, name)
 }
 
 func (lt *luaTool) enabledMember(v lua.LValue) func(context.Context) (bool, error) {

@@ -239,6 +239,9 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 // change anything; an isReadOnly that fails or hangs means not read-only). It has its
 // own bound, so that a hanging isReadOnly does not spend the call's deadline.
 func (e *Engine) readOnly(ctx context.Context, t *Tool, input map[string]any) bool {
+	if t.def.IsReadOnly == nil { // a declared answer, not code
+		return t.IsReadOnly(ctx, input)
+	}
 	bounded, cancel := context.WithTimeout(ctx, min(e.opts.Timeout, e.opts.Limits.WithDefaults().InitTimeout))
 	defer cancel()
 	return t.IsReadOnly(bounded, input)

@@ -28,6 +28,9 @@ var printer = message.NewPrinter(language.English)
 // A Schema is a compiled JSON Schema. It is immutable and safe for concurrent use.
 type Schema struct {
 	compiled *jsonschema.Schema
+	// fast is the plan of Prepare's fast path (fastschema.go); nil for schemas that
+	// have none.
+	fast *objectPlan
 }
 
 // CompileSchema compiles a tool's input schema: any JSON Schema (draft 2020-12 unless
@@ -78,7 +81,7 @@ func compileAnySchema(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, errors.New(cleanSchemaError(err))
 	}
-	return &Schema{compiled: s}, nil
+	return &Schema{compiled: s, fast: newObjectPlan(doc)}, nil
 }
 
 // cleanSchemaError words a compile error without the internal URL.
@@ -136,6 +139,9 @@ func (e *ValidationError) Error() string { return strings.Join(e.Problems, "\n")
 // an integer or a boolean; absent properties with a default get it; then the result is
 // validated. input is modified in place and returned.
 func (s *Schema) Prepare(input map[string]any) (map[string]any, error) {
+	if s.fast != nil && s.fast.prepare(input) {
+		return input, nil
+	}
 	coerce(s.compiled, input, 0)
 	if err := s.Validate(input); err != nil {
 		return nil, err

@@ -22,6 +22,9 @@ const MaxSafeInteger = 1 << 53
 
 // Decode parses one JSON document into the value model.
 func Decode(data []byte) (any, error) {
+	if v, ok := decodeFast(data); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

@@ -1,0 +1,75 @@
+package jsonvalue
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+)
+
+// decodeGeneral is Decode without the fast path.
+func decodeGeneral(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return Normalize(v, "$")
+}
+
+var fastCases = []string{
+	`{}`, `[]`, `{"text":"hello"}`, ` { "a" : [1, 2.5, -0, 1e3, -1.5E-2, true, false, null] } `,
+	`"plain"`, `"esc \" \\ \/ \b \f \n \r \t \u00e9 \u20ac \ud83d\ude00"`, `"naïve ☃"`,
+	`9007199254740992`, `-9007199254740992`, `9007199254740993`, `1e400`, `01`, `1.`, `.5`, `-`, `+1`,
+	`{"a":1,"a":2}`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `tru`, `nul`, `"\ud800"`, `"\ud800x"`,
+	`"\udc00\ud800"`, "\"\xff\"", "\"ctl\x01\"", `"\x"`, `"\u12"`, `{"k":"v"} x`, ``, `   `, `[[[[]]]]`,
+	`{"nested":{"deep":{"list":[{"x":"y"}]}}}`, `123`, `-0.0`, `1E+2`, `"\u0000"`,
+}
+
+// TestDecodeFastAgrees: whatever the fast path accepts, the general path decodes to
+// the same value; and Decode agrees with the general path everywhere.
+func TestDecodeFastAgrees(t *testing.T) {
+	for _, c := range fastCases {
+		checkAgreement(t, []byte(c))
+	}
+}
+
+func checkAgreement(t *testing.T, data []byte) {
+	t.Helper()
+	want, wantErr := decodeGeneral(data)
+	if fast, ok := decodeFast(data); ok && (wantErr != nil || !reflect.DeepEqual(fast, want)) {
+		t.Errorf("%q: fast path gave %#v, general %#v (%v)", data, fast, want, wantErr)
+	}
+	got, err := Decode(data)
+	if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !reflect.DeepEqual(got, want) {
+		t.Errorf("%q: Decode = %#v, %v; general %#v, %v", data, got, err, want, wantErr)
+	}
+}
+
+func FuzzDecodeFast(f *testing.F) {
+	for _, c := range fastCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkAgreement(t, data) })
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a & b>", "quote \" back \\ slash", "\b\f\n\r\t\x00\x01\x1f\x7f", "é€😀", "\u2028\u2029", "\xff\xfe bad", "a\xe2\x82"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("AppendString(%q) = %s, Encode gives %s", s, got, want)
+		}
+	})
+}
