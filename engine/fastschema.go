@@ -36,6 +36,7 @@ type scalarPlan struct {
 	name     string
 	types    typeSet
 	coerce   []string // the type names, for coerceString; nil when a string is allowed
+	hasEnum  bool     // an enum, possibly empty (which nothing satisfies)
 	enum     []any
 	min, max *float64
 	xmin     *float64 // exclusiveMinimum
@@ -144,7 +145,8 @@ func newScalarPlan(name string, v any) (scalarPlan, bool) {
 	}
 	switch t := s["type"].(type) {
 	case nil:
-		return sp, false // untyped: it may hold objects and arrays
+		// Untyped: any value, of which the plan accepts scalars (objects and arrays
+		// take the general path).
 	case string:
 		if typeNames[t] == 0 {
 			return sp, false
@@ -199,6 +201,7 @@ func newScalarPlan(name string, v any) (scalarPlan, bool) {
 		if !ok {
 			return sp, false
 		}
+		sp.hasEnum = true
 		for _, x := range list {
 			x, ok := scalarValue(x)
 			if !ok {
@@ -307,7 +310,7 @@ func (sp *scalarPlan) accepts(v any) bool {
 	default:
 		return false
 	}
-	if sp.enum != nil {
+	if sp.hasEnum {
 		for _, e := range sp.enum {
 			if e == v {
 				return true
