@@ -103,7 +103,8 @@ type luaTool struct {
 // LoadLua turns one Lua source file into a ToolDef. The lifecycle:
 //
 //  1. compile the source once (size limit first, then syntax);
-//  2. run the main chunk on a new state of the tool's pool;
+//  2. run the main chunk on a new state (which is closed afterwards: the tool's pool
+//     builds states when calls come);
 //  3. check the contract: the chunk returned a table, every key is a known member
 //     (or starts with _), every member is of a kind it may be, the required ones are
 //     there;
@@ -128,7 +129,10 @@ func LoadLua(file string, src []byte, cfg LuaConfig) (ToolDef, []Diagnostic) {
 		pool.Close()
 		return ToolDef{}, []Diagnostic{scriptDiagnostic(file, err)}
 	}
-	defer pool.Put(vm)
+	// The state that ran the chunk to read the tool is not kept: a tool set holds no
+	// Lua state until a tool is called (a state is about 100 KB, and most of a large
+	// set is never called in a session). The first call builds one.
+	defer vm.Close()
 	lt := &luaTool{file: file, pool: pool, gate: cfg.Gate}
 	def, diags := lt.define(vm, src)
 	if HasErrors(diags) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -86,4 +87,43 @@ func BenchmarkRescan100Unchanged(b *testing.B) {
 	for b.Loop() {
 		eng.Refresh()
 	}
+}
+
+// BenchmarkLoad1000Tools measures loading a directory of 1000 tool files into a new
+// engine (compiling each, running its main chunk on its first pooled state, checking
+// the contract, compiling the schemas), and the memory the loaded set holds: the live
+// heap after a collection, per tool (its compiled program and its idle pooled state)
+// and in all.
+func BenchmarkLoad1000Tools(b *testing.B) {
+	const n = 1000
+	dir := b.TempDir()
+	for i := 0; i < n; i++ {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%04d.lua", i)), versionedTool(fmt.Sprintf("T%04d", i), 0), 0o644)
+	}
+	var heapPerTool, heapTotal float64
+	for b.Loop() {
+		b.StopTimer()
+		before := liveHeap()
+		b.StartTimer()
+		eng, _ := engine.New(engine.Options{})
+		if d := eng.Load(engine.DirSource(dir)); engine.HasErrors(d) || len(eng.Registry().Names()) != n {
+			b.Fatalf("loaded %d tools: %v", len(eng.Registry().Names()), d)
+		}
+		b.StopTimer()
+		after := liveHeap()
+		heapTotal = float64(after) / (1 << 20)
+		heapPerTool = float64(after-before) / n / 1024
+		runtime.KeepAlive(eng)
+		b.StartTimer()
+	}
+	b.ReportMetric(heapPerTool, "KB/tool")
+	b.ReportMetric(heapTotal, "MB-heap")
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
