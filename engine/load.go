@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // EventKind says what changed in the tool set.
@@ -204,6 +207,17 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 		}
 		return changed, retired, nil
 	}
+	// Read and hash every tool file, then load the new and changed ones side by side
+	// (compiling and running a file is independent of the others), then record the
+	// outcomes in directory order, so that events and diagnostics come in that order.
+	type pending struct {
+		name string
+		data []byte
+		hash [sha256.Size]byte
+		tool *Tool
+		diag []Diagnostic
+	}
+	var work []*pending
 	seen := map[string]bool{}
 	for _, ent := range entries {
 		name := ent.Name()
@@ -216,26 +230,31 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 			continue
 		}
 		seen[name] = true
-		f := s.files[name]
 		hash := sha256.Sum256(data)
-		if f != nil && f.hash == hash {
+		if f := s.files[name]; f != nil && f.hash == hash {
 			continue
 		}
+		work = append(work, &pending{name: name, data: data, hash: hash})
+	}
+	parallel(len(work), func(i int) {
+		w := work[i]
+		w.tool, w.diag = e.loadFile(path.Join(s.src.Name, w.name), w.data)
+	})
+	for _, w := range work {
+		f := s.files[w.name]
 		if f == nil {
 			f = &fileState{}
-			s.files[name] = f
+			s.files[w.name] = f
 		}
-		file := path.Join(s.src.Name, name)
-		t, diags := e.loadFile(file, data)
-		f.hash, f.diags, changed = hash, diags, true
-		if t == nil {
-			events = append(events, Event{Kind: LoadFailed, File: file, Diagnostics: diags})
+		f.hash, f.diags, changed = w.hash, w.diag, true
+		if w.tool == nil {
+			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, w.name), Diagnostics: w.diag})
 			continue
 		}
 		if f.tool != nil {
 			retired = append(retired, f.tool)
 		}
-		f.tool = t
+		f.tool = w.tool
 	}
 	for name, f := range s.files {
 		if !seen[name] {
@@ -247,6 +266,27 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 		}
 	}
 	return changed, retired, events
+}
+
+// parallel runs fn(0) ... fn(n-1) on up to GOMAXPROCS goroutines and waits for them.
+func parallel(n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // assemble builds the snapshot from the Go-native tools and the sources' last good

@@ -1,0 +1,28 @@
+package scripts_test
+
+import (
+	"testing"
+
+	"github.com/luatool/luatool/builtin"
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/scripts"
+)
+
+// BenchmarkLoadStandardTools measures what every CLI command does before anything
+// else: building an engine and loading the embedded standard tools.
+func BenchmarkLoadStandardTools(b *testing.B) {
+	root := b.TempDir()
+	for b.Loop() {
+		mods, err := builtin.Standard([]string{root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		eng, err := engine.New(engine.Options{Modules: mods, Roots: []string{root}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if d := eng.Load(engine.Source{Name: "<embedded>", FS: scripts.Tools()}); engine.HasErrors(d) {
+			b.Fatal(d)
+		}
+	}
+}
