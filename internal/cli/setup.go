@@ -135,7 +135,11 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		os.Remove(results)
 		return nil, err
 	}
-	return &session{eng: eng, diags: eng.Load(srcs...), results: results}, nil
+	diags := eng.Load(srcs...)
+	if a.normalGC != nil {
+		a.normalGC()
+	}
+	return &session{eng: eng, diags: diags, results: results}, nil
 }
 
 // permissions reads the settings files (user, project at root, --settings) and the
