@@ -153,7 +153,7 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 		if !st.IsDir() {
 			return newOpError(codeNotDir, "%s is not a directory", loc.abs)
 		}
-		w := &walker{ctx: contextOf(L), fsys: r.FS(), start: loc.name, hidden: hiddenBelow(L, loc),
+		w := &walker{ctx: contextOf(L), fsys: r.FS(), root: r, start: loc.name, hidden: hiddenBelow(L, loc),
 			file: func(rel string, d fs.DirEntry, _ bool) error {
 				if !q.match(rel) {
 					return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
@@ -306,10 +307,11 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 		if err != nil {
 			return err
 		}
-		fsys := r.FS()
 		switch {
 		case st.Mode().IsRegular():
-			data, err := readText(fsys, loc.name)
+			tr := &textReader{root: r}
+			defer tr.close()
+			data, err := tr.read(loc.name)
 			if err != nil {
 				return err
 			}
@@ -323,7 +325,7 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 			return nil
 		case st.IsDir():
 			q.hidden = hiddenBelow(L, loc)
-			hits, err = q.searchTree(ctx, fsys, loc)
+			hits, err = q.searchTree(ctx, r, loc)
 			return err
 		default:
 			return newOpError(codeNotFile, "%s is not a regular file or a directory", loc.abs)
@@ -337,7 +339,8 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 }
 
 // searchTree walks the directory of loc and searches the files it wants, in parallel.
-func (q *grepQuery) searchTree(ctx context.Context, fsys fs.FS, loc location) ([]fileHit, error) {
+func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([]fileHit, error) {
+	fsys := r.FS()
 	type job struct {
 		rel string
 		d   fs.DirEntry
@@ -352,11 +355,13 @@ func (q *grepQuery) searchTree(ctx context.Context, fsys fs.FS, loc location) ([
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			tr := &textReader{root: r}
+			defer tr.close()
 			for j := range jobs {
 				if ctx.Err() != nil {
 					continue
 				}
-				data, err := readText(fsys, joinName(loc.name, j.rel))
+				data, err := tr.read(joinName(loc.name, j.rel))
 				if err != nil {
 					continue // unreadable: skipped, as ripgrep skips it after a warning
 				}
@@ -374,7 +379,7 @@ func (q *grepQuery) searchTree(ctx context.Context, fsys fs.FS, loc location) ([
 			}
 		}()
 	}
-	w := &walker{ctx: ctx, fsys: fsys, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
+	w := &walker{ctx: ctx, fsys: fsys, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
 		file: func(rel string, d fs.DirEntry, ignored bool) error {
 			if q.filter.wants(rel, ignored) {
 				jobs <- job{rel, d}
@@ -390,30 +395,77 @@ func (q *grepQuery) searchTree(ctx context.Context, fsys fs.FS, loc location) ([
 	return hits, err
 }
 
-// readText reads a file unless it is binary: a NUL byte in its first 8 KB gives nil
-// data, having read no more than those.
-func readText(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
+// A textReader reads text files for a search: one buffer serves every file (the
+// content returned is valid until the next read; results copy what they keep), and
+// files of one directory in a row are opened through one handle on that directory,
+// one system call each instead of one a path component. A file the directory
+// handle cannot open (a symbolic link leading out of it) is opened through the root,
+// which decides as it always does.
+type textReader struct {
+	root    *os.Root
+	buf     []byte
+	dir     string
+	dirRoot *os.Root
+}
+
+func (tr *textReader) open(name string) (*os.File, error) {
+	dir, base := path.Dir(name), path.Base(name)
+	if dir != tr.dir || tr.dirRoot == nil {
+		tr.close()
+		tr.dir = dir
+		tr.dirRoot, _ = tr.root.OpenRoot(dir)
+	}
+	if tr.dirRoot != nil {
+		if f, err := tr.dirRoot.Open(base); err == nil {
+			return f, nil
+		}
+	}
+	return tr.root.Open(name)
+}
+
+// close releases the directory handle.
+func (tr *textReader) close() {
+	if tr.dirRoot != nil {
+		tr.dirRoot.Close()
+		tr.dirRoot = nil
+	}
+}
+
+// read reads a file unless it is binary: a NUL byte in its first 8 KB gives nil data,
+// having read no more than those.
+func (tr *textReader) read(name string) ([]byte, error) {
+	f, err := tr.open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	head := make([]byte, binaryPrefix)
-	n, err := io.ReadFull(f, head)
-	head = head[:n]
+	if cap(tr.buf) < binaryPrefix {
+		tr.buf = make([]byte, 0, 64<<10)
+	}
+	n, err := io.ReadFull(f, tr.buf[:binaryPrefix])
+	data := tr.buf[:n]
 	switch {
-	case bytes.IndexByte(head, 0) >= 0:
+	case bytes.IndexByte(data, 0) >= 0:
 		return nil, nil
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return head, nil
+		return data, nil
 	case err != nil:
 		return nil, err
 	}
-	rest, err := io.ReadAll(f)
-	if err != nil {
-		return nil, err
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			tr.buf = data[:0]
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return append(head, rest...), nil
 }
 
 // searchFile searches one text file's content; ok is false when nothing matched.

@@ -153,7 +153,12 @@ func TestWalkCancelled(t *testing.T) {
 	q := &grepQuery{mode: modeFiles, re: regexp.MustCompile("needle")}
 	done, stop := context.WithCancel(context.Background())
 	stop()
-	hits, err := q.searchTree(done, os.DirFS(dir), location{abs: dir, dir: dir, name: "."})
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	hits, err := q.searchTree(done, root, location{abs: dir, dir: dir, name: "."})
 	if !errors.As(err, &oe) || oe.code != codeCancelled || len(hits) != 0 {
 		t.Errorf("search after cancel: %d hits, err %v", len(hits), err)
 	}

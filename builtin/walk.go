@@ -3,8 +3,10 @@ package builtin
 import (
 	"context"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -28,6 +30,9 @@ func isVCSDir(name string) bool {
 type walker struct {
 	ctx  context.Context
 	fsys fs.FS
+	// root, if set, is the root fsys reads: directories are then read through a
+	// handle on their parent, one system call each instead of one a path component.
+	root *os.Root
 	// start is the directory walked, slash-separated inside the root.
 	start string
 	// ignore makes the walk skip directories that ignore files exclude, and tells
@@ -58,10 +63,43 @@ func (w *walker) walk() error {
 	if err != nil {
 		return err
 	}
-	return w.walkEntries(w.start, entries, stack)
+	var handle *os.Root
+	if w.root != nil {
+		if handle, err = w.root.OpenRoot(w.start); err == nil {
+			defer handle.Close()
+		}
+	}
+	return w.walkEntries(w.start, entries, stack, handle)
 }
 
-func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStack) error {
+// readDir reads directory name, whose parent's handle is parent (nil when there is
+// none), and returns its entries sorted by name and a handle on it (nil when none
+// could be opened; the caller closes it).
+func (w *walker) readDir(parent *os.Root, name string) ([]fs.DirEntry, *os.Root, error) {
+	if parent != nil {
+		if r, err := parent.OpenRoot(path.Base(name)); err == nil {
+			if entries, err := readRootDir(r); err == nil {
+				return entries, r, nil
+			}
+			r.Close()
+		}
+	}
+	entries, err := fs.ReadDir(w.fsys, name)
+	return entries, nil, err
+}
+
+func readRootDir(r *os.Root) ([]fs.DirEntry, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStack, handle *os.Root) error {
 	if w.ignore {
 		stack = stack.with(w.fsys, dir, entries)
 	}
@@ -76,11 +114,15 @@ func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStac
 			if isVCSDir(e.Name()) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
 				continue
 			}
-			sub, err := fs.ReadDir(w.fsys, name)
+			sub, subHandle, err := w.readDir(handle, name)
 			if err != nil {
 				continue
 			}
-			if err := w.walkEntries(name, sub, stack); err != nil {
+			err = w.walkEntries(name, sub, stack, subHandle)
+			if subHandle != nil {
+				subHandle.Close()
+			}
+			if err != nil {
 				return err
 			}
 		case e.Type().IsRegular():
