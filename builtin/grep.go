@@ -120,7 +120,7 @@ const (
 type grepQuery struct {
 	mode      grepMode
 	re        *regexp.Regexp
-	literal   []byte // every match starts with it: a cheap test before matching line by line
+	literal   []byte // every match contains it: a cheap test of a file before matching line by line
 	multiline bool
 	before    int
 	after     int
@@ -230,6 +230,40 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 	return re, nil
 }
 
+// requiredLiteral returns the longest piece of text every match of re contains (a
+// literal that the expression concatenates, case-sensitive), or nil: files without
+// it are skipped without running the expression, as ripgrep does with inner
+// literals. "func \w+\(ctx context\.Context" gives "(ctx context.Context".
+func requiredLiteral(re *regexp.Regexp) []byte {
+	prefix, _ := re.LiteralPrefix()
+	best := prefix
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return []byte(best)
+	}
+	tree = tree.Simplify()
+	var visit func(t *syntax.Regexp)
+	visit = func(t *syntax.Regexp) {
+		switch t.Op {
+		case syntax.OpLiteral:
+			if t.Flags&syntax.FoldCase == 0 && len(string(t.Rune)) > len(best) {
+				best = string(t.Rune)
+			}
+		case syntax.OpConcat:
+			for _, sub := range t.Sub {
+				visit(sub)
+			}
+		case syntax.OpCapture, syntax.OpPlus: // once at least
+			visit(t.Sub[0])
+		}
+	}
+	visit(tree)
+	if best == "" {
+		return nil
+	}
+	return []byte(best)
+}
+
 func hasLiteralNewline(pattern string) bool {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
@@ -267,9 +301,7 @@ func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir st
 	if q.re, err = compilePattern(pattern, ignoreCase, q.multiline); err != nil {
 		return nil, "", err
 	}
-	if prefix, _ := q.re.LiteralPrefix(); prefix != "" {
-		q.literal = []byte(prefix)
-	}
+	q.literal = requiredLiteral(q.re)
 	if q.filter, err = parseFilter(globs, typ); err != nil {
 		return nil, "", err
 	}
