@@ -104,20 +104,28 @@ func (p *fastParser) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[key] = v
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return m, true
-		default:
-			return nil, false
+		if closed, ok := p.separator('}'); !ok || closed {
+			return m, ok
 		}
 	}
+}
+
+// separator reads what follows a member or element: a comma (more to come) or the
+// closing bracket (closed).
+func (p *fastParser) separator(closing byte) (closed, ok bool) {
+	p.space()
+	if p.i >= len(p.data) {
+		return false, false
+	}
+	switch p.data[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closing:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
 
 func (p *fastParser) array(depth int) (any, bool) {
@@ -134,18 +142,8 @@ func (p *fastParser) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return a, true
-		default:
-			return nil, false
+		if closed, ok := p.separator(']'); !ok || closed {
+			return a, ok
 		}
 	}
 }

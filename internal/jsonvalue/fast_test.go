@@ -2,26 +2,9 @@ package jsonvalue
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
 	"reflect"
 	"testing"
 )
-
-// decodeGeneral is Decode without the fast path.
-func decodeGeneral(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	return Normalize(v, "$")
-}
 
 var fastCases = []string{
 	`{}`, `[]`, `{"text":"hello"}`, ` { "a" : [1, 2.5, -0, 1e3, -1.5E-2, true, false, null] } `,

@@ -25,6 +25,11 @@ func Decode(data []byte) (any, error) {
 	if v, ok := decodeFast(data); ok {
 		return v, nil
 	}
+	return decodeGeneral(data)
+}
+
+// decodeGeneral is Decode by encoding/json, which words every error.
+func decodeGeneral(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
