@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	lua "github.com/yuin/gopher-lua"
@@ -258,7 +259,8 @@ func requiredLiteral(re *regexp.Regexp) []byte {
 		}
 	}
 	visit(tree)
-	if best == "" {
+	if best == "" || strings.ContainsRune(best, utf8.RuneError) {
+		// U+FFFD in a pattern matches any invalid byte: its bytes need not be there.
 		return nil
 	}
 	return []byte(best)

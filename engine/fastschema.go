@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"math"
+	"math/big"
 	"sort"
 	"unicode/utf8"
 )
@@ -212,7 +213,9 @@ func newScalarPlan(name string, v any) (scalarPlan, bool) {
 	}
 	if d, ok := s["default"]; ok {
 		d, ok := scalarValue(d)
-		if !ok {
+		// The general path fills a default and then validates it: a default the
+		// property refuses leaves that to it.
+		if !ok || !sp.accepts(d) {
 			return sp, false
 		}
 		sp.dflt, sp.hasDflt = d, true
@@ -220,14 +223,23 @@ func newScalarPlan(name string, v any) (scalarPlan, bool) {
 	return sp, true
 }
 
-// jsonNumber reads a number of a decoded schema.
+// jsonNumber reads a number of a decoded schema. A number float64 cannot hold
+// exactly is refused: the validator compares exact decimals, and the fast path must
+// never disagree with it.
 func jsonNumber(x any) (float64, bool) {
 	switch n := x.(type) {
 	case json.Number:
 		f, err := n.Float64()
-		return f, err == nil
+		if err != nil {
+			return 0, false
+		}
+		exact, ok := new(big.Rat).SetString(string(n))
+		if !ok || exact.Cmp(new(big.Rat).SetFloat64(f)) != 0 {
+			return 0, false
+		}
+		return f, true
 	case float64:
-		return n, true
+		return n, !math.IsNaN(n) && !math.IsInf(n, 0)
 	}
 	return 0, false
 }
@@ -249,7 +261,7 @@ func scalarValue(x any) (any, bool) {
 // the result is certainly valid. When it is not, the input may already hold
 // coercions and defaults; the general path applies them again to the same effect.
 func (p *objectPlan) prepare(input map[string]any) bool {
-	present := 0
+	known := 0 // keys of input that are declared properties, given or filled
 	for i := range p.props {
 		sp := &p.props[i]
 		v, ok := input[sp.name]
@@ -259,10 +271,11 @@ func (p *objectPlan) prepare(input map[string]any) bool {
 			}
 			if sp.hasDflt {
 				input[sp.name] = sp.dflt
+				known++
 			}
 			continue
 		}
-		present++
+		known++
 		if s, isString := v.(string); isString && sp.coerce != nil {
 			v = coerceString(sp.coerce, s)
 			input[sp.name] = v
@@ -271,7 +284,7 @@ func (p *objectPlan) prepare(input map[string]any) bool {
 			return false
 		}
 	}
-	if p.closed && present != len(input) {
+	if p.closed && known != len(input) {
 		return false
 	}
 	return true

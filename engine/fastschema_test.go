@@ -152,3 +152,45 @@ func TestNoFastPlanForOtherSchemas(t *testing.T) {
 		}
 	}
 }
+
+// Found in review: defaults and inexact numbers.
+func TestFastPathRefusesWhatTheValidatorWould(t *testing.T) {
+	for _, tc := range []struct {
+		schema map[string]any
+		input  map[string]any
+	}{
+		{map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "default": "abc"}}}, map[string]any{}},
+		{map[string]any{"type": "object", "properties": map[string]any{"m": map[string]any{"enum": []any{"a", "b"}, "default": "c"}}}, map[string]any{}},
+		{map[string]any{"type": "object", "properties": map[string]any{
+			"a": map[string]any{"type": "integer", "default": "5"}, "b": map[string]any{"type": "string", "default": "x"}},
+			"required": []any{"b"}}, map[string]any{}},
+		{map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "number", "maximum": json.Number("0.29999999999999999")}}}, map[string]any{"x": 0.3}},
+		{map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"minimum": int64(9007199254740993)}}}, map[string]any{"x": float64(1 << 53)}},
+	} {
+		s, err := CompileSchema(tc.schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := s.Validate(generalPrepared(s, maps.Clone(tc.input)))
+		_, got := s.Prepare(maps.Clone(tc.input))
+		if (want == nil) != (got == nil) {
+			t.Errorf("%v with %v: Prepare error %v, general path %v", tc.schema, tc.input, got, want)
+		}
+	}
+}
+
+func generalPrepared(s *Schema, input map[string]any) map[string]any {
+	coerce(s.compiled, input, 0)
+	return input
+}
+
+func TestFastPathTakesClosedSchemasWithDefaults(t *testing.T) {
+	s, err := CompileSchema(map[string]any{"type": "object", "additionalProperties": false,
+		"properties": map[string]any{"text": map[string]any{"type": "string"}, "n": map[string]any{"type": "integer", "default": 1.0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.fast.prepare(map[string]any{"text": "x"}) {
+		t.Error("a closed schema with an absent defaulted property left the fast path")
+	}
+}

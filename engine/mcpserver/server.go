@@ -217,21 +217,21 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 
 // progress returns the progress hook of a call: nil when the client gave no token.
 // A tool reporting {progress = n, total = m, message = s} sets those fields; any
-// other report counts as one step, with the tool's rendering as message.
+// other report counts one step past the last, with the tool's rendering as message
+// (progress never goes back, as MCP requires).
 func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(engine.ProgressEvent) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return nil
 	}
 	var mu sync.Mutex
-	var step float64
+	var last float64 // progress must increase: a plain report counts one past the last
 	return func(ev engine.ProgressEvent) {
 		mu.Lock()
 		defer mu.Unlock()
-		step++
-		p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: step}
+		p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: last + 1}
 		if m, ok := ev.Data.(map[string]any); ok {
-			if n, ok := number(m["progress"]); ok && n > 0 {
+			if n, ok := number(m["progress"]); ok && n > last {
 				p.Progress = n
 			}
 			if n, ok := number(m["total"]); ok {
@@ -244,6 +244,7 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(en
 				p.Message = t.RenderProgress(ctx, ev.Data)
 			}
 		}
+		last = p.Progress
 		if err := req.Session.NotifyProgress(ctx, p); err != nil {
 			s.log.Debug("progress notification", "error", err)
 		}

@@ -190,3 +190,45 @@ func TestSyncNotifiesListChanges(t *testing.T) {
 func writeFile(dir, name, body string) error {
 	return os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 }
+
+// Progress never goes back: a plain report after an explicit value counts past it.
+func TestProgressIncreases(t *testing.T) {
+	eng, err := engine.New(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Load(engine.Source{Name: "t", FS: fstest.MapFS{"p.lua": {Data: []byte(`return {
+  name = "P", prompt = "p", inputSchema = { type = "object" }, isReadOnly = true,
+  call = function(_, ctx)
+    ctx:progress({ progress = 50, total = 100 })
+    ctx:progress("plain")
+    ctx:progress({ progress = 10 })
+    return "done"
+  end,
+}`)}}})
+	var mu sync.Mutex
+	var got []float64
+	_, session := connect(t, eng, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		got = append(got, req.Params.Progress)
+		mu.Unlock()
+	}})
+	if _, err := session.CallTool(context.Background(), &mcp.CallToolParams{Name: "P", Arguments: map[string]any{}, Meta: mcp.Meta{"progressToken": "t"}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n == 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[0] != 50 || got[1] != 51 || got[2] != 52 {
+		t.Errorf("progress values %v, want [50 51 52]", got)
+	}
+}

@@ -59,6 +59,17 @@ func (d *display) style(style, s string) string {
 	return style + s + styleReset
 }
 
+// printable replaces control characters (an escape sequence from a tool's rendering
+// could move the cursor or recolour the terminal) with U+FFFD; tabs stay.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
 // line writes one line, keeping the spinner below it.
 func (d *display) line(s string) {
 	d.mu.Lock()
@@ -73,7 +84,7 @@ func (d *display) line(s string) {
 }
 
 // toolUse shows a call about to run, as the tool renders it.
-func (d *display) toolUse(rendered string) { d.line(d.style(styleBold, "● ") + rendered) }
+func (d *display) toolUse(rendered string) { d.line(d.style(styleBold, "● ") + printable(rendered)) }
 
 // outcome shows how a call ended, as the tool renders it.
 func (d *display) outcome(rendered string, isError bool) {
@@ -86,14 +97,16 @@ func (d *display) outcome(rendered string, isError bool) {
 	} else if d.color {
 		style = styleGreen
 	}
-	d.line("  " + d.style(style, "⎿ "+rendered))
+	d.line("  " + d.style(style, "⎿ "+printable(rendered)))
 }
 
 // progress shows a progress report of a running call.
-func (d *display) progress(rendered string) { d.line("  " + d.style(styleDim, "… "+rendered)) }
+func (d *display) progress(rendered string) {
+	d.line("  " + d.style(styleDim, "… "+printable(rendered)))
+}
 
 // log shows a line a tool logged.
-func (d *display) log(prefix, line string) { d.line("  " + d.style(styleDim, prefix+line)) }
+func (d *display) log(prefix, line string) { d.line("  " + d.style(styleDim, prefix+printable(line))) }
 
 // spin shows a spinner with label until the returned function is called; on
 // anything but a terminal it does nothing.
@@ -102,7 +115,7 @@ func (d *display) spin(label string) (stop func()) {
 		return func() {}
 	}
 	d.mu.Lock()
-	d.spinning = strings.ReplaceAll(label, "\n", " ")
+	d.spinning = printable(label)
 	d.frame = 0
 	d.stop, d.done = make(chan struct{}), make(chan struct{})
 	d.drawLocked()

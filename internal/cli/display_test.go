@@ -116,3 +116,13 @@ func TestPauseTakesTheSpinnerOff(t *testing.T) {
 	}
 	stop()
 }
+
+func TestDisplayKeepsToolTextOffTheTerminalsControls(t *testing.T) {
+	var b safeBuffer
+	d := &display{w: &b, tty: true, color: true}
+	d.outcome("evil \x1b[2J\x1b]0;title\x07 text\ttab", false)
+	out := b.String()
+	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x07") || !strings.Contains(out, "evil \uFFFD[2J\uFFFD]0;title\uFFFD text\ttab") {
+		t.Errorf("tool text reached the terminal as controls: %q", out)
+	}
+}

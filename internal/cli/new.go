@@ -34,6 +34,9 @@ func runNew(a *app, args []string) int {
 		dir = args[1]
 	}
 	base := fileBase(name)
+	if strings.HasSuffix(base, "_test") {
+		base += "_tool" // my_test.lua would be read as a test file, not a tool
+	}
 	files := []struct{ path, content string }{
 		{filepath.Join(dir, base+".lua"), strings.ReplaceAll(toolTemplate, "NAME", name)},
 		{filepath.Join(dir, base+"_test.lua"), strings.ReplaceAll(testTemplate, "NAME", name)},
@@ -55,8 +58,8 @@ func runNew(a *app, args []string) int {
 		{filepath.Join(dir, ".luarc.json"), luarcTemplate},
 	}
 	for _, f := range files {
-		if err := os.WriteFile(f.path, []byte(f.content), 0o644); err != nil {
-			return a.errorf("%v", err)
+		if err := writeNew(f.path, f.content); err != nil {
+			return a.errorf("%v", err) // created meanwhile: still nothing overwritten
 		}
 		fmt.Fprintf(a.stdout, "created %s\n", f.path)
 	}

@@ -301,6 +301,9 @@ func (p *fastParser) number() (any, bool) {
 		if err != nil || n > MaxSafeInteger || n < -MaxSafeInteger {
 			return nil, false
 		}
+		if n == 0 && lit[0] == '-' {
+			return math.Copysign(0, -1), true // "-0" is negative zero, as ParseFloat says
+		}
 		return float64(n), true
 	}
 	f, err := strconv.ParseFloat(lit, 64)

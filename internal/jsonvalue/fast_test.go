@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"bytes"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -23,14 +24,47 @@ func TestDecodeFastAgrees(t *testing.T) {
 	}
 }
 
+// sameValue is reflect.DeepEqual that also tells -0 from 0.
+func sameValue(a, b any) bool {
+	if fa, ok := a.(float64); ok {
+		fb, ok := b.(float64)
+		return ok && math.Float64bits(fa) == math.Float64bits(fb)
+	}
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !sameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
 func checkAgreement(t *testing.T, data []byte) {
 	t.Helper()
 	want, wantErr := decodeGeneral(data)
-	if fast, ok := decodeFast(data); ok && (wantErr != nil || !reflect.DeepEqual(fast, want)) {
+	if fast, ok := decodeFast(data); ok && (wantErr != nil || !sameValue(fast, want)) {
 		t.Errorf("%q: fast path gave %#v, general %#v (%v)", data, fast, want, wantErr)
 	}
 	got, err := Decode(data)
-	if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !reflect.DeepEqual(got, want) {
+	if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !sameValue(got, want) {
 		t.Errorf("%q: Decode = %#v, %v; general %#v, %v", data, got, err, want, wantErr)
 	}
 }
