@@ -106,7 +106,7 @@ test.case("keys", function(t)
 end)`)
 
 	root := t.TempDir()
-	newEngine := func(root string) (*engine.Engine, error) {
+	newEngine := func(root, _ string) (*engine.Engine, error) {
 		mods, err := builtin.Standard([]string{root})
 		if err != nil {
 			return nil, err
@@ -120,7 +120,7 @@ end)`)
 		}
 		return eng, nil
 	}
-	eng, err := newEngine(root)
+	eng, err := newEngine(root, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,8 +59,10 @@ const DefaultTimeout = time.Minute
 // Options configure RunFile.
 type Options struct {
 	// NewEngine builds the engine of one case, with its tools loaded, confined to
-	// root (a new empty directory). An error fails the case.
-	NewEngine func(root string) (*engine.Engine, error)
+	// root (a new empty directory). scratch is another new directory, outside root,
+	// for what the engine keeps besides (persisted results): tools cannot see it.
+	// Both are removed after the case. An error fails the case.
+	NewEngine func(root, scratch string) (*engine.Engine, error)
 	// Limits bound the test file's own Lua states.
 	Limits bindings.Limits
 	// Timeout bounds each case. Zero means DefaultTimeout.
@@ -198,7 +200,13 @@ func runCase(ctx context.Context, prog *bindings.Program, i int, name string, op
 		cr.Err = err
 		return cr
 	}
-	eng, err := opts.NewEngine(root)
+	scratch, err := os.MkdirTemp("", "luatool-test-scratch-")
+	if err != nil {
+		cr.Err = err
+		return cr
+	}
+	defer os.RemoveAll(scratch)
+	eng, err := opts.NewEngine(root, scratch)
 	if err != nil {
 		cr.Err = fmt.Errorf("%s: %w", prog.Name, err)
 		return cr

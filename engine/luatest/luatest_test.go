@@ -20,9 +20,9 @@ const echoTool = `return {
   call = function(input) return input.text end,
 }`
 
-func newEngine(t *testing.T) func(root string) (*engine.Engine, error) {
-	return func(root string) (*engine.Engine, error) {
-		eng, err := engine.New(engine.Options{Cwd: root, Roots: []string{root}, ResultsDir: t.TempDir()})
+func newEngine(t *testing.T) func(root, scratch string) (*engine.Engine, error) {
+	return func(root, scratch string) (*engine.Engine, error) {
+		eng, err := engine.New(engine.Options{Cwd: root, Roots: []string{root}, ResultsDir: scratch})
 		if err != nil {
 			return nil, err
 		}
@@ -91,5 +91,26 @@ func TestAFileWithoutCases(t *testing.T) {
 	r := runSource(t, `local x = 1`)
 	if r.Err == nil || !strings.Contains(r.Err.Error(), "no test cases") {
 		t.Errorf("err = %v", r.Err)
+	}
+}
+
+func TestScratchIsOutsideTheRootAndRemoved(t *testing.T) {
+	var roots, scratches []string
+	file := filepath.Join(t.TempDir(), "echo_test.lua")
+	os.WriteFile(file, []byte(`require("test").case("one", function(t) end)`), 0o644)
+	r := RunFile(context.Background(), file, Options{NewEngine: func(root, scratch string) (*engine.Engine, error) {
+		roots, scratches = append(roots, root), append(scratches, scratch)
+		return newEngine(t)(root, scratch)
+	}})
+	if r.Failed() || len(roots) != 1 {
+		t.Fatalf("%+v", r)
+	}
+	if strings.HasPrefix(scratches[0], roots[0]) {
+		t.Errorf("scratch %s is inside the root %s", scratches[0], roots[0])
+	}
+	for _, dir := range []string{roots[0], scratches[0]} {
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s was not removed after the case", dir)
+		}
 	}
 }

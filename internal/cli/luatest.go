@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -76,17 +75,15 @@ func runTest(a *app, args []string) int {
 }
 
 // testEngine returns the engine factory of a directory's tests.
-func (a *app) testEngine(dir string) func(root string) (*engine.Engine, error) {
-	return func(root string) (*engine.Engine, error) {
-		results, err := os.MkdirTemp(root, ".results-")
+func (a *app) testEngine(dir string) func(root, scratch string) (*engine.Engine, error) {
+	return func(root, results string) (*engine.Engine, error) {
+		// Results are persisted outside the root, as in the CLI's own sessions, and
+		// tools may read them there (the model is pointed at them).
+		mods, err := builtin.Standard([]string{root, results})
 		if err != nil {
 			return nil, err
 		}
-		mods, err := builtin.Standard([]string{root})
-		if err != nil {
-			return nil, err
-		}
-		eng, err := engine.New(engine.Options{Modules: mods, Cwd: root, Roots: []string{root}, ResultsDir: results, Timeout: a.cfg.timeout})
+		eng, err := engine.New(engine.Options{Modules: mods, Cwd: root, Roots: []string{root, results}, ResultsDir: results, Timeout: a.cfg.timeout})
 		if err != nil {
 			return nil, err
 		}
