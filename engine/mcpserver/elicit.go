@@ -55,9 +55,16 @@ func requestState(p *mcp.CallToolParamsRaw) string {
 // permissionRound returns the CanUseTool hook of a call from a client that can be
 // asked: the answer from the client when this is the second round of the call,
 // otherwise a hook that records the ask in pending and ends the round.
-func permissionRound(p *mcp.CallToolParamsRaw, pending **engine.PermissionRequest) engine.CanUseToolFunc {
+//
+// offerAlways says whether "allow always" may be chosen: its rules last for the
+// engine's life, for every client of the server, which is right only when the server
+// has one client.
+func permissionRound(p *mcp.CallToolParamsRaw, pending **engine.PermissionRequest, offerAlways bool) engine.CanUseToolFunc {
 	if answer, ok := p.InputResponses[permissionInput].(*mcp.ElicitResult); ok && p.RequestState == requestState(p) {
 		return func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+			if !offerAlways {
+				req.Suggestions = nil // an "always" sent anyway keeps nothing
+			}
 			return decision(answer, req), nil
 		}
 	}
@@ -69,13 +76,13 @@ func permissionRound(p *mcp.CallToolParamsRaw, pending **engine.PermissionReques
 
 // inputRequired is the end of a first round: the form that asks the user, saying
 // what the call is (as the tool renders it), why it needs approval, and what it does.
-func inputRequired(ctx context.Context, p *mcp.CallToolParamsRaw, req *engine.PermissionRequest) *mcp.CallToolResult {
+func inputRequired(ctx context.Context, p *mcp.CallToolParamsRaw, req *engine.PermissionRequest, offerAlways bool) *mcp.CallToolResult {
 	props := map[string]any{
 		"allow": map[string]any{"type": "boolean", "title": "Allow this call"},
 		"reason": map[string]any{"type": "string", "title": "Reason, told to the model when you refuse",
 			"default": ""},
 	}
-	if len(req.Suggestions) > 0 {
+	if offerAlways && len(req.Suggestions) > 0 {
 		props["always"] = map[string]any{"type": "boolean", "default": false,
 			"title": "Allow calls like this for the rest of the session: " + strings.Join(req.Suggestions, ", ")}
 	}

@@ -57,6 +57,9 @@ type Server struct {
 	log   *slog.Logger
 	calls *semaphore.Weighted
 	ids   atomic.Uint64
+	// shared is set once the server is offered over HTTP, where any number of
+	// clients share the engine: "allow always" is then not offered (see elicit.go).
+	shared atomic.Bool
 
 	syncMu sync.Mutex
 	listed map[string][]byte // tool name -> its MCP definition, as listed
@@ -105,8 +108,10 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // so that instances behind an ordinary load balancer serve any request: each request
 // stands alone, which leaves out what needs a session (elicitation, list_changed
 // notifications; clients see a changed list on their next tools/list). It keeps the
-// SDK's protection against DNS rebinding for loopback addresses.
+// SDK's protection against DNS rebinding for loopback addresses. Since its clients
+// share the engine, permission forms no longer offer "allow always".
 func (s *Server) HTTPHandler() http.Handler {
+	s.shared.Store(true)
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log)})
 }
@@ -200,11 +205,11 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	hooks := engine.CallHooks{OnProgress: s.progress(ctx, req)}
 	var ask *engine.PermissionRequest
 	if canElicit(req.Session) {
-		hooks.CanUseTool = permissionRound(req.Params, &ask)
+		hooks.CanUseTool = permissionRound(req.Params, &ask, !s.shared.Load())
 	}
 	r := s.eng.Call(engine.WithCallHooks(ctx, hooks), use)
 	if ask != nil {
-		return inputRequired(ctx, req.Params, ask), nil
+		return inputRequired(ctx, req.Params, ask, !s.shared.Load()), nil
 	}
 	for _, line := range r.Log {
 		s.log.Info("tool log", "tool", use.Name, "line", line)

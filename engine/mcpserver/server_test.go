@@ -232,3 +232,39 @@ func TestProgressIncreases(t *testing.T) {
 		t.Errorf("progress values %v, want [50 51 52]", got)
 	}
 }
+
+// Over HTTP the engine is shared by every client: "allow always" is neither offered
+// nor kept.
+func TestNoAlwaysWhenShared(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		writes := 0
+		write := goTool("Write", false, func(context.Context, map[string]any) (*engine.ToolResult, error) {
+			writes++
+			return &engine.ToolResult{Data: "written"}, nil
+		})
+		write.IsReadOnly = nil
+		eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{write}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var forms []map[string]any
+		srv, session := connect(t, eng, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			schema, _ := req.Params.RequestedSchema.(map[string]any)
+			props, _ := schema["properties"].(map[string]any)
+			forms = append(forms, props)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true, "always": true}}, nil
+		}})
+		if shared {
+			srv.HTTPHandler()
+		}
+		for range 2 {
+			if text, isError := callText(t, session, "Write"); isError {
+				t.Fatalf("shared=%v: %s", shared, text)
+			}
+		}
+		_, offered := forms[0]["always"]
+		if offered == shared || (shared && len(forms) != 2) || (!shared && len(forms) != 1) || writes != 2 {
+			t.Errorf("shared=%v: always offered %v, asked %d times, %d writes", shared, offered, len(forms), writes)
+		}
+	}
+}
