@@ -63,7 +63,7 @@ var commands = map[string]command{
 	"call":     {"call NAME [JSON|-]", "call a tool through the whole pipeline (input as an argument, - for stdin, none for {})", runCall},
 	"new":      {"new NAME [DIR]", "scaffold a tool file and its test (DIR: the first --tools directory, else .)", runNew},
 	"run":      {"run FILE|-", "run a turn: a JSON array of tool_use blocks, orchestrated; prints the tool_results", runRun},
-	"schema":   {"schema [--format anthropic|openai|mcp]", "print tool definitions for a model API", runSchema},
+	"schema":   {"schema [--format F]", "print tool definitions for a model API: anthropic (default), openai or mcp", runSchema},
 	"check":    {"check [DIR...]", "load tool files and report every problem with file:line", runCheck},
 	"test":     {"test [DIR...]", "run the *_test.lua files beside the tools (default: the tool directories)", runTest},
 	"version":  {"version", "print the version", runVersion},
@@ -216,7 +216,7 @@ func (a *app) usage(w io.Writer) {
 		name, usage := flag.UnquoteUsage(f)
 		fmt.Fprintf(w, "  --%-26s %s\n", strings.TrimSpace(f.Name+" "+name), usage)
 	})
-	fmt.Fprintln(w, "\nexit codes: 0 success, 1 the tool result is an error or was denied, 2 usage or load error")
+	fmt.Fprintln(w, "\nexit codes: 0 success, 1 a tool result is an error or a call was denied (test: a case failed), 2 usage or load error")
 }
 
 func (a *app) errorf(format string, args ...any) int {
