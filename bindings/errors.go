@@ -51,6 +51,13 @@ func (e *ScriptError) Error() string {
 // Unwrap returns the cause.
 func (e *ScriptError) Unwrap() error { return e.Cause }
 
+// ModelText returns the message without the position: what a model calling the tool
+// is told. The file, line and traceback are for the tool's author (the host's log).
+func (e *ScriptError) ModelText() string { return e.Message }
+
+// Position returns the file and line of the failure; "" and 0 when unknown.
+func (e *ScriptError) Position() (file string, line int) { return e.File, e.Line }
+
 // Timeout reports whether the script was stopped because its context ended.
 func (e *ScriptError) Timeout() bool {
 	return errors.Is(e.Cause, context.DeadlineExceeded) || errors.Is(e.Cause, context.Canceled)

@@ -16,13 +16,20 @@ const maxTracebackFrames = 20
 // recordTraceback is the error handler of a call: it keeps a traceback of at most
 // maxTracebackFrames Lua frames in vm.traceback and returns the error unchanged.
 func (vm *VM) recordTraceback(L *lua.LState) int {
-	vm.traceback = boundedTraceback(L)
+	entry := ""
+	if vm.call != nil {
+		entry = vm.call.Entry
+	}
+	vm.traceback = boundedTraceback(L, entry)
 	return 1
 }
 
 // boundedTraceback describes the Lua frames of L's stack, innermost first, skipping Go
 // frames (the handler itself, library functions), at most maxTracebackFrames of them.
-func boundedTraceback(L *lua.LState) string {
+// The outermost frame was called from Go, so gopher-lua names it "main chunk"
+// whatever it is: a function defined in the file is named entry instead (the member
+// the host called), or by where it is defined when entry is empty.
+func boundedTraceback(L *lua.LState, entry string) string {
 	var b strings.Builder
 	b.WriteString("stack traceback:")
 	shown := 0
@@ -35,7 +42,12 @@ func boundedTraceback(L *lua.LState) string {
 			continue
 		}
 		name := dbg.Name
-		if name == "" {
+		switch {
+		case dbg.What == "main" && dbg.LineDefined > 0 && entry != "":
+			name = entry
+		case dbg.What == "main" && dbg.LineDefined > 0:
+			name = fmt.Sprintf("<%s:%d>", dbg.Source, dbg.LineDefined)
+		case name == "":
 			name = "?"
 		}
 		fmt.Fprintf(&b, "\n\t%s:%d: in function '%s'", dbg.Source, dbg.CurrentLine, name)

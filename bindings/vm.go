@@ -81,6 +81,9 @@ type Call struct {
 	// ReadOnly is set when the tool declared itself read-only for this input: host
 	// functions that change anything (fs writes, processes) must refuse.
 	ReadOnly bool
+	// Entry names the function the host calls (a tool's member, such as "call"), for
+	// the outermost frame of a traceback. Empty means unnamed.
+	Entry string
 	// Hidden, if set, reports whether a path (absolute and clean) must be hidden from
 	// the call: a Read deny rule matches it. Host functions that list or search files
 	// skip such paths. Nil hides nothing.
@@ -285,6 +288,10 @@ func (vm *VM) SetHostValue(key, v any) {
 
 // Null returns this VM's json.null sentinel.
 func (vm *VM) Null() lua.LValue { return vm.null }
+
+// Discard marks the VM broken, so that a Pool closes it instead of reusing it: its
+// host found something wrong with what a call returned.
+func (vm *VM) Discard() { vm.broken = true }
 
 // Broken reports whether a call on this VM failed, timed out or panicked; such a VM
 // must not be reused.

@@ -254,6 +254,29 @@ func TestRuntimeErrorInAFunctionCalledFromGo(t *testing.T) {
 	}
 }
 
+// TestTracebackNamesTheEntry: the function the host calls is named in the traceback
+// by the Call's Entry (gopher-lua would call it "main chunk"), or by where it is
+// defined; the main chunk itself keeps its name.
+func TestTracebackNamesTheEntry(t *testing.T) {
+	vm := newTestVM(t, Config{})
+	fn := eval(t, vm, "local function helper()\n  error('deep')\nend\nreturn function()\n  helper()\nend\n")
+	_, err := vm.Call(&Call{Entry: "call"}, fn)
+	var se *ScriptError
+	if !errors.As(err, &se) || !strings.Contains(se.Traceback, "test.lua:2: in function 'helper'") ||
+		!strings.Contains(se.Traceback, "test.lua:5: in function 'call'") || strings.Contains(se.Traceback, "main chunk") {
+		t.Errorf("traceback with an entry:\n%s", se.Traceback)
+	}
+	vm = newTestVM(t, Config{})
+	fn = eval(t, vm, "return function()\n  error('x')\nend\n")
+	_, err = vm.Call(nil, fn)
+	if !errors.As(err, &se) || !strings.Contains(se.Traceback, "test.lua:2: in function '<test.lua:1>'") {
+		t.Errorf("traceback without an entry:\n%s", se.Traceback)
+	}
+	if got := se.ModelText(); got != "x" {
+		t.Errorf("ModelText = %q, want the message alone", got)
+	}
+}
+
 func TestErrorObjectsRenderDeterministically(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{`error(nil)`, "script failed without a message"},

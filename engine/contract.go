@@ -40,9 +40,10 @@ type ToolDef struct {
 	Source string
 	// Hints are what the tool declares about every call whatever its input, offered
 	// to MCP clients as annotations. A Lua tool's plain-value isReadOnly,
-	// isDestructive and isOpenWorld members (not functions) and its isIdempotent
-	// member fill them. Where IsReadOnly, IsDestructive or IsOpenWorld is nil, the
-	// matching hint is also the engine's answer (asked without a Lua call).
+	// isDestructive, isOpenWorld and isConcurrencySafe members (not functions) and its
+	// isIdempotent member fill them. Where IsReadOnly, IsDestructive, IsOpenWorld or
+	// IsConcurrencySafe is nil, the matching hint is also the engine's answer (asked
+	// without a Lua call).
 	Hints Hints
 
 	Prompt                func(ctx context.Context, opts PromptOptions) (string, error)
@@ -74,11 +75,12 @@ type ToolDef struct {
 }
 
 // Hints are a tool's answers that hold for every input, for clients that show or
-// act on them before any call (MCP's tool annotations). Nil means not declared, or
-// depending on the input: clients then assume the unsafe answer (not read-only,
-// destructive, not idempotent, open world).
+// act on them before any call (MCP's tool annotations, but for ConcurrencySafe, which
+// MCP has no word for). Nil means not declared, or depending on the input: clients
+// then assume the unsafe answer (not read-only, destructive, not idempotent, open
+// world, not concurrency-safe).
 type Hints struct {
-	ReadOnly, Destructive, Idempotent, OpenWorld *bool
+	ReadOnly, Destructive, Idempotent, OpenWorld, ConcurrencySafe *bool
 }
 
 // PromptOptions is what a prompt function may look at.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
@@ -91,6 +94,12 @@ type Tool struct {
 	def    ToolDef
 	schema *Schema
 	output *Schema
+	// log receives, once per member, the failures of members that have a safe answer
+	// (see failed). Nil discards them. Set by the engine before the tool is offered.
+	log *slog.Logger
+	// reported holds the members whose failure was logged: once per tool version
+	// is enough to tell the author, and a broken member may be asked on every call.
+	reported sync.Map
 }
 
 // Build checks def and merges the defaults. It fails when a required member is
@@ -161,6 +170,9 @@ func (t *Tool) InputSchema() map[string]any { return t.def.InputSchema }
 // OutputSchema returns the output schema as declared, or nil. It must not be modified.
 func (t *Tool) OutputSchema() map[string]any { return t.def.OutputSchema }
 
+// Hints returns what the tool declares about every call, whatever its input.
+func (t *Tool) Hints() Hints { return t.def.Hints }
+
 // Schema returns the compiled input schema.
 func (t *Tool) Schema() *Schema { return t.schema }
 
@@ -185,17 +197,20 @@ func (t *Tool) Prompt(ctx context.Context, opts PromptOptions) (string, error) {
 
 // Description returns the per-call human summary, or the name.
 func (t *Tool) Description(ctx context.Context, input map[string]any) string {
-	return stringOr(t.def.Description, ctx, input, t.def.Name)
+	return t.stringOr("description", t.def.Description, ctx, input, t.def.Name)
 }
 
 // UserFacingName returns the label shown to people, or the name.
 func (t *Tool) UserFacingName(ctx context.Context, input map[string]any) string {
-	return stringOr(t.def.UserFacingName, ctx, input, t.def.Name)
+	return t.stringOr("userFacingName", t.def.UserFacingName, ctx, input, t.def.Name)
 }
 
 // IsEnabled reports whether the tool is offered at all; false on error.
 func (t *Tool) IsEnabled(ctx context.Context) bool {
 	ok, err := t.enabled(ctx)
+	if err != nil {
+		t.failed("isEnabled", err, "the tool is hidden")
+	}
 	return err == nil && ok
 }
 
@@ -209,24 +224,25 @@ func (t *Tool) enabled(ctx context.Context) (bool, error) {
 // IsReadOnly reports whether the call changes nothing; the hint when there is no
 // function, false when absent or on error.
 func (t *Tool) IsReadOnly(ctx context.Context, input map[string]any) bool {
-	return boolOr(t.def.IsReadOnly, ctx, input, hint(t.def.Hints.ReadOnly), false)
+	return t.boolOr("isReadOnly", t.def.IsReadOnly, ctx, input, hint(t.def.Hints.ReadOnly), false)
 }
 
-// IsConcurrencySafe reports whether the call may run beside others; false when absent or on error.
+// IsConcurrencySafe reports whether the call may run beside others; the hint when
+// there is no function, false when absent or on error.
 func (t *Tool) IsConcurrencySafe(ctx context.Context, input map[string]any) bool {
-	return boolOr(t.def.IsConcurrencySafe, ctx, input, false, false)
+	return t.boolOr("isConcurrencySafe", t.def.IsConcurrencySafe, ctx, input, hint(t.def.Hints.ConcurrencySafe), false)
 }
 
 // IsDestructive reports whether the call may destroy data; the hint when there is no
 // function, false when absent, true on error.
 func (t *Tool) IsDestructive(ctx context.Context, input map[string]any) bool {
-	return boolOr(t.def.IsDestructive, ctx, input, hint(t.def.Hints.Destructive), true)
+	return t.boolOr("isDestructive", t.def.IsDestructive, ctx, input, hint(t.def.Hints.Destructive), true)
 }
 
 // IsOpenWorld reports whether the call reaches outside the host; the hint when there
 // is no function, false when absent, true on error.
 func (t *Tool) IsOpenWorld(ctx context.Context, input map[string]any) bool {
-	return boolOr(t.def.IsOpenWorld, ctx, input, hint(t.def.Hints.OpenWorld), true)
+	return t.boolOr("isOpenWorld", t.def.IsOpenWorld, ctx, input, hint(t.def.Hints.OpenWorld), true)
 }
 
 // hint is a declared hint's value; false when undeclared.
@@ -238,8 +254,14 @@ func (t *Tool) InterruptBehavior(ctx context.Context) string {
 	if t.def.InterruptBehavior == nil {
 		return DefaultInterruptBehavior
 	}
-	if b, err := t.def.InterruptBehavior(ctx); err == nil && b == "cancel" {
+	b, err := t.def.InterruptBehavior(ctx)
+	switch {
+	case err != nil:
+		t.failed("interruptBehavior", err, `it counts as "block"`)
+	case b == "cancel":
 		return b
+	case b != DefaultInterruptBehavior:
+		t.failed("interruptBehavior", fmt.Errorf("it returned %q, not \"cancel\" or \"block\"", b), `it counts as "block"`)
 	}
 	return DefaultInterruptBehavior
 }
@@ -252,7 +274,8 @@ func (t *Tool) ValidateInput(ctx context.Context, input map[string]any, cc *Call
 	}
 	r, err := t.def.ValidateInput(ctx, input, cc)
 	if err != nil {
-		return ValidationResult{Message: fmt.Sprintf("validateInput failed: %v", err)}
+		t.failed("validateInput", err, "the input is refused")
+		return ValidationResult{Message: fmt.Sprintf("validateInput failed: %s", ModelText(err))}
 	}
 	if !r.Valid && r.Message == "" {
 		r.Message = t.def.Name + " rejected the input"
@@ -275,7 +298,8 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 	}
 	r, err := t.def.CheckPermissions(ctx, input, cc)
 	if err != nil {
-		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %v", t.def.Name, err)}
+		t.failed("checkPermissions", err, "the call is denied")
+		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, ModelText(err))}
 	}
 	switch r.Behavior {
 	case Allow, Ask, Passthrough:
@@ -293,7 +317,7 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 // GetPath returns the path the call touches, for path rules. ok is false when the tool
 // has none or the function failed; rules must then fail closed.
 func (t *Tool) GetPath(ctx context.Context, input map[string]any) (path string, ok bool) {
-	return optionalString(t.def.GetPath, ctx, input)
+	return t.optionalString("getPath", t.def.GetPath, ctx, input)
 }
 
 // RuleContent returns what content rules match, e.g. a shell command, in parts (the
@@ -304,23 +328,42 @@ func (t *Tool) RuleContent(ctx context.Context, input map[string]any) (parts []s
 		return nil, false
 	}
 	parts, err := t.def.RuleContent(ctx, input)
+	if err != nil {
+		t.failed("ruleContent", err, "deny and ask rules match the call and allow rules do not")
+	}
 	return parts, err == nil
 }
 
 // ToAutoClassifierInput returns the text a host's auto-approval classifier may read;
 // "" (never auto-approved) when absent or on error.
 func (t *Tool) ToAutoClassifierInput(ctx context.Context, input map[string]any) string {
-	return stringOr(t.def.ToAutoClassifierInput, ctx, input, "")
+	return t.stringOr("toAutoClassifierInput", t.def.ToAutoClassifierInput, ctx, input, "")
 }
 
 // ValidateOutput checks data against the tool's outputSchema; nil when the tool
-// declares none. The pipeline does not call it (as in the original, the output schema
-// is documentation and a test aid); hosts and luatool test do.
+// declares none. The pipeline calls it for every call that ran, so that every caller
+// gets what the schema promises; the error is an *OutputError.
 func (t *Tool) ValidateOutput(data any) error {
 	if t.output == nil {
 		return nil
 	}
-	return t.output.Validate(data)
+	if problems := t.output.dataProblems(data); len(problems) > 0 {
+		return &OutputError{Tool: t.def.Name, Problems: problems}
+	}
+	return nil
+}
+
+// An OutputError is data a tool returned that does not match its outputSchema: the
+// tool broke its own promise, so the call fails.
+type OutputError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Problems say what is wrong, one a line, by location in the data.
+	Problems []string
+}
+
+func (e *OutputError) Error() string {
+	return e.Tool + " returned data that does not match its outputSchema:\n" + strings.Join(e.Problems, "\n")
 }
 
 // MapResult turns data into tool_result content: by the tool's mapResult when it has
@@ -351,7 +394,7 @@ func DefaultMapResult(data any) (Content, error) {
 // RenderToolUse renders a tool use for a person: the tool's renderToolUseMessage, or
 // the user-facing name with the input's fields.
 func (t *Tool) RenderToolUse(ctx context.Context, input map[string]any) string {
-	if s, ok := optionalString(t.def.RenderToolUseMessage, ctx, input); ok {
+	if s, ok := t.optionalString("renderToolUseMessage", t.def.RenderToolUseMessage, ctx, input); ok {
 		return s
 	}
 	return t.UserFacingName(ctx, input) + "(" + summarizeInput(input) + ")"
@@ -364,6 +407,7 @@ func (t *Tool) RenderResult(ctx context.Context, data any) string {
 	}
 	s, err := t.def.RenderToolResultMessage(ctx, data)
 	if err != nil {
+		t.failed("renderToolResultMessage", err, "the content is shown instead")
 		return ""
 	}
 	return s
@@ -372,20 +416,57 @@ func (t *Tool) RenderResult(ctx context.Context, data any) string {
 // RenderProgress renders one progress event for a person.
 func (t *Tool) RenderProgress(ctx context.Context, progress any) string {
 	if t.def.RenderToolUseProgressMessage != nil {
-		if s, err := t.def.RenderToolUseProgressMessage(ctx, progress); err == nil {
+		s, err := t.def.RenderToolUseProgressMessage(ctx, progress)
+		if err == nil {
 			return s
 		}
+		t.failed("renderToolUseProgressMessage", err, "the default rendering is used")
 	}
-	if s, ok := progress.(string); ok {
-		return s
-	}
-	b, _ := jsonvalue.Encode(progress)
-	return string(b)
+	return DefaultProgressText(progress)
 }
+
+// DefaultProgressText renders progress data for a person when the tool has no
+// renderToolUseProgressMessage: a string as it is, a table's "message" string field,
+// and otherwise a step counter from its "progress" and "total" numbers, or "working".
+// Raw JSON is never shown: it is meant for programs, not people.
+func DefaultProgressText(progress any) string {
+	switch p := progress.(type) {
+	case string:
+		return p
+	case map[string]any:
+		if msg, ok := p["message"].(string); ok && msg != "" {
+			return msg
+		}
+		done, okDone := jsonNumberOf(p["progress"])
+		total, okTotal := jsonNumberOf(p["total"])
+		switch {
+		case okDone && okTotal:
+			return fmt.Sprintf("%s of %s", formatCount(done), formatCount(total))
+		case okDone:
+			return formatCount(done) + " done"
+		}
+	}
+	return "working"
+}
+
+// jsonNumberOf returns a JSON number as a float64.
+func jsonNumberOf(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+func formatCount(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // RenderRejected renders a refused tool use for a person.
 func (t *Tool) RenderRejected(ctx context.Context, input map[string]any) string {
-	if s, ok := optionalString(t.def.RenderToolUseRejectedMessage, ctx, input); ok {
+	if s, ok := t.optionalString("renderToolUseRejectedMessage", t.def.RenderToolUseRejectedMessage, ctx, input); ok {
 		return s
 	}
 	return t.UserFacingName(ctx, input) + " was not allowed to run"
@@ -394,9 +475,11 @@ func (t *Tool) RenderRejected(ctx context.Context, input map[string]any) string 
 // RenderError renders a failed tool use for a person.
 func (t *Tool) RenderError(ctx context.Context, message string) string {
 	if t.def.RenderToolUseErrorMessage != nil {
-		if s, err := t.def.RenderToolUseErrorMessage(ctx, message); err == nil {
+		s, err := t.def.RenderToolUseErrorMessage(ctx, message)
+		if err == nil {
 			return s
 		}
+		t.failed("renderToolUseErrorMessage", err, "the default rendering is used")
 	}
 	return "Error: " + message
 }
@@ -407,30 +490,52 @@ func (t *Tool) close() {
 	}
 }
 
-func boolOr(fn func(context.Context, map[string]any) (bool, error), ctx context.Context, input map[string]any, absent, onErr bool) bool {
+// failed records that a member with a safe answer failed: the answer stands, and
+// the host's log is told once per member of this tool version which member failed,
+// why, and what was answered instead. A member stopped because the caller gave up
+// (its context was cancelled) has not failed, and one of the wrong kind was reported
+// when the tool loaded (ErrReportedAtLoad).
+func (t *Tool) failed(member string, err error, answer string) {
+	if t.log == nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrReportedAtLoad) {
+		return
+	}
+	if _, done := t.reported.LoadOrStore(member, true); done {
+		return
+	}
+	file, line := errorPosition(err)
+	if file == "" {
+		file = t.def.Source
+	}
+	t.log.Warn(fmt.Sprintf("%s: %s failed, so %s: %v", t.def.Name, member, answer, err),
+		"tool", t.def.Name, "member", member, "file", file, "line", line)
+}
+
+func (t *Tool) boolOr(member string, fn func(context.Context, map[string]any) (bool, error), ctx context.Context, input map[string]any, absent, onErr bool) bool {
 	if fn == nil {
 		return absent
 	}
 	v, err := fn(ctx, input)
 	if err != nil {
+		t.failed(member, err, fmt.Sprintf("it counts as %v (the safe answer)", onErr))
 		return onErr
 	}
 	return v
 }
 
-func stringOr(fn func(context.Context, map[string]any) (string, error), ctx context.Context, input map[string]any, fallback string) string {
-	if s, ok := optionalString(fn, ctx, input); ok {
+func (t *Tool) stringOr(member string, fn func(context.Context, map[string]any) (string, error), ctx context.Context, input map[string]any, fallback string) string {
+	if s, ok := t.optionalString(member, fn, ctx, input); ok {
 		return s
 	}
 	return fallback
 }
 
-func optionalString(fn func(context.Context, map[string]any) (string, error), ctx context.Context, input map[string]any) (string, bool) {
+func (t *Tool) optionalString(member string, fn func(context.Context, map[string]any) (string, error), ctx context.Context, input map[string]any) (string, bool) {
 	if fn == nil {
 		return "", false
 	}
 	s, err := fn(ctx, input)
 	if err != nil {
+		t.failed(member, err, "the default is used")
 		return "", false
 	}
 	return s, true

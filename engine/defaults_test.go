@@ -56,7 +56,9 @@ func TestBuildDefaultsWhenAbsent(t *testing.T) {
 		{"deferred", tool.Deferred(), false},
 		{"renderToolUseMessage", tool.RenderToolUse(bg, input), `G(path: "a")`},
 		{"renderToolResultMessage", tool.RenderResult(bg, "x"), ""},
-		{"renderToolUseProgressMessage", tool.RenderProgress(bg, []any{1.0}), "[1]"},
+		{"renderToolUseProgressMessage", tool.RenderProgress(bg, []any{1.0}), "working"},
+		{"renderToolUseProgressMessage (step)", tool.RenderProgress(bg, map[string]any{"progress": 2.0, "total": 5.0}), "2 of 5"},
+		{"renderToolUseProgressMessage (message)", tool.RenderProgress(bg, map[string]any{"progress": 2.0, "message": "reading"}), "reading"},
 		{"renderToolUseRejectedMessage", tool.RenderRejected(bg, input), "G was not allowed to run"},
 		{"renderToolUseErrorMessage", tool.RenderError(bg, "bad"), "Error: bad"},
 	}

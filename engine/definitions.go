@@ -43,7 +43,7 @@ func (e *Engine) Definitions(ctx context.Context) ([]Definition, error) {
 			Description:  prompt,
 			InputSchema:  t.InputSchema(),
 			OutputSchema: t.OutputSchema(),
-			Hints:        t.def.Hints,
+			Hints:        t.Hints(),
 			SearchHint:   t.SearchHint(),
 			Deferred:     t.Deferred(),
 			Announced:    e.Announced(t),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"runtime"
 	"slices"
@@ -44,7 +45,7 @@ type Options struct {
 	// ResultsDir is where results over a tool's size threshold are written, one file
 	// a tool_use id. Zero means a directory of this engine's own, made under
 	// os.TempDir() when the first result is persisted, so that sessions never share
-	// (or replay) each other's files.
+	// (or replay) each other's files; Close removes it.
 	ResultsDir string
 	// CanUseTool is asked when the permission pipeline ends in ask. Nil means every
 	// ask is a deny. WithCallHooks replaces it for the calls of one context.
@@ -66,6 +67,14 @@ type Options struct {
 	// once. Zero means the environment variable LUATOOL_MAX_TOOL_USE_CONCURRENCY, or
 	// DefaultMaxToolUseConcurrency.
 	MaxToolUseConcurrency int
+	// Logger receives what the engine has to tell the host besides results: a tool
+	// member that failed and was given its safe answer (once per member of a tool
+	// version, with the error's file and line), for example. Nil discards it.
+	Logger *slog.Logger
+	// ApprovalHint, if set, is added to the text of a call that needed approval when
+	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
+	// given the rules that would allow this one. The CLI names its flags.
+	ApprovalHint func(rules []string) string
 	// MaxConcurrentCalls bounds how many calls run Lua code at once; one tool may hold
 	// half of them, so that a burst of runaway calls of one tool leaves room for the
 	// others. Calls beyond wait, without using CPU, within their deadline. Zero means
@@ -120,9 +129,12 @@ type Engine struct {
 	subscribers map[int]func(Event)
 	nextSub     int
 
-	resultsOnce sync.Once
-	resultsDir  string
-	resultsErr  error
+	// resultsMu guards the results directory, made on first use.
+	resultsMu  sync.Mutex
+	resultsDir string
+	// ownResults is set when resultsDir was made by the engine (Options.ResultsDir was
+	// empty): Close removes it.
+	ownResults bool
 
 	// modules are the host's modules and the engine's tools module, for Lua tools.
 	modules []*bindings.Module
@@ -163,6 +175,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.Files == nil {
 		opts.Files = NewFileStates()
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	rules, err := parseRules(opts.Permissions)
 	if err != nil {
 		return nil, err
@@ -195,11 +210,27 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
 		}
+		t.log = opts.Logger
 		e.goTools = append(e.goTools, t)
 	}
 	reg, _ := newRegistry(e.goTools, e.isEnabled)
 	e.snapshot.Store(reg)
 	return e, nil
+}
+
+// Close releases what the engine holds outside its tools: the results directory it
+// made (Options.ResultsDir empty) is removed with the results in it; a directory the
+// host named is left alone. Calls made after Close may persist results again, in a new
+// directory. Close is safe to call more than once.
+func (e *Engine) Close() error {
+	e.resultsMu.Lock()
+	defer e.resultsMu.Unlock()
+	if !e.ownResults || e.resultsDir == "" {
+		return nil
+	}
+	err := os.RemoveAll(e.resultsDir)
+	e.resultsDir, e.ownResults = "", false
+	return err
 }
 
 // Registry returns the current snapshot.
@@ -235,6 +266,9 @@ func (e *Engine) loadFile(file string, src []byte) (*Tool, []Diagnostic) {
 		return nil, diags
 	}
 	t, err := Build(def)
+	if err == nil {
+		t.log = e.opts.Logger
+	}
 	if err != nil {
 		def.Close()
 		lines := memberLines(file, src)

@@ -343,7 +343,8 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		tools = append(tools, byName[name])
 	}
 	reg, d := newRegistry(tools, e.isEnabled)
-	return reg, append(diags, d...)
+	diags = append(diags, d...)
+	return reg, append(diags, e.rules.unknownTools(tools)...)
 }
 
 // diffEvents lists what changed between two snapshots, by tool name.

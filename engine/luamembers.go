@@ -19,10 +19,10 @@ func (lt *luaTool) defineFunctions(def *ToolDef, get func(string) lua.LValue) {
 	def.Description = lt.stringMember(get, "description", true)
 	def.UserFacingName = lt.stringMember(get, "userFacingName", false)
 	def.IsEnabled = lt.enabledMember(get("isEnabled"))
-	// Plain-value isReadOnly, isDestructive and isOpenWorld are def.Hints (see
-	// LoadLua), which answer for them: only functions become functions.
+	// Plain-value isReadOnly, isConcurrencySafe, isDestructive and isOpenWorld are
+	// def.Hints (see LoadLua), which answer for them: only functions become functions.
 	def.IsReadOnly = lt.funcOnly(get, "isReadOnly")
-	def.IsConcurrencySafe = lt.boolMember(get, "isConcurrencySafe")
+	def.IsConcurrencySafe = lt.funcOnly(get, "isConcurrencySafe")
 	def.IsDestructive = lt.funcOnly(get, "isDestructive")
 	def.IsOpenWorld = lt.funcOnly(get, "isOpenWorld")
 	def.InterruptBehavior = lt.behaviorMember(get("interruptBehavior"))
@@ -72,7 +72,7 @@ func (lt *luaTool) promptMember(v lua.LValue) func(context.Context, PromptOption
 		}, func(_ *bindings.VM, out []lua.LValue) error {
 			s, ok := first(out).(lua.LString)
 			if !ok {
-				return returnError("prompt", "a string", first(out))
+				return lt.returnError("prompt", "a string", first(out))
 			}
 			result = string(s)
 			return nil
@@ -126,7 +126,7 @@ func (lt *luaTool) stringResult(ctx context.Context, name string, args func(*bin
 	err := lt.invoke(ctx, nil, name, args, func(_ *bindings.VM, out []lua.LValue) error {
 		s, ok := first(out).(lua.LString)
 		if !ok {
-			return returnError(name, "a string", first(out))
+			return lt.returnError(name, "a string", first(out))
 		}
 		result = string(s)
 		return nil
@@ -146,7 +146,7 @@ func (lt *luaTool) boolMember(get func(string) lua.LValue, name string) func(con
 			err := lt.invoke(ctx, nil, name, inputArgs(input, nil), func(_ *bindings.VM, out []lua.LValue) error {
 				b, ok := first(out).(lua.LBool)
 				if !ok {
-					return returnError(name, "a boolean", first(out))
+					return lt.returnError(name, "a boolean", first(out))
 				}
 				result = bool(b)
 				return nil
@@ -179,7 +179,7 @@ func (lt *luaTool) enabledMember(v lua.LValue) func(context.Context) (bool, erro
 			err := lt.invoke(ctx, nil, "isEnabled", nil, func(_ *bindings.VM, out []lua.LValue) error {
 				b, ok := first(out).(lua.LBool)
 				if !ok {
-					return returnError("isEnabled", "a boolean", first(out))
+					return lt.returnError("isEnabled", "a boolean", first(out))
 				}
 				result = bool(b)
 				return nil
@@ -188,7 +188,7 @@ func (lt *luaTool) enabledMember(v lua.LValue) func(context.Context) (bool, erro
 		}
 	default:
 		return func(context.Context) (bool, error) {
-			return false, fmt.Errorf("isEnabled is %s, not a boolean or a function", typeName(v))
+			return false, fmt.Errorf("isEnabled is %s, not a boolean or a function (%w)", typeName(v), ErrReportedAtLoad)
 		}
 	}
 }
@@ -205,7 +205,7 @@ func (lt *luaTool) behaviorMember(v lua.LValue) func(context.Context) (string, e
 			err := lt.invoke(ctx, nil, "interruptBehavior", nil, func(_ *bindings.VM, out []lua.LValue) error {
 				s, ok := first(out).(lua.LString)
 				if !ok {
-					return returnError("interruptBehavior", `"cancel" or "block"`, first(out))
+					return lt.returnError("interruptBehavior", `"cancel" or "block"`, first(out))
 				}
 				result = string(s)
 				return nil
@@ -214,7 +214,7 @@ func (lt *luaTool) behaviorMember(v lua.LValue) func(context.Context) (string, e
 		}
 	default:
 		return func(context.Context) (string, error) {
-			return "", fmt.Errorf("interruptBehavior is %s", typeName(v))
+			return "", fmt.Errorf("interruptBehavior is %s (%w)", typeName(v), ErrReportedAtLoad)
 		}
 	}
 }
@@ -223,7 +223,7 @@ func (lt *luaTool) behaviorMember(v lua.LValue) func(context.Context) (string, e
 func wrongKind[T any](name string, v lua.LValue) func(context.Context, map[string]any) (T, error) {
 	return func(context.Context, map[string]any) (T, error) {
 		var zero T
-		return zero, fmt.Errorf("%s is %s, which it may not be", name, typeName(v))
+		return zero, fmt.Errorf("%s is %s, which it may not be (%w)", name, typeName(v), ErrReportedAtLoad)
 	}
 }
 
@@ -242,14 +242,14 @@ func (lt *luaTool) validateInput(ctx context.Context, input map[string]any, cc *
 		case *lua.LTable:
 			res, ok := v.RawGetString("result").(lua.LBool)
 			if !ok {
-				return returnError("validateInput", "true or {result = false, message = ...}", v)
+				return lt.returnError("validateInput", "true or {result = false, message = ...}", v)
 			}
 			r.Valid = bool(res)
 			r.Message = lua.LVAsString(v.RawGetString("message"))
 			r.ErrorCode = int(lua.LVAsNumber(v.RawGetString("errorCode")))
 			return nil
 		default:
-			return returnError("validateInput", "true or {result = false, message = ...}", v)
+			return lt.returnError("validateInput", "true or {result = false, message = ...}", v)
 		}
 	})
 	return r, err
@@ -261,7 +261,7 @@ func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, c
 	err := lt.invoke(ctx, cc, "checkPermissions", inputArgs(input, cc), func(vm *bindings.VM, out []lua.LValue) error {
 		t, ok := first(out).(*lua.LTable)
 		if !ok {
-			return returnError("checkPermissions", `a table {behavior = "allow"|"deny"|"ask"|"passthrough"}`, first(out))
+			return lt.returnError("checkPermissions", `a table {behavior = "allow"|"deny"|"ask"|"passthrough"}`, first(out))
 		}
 		r.Behavior = PermissionBehavior(lua.LVAsString(t.RawGetString("behavior")))
 		r.Message = lua.LVAsString(t.RawGetString("message"))
@@ -367,7 +367,7 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *CallConte
 			}
 			return nil
 		default:
-			return returnError("call", "a ToolResult table or a string, number or boolean", v)
+			return lt.returnError("call", "a ToolResult table or a string, number or boolean", v)
 		}
 	})
 	if err != nil {
@@ -396,7 +396,7 @@ func (lt *luaTool) mapResult(ctx context.Context, data any, toolUseID string) (C
 			c, err = contentBlocks(plain)
 			return err
 		default:
-			return returnError("mapResult", "a string or a list of content blocks", v)
+			return lt.returnError("mapResult", "a string or a list of content blocks", v)
 		}
 	})
 	return c, err
@@ -523,18 +523,18 @@ func (lt *luaTool) ruleContent(ctx context.Context, input map[string]any) ([]str
 			plain, err := vm.FromLua(v)
 			list, ok := plain.([]any)
 			if err != nil || !ok {
-				return returnError("ruleContent", "a string or a list of strings", v)
+				return lt.returnError("ruleContent", "a string or a list of strings", v)
 			}
 			for _, p := range list {
 				s, ok := p.(string)
 				if !ok {
-					return returnError("ruleContent", "a string or a list of strings", v)
+					return lt.returnError("ruleContent", "a string or a list of strings", v)
 				}
 				parts = append(parts, s)
 			}
 			return nil
 		default:
-			return returnError("ruleContent", "a string or a list of strings", v)
+			return lt.returnError("ruleContent", "a string or a list of strings", v)
 		}
 	})
 	return parts, err

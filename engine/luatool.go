@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -96,8 +97,12 @@ var kindText = map[memberKind]string{
 // pool of states that have run it.
 type luaTool struct {
 	file string
+	src  []byte
 	pool *bindings.Pool
 	gate *bindings.Gate
+
+	linesOnce sync.Once
+	lines     map[string]int // member -> line, see memberLine
 }
 
 // LoadLua turns one Lua source file into a ToolDef. The lifecycle:
@@ -133,7 +138,7 @@ func LoadLua(file string, src []byte, cfg LuaConfig) (ToolDef, []Diagnostic) {
 	// Lua state until a tool is called (a state is about 100 KB, and most of a large
 	// set is never called in a session). The first call builds one.
 	defer vm.Close()
-	lt := &luaTool{file: file, pool: pool, gate: cfg.Gate}
+	lt := &luaTool{file: file, src: src, pool: pool, gate: cfg.Gate}
 	def, diags := lt.define(vm, src)
 	if HasErrors(diags) {
 		pool.Close()
@@ -273,6 +278,7 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 	def.Hints = Hints{
 		ReadOnly: staticBool(get("isReadOnly")), Destructive: staticBool(get("isDestructive")),
 		OpenWorld: staticBool(get("isOpenWorld")), Idempotent: staticBool(get("isIdempotent")),
+		ConcurrencySafe: staticBool(get("isConcurrencySafe")),
 	}
 	if v, ok := get("maxResultSizeChars").(lua.LNumber); ok {
 		def.MaxResultSizeChars = float64(v)
@@ -370,8 +376,9 @@ func typeName(v lua.LValue) string {
 	return "a " + v.Type().String()
 }
 
-// with runs fn on a pooled state under ctx, with the call's log going to cc.Log.
-func (lt *luaTool) with(ctx context.Context, cc *CallContext, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+// with runs fn on a pooled state under ctx, with the call's log going to cc.Log;
+// member is the member fn calls, as tracebacks name it.
+func (lt *luaTool) with(ctx context.Context, cc *CallContext, member string, fn func(vm *bindings.VM, c *bindings.Call) error) error {
 	if lt.gate != nil {
 		leave, err := lt.gate.Enter(ctx, lt.file)
 		if err != nil {
@@ -384,7 +391,7 @@ func (lt *luaTool) with(ctx context.Context, cc *CallContext, fn func(vm *bindin
 		return err
 	}
 	defer lt.pool.Put(vm)
-	c := &bindings.Call{Context: ctx, ReadOnly: cc == nil || !cc.writable}
+	c := &bindings.Call{Context: ctx, ReadOnly: cc == nil || !cc.writable, Entry: member}
 	if cc != nil {
 		c.Log = cc.Log
 		c.Hidden = cc.hidden
@@ -407,7 +414,7 @@ func (lt *luaTool) invoke(ctx context.Context, cc *CallContext, name string, arg
 // invokeWithCall is invoke for a use that calls back into Lua on the same state and
 // needs the call it runs under.
 func (lt *luaTool) invokeWithCall(ctx context.Context, cc *CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
-	return lt.with(ctx, cc, func(vm *bindings.VM, c *bindings.Call) error {
+	return lt.with(ctx, cc, name, func(vm *bindings.VM, c *bindings.Call) error {
 		var argv []lua.LValue
 		if args != nil {
 			var err error
@@ -419,7 +426,15 @@ func (lt *luaTool) invokeWithCall(ctx context.Context, cc *CallContext, name str
 		if err != nil {
 			return err
 		}
-		return use(vm, c, out)
+		err = use(vm, c, out)
+		var expected *CallError
+		if err != nil && !errors.As(err, &expected) {
+			// The member returned what it may not: whatever it did to the state to
+			// get there is not trusted with the next call (a nil, "message" failure
+			// is the Lua convention for an expected one, and keeps the state).
+			vm.Discard()
+		}
+		return err
 	})
 }
 
@@ -444,9 +459,19 @@ func inputArgs(input map[string]any, cc *CallContext) func(vm *bindings.VM) ([]l
 	}
 }
 
-// returnError says a member function returned something it may not.
-func returnError(name, want string, got lua.LValue) error {
-	return fmt.Errorf("%s returned %s; it must return %s", name, typeName(got), want)
+// returnError says a member function returned something it may not, at the line
+// where the member is given in the tool file.
+func (lt *luaTool) returnError(name, want string, got lua.LValue) error {
+	return &bindings.ScriptError{File: lt.file, Line: lt.memberLine(name),
+		Message: fmt.Sprintf("%s returned %s; it must return %s", name, typeName(got), want)}
+}
+
+// memberLine returns the line where a member is given in the tool file, or 0. The
+// source is parsed again the first time, which only happens when there is something
+// to report.
+func (lt *luaTool) memberLine(name string) int {
+	lt.linesOnce.Do(func() { lt.lines = memberLines(lt.file, lt.src) })
+	return lt.lines[name]
 }
 
 // staticBool returns a member's value when it is a plain boolean, for Hints.

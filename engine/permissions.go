@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/luatool/luatool/bindings"
 )
 
 // The permission step. Deny beats ask beats allow, in this order (the original's, with
@@ -122,6 +124,42 @@ func sessionRules(texts []string, cwd string) []SourcedRule {
 	return out
 }
 
+// unknownTools warns about the rules that name no tool of tools (the whole set,
+// hidden tools included) by its name, an alias or a rule family (Read for Glob and
+// Grep, Edit for Write): such a rule is most likely misspelt (bash for Bash) and does
+// nothing. Rules for MCP tools of other servers (mcp__server__tool) are left alone.
+func (rs ruleSet) unknownTools(tools []*Tool) []Diagnostic {
+	known := map[string]bool{}
+	var names []string
+	add := func(n string) {
+		if !known[n] {
+			known[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, t := range tools {
+		add(t.Name())
+		for _, a := range t.Aliases() {
+			add(a)
+		}
+		add(ruleName(t.Name()))
+	}
+	var diags []Diagnostic
+	for _, list := range [][]permRule{rs.deny, rs.ask, rs.allow} {
+		for _, r := range list {
+			if known[r.Tool] || strings.HasPrefix(r.Tool, "mcp__") {
+				continue
+			}
+			msg := fmt.Sprintf("the %s rule %s names no tool, so it does nothing", r.behavior, r.describe())
+			if s := bindings.Suggest(r.Tool, names); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			diags = append(diags, Diagnostic{File: r.origin.File, Severity: SeverityWarning, Message: msg})
+		}
+	}
+	return diags
+}
+
 // deniesTool reports whether a tool-level deny rule names the tool: such a tool is not
 // offered at all.
 func (rs ruleSet) deniesTool(name string) bool {
@@ -138,6 +176,8 @@ type decision struct {
 	behavior PermissionBehavior // Allow, Deny or Ask
 	message  string
 	input    map[string]any // the input to call with (possibly updated by the tool)
+	// byRule is set for an ask that an ask rule made: message names the rule.
+	byRule bool
 }
 
 // rulesFor returns the rules in force for a call of the turn: the engine's, with the
@@ -207,7 +247,7 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 	}
 	for _, r := range rs.ask {
 		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && tg().matches(r)) {
-			return decision{behavior: Ask, message: fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name), input: input}
+			return decision{behavior: Ask, message: fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name), input: input, byRule: true}
 		}
 	}
 	p := t.CheckPermissions(ctx, input, cc)

@@ -97,7 +97,7 @@ func TestPermissionPrecedence(t *testing.T) {
 		{"6 acceptEdits allows an edit inside the roots", edit, ModeAcceptEdits, nil, nil, nil, "ran"},
 		{"6 acceptEdits asks for an edit outside the roots", editOutside, ModeAcceptEdits, nil, nil, nil, "asked"},
 		{"6 default asks for an edit", edit, ModeDefault, nil, nil, nil, "asked"},
-		{"6 plan asks for an edit", edit, ModePlan, nil, nil, nil, "asked"},
+		{"6 plan refuses an edit without asking", edit, ModePlan, nil, nil, nil, "plan mode"},
 		{"7 a tool-level allow rule allows", permTool{name: "T"}, ModeDefault, []string{"T"}, nil, nil, "ran"},
 		{"7 an Edit(...) allow rule covers Write", permTool{name: "Write", path: "/work/src/a.go"}, ModeDefault, []string{"Edit(/src/**)"}, nil, nil, "ran"},
 		{"7 an allow must match every part of a compound command", compound, ModeDefault, []string{"Bash(git status)"}, nil, nil, "asked"},

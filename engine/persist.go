@@ -62,16 +62,27 @@ func (e *Engine) writeResult(toolUseID, text string) (string, error) {
 	return path, f.Close()
 }
 
-// results returns the results directory, making it on first use.
+// results returns the results directory, making it on first use: Options.ResultsDir,
+// or a new directory of the engine's own under os.TempDir(), which Close removes.
 func (e *Engine) results() (string, error) {
-	e.resultsOnce.Do(func() {
-		if e.opts.ResultsDir != "" {
-			e.resultsDir, e.resultsErr = e.opts.ResultsDir, os.MkdirAll(e.opts.ResultsDir, 0o700)
-			return
+	e.resultsMu.Lock()
+	defer e.resultsMu.Unlock()
+	if e.resultsDir != "" {
+		return e.resultsDir, nil
+	}
+	if e.opts.ResultsDir != "" {
+		if err := os.MkdirAll(e.opts.ResultsDir, 0o700); err != nil {
+			return "", err
 		}
-		e.resultsDir, e.resultsErr = os.MkdirTemp("", "luatool-results-")
-	})
-	return e.resultsDir, e.resultsErr
+		e.resultsDir = e.opts.ResultsDir
+		return e.resultsDir, nil
+	}
+	dir, err := os.MkdirTemp("", "luatool-results-")
+	if err != nil {
+		return "", err
+	}
+	e.resultsDir, e.ownResults = dir, true
+	return dir, nil
 }
 
 // persistedText is the <persisted-output> block; size is in characters, the unit of

@@ -218,6 +218,16 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	}
 	r.Data, r.NewMessages, r.MCPMeta, r.ContextChange = tr.Data, tr.NewMessages, tr.MCPMeta, tr.ContextModifier
 
+	// A tool that declares an outputSchema promises data that matches it, whoever
+	// calls: the model, an MCP client (which is sent the data as structuredContent)
+	// or a test.
+	stage = StageResult
+	if err := t.ValidateOutput(tr.Data); err != nil {
+		r.Err = err
+		r.ContextChange = nil
+		return r.fail(StageResult, err.Error())
+	}
+
 	// 7. Map the result; empty becomes a marker; large is persisted.
 	stage = StageResult
 	content, err := t.MapResult(bounded, tr.Data, use.ID)
@@ -286,18 +296,25 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		}
 		return nil, false, d.message
 	}
-	switch {
-	case tc.mode == ModeDontAsk:
+	switch tc.mode {
+	case ModeDontAsk:
 		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
+	case ModePlan:
+		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the session is in plan mode, in which only read-only calls run. Present your plan first; changes can be made once plan mode is left.", t.Name())
 	}
+	suggestions := e.suggestions(bounded, t, d.input, tc.cwd)
 	canUseTool := e.hooks(ctx).CanUseTool
 	if canUseTool == nil {
-		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
+		if d.byRule {
+			// An ask rule beats allow rules: only a person can let the call through.
+			return nil, false, e.unansweredText(t, d.message, nil)
+		}
+		return nil, false, e.unansweredText(t, "", suggestions)
 	}
 	req := PermissionRequest{
 		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: d.message,
 		Description: t.Description(bounded, d.input),
-		Suggestions: e.suggestions(bounded, t, d.input, tc.cwd),
+		Suggestions: suggestions,
 	}
 	ans, err := canUseTool(ctx, req)
 	if err != nil {
@@ -325,6 +342,25 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		return in, true, denied
 	}
 	return d.input, true, ""
+}
+
+// unansweredText is the refusal of a call that needed approval when no one could be
+// asked: the ask rule that made it need approval (why, when one did), the rules that
+// would allow it, and the host's hint on how to give them (Options.ApprovalHint).
+func (e *Engine) unansweredText(t *Tool, why string, rules []string) string {
+	msg := fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
+	if why != "" {
+		msg += " " + why
+	}
+	if len(rules) > 0 {
+		msg += " A rule that would allow it: " + strings.Join(rules, ", ") + "."
+	}
+	if e.opts.ApprovalHint != nil {
+		if hint := e.opts.ApprovalHint(rules); hint != "" {
+			msg += " " + hint
+		}
+	}
+	return msg
 }
 
 // updatedInput validates an input that a permission decision substituted, as the
@@ -384,7 +420,7 @@ func callErrorText(parent, bounded context.Context, t *Tool, timeout time.Durati
 	case errors.Is(bounded.Err(), context.DeadlineExceeded):
 		return fmt.Sprintf("%s timed out after %s and was stopped.", t.Name(), timeout)
 	}
-	msg := err.Error()
+	msg := ModelText(err)
 	if strings.TrimSpace(msg) == "" {
 		msg = "Command failed with no output"
 	}

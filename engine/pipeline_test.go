@@ -795,19 +795,24 @@ func TestMathHugeNeverPersists(t *testing.T) {
 	}
 }
 
-func TestCallErrorCarriesLuaPosition(t *testing.T) {
+// TestCallErrorPositionGoesToTheHost: the model is told what went wrong; where in
+// the tool file it went wrong is for the tool's author, in Result.Err.
+func TestCallErrorPositionGoesToTheHost(t *testing.T) {
 	e, _ := pipelineEngine(t, Options{})
 	r := call(e, bg, "Fail", `{}`)
-	if !r.Block.IsError || r.Stage != StageCall || !strings.HasSuffix(r.Block.Content.String(), "fail.lua:8: kaput") {
-		t.Errorf("result %q at %s, want the message with fail.lua:8", r.Block.Content.String(), r.Stage)
+	if !r.Block.IsError || r.Stage != StageCall || r.Block.Content.String() != "kaput" {
+		t.Errorf("result %q at %s, want the message alone", r.Block.Content.String(), r.Stage)
+	}
+	if r.Err == nil || !strings.HasSuffix(r.Err.Error(), "fail.lua:8: kaput") {
+		t.Errorf("Result.Err = %v, want the position fail.lua:8", r.Err)
 	}
 	if strings.Contains(r.Block.Content.String(), "<tool_use_error>") {
 		t.Error("a call error must not be wrapped in <tool_use_error>")
 	}
 	wantError(t, call(e, bg, "GoFail", `{}`), StageCall, "go failed")
 	r = call(e, bg, "MapFail", `{}`)
-	if !r.Block.IsError || r.Stage != StageResult || !strings.Contains(r.Block.Content.String(), "mapfail.lua:7: no map for data") {
-		t.Errorf("mapResult error: %q at %s", r.Block.Content.String(), r.Stage)
+	if !r.Block.IsError || r.Stage != StageResult || r.Block.Content.String() != "no map for data" || !strings.Contains(r.Err.Error(), "mapfail.lua:7: no map for data") {
+		t.Errorf("mapResult error: %q at %s (%v)", r.Block.Content.String(), r.Stage, r.Err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,6 +125,54 @@ func (s *Schema) Validate(v any) error {
 		return &ValidationError{Problems: problems(ve)}
 	}
 	return &ValidationError{Problems: []string{err.Error()}}
+}
+
+// dataProblems checks v, a tool's output, and words each problem by its location in
+// the data. An empty object where the schema wants an array gets a hint: it is what
+// an empty Lua table becomes, and json.array() is the fix.
+func (s *Schema) dataProblems(v any) []string {
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, e := range leafErrors(ve, false) {
+		where := "the data"
+		if len(e.InstanceLocation) > 0 {
+			where = "`" + displayPath(e.InstanceLocation) + "`"
+		}
+		msg := fmt.Sprintf("%s: %s", where, e.ErrorKind.LocalizedString(printer))
+		if k, ok := e.ErrorKind.(*kind.Type); ok && k.Got == "object" && slices.Contains(k.Want, "array") {
+			if m, ok := valueAt(v, e.InstanceLocation).(map[string]any); ok && len(m) == 0 {
+				msg += " (an empty Lua table is a JSON object: return json.array() for an empty list)"
+			}
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// valueAt returns the value at an instance location of a JSON value, or nil.
+func valueAt(v any, loc []string) any {
+	for _, tok := range loc {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
 }
 
 // A ValidationError lists what is wrong with an input, one problem a line, in the

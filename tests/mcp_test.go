@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // The MCP end-to-end tests build the real luatool binary and drive `luatool serve`
@@ -350,6 +351,76 @@ func TestMCPProgressNotifications(t *testing.T) {
 		if p.ProgressToken != "steps-1" || p.Progress != float64(i+1) || p.Total != 3 || p.Message != fmt.Sprintf("step %d", i+1) {
 			t.Errorf("notification %d = %+v", i, p)
 		}
+	}
+}
+
+// TestMCPProgressPlainTable: a tool reporting a table without a message sends a
+// step counted past the last, with a human rendering as message, never the table's
+// JSON.
+func TestMCPProgressPlainTable(t *testing.T) {
+	var mu sync.Mutex
+	var got []*mcp.ProgressNotificationParams
+	s := serveStdio(t, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, req.Params)
+			mu.Unlock()
+		},
+	})
+	writeFile(t, filepath.Join(s.tools, "plain.lua"), `return {
+  name = "Plain",
+  prompt = "Reports progress as plain tables.",
+  inputSchema = { type = "object" },
+  isReadOnly = true,
+  call = function(_, ctx)
+    ctx:progress({ file = "a.txt" })
+    ctx:progress({ file = "b.txt", progress = 5, total = 9 })
+    return "done"
+  end,
+}
+`)
+	eventually(t, "the Plain tool", func() bool { return s.toolNames(t)["Plain"] != nil })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: "Plain", Arguments: map[string]any{}, Meta: mcp.Meta{"progressToken": "p"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "two progress notifications", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) == 2
+	})
+	if p := got[0]; p.Progress != 1 || p.Total != 0 || p.Message != "working" {
+		t.Errorf("first notification = %+v, want step 1 with a human message", p)
+	}
+	if p := got[1]; p.Progress != 5 || p.Total != 9 || p.Message != "5 of 9" {
+		t.Errorf("second notification = %+v, want 5 of 9", p)
+	}
+}
+
+// TestMCPOutputSchema serves the Items tool of the output_schema CLI script (the same
+// file, read from the script): data that breaks the outputSchema is an error result,
+// as for call, run and test; good data is structuredContent.
+func TestMCPOutputSchema(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/script/output_schema.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serveStdio(t, nil)
+	for _, f := range ar.Files {
+		if f.Name == "tools/items.lua" {
+			writeFile(t, filepath.Join(s.tools, "items.lua"), string(f.Data))
+		}
+	}
+	eventually(t, "the Items tool", func() bool { return s.toolNames(t)["Items"] != nil })
+	bad := s.call(t, "Items", map[string]any{"n": 0})
+	if !bad.IsError || bad.StructuredContent != nil || !strings.Contains(text(bad), "Items returned data that does not match its outputSchema") || !strings.Contains(text(bad), "json.array()") {
+		t.Errorf("empty list: %+v %q", bad, text(bad))
+	}
+	good := s.call(t, "Items", map[string]any{"n": 2})
+	sc, _ := json.Marshal(good.StructuredContent)
+	if good.IsError || string(sc) != `{"items":["item 1","item 2"]}` {
+		t.Errorf("two items: %v %s", good.IsError, sc)
 	}
 }
 

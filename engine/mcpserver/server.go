@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -286,8 +285,8 @@ func number(v any) (float64, bool) {
 
 // result maps a pipeline result to MCP: its content blocks, isError, the tool's
 // _meta, and for a tool that declares an outputSchema, its data as
-// structuredContent (checked against the schema: a tool breaking its own promise is
-// an error result).
+// structuredContent (the pipeline has checked it against the schema: a tool breaking
+// its own promise is an error result).
 func (s *Server) result(ctx context.Context, r *engine.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: r.Block.IsError, Content: []mcp.Content{}}
 	for _, b := range r.Block.Content {
@@ -296,11 +295,9 @@ func (s *Server) result(ctx context.Context, r *engine.Result) *mcp.CallToolResu
 	if len(r.MCPMeta) > 0 {
 		out.Meta = r.MCPMeta
 	}
+	// The pipeline has checked the data against the schema: a call whose data breaks
+	// it ended at StageResult with an error.
 	if r.Stage == engine.StageDone && r.Tool != nil && r.Tool.OutputSchema() != nil {
-		if err := r.Tool.ValidateOutput(r.Data); err != nil {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
-				Text: fmt.Sprintf("%s returned data that does not match its outputSchema: %v", r.Tool.Name(), err)}}}
-		}
 		out.StructuredContent = r.Data
 	}
 	return out

@@ -46,6 +46,9 @@ type config struct {
 	settings  string
 	http      string
 	noWatch   bool
+	strict    bool
+	// resultsDir is --results-dir: where results too large to show inline go.
+	resultsDir string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
 }
@@ -172,6 +175,8 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
+	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
+	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
 	return fs
 }
 

@@ -17,10 +17,11 @@ import (
 )
 
 // withTools opens the default sources, reports load problems on stderr and runs fn
-// with the session: commands keep serving the tools that loaded. A strict command
-// (one whose output describes the whole set, like list and schema) then exits 2 when
-// a file failed to load, so that a script does not take a partial set for the whole.
-func (a *app) withTools(strict bool, fn func(s *session) int) int {
+// with the session: commands keep serving the tools that loaded. A command whose
+// output describes the whole set (list, schema) passes describesSet: with --strict it
+// then exits 2 when a file failed to load, so that a script cannot take a partial set
+// for the whole; without, it prints what works and the problems go to stderr.
+func (a *app) withTools(describesSet bool, fn func(s *session) int) int {
 	srcs, err := a.sources()
 	if err != nil {
 		return a.errorf("%v", err)
@@ -32,7 +33,7 @@ func (a *app) withTools(strict bool, fn func(s *session) int) int {
 	defer s.close()
 	a.report(s.diags)
 	code := fn(s)
-	if strict && code == ExitOK && engine.HasErrors(s.diags) {
+	if describesSet && a.cfg.strict && code == ExitOK && engine.HasErrors(s.diags) {
 		return ExitUsage
 	}
 	return code
@@ -45,7 +46,8 @@ func (a *app) printJSON(v any) {
 	enc.Encode(v)
 }
 
-// toolFlags are a tool's answers for an empty input, as list and describe show them.
+// toolFlags are a tool's answers for an empty input, as list and describe show them;
+// for a tool whose schema refuses an empty input, what it declares for every input.
 type toolFlags struct {
 	ReadOnly        bool `json:"readOnly"`
 	ConcurrencySafe bool `json:"concurrencySafe"`
@@ -57,7 +59,14 @@ type toolFlags struct {
 func (a *app) flagsOf(t *engine.Tool) toolFlags {
 	ctx, cancel := a.bounded()
 	defer cancel()
-	in := map[string]any{}
+	in, err := t.Schema().Prepare(map[string]any{})
+	if err != nil {
+		// The tool needs an input to answer: show what it declares for every input.
+		h := t.Hints()
+		declared := func(b *bool) bool { return b != nil && *b }
+		return toolFlags{ReadOnly: declared(h.ReadOnly), ConcurrencySafe: declared(h.ConcurrencySafe),
+			Destructive: declared(h.Destructive), OpenWorld: declared(h.OpenWorld), Deferred: t.Deferred()}
+	}
 	return toolFlags{
 		ReadOnly:        t.IsReadOnly(ctx, in),
 		ConcurrencySafe: t.IsConcurrencySafe(ctx, in),
@@ -246,10 +255,7 @@ func runCall(a *app, args []string) int {
 		for _, line := range r.Log {
 			a.display().log("log: ", line)
 		}
-		var se *bindings.ScriptError
-		if errors.As(r.Err, &se) && se.Traceback != "" {
-			fmt.Fprintf(a.stderr, "  %s\n", strings.ReplaceAll(se.Traceback, "\n", "\n  "))
-		}
+		a.showError(r)
 		if a.cfg.json {
 			a.printJSON(r.Block)
 		} else {
@@ -264,6 +270,20 @@ func runCall(a *app, args []string) int {
 		}
 		return ExitOK
 	})
+}
+
+// showError shows on stderr the whole error behind a failed call: where in the
+// tool's file it arose and the Lua traceback, which the model is not told.
+func (a *app) showError(r *engine.Result) {
+	if r.Err == nil {
+		return
+	}
+	msg := r.Err.Error()
+	var se *bindings.ScriptError
+	if errors.As(r.Err, &se) && se.Traceback != "" {
+		msg += "\n" + se.Traceback
+	}
+	a.display().line("luatool: " + r.Block.ToolUseID + ": " + printableLines(msg))
 }
 
 // printResult shows a result: the content the model gets on stdout, so that it can be
@@ -329,10 +349,11 @@ func runSchema(a *app, args []string) int {
 	}
 	return a.withTools(true, func(s *session) int {
 		ctx, cancel := a.bounded()
-		defs, err := s.eng.Definitions(ctx)
+		defs, undescribed := s.eng.Definitions(ctx)
 		cancel()
-		if err != nil {
-			return a.errorf("%v", err)
+		if undescribed != nil {
+			// The tools whose prompt failed are left out; the others are printed.
+			fmt.Fprintf(a.stderr, "luatool: %s\n", strings.ReplaceAll(undescribed.Error(), "\n", "\nluatool: "))
 		}
 		out, notes, err := apischema.Export(format, defs)
 		if err != nil {
@@ -342,6 +363,9 @@ func runSchema(a *app, args []string) int {
 			fmt.Fprintf(a.stderr, "luatool: %s: %s\n", format, n)
 		}
 		a.printJSON(out)
+		if undescribed != nil && a.cfg.strict {
+			return ExitUsage
+		}
 		return ExitOK
 	})
 }
@@ -362,6 +386,9 @@ func runCheck(a *app, args []string) int {
 		return a.errorf("%v", err)
 	}
 	defer s.close()
+	ctx, cancel := a.bounded()
+	s.diags = append(s.diags, s.eng.CheckMembers(ctx)...)
+	cancel()
 	engine.SortDiagnostics(s.diags)
 	failed := engine.HasErrors(s.diags)
 	names := s.eng.Registry().Names()

@@ -70,6 +70,16 @@ func printable(s string) string {
 	}, s)
 }
 
+// printableLines is printable for a text of several lines: each made printable, the
+// lines after the first indented under it.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = printable(l)
+	}
+	return strings.Join(lines, "\n  ")
+}
+
 // line writes one line, keeping the spinner below it.
 func (d *display) line(s string) {
 	d.mu.Lock()

@@ -47,6 +47,7 @@ func runRun(a *app, args []string) int {
 			for _, line := range r.Log {
 				a.display().log("log ("+r.Block.ToolUseID+"): ", line)
 			}
+			a.showError(r)
 			if !a.cfg.json {
 				a.showOutcome(r, r.Block.ToolUseID+": ")
 			}

@@ -16,13 +16,20 @@ import (
 
 // session is an engine wired for one command, with the diagnostics of its load.
 type session struct {
-	eng     *engine.Engine
-	diags   []engine.Diagnostic
-	results string
+	eng        *engine.Engine
+	diags      []engine.Diagnostic
+	results    string
+	ownResults bool
 }
 
-// close removes the results directory if no result was persisted in it.
-func (s *session) close() { os.Remove(s.results) }
+// close removes the results directory when the run made it: the process that
+// persisted the results is ending, so nothing will read them any more. A
+// --results-dir is kept.
+func (s *session) close() {
+	if s.ownResults {
+		os.RemoveAll(s.results)
+	}
+}
 
 // sources lists the tool directories in order: the embedded standard set,
 // $XDG_CONFIG_HOME/luatool/tools, ./.luatool/tools, then each --tools DIR. The two
@@ -78,9 +85,9 @@ func (a *app) bounded() (context.Context, context.CancelFunc) {
 }
 
 // open builds the engine over srcs with the standard host modules confined to the
-// root. Results too large to show inline are written to a directory of this run's own,
-// which the file tools may read too, so that the model can open what it is pointed at;
-// close removes the directory when nothing was written to it.
+// root. Results too large to show inline are written to a directory of this run's own
+// (or --results-dir), which the file tools may read too, so that the model can open
+// what it is pointed at; close removes the run's own directory.
 func (a *app) open(srcs []engine.Source) (*session, error) {
 	root := a.cfg.root
 	if root == "" {
@@ -102,13 +109,14 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		return nil, err
 	}
 	roots := append([]string{root}, perms.AdditionalDirectories...)
-	results, err := os.MkdirTemp("", "luatool-results-")
+	results, ownResults, err := a.resultsDir()
 	if err != nil {
 		return nil, err
 	}
+	s := &session{results: results, ownResults: ownResults}
 	mods, err := builtin.Standard(append(roots, results))
 	if err != nil {
-		os.Remove(results)
+		s.close()
 		return nil, err
 	}
 	var eng *engine.Engine
@@ -123,23 +131,25 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 				a.display().progress(t.RenderProgress(ctx, ev.Data))
 			}
 		},
-		Modules:     mods,
-		ResultsDir:  results,
-		Timeout:     a.cfg.timeout,
-		Cwd:         root,
-		Roots:       roots,
-		Permissions: perms,
-		CanUseTool:  a.canUseTool(),
+		Modules:      mods,
+		Logger:       a.logger(),
+		ResultsDir:   results,
+		Timeout:      a.cfg.timeout,
+		Cwd:          root,
+		Roots:        roots,
+		Permissions:  perms,
+		CanUseTool:   a.canUseTool(),
+		ApprovalHint: a.approvalHint,
 	})
 	if err != nil {
-		os.Remove(results)
+		s.close()
 		return nil, err
 	}
-	diags := eng.Load(srcs...)
+	s.eng, s.diags = eng, eng.Load(srcs...)
 	if a.normalGC != nil {
 		a.normalGC()
 	}
-	return &session{eng: eng, diags: diags, results: results}, nil
+	return s, nil
 }
 
 // permissions reads the settings files (user, project at root, --settings) and the
@@ -161,6 +171,28 @@ func (a *app) permissions(root string) (engine.PermissionSettings, error) {
 	}
 	return engine.MergeSettings(fromFiles, fromFlags), nil
 }
+
+// approvalHint tells the person running luatool how to allow a call that needed
+// approval when no one could be asked: the flags of this command line.
+func (a *app) approvalHint(rules []string) string {
+	var allow []string
+	for _, r := range rules {
+		allow = append(allow, "--allow "+shellQuote(r))
+	}
+	switch {
+	case a.cfg.noPrompt && len(allow) > 0:
+		return "To allow it, start the server with " + strings.Join(allow, " ") + " or put the rule in a settings file."
+	case a.cfg.noPrompt:
+		return "To allow it, start the server with an --allow rule or put one in a settings file."
+	case len(allow) > 0:
+		return "To allow it, run luatool with " + strings.Join(allow, " ") + " or --yes, or on a terminal to be asked."
+	default:
+		return "To allow it, run luatool with --yes, or on a terminal to be asked."
+	}
+}
+
+// shellQuote quotes s for a POSIX shell, in single quotes.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // canUseTool answers asks: allow with --yes, a prompt on a terminal (not for serve),
 // otherwise none (every ask is a deny).

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -139,10 +140,11 @@ func runVariant(t *testing.T, v variant) {
 	case r == nil:
 		h.probe(0)
 	case r.Stage == engine.StageCall:
-		if _, ok := isScriptError(r.Err); ok {
-			h.probe(1) // the state whose script failed was discarded
-		} else {
+		var expected *engine.CallError
+		if errors.As(r.Err, &expected) {
 			h.probe(2) // call returned nil, "message": the state is sound
+		} else {
+			h.probe(1) // the state whose call failed or returned garbage was discarded
 		}
 	case r.Stage == engine.StageDone:
 		h.probe(2) // a state that served a good call is reused

@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+)
+
+// ErrReportedAtLoad marks the failure of a member that was reported when its tool
+// loaded (a member of a kind it may not have): the safe answer is taken without
+// telling the host's log again on every call. Loaders wrap it (fmt.Errorf("...: %w",
+// ErrReportedAtLoad)) into the error such a member returns.
+var ErrReportedAtLoad = errors.New("reported when the tool loaded")
+
+// A modelTexter is an error that words itself differently for the model than for the
+// tool's author: a script error is "file:line: message" in the host's log and the
+// message alone for the model, which can do nothing with a position in a file it
+// cannot see. *bindings.ScriptError is one.
+type modelTexter interface {
+	error
+	ModelText() string
+}
+
+// A positioner is an error that knows where in a tool's source it arose.
+type positioner interface {
+	Position() (file string, line int)
+}
+
+// ModelText returns the text of err as the model is told it: the error's own text,
+// with any script error inside it worded without its file and line. The host's log
+// keeps the whole error (Result.Err).
+func ModelText(err error) string {
+	full := err.Error()
+	var mt modelTexter
+	if !errors.As(err, &mt) {
+		return full
+	}
+	inner := mt.Error()
+	if i := strings.Index(full, inner); i >= 0 {
+		return full[:i] + mt.ModelText() + full[i+len(inner):]
+	}
+	return full
+}
+
+// errorPosition returns the file and line an error names, or "" and 0.
+func errorPosition(err error) (string, int) {
+	var p positioner
+	if errors.As(err, &p) {
+		return p.Position()
+	}
+	return "", 0
+}
