@@ -1,6 +1,7 @@
 // Command luatool runs, checks and describes LLM-agent tools written in Lua.
 //
-// Run "luatool --help" for the commands; the README has a walk-through.
+// Run "luatool help" for the commands, "luatool help COMMAND" for one of them; the
+// README has a walk-through.
 package main
 
 import (

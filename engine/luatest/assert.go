@@ -1,12 +1,12 @@
 package luatest
 
 import (
-	"encoding/json"
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 // assertModule is require("assert"). A failed assertion raises an error at the line
@@ -65,14 +65,15 @@ func equal(a, b lua.LValue, seen map[[2]*lua.LTable]bool) bool {
 	return same && count == 0
 }
 
-// show renders a value for a message: as JSON when it is one, else as tostring.
+// show renders a value for a message: as JSON when it is one, else as tostring. The
+// JSON keeps <, > and & as they are: tool results are full of them
+// (<tool_use_error>), and a message must show the text the test compared.
 func show(L *lua.LState, v lua.LValue) string {
 	if v.Type() == lua.LTString {
-		b, _ := json.Marshal(string(v.(lua.LString)))
-		return string(b)
+		return string(jsonvalue.AppendString(nil, string(v.(lua.LString))))
 	}
 	if plain, err := bindings.VMOf(L).FromLua(v); err == nil {
-		if b, err := json.Marshal(plain); err == nil {
+		if b, err := jsonvalue.Encode(plain); err == nil {
 			return string(b)
 		}
 	}

@@ -34,7 +34,14 @@
 // The assert module has eq(got, want [, message]) (deep equality of tables),
 // matches(s, pattern [, message]) (a Lua pattern) and fails(fn [, pattern]), which
 // calls fn, requires it to raise an error (matching pattern, if given) and returns
-// the error's message. A failed assertion names the test file and line.
+// the error's message. A failed assertion names the test file and line; values in
+// its message are shown as JSON.
+//
+// Besides test, assert and json, a test file may require the host modules of its
+// case's engine (its Options.Modules: with builtin.Standard, fs, glob, grep, shell and
+// path), to set up or inspect what the tools work on. They are the very modules the
+// tools get, so they reach what the tools reach, the case's root, and no more. The
+// main chunk runs again for every case, in the case's environment.
 package luatest
 
 import (
@@ -61,20 +68,27 @@ type Options struct {
 	// NewEngine builds the engine of one case, with its tools loaded, confined to
 	// root (a new empty directory). scratch is another new directory, outside root,
 	// for what the engine keeps besides (persisted results): tools cannot see it.
-	// Both are removed after the case. An error fails the case.
+	// Both are removed after the case. The engine's Modules are the host modules the
+	// test file may require. An error fails the case; in the first environment,
+	// which lists the file's cases, it fails the file.
 	NewEngine func(root, scratch string) (*engine.Engine, error)
 	// Limits bound the test file's own Lua states.
 	Limits bindings.Limits
 	// Timeout bounds each case. Zero means DefaultTimeout.
 	Timeout time.Duration
+	// Match, if set, chooses the cases to run by name; the others are skipped.
+	Match func(name string) bool
 }
 
 // FileResult is the outcome of one test file.
 type FileResult struct {
 	File string
-	// Err is set when the file could not be loaded; no case ran.
+	// Err is set when the file could not be loaded, or the environment of its
+	// cases not made; no case ran.
 	Err   error
 	Cases []CaseResult
+	// Skipped are the names of the cases Options.Match left out.
+	Skipped []string
 }
 
 // Failed reports whether the file failed to load or any case failed.
@@ -117,7 +131,8 @@ func Files(dir string) ([]string, error) {
 	return files, nil
 }
 
-// RunFile runs the cases of one test file, in the order they were registered.
+// RunFile runs the cases of one test file, in the order they were registered, those
+// that Options.Match accepts.
 func RunFile(ctx context.Context, file string, opts Options) FileResult {
 	res := FileResult{File: file}
 	if opts.Timeout <= 0 {
@@ -133,20 +148,40 @@ func RunFile(ctx context.Context, file string, opts Options) FileResult {
 		res.Err = err
 		return res
 	}
-	// A first run of the file lists its cases; each case then runs in a state of its
-	// own, so that a failure (which leaves a state unfit for reuse) or a case's
-	// leftovers never reach the next.
-	names, err := registeredCases(prog, opts.Limits)
+	// Each case runs in a state, a root and an engine of its own, so that a failure
+	// (which leaves a state unfit for reuse) or a case's leftovers never reach the
+	// next. The file's main chunk registers the cases, and it may require the host
+	// modules, which exist only in a case's environment: the first environment lists
+	// the cases, and, unused by any case yet, runs the first one that matches.
+	first, err := prepare(prog, opts)
 	if err != nil {
 		res.Err = err
 		return res
 	}
+	names := first.reg.names
 	if len(names) == 0 {
+		first.close()
 		res.Err = fmt.Errorf("%s: no test cases (register them with require(\"test\").case(name, fn))", file)
 		return res
 	}
 	for i, name := range names {
-		res.Cases = append(res.Cases, runCase(ctx, prog, i, name, opts))
+		if opts.Match != nil && !opts.Match(name) {
+			res.Skipped = append(res.Skipped, name)
+			continue
+		}
+		p := first
+		first = nil
+		if p == nil {
+			if p, err = prepare(prog, opts); err != nil {
+				res.Cases = append(res.Cases, CaseResult{Name: name, Err: err})
+				continue
+			}
+		}
+		res.Cases = append(res.Cases, p.run(ctx, i, name, opts.Timeout))
+		p.close()
+	}
+	if first != nil {
+		first.close()
 	}
 	return res
 }
@@ -157,67 +192,85 @@ type registered struct {
 	fns   []*lua.LFunction
 }
 
-func load(prog *bindings.Program, limits bindings.Limits) (*bindings.VM, *registered, error) {
-	reg := &registered{}
-	vm := bindings.NewVM(bindings.Config{Limits: limits, Modules: []*bindings.Module{testModule(reg), assertModule()}})
-	if err := vm.Run(prog); err != nil {
-		vm.Close()
-		return nil, nil, err
-	}
-	return vm, reg, nil
+// prepared is the environment of one case, made before the case runs: the state
+// the test file has run in, the case's root, its scratch directory and its engine.
+type prepared struct {
+	start   time.Time
+	vm      *bindings.VM
+	reg     *registered
+	env     *caseEnv
+	cleanup []func()
+	prog    string
 }
 
-func registeredCases(prog *bindings.Program, limits bindings.Limits) ([]string, error) {
-	vm, reg, err := load(prog, limits)
+// prepare makes the environment of a case: a new root and scratch directory, the
+// engine of opts.NewEngine, and a state that has run the test file with the test
+// modules and the engine's host modules, so that what the test file reaches is
+// confined as the tools are. On an error, whatever was made is removed.
+func prepare(prog *bindings.Program, opts Options) (_ *prepared, err error) {
+	p := &prepared{start: time.Now(), prog: prog.Name}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
+	root, err := os.MkdirTemp("", "luatool-test-")
 	if err != nil {
 		return nil, err
 	}
-	vm.Close()
-	return reg.names, nil
-}
-
-func runCase(ctx context.Context, prog *bindings.Program, i int, name string, opts Options) (cr CaseResult) {
-	start := time.Now()
-	cr.Name = name
-	defer func() { cr.Duration = time.Since(start) }()
-	vm, reg, err := load(prog, opts.Limits)
-	if err != nil {
-		cr.Err = err
-		return cr
-	}
-	defer vm.Close()
-	if len(reg.fns) <= i || reg.names[i] != name {
-		cr.Err = fmt.Errorf("%s: the cases registered differ from one run of the file to the next", prog.Name)
-		return cr
-	}
-	root, err := os.MkdirTemp("", "luatool-test-")
-	if err != nil {
-		cr.Err = err
-		return cr
-	}
-	defer os.RemoveAll(root)
+	p.cleanup = append(p.cleanup, func() { os.RemoveAll(root) })
 	if root, err = filepath.EvalSymlinks(root); err != nil {
-		cr.Err = err
-		return cr
+		return nil, err
 	}
 	scratch, err := os.MkdirTemp("", "luatool-test-scratch-")
 	if err != nil {
-		cr.Err = err
-		return cr
+		return nil, err
 	}
-	defer os.RemoveAll(scratch)
+	p.cleanup = append(p.cleanup, func() { os.RemoveAll(scratch) })
 	eng, err := opts.NewEngine(root, scratch)
 	if err != nil {
-		cr.Err = fmt.Errorf("%s: %w", prog.Name, err)
+		return nil, fmt.Errorf("%s: %w", prog.Name, err)
+	}
+	p.env = &caseEnv{root: root, eng: eng}
+	p.reg = &registered{}
+	modules := []*bindings.Module{testModule(p.reg), assertModule()}
+	for _, m := range eng.Options().Modules {
+		if m.Name == "test" || m.Name == "assert" {
+			return nil, fmt.Errorf("%s: the engine's host module %q has the name of a test module", prog.Name, m.Name)
+		}
+		modules = append(modules, m)
+	}
+	p.vm = bindings.NewVM(bindings.Config{Limits: opts.Limits, Modules: modules})
+	p.cleanup = append(p.cleanup, p.vm.Close)
+	if err := p.vm.Run(prog); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// close removes the case's environment: the state, then the directories.
+func (p *prepared) close() {
+	for i := len(p.cleanup) - 1; i >= 0; i-- {
+		p.cleanup[i]()
+	}
+}
+
+// run runs the case registered i-th, which must be the one named name in this
+// state too.
+func (p *prepared) run(ctx context.Context, i int, name string, timeout time.Duration) (cr CaseResult) {
+	cr.Name = name
+	defer func() { cr.Duration = time.Since(p.start) }()
+	if len(p.reg.fns) <= i || p.reg.names[i] != name {
+		cr.Err = fmt.Errorf("%s: the cases registered differ from one run of the file to the next", p.prog)
 		return cr
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := &caseEnv{ctx: ctx, root: root, eng: eng}
-	_, err = vm.Call(&bindings.Call{Context: ctx, Log: func(line string) { cr.Log = append(cr.Log, line) }},
-		reg.fns[i], c.table(vm))
+	p.env.ctx = ctx
+	_, err := p.vm.Call(&bindings.Call{Context: ctx, Log: func(line string) { cr.Log = append(cr.Log, line) }},
+		p.reg.fns[i], p.env.table(p.vm))
 	if err != nil && ctx.Err() == context.DeadlineExceeded && errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("%s: case %q did not finish within %v: %w", prog.Name, name, opts.Timeout, err)
+		err = fmt.Errorf("%s: case %q did not finish within %v: %w", p.prog, name, timeout, err)
 	}
 	cr.Err = err
 	return cr

@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
 )
 
@@ -112,5 +114,81 @@ func TestScratchIsOutsideTheRootAndRemoved(t *testing.T) {
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("%s was not removed after the case", dir)
 		}
+	}
+}
+
+func TestMatchChoosesCases(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "echo_test.lua")
+	os.WriteFile(file, []byte(`local test = require("test")
+for _, name in ipairs({ "one", "two", "three" }) do
+  test.case(name, function(t) assert(t:call("Echo", { text = name }).text == name) end)
+end
+`), 0o644)
+	engines := 0
+	r := RunFile(context.Background(), file, Options{
+		NewEngine: func(root, scratch string) (*engine.Engine, error) {
+			engines++
+			return newEngine(t)(root, scratch)
+		},
+		Match: func(name string) bool { return name == "two" },
+	})
+	if r.Failed() || len(r.Cases) != 1 || r.Cases[0].Name != "two" {
+		t.Fatalf("result: %+v", r)
+	}
+	if strings.Join(r.Skipped, ",") != "one,three" {
+		t.Errorf("skipped %v, want one and three", r.Skipped)
+	}
+	// The environment that listed the cases ran the one that matched.
+	if engines != 1 {
+		t.Errorf("%d engines made for one case", engines)
+	}
+}
+
+func TestTestFilesGetTheEnginesModules(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret"), 0o644)
+	file := filepath.Join(t.TempDir(), "echo_test.lua")
+	os.WriteFile(file, []byte(strings.ReplaceAll(`local test = require("test")
+local assert = require("assert")
+local fs = require("fs")
+test.case("reads and writes in the root", function(t)
+  t:write("a.txt", "from t")
+  assert.eq(fs.read(t:path("a.txt")), "from t")
+  assert.eq(fs.write("b.txt", "from fs").created, true)
+  assert.eq(t:read("b.txt"), "from fs")
+end)
+test.case("nothing outside", function(t)
+  local content, _, code = fs.read(SECRET)
+  assert.eq(content, nil)
+  assert.eq(code, "outside")
+end)
+`, "SECRET", strconv.Quote(filepath.Join(outside, "secret.txt")))), 0o644)
+	r := RunFile(context.Background(), file, Options{NewEngine: func(root, scratch string) (*engine.Engine, error) {
+		mods, err := builtin.Standard([]string{root})
+		if err != nil {
+			return nil, err
+		}
+		return engine.New(engine.Options{Modules: mods, Cwd: root, Roots: []string{root}, ResultsDir: scratch})
+	}})
+	if r.Failed() || len(r.Cases) != 2 {
+		t.Fatalf("result: %+v", r)
+	}
+}
+
+func TestTestFilesGetNoOtherModules(t *testing.T) {
+	r := runSource(t, `local fs = require("fs")
+require("test").case("never", function(t) end)`)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "module 'fs' not found") {
+		t.Errorf("err = %v, want one naming the module fs", r.Err)
+	}
+}
+
+func TestMessagesShowTextAsIs(t *testing.T) {
+	r := runSource(t, `require("test").case("html", function(t)
+  require("assert").eq({ text = "<tool_use_error>a & b</tool_use_error>" }, "x")
+end)`)
+	want := `expected "x", got {"text":"<tool_use_error>a & b</tool_use_error>"}`
+	if len(r.Cases) != 1 || r.Cases[0].Err == nil || !strings.Contains(r.Cases[0].Err.Error(), want) {
+		t.Errorf("result %+v, want an error containing %s", r, want)
 	}
 }

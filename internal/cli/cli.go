@@ -47,31 +47,194 @@ type config struct {
 	http      string
 	noWatch   bool
 	strict    bool
+	run       string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
 }
 
-// command is one subcommand.
+// command is one subcommand. Its texts are the whole of its documentation on the
+// command line: help is its line on the usage screen, about (with the flags that
+// matter to it) what luatool help NAME adds.
 type command struct {
 	usage string
 	help  string
+	about string
+	flags []string
 	run   func(a *app, args []string) int
 }
 
 var commands = map[string]command{
-	"list":     {"list", "list the tools, with their flags", runList},
-	"describe": {"describe NAME", "show a tool's prompt, flags and schema as merged with the defaults", runDescribe},
-	"call":     {"call NAME [JSON|-]", "call a tool through the whole pipeline (input as an argument, - for stdin, none for {})", runCall},
-	"new":      {"new NAME [DIR]", "scaffold a tool file and its test (DIR: the first --tools directory, else .)", runNew},
-	"run":      {"run FILE|-", "run a turn: a JSON array of tool_use blocks, orchestrated; prints the tool_results", runRun},
-	"schema":   {"schema [--format F]", "print tool definitions for a model API: anthropic (default), openai or mcp", runSchema},
-	"check":    {"check [DIR...]", "load tool files and report every problem with file:line", runCheck},
-	"test":     {"test [DIR...]", "run the *_test.lua files beside the tools (default: the tool directories)", runTest},
-	"version":  {"version", "print the version", runVersion},
-	"serve":    {"serve [--http ADDR]", "offer the tools to MCP clients over stdio, or streamable HTTP at ADDR; reloads as files change", runServe},
-	"watch":    {"watch", "reload tools as their files change, printing each reload and problem", runWatch},
+	"list": {
+		usage: "list",
+		help:  "list the tools, with their flags",
+		about: `Loads the tools (the embedded set, then the tool directories) and prints one line
+each: the name, the flags the tool gives for an empty input (read-only,
+concurrency-safe, destructive, open-world, deferred) and the file it came from. A
+bare --deny NAME hides a tool. When a tool file fails to load, the problem goes to
+stderr and the others are listed; with --strict the exit code is then 2, so that a
+script never takes part of the set for the whole. --json prints an array of {name, aliases, source, readOnly, concurrencySafe,
+destructive, openWorld, deferred}.`,
+		flags: []string{"tools", "no-builtin", "root", "deny", "settings", "timeout", "strict", "json"},
+		run:   runList,
+	},
+	"describe": {
+		usage: "describe NAME",
+		help:  "show a tool's prompt, flags and schema as merged with the defaults",
+		about: `Shows one tool as the engine sees it once the defaults are merged: its user-facing
+name, aliases, search hint, flags for an empty input, interrupt behaviour, when its
+results are persisted, the prompt the model reads, its input and output schemas, and
+the limits every call runs under. NAME may be an alias; a mistyped name gets a
+suggestion. --json prints the same as one object.`,
+		flags: []string{"tools", "no-builtin", "root", "deny", "settings", "timeout", "json"},
+		run:   runDescribe,
+	},
+	"call": {
+		usage: "call NAME [JSON|-]",
+		help:  "call a tool through the whole pipeline (input as an argument, - for stdin, none for {})",
+		about: `Calls one tool as a model's tool_use would: input validation against the schema
+(with the coercions and defaults models rely on), validateInput, permissions, the
+call and mapResult. stdout gets exactly the content the model would get; the tool
+use, the tool's summary of the outcome and what it printed go to stderr.
+
+The input is a JSON object: the argument, stdin with -, or {} when there is none.
+Input that is not JSON is a usage error naming the line and column. A call that needs
+permission is asked on a terminal, allowed with --yes, and denied otherwise. --json
+prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
+
+Exit code 1 when the result is an error or the call was denied.`,
+		flags: []string{"tools", "no-builtin", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		run:   runCall,
+	},
+	"new": {
+		usage: "new NAME [DIR]",
+		help:  "scaffold a tool file and its test (DIR: the first --tools directory, else .)",
+		about: `Writes a working tool named NAME and its test file into DIR (default: the first
+--tools directory, else the current one), and, when DIR has none, luatool.d.lua
+(type definitions of the contract, ctx, the host modules and the test modules) with
+a .luarc.json that points the Lua language server at it. An existing file is never
+overwritten: new refuses instead.`,
+		flags: []string{"tools"},
+		run:   runNew,
+	},
+	"run": {
+		usage: "run FILE|-",
+		help:  "run a turn: a JSON array of tool_use blocks, orchestrated; prints the tool_results",
+		about: `Runs the tool_use blocks of one model turn as the engine orchestrates them:
+consecutive calls that are concurrency-safe for their input run side by side, every
+other call runs alone, and every block gets exactly one tool_result, printed in the
+order of the input. FILE is read, or stdin with -.
+
+The input is an array of tool_use blocks:
+
+  [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "go.mod"}},
+   {"type": "tool_use", "id": "toolu_2", "name": "Grep", "input": {"pattern": "TODO"}}]
+
+or an assistant message, whose tool_use blocks are taken and other blocks (text,
+thinking) skipped:
+
+  {"role": "assistant", "content": [
+    {"type": "text", "text": "Let me look."},
+    {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "go.mod"}}]}
+
+A block needs a "name"; "input" defaults to {}, and a block without "type" is taken
+as a tool_use. Ids must be unique; a block without one is given toolu_N, N its
+position in the array counted from 1. Input that is not JSON, or not of this shape, is
+a usage error naming the line and column, and the block.
+
+Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
+the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
+result is an error.`,
+		flags: []string{"tools", "no-builtin", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		run:   runRun,
+	},
+	"schema": {
+		usage: "schema [--format F]",
+		help:  "print tool definitions for a model API: anthropic (default), openai or mcp",
+		about: `Prints the definitions of the tools, as JSON, in the shape a model API takes:
+anthropic (the default), openai, or mcp (the tools of an MCP tools/list). What the
+export had to change for an API (a name with dots, a schema OpenAI's strict mode does
+not take as written) is noted on stderr; a name the API cannot take at all is an
+error. A tool that failed to load, or whose prompt fails, is left out and named on
+stderr; like list, --strict then exits 2.`,
+		flags: []string{"format", "tools", "no-builtin", "root", "deny", "settings", "timeout", "strict"},
+		run:   runSchema,
+	},
+	"check": {
+		usage: "check [DIR...]",
+		help:  "load tool files and report every problem with file:line",
+		about: `Loads tool files and reports every problem at once, one line each with file:line:
+syntax errors, unknown members (with a did-you-mean), misspelled schema keywords,
+required names that are not properties, members of the wrong type, names a model API
+rejects, rules that name no tool; then it asks every member it can without a model's
+input (the prompt; description, userFacingName, the flags and the renderings for an
+empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
+directory and the embedded set. Ends with the counts; exit code 2 when any file has
+an error. --json prints {"ok", "tools", "diagnostics"}.`,
+		flags: []string{"tools", "no-builtin", "root", "deny", "settings", "json"},
+		run:   runCheck,
+	},
+	"test": {
+		usage: "test [DIR|FILE...]",
+		help:  "run the *_test.lua files beside the tools (default: the tool directories)",
+		about: `Runs the Lua tests of tools: the *_test.lua files of each DIR, or the test FILEs
+given (default: the files of the tool directories). Each case runs in a fresh Lua
+state, in a new temporary root, with a new engine holding the tools of its test
+file's directory (over the embedded set, unless --no-builtin) and no settings files:
+tests are hermetic. A test file may require test, assert and json, and the host
+modules its tools have (fs, glob, grep, shell, path), confined as the tools' are.
+
+--run PATTERN runs only the cases whose names match the Go regular expression
+PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
+case is a usage error. Prints a line per case and the counts; a failed assertion
+names the test file and line. Exit code 1 when a case failed. --json for CI.`,
+		flags: []string{"run", "tools", "no-builtin", "timeout", "json"},
+		run:   runTest,
+	},
+	"version": {
+		usage: "version",
+		help:  "print the version",
+		about: `Prints luatool's version: the module version of a released build, else "devel"
+with the VCS revision (+dirty when the tree had uncommitted changes) and the commit
+time; then the versions of Go and gopher-lua. --json prints the fields.`,
+		flags: []string{"json"},
+		run:   runVersion,
+	},
+	"serve": {
+		usage: "serve [--http ADDR]",
+		help:  "offer the tools to MCP clients over stdio, or streamable HTTP at ADDR; reloads as files change",
+		about: `Offers the tools to MCP clients: over stdin and stdout, which then carry the protocol
+only, or over streamable HTTP at ADDR with --http (path /mcp; a bare :port binds to
+127.0.0.1). Tool files are reloaded as they change, unless --no-watch, and clients
+are told when the list changes. A call that needs permission is put to the user
+through the client when the client can ask; otherwise the rules and the mode decide,
+and an ask is a deny.`,
+		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-builtin", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir"},
+		run:   runServe,
+	},
+	"watch": {
+		usage: "watch",
+		help:  "reload tools as their files change, printing each reload and problem",
+		about: `The development loop: loads the tools, then reloads each tool directory as its files
+change (however the editor saves), printing each reload and each problem with
+file:line until interrupted. A broken save keeps the last good version serving. It
+needs a tool directory on disk (--tools DIR).`,
+		flags: []string{"tools", "no-builtin", "root", "debounce", "poll", "deny", "settings"},
+		run:   runWatch,
+	},
+}
+
+// init adds help, whose run reads the table: in the literal, that would be an
+// initialization cycle.
+func init() {
+	commands["help"] = command{
+		usage: "help [COMMAND]",
+		help:  "print this usage, or what a command does, its input and its flags",
+		about: `Prints the usage of luatool, or with COMMAND what that command does, its input and
+the flags that matter to it. luatool COMMAND --help prints the same.`,
+		run: runHelp,
+	}
 }
 
 // app is one run of the command.
@@ -101,13 +264,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := a.flags()
 	positional, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		a.usage(stdout)
-		return ExitOK
+		// --help or -h: the help of the command it follows, if any.
+		return runHelp(a, positional[:min(len(positional), 1)])
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "luatool: %v\n", err)
 		a.usage(stderr)
 		return ExitUsage
+	}
+	if err := a.cfg.check(); err != nil {
+		return a.errorf("%v", err)
 	}
 	if len(positional) == 0 {
 		a.usage(stderr)
@@ -116,19 +282,39 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name, rest := positional[0], positional[1:]
 	cmd, ok := commands[name]
 	if !ok {
-		msg := fmt.Sprintf("luatool: unknown command %q", name)
-		if s := bindings.Suggest(name, commandNames()); s != "" {
-			msg += fmt.Sprintf(" (did you mean %s?)", s)
-		}
-		fmt.Fprintln(stderr, msg)
-		a.usage(stderr)
-		return ExitUsage
+		return a.unknownCommand(name)
 	}
 	switch name {
 	case "call", "run", "list", "describe", "schema", "check":
 		a.quickStart()
 	}
 	return cmd.run(a, rest)
+}
+
+// check refuses flag values that parse but mean nothing: a negative duration. Zero
+// is what an absent flag leaves, and means the default.
+func (c *config) check() error {
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{{"timeout", c.timeout}, {"debounce", c.debounce}} {
+		if d.value < 0 {
+			return fmt.Errorf("--%s must be positive, got %v", d.flag, d.value)
+		}
+	}
+	return nil
+}
+
+// unknownCommand reports a command name that is not one, with the closest name and
+// the usage.
+func (a *app) unknownCommand(name string) int {
+	msg := fmt.Sprintf("luatool: unknown command %q", name)
+	if s := bindings.Suggest(name, commandNames()); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	fmt.Fprintln(a.stderr, msg)
+	a.usage(a.stderr)
+	return ExitUsage
 }
 
 // quickStart makes the garbage collector run less while a one-shot command loads its
@@ -177,16 +363,18 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
+	fs.StringVar(&a.cfg.run, "run", "", "test: run only the cases whose names match the Go regular expression `PATTERN`")
 	return fs
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments; "--" ends
-// flag parsing.
+// flag parsing. On an error, the positional arguments before it are returned too (the
+// help of "luatool CMD --help" needs CMD).
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return positional, err
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -209,19 +397,32 @@ func commandNames() []string {
 	return names
 }
 
+// usageColumn is the width of the first column of the usage screen and of a
+// command's help: commands and flags longer than it would break the alignment (a
+// test holds them to it).
+const usageColumn = 28
+
 func (a *app) usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: luatool [flags] <command> [args]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-28s %s\n", commands[n].usage, commands[n].help)
+		fmt.Fprintf(w, "  %-*s %s\n", usageColumn, commands[n].usage, commands[n].help)
 	}
 	fmt.Fprintln(w, "\nflags:")
-	fs := a.flags()
-	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		fmt.Fprintf(w, "  --%-26s %s\n", strings.TrimSpace(f.Name+" "+name), usage)
-	})
+	var all []string
+	a.flags().VisitAll(func(f *flag.Flag) { all = append(all, f.Name) })
+	a.printFlags(w, all)
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 a tool result is an error or a call was denied (test: a case failed), 2 usage or load error")
+	fmt.Fprintln(w, "\nluatool help COMMAND tells more about a command.")
+}
+
+// printFlags prints the named flags, one a line, in the order given.
+func (a *app) printFlags(w io.Writer, names []string) {
+	fs := a.flags()
+	for _, n := range names {
+		name, usage := flag.UnquoteUsage(fs.Lookup(n))
+		fmt.Fprintf(w, "  --%-*s %s\n", usageColumn-2, strings.TrimSpace(n+" "+name), usage)
+	}
 }
 
 func (a *app) errorf(format string, args ...any) int {

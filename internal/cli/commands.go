@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/luatool/luatool/bindings"
@@ -226,7 +224,7 @@ func runCall(a *app, args []string) int {
 	if len(args) < 1 || len(args) > 2 {
 		return a.errorf("usage: luatool call NAME [JSON|-]")
 	}
-	input := "{}"
+	input, from := "{}", "input"
 	if len(args) == 2 {
 		input = args[1]
 		if input == "-" {
@@ -234,7 +232,15 @@ func runCall(a *app, args []string) int {
 			if err != nil {
 				return a.errorf("reading the input from stdin: %v", err)
 			}
-			input = string(b)
+			input, from = string(b), "stdin"
+		}
+	}
+	// Input that is not JSON is the person's mistake, not the tool's: it is refused
+	// here with its position rather than sent through the pipeline. Blank input is {},
+	// as the pipeline takes it.
+	if strings.TrimSpace(input) != "" {
+		if err := jsonInput(input).check(); err != nil {
+			return a.errorf("%s: %v", from, err)
 		}
 	}
 	return a.withTools(false, func(s *session) int {
@@ -414,40 +420,6 @@ func runCheck(a *app, args []string) int {
 		return ExitUsage
 	}
 	return ExitOK
-}
-
-func runVersion(a *app, args []string) int {
-	if len(args) > 0 {
-		return a.errorf("version takes no arguments")
-	}
-	info := versionInfo()
-	if a.cfg.json {
-		a.printJSON(info)
-		return ExitOK
-	}
-	extra := ""
-	if v := info["gopher-lua"]; v != "" {
-		extra = ", gopher-lua " + v
-	}
-	fmt.Fprintf(a.stdout, "luatool %s (%s%s)\n", info["version"], info["go"], extra)
-	return ExitOK
-}
-
-// versionInfo is the module's version ("(devel)" in a source tree), Go's, and
-// gopher-lua's.
-func versionInfo() map[string]string {
-	info := map[string]string{"version": "(devel)", "go": runtime.Version()}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			info["version"] = bi.Main.Version
-		}
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/yuin/gopher-lua" {
-				info["gopher-lua"] = d.Version
-			}
-		}
-	}
-	return info
 }
 
 func indent(s string) string {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -14,45 +16,40 @@ import (
 	"github.com/luatool/luatool/scripts"
 )
 
-// runTest runs the *_test.lua files of the given directories (default: the tool
-// directories on disk). Each case calls the tools of its directory (over the
-// embedded standard set, unless --no-builtin) through the pipeline in a temporary
-// root, with no settings files: tests are hermetic.
+// runTest runs the *_test.lua files of the given directories, or the test files
+// given (default: the tool directories on disk). Each case calls the tools of its
+// test file's directory (over the embedded standard set, unless --no-builtin)
+// through the pipeline in a temporary root, with no settings files: tests are
+// hermetic. --run chooses cases by name.
 func runTest(a *app, args []string) int {
-	dirs := args
-	if len(dirs) == 0 {
-		srcs, err := a.sources()
+	var match func(string) bool
+	if a.cfg.run != "" {
+		re, err := regexp.Compile(a.cfg.run)
 		if err != nil {
-			return a.errorf("%v", err)
+			return a.errorf("--run %q: %v", a.cfg.run, err)
 		}
-		for _, s := range srcs {
-			if s.Dir != "" {
-				dirs = append(dirs, s.Dir)
-			}
-		}
+		match = re.MatchString
 	}
-	if len(dirs) == 0 {
-		return a.errorf("no tool directory to test: give one (luatool test DIR) or --tools DIR")
+	targets, err := a.testTargets(args)
+	if err != nil {
+		return a.errorf("%v", err)
 	}
 	var results []luatest.FileResult
-	for _, dir := range dirs {
-		files, err := luatest.Files(dir)
-		if err != nil {
-			return a.errorf("%v", err)
-		}
-		for _, f := range files {
-			r := luatest.RunFile(context.Background(), f, luatest.Options{NewEngine: a.testEngine(dir), Timeout: a.cfg.timeout})
+	for _, t := range targets {
+		for _, f := range t.files {
+			r := luatest.RunFile(context.Background(), f, luatest.Options{NewEngine: a.testEngine(t.dir), Timeout: a.cfg.timeout, Match: match})
 			if !a.cfg.json {
 				a.printTestFile(r)
 			}
 			results = append(results, r)
 		}
 	}
-	passed, failed := 0, 0
+	passed, failed, skipped := 0, 0, 0
 	for _, r := range results {
 		if r.Err != nil {
 			failed++
 		}
+		skipped += len(r.Skipped)
 		for _, c := range r.Cases {
 			if c.Err != nil {
 				failed++
@@ -64,14 +61,82 @@ func runTest(a *app, args []string) int {
 	if a.cfg.json {
 		a.printJSON(testJSON(results))
 	} else if len(results) == 0 {
+		var dirs []string
+		for _, t := range targets {
+			dirs = append(dirs, t.dir)
+		}
 		fmt.Fprintf(a.stdout, "no test files (*_test.lua) in %s\n", strings.Join(dirs, ", "))
 	} else {
-		fmt.Fprintf(a.stdout, "%s, %d failed\n", plural(passed, "case")+" passed", failed)
+		summary := fmt.Sprintf("%s, %d failed", plural(passed, "case")+" passed", failed)
+		if skipped > 0 {
+			summary += fmt.Sprintf(", %d skipped by --run", skipped)
+		}
+		fmt.Fprintln(a.stdout, summary)
 	}
-	if failed > 0 {
+	switch {
+	case failed > 0:
 		return ExitTool
+	case match != nil && passed == 0 && skipped > 0:
+		// A pattern that selects nothing is a mistake, not a success.
+		return a.errorf("no case matches --run %q", a.cfg.run)
 	}
 	return ExitOK
+}
+
+// testTarget is a directory whose tools the test files run with, and those files.
+type testTarget struct {
+	dir   string
+	files []string
+}
+
+// testTargets resolves test's arguments: a directory stands for its test files, a
+// test file for itself (with the tools of its directory); none, for the tool
+// directories on disk.
+func (a *app) testTargets(args []string) ([]testTarget, error) {
+	if len(args) == 0 {
+		srcs, err := a.sources()
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range srcs {
+			if s.Dir != "" {
+				args = append(args, s.Dir)
+			}
+		}
+		if len(args) == 0 {
+			return nil, errors.New("no tool directory to test: give one (luatool test DIR) or --tools DIR")
+		}
+	}
+	var targets []testTarget
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			files, err := luatest.Files(arg)
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, testTarget{dir: arg, files: files})
+			continue
+		}
+		if !strings.HasSuffix(arg, "_test.lua") {
+			msg := fmt.Sprintf("%s is not a test file (*_test.lua)", arg)
+			if test := strings.TrimSuffix(arg, ".lua") + "_test.lua"; strings.HasSuffix(arg, ".lua") && exists(test) {
+				msg += fmt.Sprintf(" (did you mean %s?)", test)
+			}
+			return nil, errors.New(msg)
+		}
+		targets = append(targets, testTarget{dir: filepath.Dir(arg), files: []string{arg}})
+	}
+	return targets, nil
+}
+
+// exists reports whether a file exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // testEngine returns the engine factory of a directory's tests.
@@ -130,6 +195,9 @@ func testJSON(results []luatest.FileResult) []map[string]any {
 		f := map[string]any{"file": r.File, "cases": []map[string]any{}}
 		if r.Err != nil {
 			f["error"] = r.Err.Error()
+		}
+		if len(r.Skipped) > 0 {
+			f["skipped"] = r.Skipped
 		}
 		for _, c := range r.Cases {
 			cj := map[string]any{"name": c.Name, "ok": c.Err == nil, "ms": c.Duration.Milliseconds()}

@@ -51,7 +51,7 @@ func runServe(a *app, args []string) int {
 	defer unsubscribe()
 
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv := mcpserver.New(s.eng, mcpserver.Options{Name: "luatool", Version: versionInfo()["version"], Logger: logger})
+	srv := mcpserver.New(s.eng, mcpserver.Options{Name: "luatool", Version: readVersion().Version, Logger: logger})
 	defer srv.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
