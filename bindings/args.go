@@ -3,7 +3,7 @@ package bindings
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -94,7 +94,10 @@ func (a Args) Table(n int) *lua.LTable {
 
 // Options is an options table: argument n may be nil or a table whose keys are all
 // among the allowed names. An unknown key is an argument error with a "did you mean"
-// hint, so that a misspelt option is never silently ignored.
+// hint and the list of the options, so that a misspelt option is never silently
+// ignored:
+//
+//	bad argument #2 to 'glob.find' (unknown option 'limt', did you mean 'limit'? options: limit, path, reverse, sort)
 type Options struct {
 	args Args
 	n    int
@@ -117,17 +120,23 @@ func (a Args) Options(n int, allowed ...string) Options {
 				return
 			}
 		}
-		msg := fmt.Sprintf("unknown option '%s'", string(key))
+		hint := ";"
 		if s := Suggest(string(key), allowed); s != "" {
-			msg += fmt.Sprintf(", did you mean '%s'?", s)
-		} else {
-			sorted := append([]string(nil), allowed...)
-			sort.Strings(sorted)
-			msg += "; options are " + strings.Join(sorted, ", ")
+			hint = fmt.Sprintf(", did you mean '%s'?", s)
 		}
-		a.Error(n, msg)
+		a.Error(n, fmt.Sprintf("unknown option '%s'%s %s", string(key), hint, optionList(allowed)))
 	})
 	return Options{args: a, n: n, t: t}
+}
+
+// optionList is the end of an unknown-option error: every key accepted, sorted, so
+// that a script's author (and the check of the type definitions) sees them all.
+func optionList(allowed []string) string {
+	if len(allowed) == 0 {
+		return "no options are accepted"
+	}
+	sorted := slices.Sorted(slices.Values(allowed))
+	return "options: " + strings.Join(sorted, ", ")
 }
 
 func (o Options) get(key string) lua.LValue {

@@ -583,8 +583,8 @@ func TestArgsWording(t *testing.T) {
 
 func TestOptionsRejectUnknownKeys(t *testing.T) {
 	tests := []struct{ call, want string }{
-		{`x.opt({lmit = 1})`, "bad argument #1 to 'x.opt' (unknown option 'lmit', did you mean 'limit'?)"},
-		{`x.opt({zzz = 1})`, "bad argument #1 to 'x.opt' (unknown option 'zzz'; options are limit, offset, pattern, recursive)"},
+		{`x.opt({lmit = 1})`, "bad argument #1 to 'x.opt' (unknown option 'lmit', did you mean 'limit'? options: limit, offset, pattern, recursive)"},
+		{`x.opt({zzz = 1})`, "bad argument #1 to 'x.opt' (unknown option 'zzz'; options: limit, offset, pattern, recursive)"},
 		{`x.opt({"positional"})`, "bad argument #1 to 'x.opt' (option names must be strings)"},
 		{`x.opt({limit = "ten"})`, "bad argument #1 to 'x.opt' (option 'limit': number expected, got string)"},
 		{`x.opt({limit = 2.5})`, "bad argument #1 to 'x.opt' (option 'limit': whole number expected, got 2.5)"},

@@ -319,11 +319,11 @@ func luaSplit(L *lua.LState) int {
 	if err != nil {
 		return push(L, newOpError(codeBadCommand, "%s", err.Error()))
 	}
-	t := L.CreateTable(len(parts), 0)
-	for _, p := range parts {
-		t.Append(lua.LString(p))
+	list := make([]any, len(parts))
+	for i, p := range parts {
+		list[i] = p
 	}
-	L.Push(t)
+	pushValue(L, list) // marked as an array, as the package's lists are
 	return 1
 }
 

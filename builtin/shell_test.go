@@ -171,6 +171,11 @@ func TestShellSplitAndReadOnly(t *testing.T) {
 	if out[0] != nil || out[2] != "badcommand" {
 		t.Errorf("bad command: %v", out)
 	}
+	// An empty list is marked as an array, so that it stays [] when a tool returns it.
+	out = shellCall(t, context.Background(), root, true, "return require('json').encode(shell.split(''))")
+	if out[0] != "[]" {
+		t.Errorf("split of nothing encodes as %v, want []", out[0])
+	}
 }
 
 func TestShellStart(t *testing.T) {

@@ -20,7 +20,10 @@ import (
 // answer for a question (IsReadOnly, CheckPermissions, ...), an error result for
 // Call and MapResult.
 type ToolDef struct {
-	// Name is the tool's name as the model sees it: ^[A-Za-z][A-Za-z0-9_-]{0,63}$.
+	// Name is the tool's name as the model sees it: MCP's rule, a letter then up to
+	// 127 of letters, digits, _, - and . (^[A-Za-z][A-Za-z0-9_.-]{0,127}$; see
+	// ValidName). The Anthropic and OpenAI APIs take no dots and at most 64
+	// characters: APIName gives the name they are sent.
 	Name string
 	// Aliases are other names lookup accepts (old names kept for compatibility).
 	Aliases []string

@@ -44,7 +44,7 @@ func (e *RuleError) Error() string {
 // ParseRule parses a permission rule, "Tool" or "Tool(content)".
 //
 // The tool name is the text before the first unescaped "("; it must be a valid tool
-// name (a letter, then letters, digits, _ or -, at most 64 in all) or an MCP name
+// name (ValidName: a letter, then letters, digits, _, - or ., at most 128 in all) or an MCP name
 // ("mcp__server", "mcp__server__tool", "mcp__server__*"). The content runs to the
 // final ")", which must be the last character. Inside the content, \(, \) and \\
 // stand for (, ) and \; any other backslash is kept as it is, so a Bash rule's \*
@@ -79,7 +79,7 @@ func ParseRule(s string) (Rule, error) {
 		return fail(i, "')' without an opening '('")
 	}
 	if !validRuleToolName(name) {
-		return fail(0, "%q is not a tool name (a letter, then letters, digits, _ or -, at most 64 in all; or mcp__server, mcp__server__tool, mcp__server__*)", name)
+		return fail(0, "%q is not a tool name (a letter, then letters, digits, _, - or ., at most 128 in all; or mcp__server, mcp__server__tool, mcp__server__*)", name)
 	}
 	r := Rule{Tool: canonicalToolName(name)}
 	if open < 0 {

@@ -106,9 +106,9 @@ func assertMatches(L *lua.LState) int {
 	return 0
 }
 
-// assertFails is assert.fails(fn [, pattern]): fn must raise an error (whose message
-// matches pattern, if given); the message is returned. It uses the sandbox's pcall,
-// which never catches the end of the case's time.
+// assertFails is assert.fails(fn [, pattern [, message]]): fn must raise an error
+// (whose message matches pattern, if given); the error's message is returned. It
+// uses the sandbox's pcall, which never catches the end of the case's time.
 func assertFails(L *lua.LState) int {
 	args := bindings.NewArgs(L, "assert.fails")
 	fn := L.CheckFunction(1)

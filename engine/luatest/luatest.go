@@ -21,21 +21,23 @@
 //	t:path(rel)               an absolute path inside the root
 //	t:write(rel, content)     create a file in the root (and its directories)
 //	t:read(rel)               a file's content, or nil when it does not exist
-//	t:call(name, input, opts) call a tool; opts.answer = "allow" or "deny" answers a
-//	                          permission ask (none: the ask is denied), opts.id sets
-//	                          the tool_use id
+//	t:call(name, input, opts) call a tool; opts.answer = "allow" or "deny" answers
+//	                          an ask (none: the ask is denied), opts.id sets the
+//	                          tool_use id
 //
 // t:call returns {text, isError, stage, data, asked, log}: the result's text as the
 // model sees it, whether it is an error, the stage where the call ended ("done" when
-// it ran), what call returned, whether a permission ask was answered, and the lines
-// the tool logged. When the tool declares an outputSchema, data that does not match
-// it fails the case at the t:call line.
+// it ran), what call returned, whether an ask was made (the pipeline asked for
+// permission for the call, which opts.answer answered, or, without one, denied), and
+// the lines the tool logged. When the tool declares an outputSchema, data that does
+// not match it fails the case at the t:call line.
 //
 // The assert module has eq(got, want [, message]) (deep equality of tables),
-// matches(s, pattern [, message]) (a Lua pattern) and fails(fn [, pattern]), which
-// calls fn, requires it to raise an error (matching pattern, if given) and returns
-// the error's message. A failed assertion names the test file and line; values in
-// its message are shown as JSON.
+// matches(s, pattern [, message]) (a Lua pattern) and fails(fn [, pattern [,
+// message]]), which calls fn, requires it to raise an error (matching pattern, if
+// given) and returns the error's message. A failed assertion names the test file and
+// line; its text starts with the message, when one is given, and values in it are
+// shown as JSON.
 //
 // Besides test, assert and json, a test file may require the host modules of its
 // case's engine (its Options.Modules: with builtin.Standard, fs, glob, grep, shell and

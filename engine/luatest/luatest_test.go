@@ -22,13 +22,24 @@ const echoTool = `return {
   call = function(input) return input.text end,
 }`
 
+// touchTool is not read-only, so that every call of it needs permission.
+const touchTool = `return {
+  name = "Touch",
+  prompt = "Pretends to change something.",
+  inputSchema = { type = "object" },
+  call = function() return "touched" end,
+}`
+
 func newEngine(t *testing.T) func(root, scratch string) (*engine.Engine, error) {
 	return func(root, scratch string) (*engine.Engine, error) {
 		eng, err := engine.New(engine.Options{Cwd: root, Roots: []string{root}, ResultsDir: scratch})
 		if err != nil {
 			return nil, err
 		}
-		eng.Load(engine.Source{Name: "tools", FS: fstest.MapFS{"echo.lua": {Data: []byte(echoTool)}}})
+		eng.Load(engine.Source{Name: "tools", FS: fstest.MapFS{
+			"echo.lua":  {Data: []byte(echoTool)},
+			"touch.lua": {Data: []byte(touchTool)},
+		}})
 		return eng, nil
 	}
 }
@@ -69,6 +80,7 @@ local assert = require("assert")
 test.case("eq", function(t) assert.eq({ 1, { a = 2 } }, { 1, { a = 3 } }) end)
 test.case("matches", function(t) assert.matches("abc", "^b") end)
 test.case("fails", function(t) assert.fails(function() end) end)
+test.case("fails, with a message", function(t) assert.fails(function() end, nil, "no error") end)
 test.case("path", function(t) t:path("../outside") end)
 test.case("timeout", function(t) while true do end end)
 `)
@@ -76,6 +88,7 @@ test.case("timeout", function(t) while true do end end)
 		`echo_test.lua:3: expected [1,{"a":3}], got [1,{"a":2}]`,
 		`echo_test.lua:4: "abc" does not match "^b"`,
 		`echo_test.lua:5: expected an error, but the function returned`,
+		`echo_test.lua:6: no error: expected an error, but the function returned`,
 		`"../outside" is not a path inside the test root`,
 		`did not finish within`,
 	}
@@ -86,6 +99,28 @@ test.case("timeout", function(t) while true do end end)
 		if c.Err == nil || !strings.Contains(c.Err.Error(), want[i]) {
 			t.Errorf("case %s: error %v, want one containing %q", c.Name, c.Err, want[i])
 		}
+	}
+}
+
+// TestAskedMeansAnAskWasMade checks t:call's asked: true when the pipeline asked for
+// permission for the call, whether opts.answer allowed it or, without one, it was
+// denied; false when the call needed no permission.
+func TestAskedMeansAnAskWasMade(t *testing.T) {
+	r := runSource(t, `local test = require("test")
+local assert = require("assert")
+test.case("asked", function(t)
+  local denied = t:call("Touch", {})
+  assert.eq({ denied.asked, denied.stage, denied.isError }, { true, "permission", true }, "without an answer")
+  local allowed = t:call("Touch", {}, { answer = "allow" })
+  assert.eq({ allowed.asked, allowed.stage, allowed.text }, { true, "done", "touched" }, "answered allow")
+  local refused = t:call("Touch", {}, { answer = "deny" })
+  assert.eq({ refused.asked, refused.stage }, { true, "permission" }, "answered deny")
+  local free = t:call("Echo", { text = "hi" }, { answer = "allow" })
+  assert.eq({ free.asked, free.stage }, { false, "done" }, "read-only")
+end)
+`)
+	if r.Failed() {
+		t.Fatalf("%+v", r)
 	}
 }
 

@@ -5,8 +5,13 @@
 // engine/apischema; it follows every reload, and clients are sent
 // notifications/tools/list_changed when a tool is added, removed, renamed or its
 // definition changes. tools/call goes through the engine's pipeline like any other
-// call: validation, permissions, limits, result mapping. Failures are results with
-// isError, never protocol errors. Progress reported by a tool reaches the client as
+// call: validation, permissions, limits, result mapping. Every call that reaches the
+// engine ends in a result, and its failures (bad input, a denial, an error in the
+// tool) are results with isError, not protocol errors. A name the server does not
+// list (no such tool, an alias, a tool hidden by a deny rule, or one added by a
+// reload that has not been synced yet) never reaches the engine: the SDK answers it
+// with a JSON-RPC error, -32602 (invalid params) "unknown tool", as MCP specifies for
+// unknown tools. Progress reported by a tool reaches the client as
 // progress notifications when the client gave a progress token; cancelling the
 // request cancels the call. Permission asks go to the client as elicitation requests
 // when the client supports them, and otherwise to the engine's own CanUseTool (none:

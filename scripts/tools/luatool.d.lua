@@ -3,7 +3,9 @@
 -- engine's tools module, json, and the test and assert modules of tool tests, for
 -- the Lua language server (set runtime.version to "Lua 5.1" and add this file to
 -- workspace.library in .luarc.json; luatool new does both). The engine never loads
--- this file. tests/typedefs_test.go fails when it and the Go code disagree.
+-- this file. tests/typedefs_test.go fails when it and the Go code disagree: in the
+-- members and functions of each table, in the keys each options table accepts, and
+-- in the fields of what the functions return.
 
 ------------------------------------------------------------------------------
 -- The tool contract
@@ -30,13 +32,13 @@
 ---@field isOpenWorld? boolean|fun(input: table): boolean The call reaches outside the host (default false).
 ---@field isIdempotent? boolean Calling twice with the same input does no more than calling once; a hint for MCP clients (default false).
 ---@field interruptBehavior? "cancel"|"block"|fun(): "cancel"|"block"
----@field validateInput? fun(input: table, ctx: luatool.Context): true|luatool.ValidationResult
+---@field validateInput? fun(input: table, ctx: luatool.Context): boolean|luatool.ValidationResult, string? true (valid), a ValidationResult, or false and the message for the model.
 ---@field checkPermissions? fun(input: table, ctx: luatool.Context): luatool.PermissionResult
 ---@field getPath? fun(input: table): string The path the call touches, for Read(...) and Edit(...) rules.
----@field ruleContent? fun(input: table): string What content rules such as Bash(git status) match.
+---@field ruleContent? fun(input: table): string|string[] What content rules such as Bash(git status) match; a list for the parts of a compound command.
 ---@field toAutoClassifierInput? fun(input: table): string
----@field call fun(input: table, ctx: luatool.Context): luatool.ToolResult|string|number|boolean|nil
----@field mapResult? fun(data: any, toolUseId: string): string|table[] The content the model sees.
+---@field call fun(input: table, ctx: luatool.Context): luatool.ToolResult|string|number|boolean|nil, string? A ToolResult, or a string, number, boolean or nil standing for {data = value}; nil or false followed by a string is a failure with that message (an is_error result); error(...) is one too, with the position.
+---@field mapResult? fun(data: any, toolUseId: string): string|luatool.ContentBlock[] The content the model sees.
 ---@field renderToolUseMessage? fun(input: table): string
 ---@field renderToolResultMessage? fun(data: any): string
 ---@field renderToolUseProgressMessage? fun(progress: any): string
@@ -53,16 +55,24 @@
 ---@field updatedInput? table
 ---@field message? string
 
+---A content block of mapResult's list.
+---@class luatool.ContentBlock
+---@field type "text"|"image"
+---@field text? string The text of a text block.
+---@field source? table The source of an image block, as the Anthropic API takes it ({type = "base64", media_type = ..., data = ...}).
+
 ---@class luatool.ToolResult
----@field data any Any JSON value; mapResult turns it into what the model sees.
+---@field data? any Any JSON value; mapResult turns it into what the model sees.
 ---@field newMessages? any[] Messages that follow the tool_result.
 ---@field mcpMeta? table Passed to MCP clients as _meta.
 ---@field contextModifier? luatool.ContextChange|fun(): luatool.ContextChange Changes for the later calls of the turn (honoured for tools not concurrency-safe for their input).
 
+---@alias luatool.Mode "default"|"acceptEdits"|"plan"|"bypassPermissions"|"dontAsk"
+
 ---What a contextModifier changes; fields left out change nothing.
 ---@class luatool.ContextChange
 ---@field cwd? string The new working directory.
----@field mode? "default"|"acceptEdits"|"plan"|"bypassPermissions"|"dontAsk" The new permission mode.
+---@field mode? luatool.Mode The new permission mode.
 ---@field allow? string[] Allow rules for the rest of the turn.
 ---@field ask? string[] Ask rules for the rest of the turn.
 ---@field deny? string[] Deny rules for the rest of the turn.
@@ -73,7 +83,7 @@
 ---@field toolUseId string
 ---@field cwd string The working directory.
 ---@field roots string[] The directories tools may touch.
----@field mode string The permission mode.
+---@field mode luatool.Mode The permission mode.
 ---@field tools string[] The names of the tools on offer.
 ---@field deadline? number When the call will be stopped, Unix time in seconds.
 ---@field state luatool.State The session's shared state.
@@ -92,18 +102,23 @@ function Context:aborted() end
 ---@param ... any
 function Context:log(...) end
 
+---The session's state: JSON values by key, shared by the calls of a session.
 ---@class luatool.State
 local State = {}
 
+---The value under key, or nil (also when the host keeps no state).
 ---@param key string
 ---@return any
 function State:get(key) end
 
+---Stores a JSON value under key; nil or json.null deletes the key. Raises an error
+---when the host keeps no state.
 ---@param key string
----@param value any A JSON value; nil deletes the key.
+---@param value any
 function State:set(key, value) end
 
----An entry of readFileState. Only mtime is required when setting one.
+---An entry of readFileState. Only mtime is required when setting one; unknown
+---fields are refused. An entry got back always has hash (maybe "") and partial.
 ---@class luatool.FileState
 ---@field hash? string The SHA-256 of the whole content, hex (as fs.read gives it).
 ---@field content? string The content, when a tool keeps it.
@@ -113,6 +128,7 @@ function State:set(key, value) end
 ---@field partial? boolean Only part of the file was seen.
 
 ---The session's readFileState: an LRU cache (100 entries, 25 MB) by absolute path.
+---Its methods raise an error when the host keeps no file state.
 ---@class luatool.FileStates
 local FileStates = {}
 
@@ -128,29 +144,60 @@ function FileStates:set(path, entry) end
 function FileStates:delete(path) end
 
 ------------------------------------------------------------------------------
--- Host modules (package builtin). Failures a tool should handle return nil, a
+-- Host modules (package builtin). Wrong arguments raise an error in the standard
+-- wording (bad argument #1 to 'fs.read' (string expected, got nil)); an options
+-- table with an unknown key too. Failures a tool should handle return nil, a
 -- message and a code: "outside", "notfound", "isdir", "notdir", "notfile",
--- "toolarge", "denied", "badpattern", "badtype", "cancelled", "io", and for
--- fs.write "readonly", "stale" or "exists".
+-- "toolarge", "denied", "badpattern", "badtype", "cancelled", "io", "readonly"
+-- (fs.write, or a shell command not classified read-only, in a read-only call),
+-- "stale" and "exists" (fs.write), "badcommand" (shell).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"badcommand"
 
+---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
+---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
+---Lua always sees UTF-8 without a mark.
+---@alias luatool.Encoding "utf8"|"utf8bom"|"utf16le"|"utf16be"
+
+---What fs.stat returns.
 ---@class luatool.FileInfo
 ---@field size integer Bytes.
 ---@field mtime number Modification time, Unix seconds with fraction.
 ---@field isDir boolean
 ---@field isFile boolean A regular file.
 ---@field mode string Like "-rw-r--r--".
----@field hash? string SHA-256 of the whole content, hex: set by fs.read, fs.lines and fs.write.
 
----@class luatool.WriteInfo: luatool.FileInfo
----@field created boolean The file did not exist before.
+---What fs.read returns besides the text.
+---@class luatool.ReadInfo: luatool.FileInfo
+---@field hash string SHA-256 of the whole content as stored (before decoding), hex: what fs.write's ifHash compares.
+---@field encoding luatool.Encoding How the file stores its text.
 
----@class luatool.LinesInfo: luatool.FileInfo
+---What fs.lines returns besides the text.
+---@class luatool.LinesInfo: luatool.ReadInfo
 ---@field totalLines integer Lines in the file.
 ---@field startLine integer The first line selected (1-based).
 ---@field numLines integer Lines selected.
+
+---What fs.write returns.
+---@class luatool.WriteInfo: luatool.FileInfo
+---@field hash string SHA-256 of the bytes written, hex.
+---@field encoding luatool.Encoding The encoding written.
+---@field created boolean The file did not exist before.
+
+---@class luatool.ReadOptions
+---@field maxBytes? integer Fail with "toolarge" when the text returned would be longer than this many bytes (a whole file is refused by its size before it is read); default and ceiling: the sandbox's string limit.
+
+---@class luatool.LinesOptions: luatool.ReadOptions
+---@field offset? integer The first line, 1-based (0 counts as 1).
+---@field limit? integer The number of lines, at least 1 (default all).
+
+---@class luatool.WriteOptions
+---@field ifUnchangedSince? number Fail with "stale" when the file was modified after this mtime (as fs.stat gives it) or no longer exists.
+---@field ifHash? string Fail with "stale" when the content as stored has another SHA-256 (as fs.read gives it) or the file no longer exists.
+---@field ifAbsent? boolean Fail with "exists" when the file exists.
+---@field mkdirs? boolean Create missing parent directories.
+---@field encoding? luatool.Encoding How to store the text, with the byte order mark it calls for (default "utf8"): writing back the encoding fs.read reported keeps the file's.
 
 ---require("fs"): file access confined to the roots. Paths are absolute or relative
 ---to the first root. Only fs.write changes anything, and only for a tool that is not
@@ -158,43 +205,46 @@ function FileStates:delete(path) end
 ---@class luatool.fs
 local fs = {}
 
----The file's exact content.
+---The file's text, decoded to UTF-8 from the encoding its byte order mark names
+---(see luatool.Encoding).
 ---@param path string
----@param opts? {maxBytes?: integer}
+---@param opts? luatool.ReadOptions
 ---@return string? content
----@return luatool.FileInfo|string info_or_err
+---@return luatool.ReadInfo|string info_or_err
 ---@return luatool.ErrorCode? code
 function fs.read(path, opts) end
 
 ---Replaces or creates a file atomically (temporary file and rename; an existing
----file keeps its mode). The conditions are checked under a per-file lock in the same
----step as the write: ifUnchangedSince (mtime) and ifHash fail with "stale",
----ifAbsent with "exists". mkdirs creates missing parent directories.
+---file keeps its mode; a symbolic link is written through). The conditions are
+---checked under a per-file lock in the same step as the write. Fails with
+---"readonly" when the calling tool is read-only for its input.
 ---@param path string
----@param content string
----@param opts? {ifUnchangedSince?: number, ifHash?: string, ifAbsent?: boolean, mkdirs?: boolean}
+---@param content string UTF-8 text.
+---@param opts? luatool.WriteOptions
 ---@return luatool.WriteInfo? info
 ---@return string? err
 ---@return luatool.ErrorCode? code
 function fs.write(path, content, opts) end
 
----Selected lines joined by "\n", without terminators.
+---Selected lines of the decoded text joined by "\n", without terminators ("\r\n"
+---counts as one).
 ---@param path string
----@param opts? {offset?: integer, limit?: integer, maxBytes?: integer}
+---@param opts? luatool.LinesOptions
 ---@return string? text
 ---@return luatool.LinesInfo|string info_or_err
 ---@return luatool.ErrorCode? code
 function fs.lines(path, opts) end
 
+---Following symbolic links that stay inside the roots.
 ---@param path string
----@return luatool.FileInfo|nil info
+---@return luatool.FileInfo? info
 ---@return string? err
 ---@return luatool.ErrorCode? code
 function fs.stat(path) end
 
 ---@param path string
 ---@return boolean exists
----@return string? err
+---@return string? err Why not.
 function fs.exists(path) end
 
 ---The names in a directory, sorted.
@@ -204,25 +254,36 @@ function fs.exists(path) end
 ---@return luatool.ErrorCode? code
 function fs.list(dir) end
 
----path made absolute and clean ("~" expanded), relative to base (default the first root).
+---path made absolute and clean ("~" expanded), relative to base (default the first
+---root). It does not check the roots.
 ---@param path string
 ---@param base? string
 ---@return string
 function fs.abs(path, base) end
 
----path relative to base when inside it, otherwise path itself.
+---path relative to base when inside it ("." for base itself), otherwise path
+---itself. Both must be absolute (an error is raised otherwise).
 ---@param path string
 ---@param base string
 ---@return string
 function fs.rel(path, base) end
 
+---@class luatool.GlobCheckOptions
+---@field path? string The directory searched (default the first root).
+
+---@class luatool.GlobOptions: luatool.GlobCheckOptions
+---@field limit? integer At most this many files (default 0: no limit).
+---@field sort? "modified"|"path" By modification time, oldest first (the default), or by path.
+---@field reverse? boolean Reverse the order.
+
 ---require("glob"): find files by glob pattern.
 ---@class luatool.glob
 local glob = {}
 
----Files (absolute paths) matching pattern, oldest first, and how many matched.
+---Files (absolute paths) matching pattern, oldest first, and how many matched
+---before limit cut the list.
 ---@param pattern string
----@param opts? {path?: string, limit?: integer, sort?: "modified"|"path", reverse?: boolean}
+---@param opts? luatool.GlobOptions
 ---@return string[]? files
 ---@return integer|string total_or_err
 ---@return luatool.ErrorCode? code
@@ -231,14 +292,14 @@ function glob.find(pattern, opts) end
 ---Whether find would accept pattern and path, without searching: the pattern
 ---compiles and names a directory inside the roots.
 ---@param pattern string
----@param opts? {path?: string}
----@return true|nil ok
+---@param opts? luatool.GlobCheckOptions
+---@return true? ok
 ---@return string? err
 ---@return luatool.ErrorCode? code
 function glob.check(pattern, opts) end
 
 ---@class luatool.GrepOptions
----@field path? string A file or directory.
+---@field path? string A file or directory (default the first root).
 ---@field glob? string Globs split at whitespace and commas; "!glob" excludes.
 ---@field type? string A ripgrep file type: "go", "py", "js", "ts", "rust", "md", ...
 ---@field ignoreCase? boolean
@@ -274,7 +335,8 @@ local grep = {}
 ---@return luatool.ErrorCode? code
 function grep.files(pattern, opts) end
 
----Matching lines per file, by path.
+---The number of matching lines (with multiline, of matches) of each file with a
+---match, by path.
 ---@param pattern string
 ---@param opts? luatool.GrepOptions
 ---@return luatool.GrepCount[]? counts
@@ -293,7 +355,7 @@ function grep.content(pattern, opts) end
 ---Compiles the pattern, globs and type without searching; path is not looked at.
 ---@param pattern string
 ---@param opts? luatool.GrepContentOptions
----@return true|nil ok
+---@return true? ok
 ---@return string? err
 ---@return luatool.ErrorCode? code
 function grep.check(pattern, opts) end
@@ -308,33 +370,42 @@ function grep.check(pattern, opts) end
 ---@field cwd string The working directory the command ended in.
 ---@field cwdOutside boolean That directory is outside the roots.
 
+---@class luatool.StartOptions
+---@field cwd? string The working directory, inside the roots (default the first root).
+
+---@class luatool.RunOptions: luatool.StartOptions
+---@field timeout? integer Milliseconds, more than 0 (default 120000).
+---@field maxOutput? integer Bytes of output kept (default 1 MiB).
+
 ---require("shell"): commands run with bash -c in their own process group, in a
 ---directory inside the roots. A read-only call may run only commands classified
----read-only.
+---read-only; others fail with "readonly".
 ---@class luatool.shell
 local shell = {}
 
 ---Runs command and waits for it.
 ---@param command string
----@param opts? {cwd?: string, timeout?: integer, maxOutput?: integer} timeout in milliseconds (default 120000), maxOutput in bytes (default 1 MiB)
+---@param opts? luatool.RunOptions
 ---@return luatool.RunResult? result
 ---@return string? err
----@return luatool.ErrorCode|"badcommand"? code
+---@return luatool.ErrorCode? code
 function shell.run(command, opts) end
 
----Starts command in the background; its output goes to a file.
+---Starts command in the background, unbounded by the call; its output goes to a
+---file.
 ---@param command string
----@param opts? {cwd?: string}
+---@param opts? luatool.StartOptions
 ---@return string? id
 ---@return string path_or_err The output file, or the error.
 ---@return luatool.ErrorCode? code
 function shell.start(command, opts) end
 
----The simple commands of command (split at ;, &&, ||, | and newlines).
+---The simple commands of command, in source order, as written: split at ;, &, &&,
+---||, | and newlines, with those inside blocks and substitutions ($(...), `...`).
 ---@param command string
 ---@return string[]? commands
 ---@return string? err
----@return "badcommand"? code
+---@return luatool.ErrorCode? code "badcommand".
 function shell.split(command) end
 
 ---Whether command is classified read-only (every simple command a known reader).
@@ -391,7 +462,7 @@ function path.split(p) end
 
 ---@class luatool.ToolInfo
 ---@field name string
----@field searchHint string
+---@field searchHint string "" when the tool has none.
 ---@field deferred boolean
 ---@field prompt string
 ---@field inputSchema table
@@ -401,12 +472,14 @@ function path.split(p) end
 ---@class luatool.tools
 local tools = {}
 
----Every tool of the current snapshot, in name order.
+---Every tool of the current snapshot, in name order. Raises an error when a
+---tool's prompt fails.
 ---@return luatool.ToolInfo[]
 function tools.list() end
 
 ---Marks the named tools (or aliases) discovered, so that their schemas are sent to
----the model from now on; returns the tool names marked.
+---the model from now on; returns the tool names marked, in the order given, without
+---repeats. Names of no tool are ignored.
 ---@param names string[]
 ---@return string[]
 function tools.discover(names) end
@@ -416,18 +489,20 @@ function tools.discover(names) end
 ---@field null userdata Stands for JSON null where nil would drop a key or end an array.
 local json = {}
 
----Marks t as an array, so that an empty one encodes as [] rather than {}.
+---Marks t (default a new table) as an array, so that an empty one encodes as []
+---rather than {}; returns it. Raises an error for a table with another metatable.
 ---@generic T: table
----@param t T
+---@param t? T
 ---@return T
 function json.array(t) end
 
----Whether t is marked as an array.
----@param t table
+---Whether v is a table marked as an array.
+---@param v any
 ---@return boolean
-function json.isarray(t) end
+function json.isarray(v) end
 
----Encodes a value; raises an error for what JSON cannot hold.
+---Encodes a value, objects with sorted keys; raises an error for what JSON cannot
+---hold (functions, NaN, cycles, mixed or sparse tables).
 ---@param v any
 ---@return string
 function json.encode(v) end
@@ -447,11 +522,12 @@ function json.decode(text) end
 ---@field text string The result's text as the model sees it.
 ---@field isError boolean
 ---@field stage "lookup"|"abort"|"input"|"validate"|"permission"|"call"|"result"|"done" Where the call ended.
----@field data any What call returned.
----@field asked boolean A permission ask was answered.
+---@field data? any What call returned (nil when it did not run).
+---@field asked boolean An ask was made: the pipeline asked for permission for the call (opts.answer answered it; without one it was denied).
 ---@field log string[] The lines the tool logged.
 
----The t argument of a test case: a fresh temporary root and engine.
+---The t argument of a test case: a fresh temporary root and engine. A rel path that
+---is absolute or leaves the root raises an error.
 ---@class luatool.TestContext
 ---@field root string The case's root directory (absolute).
 local TestContext = {}
@@ -471,11 +547,15 @@ function TestContext:write(rel, content) end
 ---@return string?
 function TestContext:read(rel) end
 
----Calls a tool through the pipeline. answer = "allow" or "deny" answers a permission
----ask (none: the ask is denied); id sets the tool_use id.
+---@class luatool.TestCallOptions
+---@field answer? "allow"|"deny" The answer when an ask is made (none: the ask is denied).
+---@field id? string The tool_use id (default "toolu_test_N").
+
+---Calls a tool through the pipeline. Data that breaks the tool's outputSchema
+---fails the case here.
 ---@param name string
 ---@param input? table
----@param opts? {answer?: "allow"|"deny", id?: string}
+---@param opts? luatool.TestCallOptions
 ---@return luatool.TestResult
 function TestContext:call(name, input, opts) end
 
@@ -507,5 +587,6 @@ function assert.matches(s, pattern, message) end
 ---fn raises an error (matching pattern, if given); returns the error's message.
 ---@param fn function
 ---@param pattern? string
+---@param message? string
 ---@return string
-function assert.fails(fn, pattern) end
+function assert.fails(fn, pattern, message) end
