@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/luatool/luatool/internal/spell"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -121,7 +123,7 @@ func (a Args) Options(n int, allowed ...string) Options {
 			}
 		}
 		hint := ";"
-		if s := Suggest(string(key), allowed); s != "" {
+		if s := spell.Suggest(string(key), allowed); s != "" {
 			hint = fmt.Sprintf(", did you mean '%s'?", s)
 		}
 		a.Error(n, fmt.Sprintf("unknown option '%s'%s %s", string(key), hint, optionList(allowed)))

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/internal/spell"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -247,7 +249,7 @@ func (vm *VM) require(L *lua.LState) int {
 		}
 		sort.Strings(names)
 		msg := "module '" + name + "' not found"
-		if s := Suggest(name, names); s != "" {
+		if s := spell.Suggest(name, names); s != "" {
 			msg += " (did you mean '" + s + "'?)"
 		}
 		L.RaiseError("%s; available modules: %s", msg, strings.Join(names, ", "))

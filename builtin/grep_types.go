@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/internal/spell"
 )
 
 // fileTypes maps the names grep's type option accepts to file-name globs: the common
@@ -87,7 +87,7 @@ func typeGlobs(name string) ([]nameGlob, error) {
 		}
 		sort.Strings(names)
 		msg := "unrecognized file type: " + name
-		if s := bindings.Suggest(name, names); s != "" {
+		if s := spell.Suggest(name, names); s != "" {
 			msg += " (did you mean " + s + "?)"
 		}
 		return nil, newOpError(codeBadType, "%s; known types: %s", msg, strings.Join(names, ", "))

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luatool/luatool/internal/spell"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
@@ -216,7 +218,7 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 			continue
 		}
 		msg := fmt.Sprintf("unknown member %q", k)
-		if s := bindings.Suggest(k, MemberNames()); s != "" {
+		if s := spell.Suggest(k, MemberNames()); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		}
 		problem(SeverityError, k, "%s; private fields must start with _", msg)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/internal/spell"
 )
 
 // The permission step. Deny beats ask beats allow, in this order (the original's, with
@@ -151,7 +151,7 @@ func (rs ruleSet) unknownTools(tools []*Tool) []Diagnostic {
 				continue
 			}
 			msg := fmt.Sprintf("the %s rule %s names no tool, so it does nothing", r.behavior, r.describe())
-			if s := bindings.Suggest(r.Tool, names); s != "" {
+			if s := spell.Suggest(r.Tool, names); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 			diags = append(diags, Diagnostic{File: r.origin.File, Severity: SeverityWarning, Message: msg})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/internal/spell"
 )
 
 // A Registry is an immutable snapshot of the tools on offer: looked up by name or
@@ -81,5 +81,5 @@ func (r *Registry) Names() []string { return r.names }
 
 // Suggest returns the tool name closest to name, for "did you mean" hints, or "".
 func (r *Registry) Suggest(name string) string {
-	return bindings.Suggest(name, r.Names())
+	return spell.Suggest(name, r.Names())
 }

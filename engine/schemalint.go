@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/internal/spell"
 )
 
 // schemaKeywords are the keywords of JSON Schema drafts 7 to 2020-12, the
@@ -50,7 +50,7 @@ func lintSchema(schema map[string]any, where string) []string {
 			if knownKeywords[k] {
 				continue
 			}
-			if hint := bindings.Suggest(k, schemaKeywords); hint != "" {
+			if hint := spell.Suggest(k, schemaKeywords); hint != "" {
 				out = append(out, fmt.Sprintf("%s: unknown keyword %q is ignored (did you mean %s?)", path, k, hint))
 			}
 		}
@@ -63,7 +63,7 @@ func lintSchema(schema map[string]any, where string) []string {
 						continue
 					}
 					msg := fmt.Sprintf("%s.required names %q, which properties does not declare", path, name)
-					if hint := bindings.Suggest(name, names); hint != "" {
+					if hint := spell.Suggest(name, names); hint != "" {
 						msg += fmt.Sprintf(" (did you mean %s?)", hint)
 					}
 					out = append(out, msg)

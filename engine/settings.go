@@ -11,7 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/internal/spell"
+
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
@@ -96,7 +97,7 @@ func ParseMode(s string) (Mode, error) {
 		names = append(names, string(m))
 	}
 	msg := fmt.Sprintf("unknown mode %q", s)
-	if hint := bindings.Suggest(s, names); hint != "" {
+	if hint := spell.Suggest(s, names); hint != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", hint)
 	}
 	return "", fmt.Errorf("%s; the modes are %s", msg, strings.Join(names, ", "))
@@ -419,7 +420,7 @@ func (r *settingsReader) read() {
 			r.permissions()
 		case key == "$schema":
 			r.skip()
-		case bindings.Suggest(key, []string{"permissions"}) != "":
+		case spell.Suggest(key, []string{"permissions"}) != "":
 			r.problem(off, "", "unknown top-level key %q (did you mean permissions?)", key)
 			r.skip()
 		default:
@@ -457,7 +458,7 @@ func (r *settingsReader) permissions() {
 			r.directories(at)
 		default:
 			msg := fmt.Sprintf("unknown key %q", key)
-			if hint := bindings.Suggest(key, permissionKeys()); hint != "" {
+			if hint := spell.Suggest(key, permissionKeys()); hint != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", hint)
 			}
 			r.problem(off, path, "%s; the keys are %s", msg, strings.Join(permissionKeys(), ", "))

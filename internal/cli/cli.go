@@ -16,9 +16,9 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/luatool/luatool/internal/spell"
 
-	"github.com/luatool/luatool/bindings"
+	"golang.org/x/term"
 )
 
 // Exit codes.
@@ -309,7 +309,7 @@ func (c *config) check() error {
 // the usage.
 func (a *app) unknownCommand(name string) int {
 	msg := fmt.Sprintf("luatool: unknown command %q", name)
-	if s := bindings.Suggest(name, commandNames()); s != "" {
+	if s := spell.Suggest(name, commandNames()); s != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)
 	}
 	fmt.Fprintln(a.stderr, msg)

@@ -1,4 +1,7 @@
-package bindings
+// Package spell suggests the name a person most likely meant: the one helper behind
+// every "did you mean ...?" hint of luatool, for tools, members, modules, options,
+// commands, settings keys and schema keywords.
+package spell
 
 import "strings"
 
