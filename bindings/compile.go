@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"fmt"
 
+	"github.com/luatool/luatool/srcpos"
+
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -26,7 +28,7 @@ type Program struct {
 func Compile(name string, src []byte, limits Limits) (*Program, error) {
 	limits = limits.WithDefaults()
 	if len(src) > limits.MaxSourceBytes {
-		return nil, &ScriptError{File: name, Message: fmt.Sprintf("source is %d bytes, over the limit of %d", len(src), limits.MaxSourceBytes)}
+		return nil, &ScriptError{Pos: srcpos.Pos{File: name}, Message: fmt.Sprintf("source is %d bytes, over the limit of %d", len(src), limits.MaxSourceBytes)}
 	}
 	if depth, line := sourceNesting(src); depth > limits.MaxNesting {
 		return nil, nestingError(name, line, limits.MaxNesting)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/luatool/luatool/srcpos"
+
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -16,10 +18,9 @@ import (
 // raised by the script, a limit it hit or a cancellation. It is the one error type
 // bindings returns for anything a script did.
 type ScriptError struct {
-	// File is the chunk name, normally the script's path. Empty when unknown.
-	File string
-	// Line is the 1-based line of the failure in File, or 0 when unknown.
-	Line int
+	// Pos is where the failure arose: the chunk name (normally the script's path) and
+	// the line; empty and 0 when unknown.
+	srcpos.Pos
 	// Message says what went wrong, without the position.
 	Message string
 	// Traceback is the Lua stack at the failure, one frame a line. May be empty.
@@ -36,16 +37,10 @@ type ScriptError struct {
 // Error returns "file:line: message", leaving out the parts that are unknown, or the
 // message alone for a Bare error.
 func (e *ScriptError) Error() string {
-	switch {
-	case e.Bare:
-		return e.Message
-	case e.File != "" && e.Line > 0:
-		return e.File + ":" + strconv.Itoa(e.Line) + ": " + e.Message
-	case e.File != "":
-		return e.File + ": " + e.Message
-	default:
+	if e.Bare {
 		return e.Message
 	}
+	return e.Pos.Prefix() + e.Message
 }
 
 // Unwrap returns the cause.
@@ -55,8 +50,8 @@ func (e *ScriptError) Unwrap() error { return e.Cause }
 // is told. The file, line and traceback are for the tool's author (the host's log).
 func (e *ScriptError) ModelText() string { return e.Message }
 
-// Position returns the file and line of the failure; "" and 0 when unknown.
-func (e *ScriptError) Position() (file string, line int) { return e.File, e.Line }
+// Position returns where the failure arose.
+func (e *ScriptError) Position() srcpos.Pos { return e.Pos }
 
 // Timeout reports whether the script was stopped because its context ended.
 func (e *ScriptError) Timeout() bool {
@@ -73,7 +68,7 @@ func newScriptError(err error, file string, ctx context.Context) *ScriptError {
 	if errors.As(err, &se) {
 		return se
 	}
-	out := &ScriptError{File: file}
+	out := &ScriptError{Pos: srcpos.Pos{File: file}}
 	var perr *parse.Error
 	if errors.As(err, &perr) {
 		out.Line = perr.Pos.Line

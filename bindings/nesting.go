@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/luatool/luatool/srcpos"
+
 	"github.com/yuin/gopher-lua/ast"
 )
 
@@ -162,5 +164,5 @@ func astDepth(chunk []ast.Stmt, limit int) (depth, line int) {
 }
 
 func nestingError(name string, line, limit int) *ScriptError {
-	return &ScriptError{File: name, Line: line, Message: fmt.Sprintf("nesting is deeper than %d levels; split the code into smaller functions", limit)}
+	return &ScriptError{Pos: srcpos.Pos{File: name, Line: line}, Message: fmt.Sprintf("nesting is deeper than %d levels; split the code into smaller functions", limit)}
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/srcpos"
+
 	"github.com/luatool/luatool/internal/spell"
 
 	lua "github.com/yuin/gopher-lua"
@@ -321,7 +323,7 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &ScriptError{File: vm.chunk, Message: "execution stopped: " + describeContextErr(err), Cause: err}
+		return nil, &ScriptError{Pos: srcpos.Pos{File: vm.chunk}, Message: "execution stopped: " + describeContextErr(err), Cause: err}
 	}
 	if vm.watchdog != nil {
 		var done func()

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/luatool/luatool/srcpos"
 )
 
 // CheckMembers asks every tool of the current snapshot the members that need no
@@ -22,10 +24,11 @@ func (e *Engine) CheckMembers(ctx context.Context) []Diagnostic {
 	var diags []Diagnostic
 	for _, t := range reg.Tools() {
 		report := func(sev Severity, member, effect string, err error) {
-			d := Diagnostic{File: t.Source(), Severity: sev, Message: fmt.Sprintf("%s: %s failed%s: %v", t.Name(), member, effect, ModelText(err))}
-			if file, line := errorPosition(err); file != "" {
-				d.File, d.Line = file, line
+			d := Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: sev, Message: fmt.Sprintf("%s: %s failed%s: %v", t.Name(), member, effect, ModelText(err))}
+			if pos := errorPosition(err); pos.File != "" {
+				d.Pos = pos
 			}
+			d.Err = err
 			diags = append(diags, d)
 		}
 		ask := func(fn func(ctx context.Context) error) error {

@@ -502,12 +502,12 @@ func (t *Tool) failed(member string, err error, answer string) {
 	if _, done := t.reported.LoadOrStore(member, true); done {
 		return
 	}
-	file, line := errorPosition(err)
-	if file == "" {
-		file = t.def.Source
+	pos := errorPosition(err)
+	if pos.File == "" {
+		pos.File = t.def.Source
 	}
 	t.log.Warn(fmt.Sprintf("%s: %s failed, so %s: %v", t.def.Name, member, answer, err),
-		"tool", t.def.Name, "member", member, "file", file, "line", line)
+		"tool", t.def.Name, "member", member, "file", pos.File, "line", pos.Line)
 }
 
 func (t *Tool) boolOr(member string, fn func(context.Context, map[string]any) (bool, error), ctx context.Context, input map[string]any, absent, onErr bool) bool {

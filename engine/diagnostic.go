@@ -1,8 +1,6 @@
 package engine
 
-import (
-	"strconv"
-)
+import "github.com/luatool/luatool/srcpos"
 
 // Severity tells an error from a notice.
 type Severity string
@@ -18,22 +16,18 @@ const (
 // member the engine will treat fail-closed, or a notice (a tool overridden by a later
 // directory).
 type Diagnostic struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line,omitempty"`
+	// Pos is where: the file, and the line when it is known.
+	srcpos.Pos
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
+	// Err is the error behind the diagnostic, when there is one: for a failure of Lua
+	// code, a *bindings.ScriptError with its traceback. It is not part of the JSON.
+	Err error `json:"-"`
 }
 
 // String renders "file:line: severity: message".
 func (d Diagnostic) String() string {
-	pos := d.File
-	if d.Line > 0 {
-		pos += ":" + strconv.Itoa(d.Line)
-	}
-	if pos != "" {
-		pos += ": "
-	}
-	return pos + string(d.Severity) + ": " + d.Message
+	return d.Pos.Prefix() + string(d.Severity) + ": " + d.Message
 }
 
 // HasErrors reports whether any diagnostic is an error.

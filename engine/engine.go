@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luatool/luatool/srcpos"
+
 	"github.com/luatool/luatool/bindings"
 )
 
@@ -273,7 +275,7 @@ func (e *Engine) loadFile(file string, src []byte) (*Tool, []Diagnostic) {
 		def.Close()
 		lines := memberLines(file, src)
 		for _, msg := range strings.Split(err.Error(), "\n") {
-			diags = append(diags, Diagnostic{File: file, Line: lines[leadingMember(msg)], Severity: SeverityError, Message: msg})
+			diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: file, Line: lines[leadingMember(msg)]}, Severity: SeverityError, Message: msg})
 		}
 		return nil, diags
 	}

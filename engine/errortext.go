@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"strings"
+
+	"github.com/luatool/luatool/srcpos"
 )
 
 // ErrReportedAtLoad marks the failure of a member that was reported when its tool
@@ -22,7 +24,7 @@ type modelTexter interface {
 
 // A positioner is an error that knows where in a tool's source it arose.
 type positioner interface {
-	Position() (file string, line int)
+	Position() srcpos.Pos
 }
 
 // ModelText returns the text of err as the model is told it: the error's own text,
@@ -41,11 +43,11 @@ func ModelText(err error) string {
 	return full
 }
 
-// errorPosition returns the file and line an error names, or "" and 0.
-func errorPosition(err error) (string, int) {
+// errorPosition returns where an error says it arose; the zero Pos when it does not.
+func errorPosition(err error) srcpos.Pos {
 	var p positioner
 	if errors.As(err, &p) {
 		return p.Position()
 	}
-	return "", 0
+	return srcpos.Pos{}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/luatool/luatool/srcpos"
 )
 
 // EventKind says what changed in the tool set.
@@ -302,7 +304,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	}
 	for _, s := range e.sources {
 		if s.unreadable != nil {
-			diags = append(diags, Diagnostic{File: s.src.Name, Severity: SeverityError, Message: "cannot read tool directory: " + s.unreadable.Error()})
+			diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: SeverityError, Message: "cannot read tool directory: " + s.unreadable.Error()})
 		}
 		names := make([]string, 0, len(s.files))
 		for name := range s.files {
@@ -324,13 +326,13 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 			}
 			if files := declared[t.Name()]; len(files) > 1 {
 				if files[0] != t.Source() {
-					diags = append(diags, Diagnostic{File: t.Source(), Severity: SeverityError,
+					diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: SeverityError,
 						Message: fmt.Sprintf("tool name %q is also declared by %s; neither is loaded", t.Name(), files[0])})
 				}
 				continue
 			}
 			if prev, ok := byName[t.Name()]; ok {
-				diags = append(diags, Diagnostic{File: t.Source(), Severity: SeverityNotice,
+				diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: SeverityNotice,
 					Message: fmt.Sprintf("tool %s overrides the one from %s", t.Name(), prev.Source())})
 			} else {
 				order = append(order, t.Name())

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luatool/luatool/srcpos"
+
 	"github.com/luatool/luatool/internal/spell"
 
 	lua "github.com/yuin/gopher-lua"
@@ -157,9 +159,9 @@ func scriptDiagnostic(file string, err error) Diagnostic {
 		if f == "" {
 			f = file
 		}
-		return Diagnostic{File: f, Line: se.Line, Severity: SeverityError, Message: se.Message}
+		return Diagnostic{Pos: srcpos.Pos{File: f, Line: se.Line}, Severity: SeverityError, Message: se.Message}
 	}
-	return Diagnostic{File: file, Severity: SeverityError, Message: err.Error()}
+	return Diagnostic{Pos: srcpos.Pos{File: file}, Severity: SeverityError, Message: err.Error()}
 }
 
 // fieldStart is a line that starts a table field: "name =" or "[expr] =".
@@ -190,7 +192,7 @@ func (lt *luaTool) define(vm *bindings.VM, src []byte) (ToolDef, []Diagnostic) {
 		if lines == nil {
 			lines = memberLines(lt.file, src)
 		}
-		diags = append(diags, Diagnostic{File: lt.file, Line: lines[member], Severity: sev, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lines[member]}, Severity: sev, Message: fmt.Sprintf(format, args...)})
 	}
 	tbl, ok := vm.Main.(*lua.LTable)
 	if !ok {
@@ -464,7 +466,7 @@ func inputArgs(input map[string]any, cc *CallContext) func(vm *bindings.VM) ([]l
 // returnError says a member function returned something it may not, at the line
 // where the member is given in the tool file.
 func (lt *luaTool) returnError(name, want string, got lua.LValue) error {
-	return &bindings.ScriptError{File: lt.file, Line: lt.memberLine(name),
+	return &bindings.ScriptError{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(name)},
 		Message: fmt.Sprintf("%s returned %s; it must return %s", name, typeName(got), want)}
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/luatool/luatool/srcpos"
+
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -154,7 +156,7 @@ func (rs ruleSet) unknownTools(tools []*Tool) []Diagnostic {
 			if s := spell.Suggest(r.Tool, names); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
-			diags = append(diags, Diagnostic{File: r.origin.File, Severity: SeverityWarning, Message: msg})
+			diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: r.origin.File}, Severity: SeverityWarning, Message: msg})
 		}
 	}
 	return diags

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/luatool/luatool/srcpos"
+
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -25,7 +27,7 @@ type Registry struct {
 func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, []Diagnostic) {
 	var diags []Diagnostic
 	warn := func(t *Tool, format string, args ...any) {
-		diags = append(diags, Diagnostic{File: t.Source(), Severity: SeverityWarning, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: SeverityWarning, Message: fmt.Sprintf(format, args...)})
 	}
 	r := &Registry{byName: map[string]*Tool{}}
 	for _, t := range tools {
