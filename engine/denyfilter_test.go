@@ -10,13 +10,13 @@ func TestHiddenPathsFromReadDenyRules(t *testing.T) {
 	cwd := filepath.Join(root, "work")
 	rs, err := parseRules(PermissionSettings{
 		Deny: []SourcedRule{
-			{Text: "Read(/private/**)", Source: SourceSession, Root: root},
-			{Text: "Edit(./edited/**)", Source: SourceSession, Root: root},
-			{Text: "Bash(cat:*)", Source: SourceSession, Root: root},
-			{Text: "Read", Source: SourceSession, Root: root},
+			{Text: "Read(/private/**)", Source: sourceSession, Root: root},
+			{Text: "Edit(./edited/**)", Source: sourceSession, Root: root},
+			{Text: "Bash(cat:*)", Source: sourceSession, Root: root},
+			{Text: "Read", Source: sourceSession, Root: root},
 		},
-		Ask:   []SourcedRule{{Text: "Read(./asked/**)", Source: SourceSession, Root: root}},
-		Allow: []SourcedRule{{Text: "Read(./allowed/**)", Source: SourceSession, Root: root}},
+		Ask:   []SourcedRule{{Text: "Read(./asked/**)", Source: sourceSession, Root: root}},
+		Allow: []SourcedRule{{Text: "Read(./allowed/**)", Source: sourceSession, Root: root}},
 	})
 	if err != nil {
 		t.Fatal(err)

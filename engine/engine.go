@@ -52,9 +52,9 @@ type Options struct {
 	// CanUseTool is asked when the permission pipeline ends in ask. Nil means every
 	// ask is a deny. WithCallHooks replaces it for the calls of one context.
 	CanUseTool CanUseToolFunc
-	// Permissions are the permission rules (and the mode, when Mode is zero), as
-	// loaded with LoadSettings and CLISettings and merged with MergeSettings. A rule
-	// that does not parse makes New fail, naming where it came from.
+	// Permissions are the permission rules (and the mode, when Mode is zero), as the
+	// host gathered them: package engine/settings reads and merges settings files. A
+	// rule that does not parse makes New fail, naming where it came from.
 	Permissions PermissionSettings
 	// State is the session's shared state. Nil means a new empty State.
 	State *State

@@ -264,7 +264,7 @@ func Example_permissions() {
 	eng, err := engine.New(engine.Options{
 		Roots: []string{dir},
 		Permissions: engine.PermissionSettings{
-			Deny: []engine.SourcedRule{{Text: "Note(secret)", Source: engine.SourceProject, Root: dir}},
+			Deny: []engine.SourcedRule{{Text: "Note(secret)", Source: "project", Root: dir}},
 		},
 		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 			fmt.Printf("asked: %s (always would add %v)\n", req.Description, req.Suggestions)

@@ -46,6 +46,9 @@ var ruleFamily = map[string]string{
 // pattern of a Read(...) or Edit(...) rule. The error says what is wrong and where,
 // without repeating the rule.
 func CheckRule(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return errors.New("a rule may not be empty")
+	}
 	r, err := ParseRule(text)
 	var re *RuleError
 	if errors.As(err, &re) {
@@ -121,7 +124,7 @@ func (rs ruleSet) with(add ruleAdditions, cwd string) ruleSet {
 func sessionRules(texts []string, cwd string) []SourcedRule {
 	out := make([]SourcedRule, len(texts))
 	for i, t := range texts {
-		out[i] = SourcedRule{Text: t, Source: SourceSession, Root: cwd}
+		out[i] = SourcedRule{Text: t, Source: sourceSession, Root: cwd}
 	}
 	return out
 }

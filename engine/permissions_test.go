@@ -49,7 +49,7 @@ func (p permTool) def() ToolDef {
 func rules(list ...string) []SourcedRule {
 	var out []SourcedRule
 	for _, r := range list {
-		out = append(out, SourcedRule{Text: r, Source: SourceCLI, Root: "/work"})
+		out = append(out, SourcedRule{Text: r, Source: "--allow", Root: "/work"})
 	}
 	return out
 }
@@ -189,7 +189,7 @@ func TestPermissionPathRulesFollowSymlinks(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "secrets", "key"), filepath.Join(dir, "innocent"))
 	tool := permTool{name: "Read", readOnly: true, path: filepath.Join(dir, "innocent")}
 	e := newTestEngine(t, Options{Roots: []string{dir}, Cwd: dir, Tools: []ToolDef{tool.def()},
-		Permissions: PermissionSettings{Deny: []SourcedRule{{Text: "Read(/secrets/**)", Source: SourceProject, Root: dir}}}})
+		Permissions: PermissionSettings{Deny: []SourcedRule{{Text: "Read(/secrets/**)", Source: "project", Root: dir}}}})
 	if r := e.Call(bg, ToolUse{ID: "1", Name: "Read"}); !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied") {
 		t.Errorf("a symlink to a denied file was allowed: %q", r.Block.Content.String())
 	}
@@ -197,7 +197,7 @@ func TestPermissionPathRulesFollowSymlinks(t *testing.T) {
 
 // A rule that does not parse makes New fail, naming where it came from.
 func TestBadRuleFailsNew(t *testing.T) {
-	_, err := New(Options{Permissions: PermissionSettings{Allow: []SourcedRule{{Text: "Bash(ls", Source: SourceProject, File: "/p/.luatool/settings.json"}}}})
+	_, err := New(Options{Permissions: PermissionSettings{Allow: []SourcedRule{{Text: "Bash(ls", Source: "project", File: "/p/.luatool/settings.json"}}}})
 	if err == nil || !strings.Contains(err.Error(), "/p/.luatool/settings.json") || !strings.Contains(err.Error(), "never closed") {
 		t.Errorf("error %v", err)
 	}

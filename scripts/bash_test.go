@@ -32,7 +32,7 @@ func newBashEnv(t *testing.T, allow bool, rules ...string) *bashEnv {
 	}
 	opts := engine.Options{Modules: mods, Roots: []string{v.root}, ResultsDir: t.TempDir()}
 	for _, r := range rules {
-		opts.Permissions.Allow = append(opts.Permissions.Allow, engine.SourcedRule{Text: r, Source: engine.SourceCLI})
+		opts.Permissions.Allow = append(opts.Permissions.Allow, engine.SourcedRule{Text: r, Source: "--allow"})
 	}
 	if allow {
 		opts.CanUseTool = func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luatool/luatool/engine/settings"
+
 	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/scripts"
@@ -157,19 +159,18 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 // the file or flag.
 func (a *app) permissions(root string) (engine.PermissionSettings, error) {
 	home, _ := os.UserHomeDir()
-	files := engine.SettingsFiles{Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: root, Explicit: a.cfg.settings}
-	fromFiles, warnings, err := engine.LoadSettings(files, engine.CheckRule)
+	fromFiles, warnings, err := readSettings(settingsPaths{Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: root, Explicit: a.cfg.settings})
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "luatool: warning: %s\n", w)
 	}
 	if err != nil {
 		return engine.PermissionSettings{}, err
 	}
-	fromFlags, err := engine.CLISettings(engine.PermissionFlags{Allow: a.cfg.allow, Ask: a.cfg.ask, Deny: a.cfg.deny, Mode: a.cfg.mode}, root, engine.CheckRule)
+	fromFlags, err := a.cfg.flagSettings(root)
 	if err != nil {
 		return engine.PermissionSettings{}, err
 	}
-	return engine.MergeSettings(fromFiles, fromFlags), nil
+	return settings.Merge(fromFiles, fromFlags).Permissions, nil
 }
 
 // approvalHint tells the person running luatool how to allow a call that needed

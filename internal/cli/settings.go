@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/settings"
+)
+
+// settingsPaths says where the settings files of a run are, from the environment
+// and the command line.
+type settingsPaths struct {
+	// Home is the user's home directory, the root of user settings rules. Empty means
+	// no user settings are read.
+	Home string
+	// ConfigHome is $XDG_CONFIG_HOME. Empty or relative (which the XDG specification
+	// says to ignore) means Home/.config.
+	ConfigHome string
+	// ProjectDir is the project directory, the root of project settings rules.
+	ProjectDir string
+	// Explicit is the file named by --settings; empty for none. Unlike the others it
+	// must exist.
+	Explicit string
+}
+
+// userPath returns the user settings file, ConfigHome/luatool/settings.json, or ""
+// when Home is empty.
+func (p settingsPaths) userPath() string {
+	if p.Home == "" {
+		return ""
+	}
+	config := p.ConfigHome
+	if !filepath.IsAbs(config) {
+		config = filepath.Join(p.Home, ".config")
+	}
+	return filepath.Join(config, "luatool", "settings.json")
+}
+
+// projectPath returns the project settings file, ProjectDir/.luatool/settings.json.
+func (p settingsPaths) projectPath() string {
+	if p.ProjectDir == "" {
+		return ""
+	}
+	return filepath.Join(p.ProjectDir, ".luatool", "settings.json")
+}
+
+// readSettings reads the user, project and --settings files, in that order, and
+// merges them. A missing user or project file is no error; a missing --settings file
+// is. The root of a --settings file's rules is the directory holding it, as Claude
+// Code does for its --settings file: a file that travels with a directory keeps its
+// "/x" patterns meaning the same. The warnings are those of every file.
+func readSettings(p settingsPaths) (settings.Settings, []string, error) {
+	var (
+		layers   []settings.Settings
+		warnings []string
+		errs     []error
+	)
+	read := func(path string, layer settings.Layer, optional bool) {
+		path, err := filepath.Abs(path)
+		if err == nil {
+			layer.Root, err = filepath.Abs(layer.Root)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		layer.Home = p.Home
+		s, warns, err := settings.ReadFile(path, layer)
+		if optional && errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		layers = append(layers, s)
+		warnings = append(warnings, warns...)
+	}
+	if path := p.userPath(); path != "" {
+		read(path, settings.Layer{Name: "user", Root: p.Home}, true)
+	}
+	if path := p.projectPath(); path != "" {
+		read(path, settings.Layer{Name: "project", Root: p.ProjectDir}, true)
+	}
+	if p.Explicit != "" {
+		read(p.Explicit, settings.Layer{Name: "--settings", Root: filepath.Dir(p.Explicit)}, false)
+	}
+	if len(errs) > 0 {
+		return settings.Settings{}, nil, errors.Join(errs...)
+	}
+	return settings.Merge(layers...), warnings, nil
+}
+
+// flagSettings is the layer of the permission flags: --allow, --ask, --deny and
+// --mode, rules rooted at cwd (absolute). The error names the flag of every bad value.
+func (c *config) flagSettings(cwd string) (settings.Settings, error) {
+	var (
+		out  engine.PermissionSettings
+		errs []error
+	)
+	add := func(flag string, texts []string, list *[]engine.SourcedRule) {
+		for _, text := range texts {
+			if err := engine.CheckRule(text); err != nil {
+				errs = append(errs, fmt.Errorf("--%s %q: %w", flag, text, err))
+				continue
+			}
+			*list = append(*list, engine.SourcedRule{Text: text, Source: "--" + flag, Root: cwd})
+		}
+	}
+	add("allow", c.allow, &out.Allow)
+	add("ask", c.ask, &out.Ask)
+	add("deny", c.deny, &out.Deny)
+	if c.mode != "" {
+		if m, err := engine.ParseMode(c.mode); err != nil {
+			errs = append(errs, fmt.Errorf("--mode: %w", err))
+		} else {
+			out.Mode, out.ModeSource = m, "--mode"
+		}
+	}
+	if len(errs) > 0 {
+		return settings.Settings{}, errors.Join(errs...)
+	}
+	return settings.Settings{Permissions: out}, nil
+}
