@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luatool/luatool/internal/extdata"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
@@ -18,10 +20,11 @@ import (
 // each instance, and an instance the plan accepts must be one the suite calls valid.
 // (The plan may refuse valid instances: the general path then decides.)
 func TestFastPlanAgreesWithTheSuite(t *testing.T) {
+	suite := extdata.JSONSchemaSuite(t)
 	for _, draft := range []string{"draft2020-12", "draft7"} {
-		files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "testdata", "JSON-Schema-Test-Suite", "tests", draft, "*.json"))
+		files, _ := filepath.Glob(filepath.Join(suite, "tests", draft, "*.json"))
 		if len(files) == 0 {
-			t.Fatalf("the JSON Schema Test Suite is missing for %s", draft)
+			t.Fatalf("the JSON Schema Test Suite at %s has no tests for %s", suite, draft)
 		}
 		planned, accepted, wrong := 0, 0, 0
 		for _, file := range files {
@@ -71,7 +74,7 @@ func TestFastPlanAgreesWithTheSuite(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s: %d cases had a fast plan, %d accepted by it, %d of them wrongly", draft, planned, accepted, wrong)
+		t.Log(extdata.Cases(planned, fmt.Sprintf("%s, those with a fast plan: %d accepted by it, %d of them wrongly", draft, accepted, wrong)))
 		if planned < 100 {
 			t.Errorf("%s: only %d suite cases reached the fast path; is the suite there?", draft, planned)
 		}

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,12 +23,16 @@ func TestImportsPointDown(t *testing.T) {
 		"builtin":            {"engine", "scripts", "internal/cli", "cmd"},
 		"scripts":            {"engine", "bindings", "builtin", "internal/cli", "cmd"},
 		"internal/jsonvalue": {"engine", "bindings", "builtin", "scripts", "internal/cli", "cmd"},
+		"internal/extdata":   {"engine", "bindings", "builtin", "scripts", "internal/cli", "internal/jsonvalue", "cmd"},
 	}
 	imports := moduleImports(t, "..")
 	if len(imports["engine"]) == 0 || len(imports["internal/cli"]) == 0 {
 		t.Fatalf("found no imports for engine or internal/cli; is the test reading the right tree? got %v", imports)
 	}
 	for pkg, deps := range imports {
+		if slices.Contains(deps, "internal/extdata") {
+			t.Errorf("%s imports internal/extdata outside its tests: that package imports testing and is for tests only", pkg)
+		}
 		for prefix, bad := range forbidden {
 			if pkg != prefix && !strings.HasPrefix(pkg, prefix+"/") {
 				continue

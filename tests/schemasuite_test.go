@@ -1,13 +1,13 @@
 // Package tests holds cross-package conformance tests for luatool.
 //
 // schemasuite_test.go runs the official JSON Schema Test Suite
-// (github.com/json-schema-org/JSON-Schema-Test-Suite, checked out beside the repository
-// at ../shared/testdata/JSON-Schema-Test-Suite) against the value path a tool's schema
-// and input really take: every schema and every instance is decoded with
-// jsonvalue.Decode, converted to Lua with bindings.VM.ToLua, converted back with
-// bindings.VM.FromLua, and only then compiled with engine.CompileJSONSchema and checked
-// with (*engine.Schema).Validate. A case passes when the round trip returns the value
-// it was given and the verdict equals the suite's "valid".
+// (github.com/json-schema-org/JSON-Schema-Test-Suite, found by extdata.JSONSchemaSuite)
+// against the value path a tool's schema and input really take: every schema and every
+// instance is decoded with jsonvalue.Decode, converted to Lua with bindings.VM.ToLua,
+// converted back with bindings.VM.FromLua, and only then compiled with
+// engine.CompileJSONSchema and checked with (*engine.Schema).Validate. A case passes
+// when the round trip returns the value it was given and the verdict equals the suite's
+// "valid".
 //
 // It proves that (1) the Go <-> Lua conversion loses nothing a validator can observe:
 // [] stays distinct from {}, null survives as json.null, numbers, strings and nesting
@@ -32,7 +32,8 @@
 // (listed by name; the required tests have none). A schema that merely uses
 // localhost:1234 as its own $id is self-contained and runs.
 //
-// The suite directory must exist: CI runs this test and a missing suite is a failure.
+// Without the suite the tests skip, saying how to get it; CI sets
+// LUATOOL_REQUIRE_TEST_DATA=1, under which a missing suite is a failure.
 package tests
 
 import (
@@ -47,11 +48,11 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/internal/extdata"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 const (
-	modulePath = "github.com/luatool/luatool"
 	// remoteServer is where the suite's remote references point.
 	remoteServer = "localhost:1234"
 	draft7URI    = "http://json-schema.org/draft-07/schema#"
@@ -110,10 +111,10 @@ func TestSchemaSuiteDraft7(t *testing.T) {
 // runSchemaSuite runs tests/<draft>/*.json of the suite. When injectSchema is not
 // empty it is set as "$schema" on object roots that have none.
 func runSchemaSuite(t *testing.T, draft, injectSchema string) {
-	dir := filepath.Join(suiteRoot(t), "tests", draft)
+	dir := filepath.Join(extdata.JSONSchemaSuite(t), "tests", draft)
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no test files in %s (err %v): the JSON Schema Test Suite must be present for CI", dir, err)
+		t.Fatalf("no test files in %s (err %v): is the JSON Schema Test Suite checkout complete?", dir, err)
 	}
 	sort.Strings(files)
 
@@ -140,16 +141,15 @@ func runSchemaSuite(t *testing.T, draft, injectSchema string) {
 		})
 	}
 
-	summary := fmt.Sprintf("JSON-Schema-Test-Suite %s: %d cases run through Lua, %d agree", draft, tally.run, tally.agree)
-	summary += fmt.Sprintf(", %d skipped", tally.skippedCount())
+	summary := fmt.Sprintf("%s through Lua: %d agree, %d skipped", draft, tally.agree, tally.skippedCount())
 	if len(tally.skipped) > 0 {
 		var parts []string
 		for _, reason := range sortedKeys(tally.skipped) {
 			parts = append(parts, fmt.Sprintf("%d %s", len(tally.skipped[reason]), reason))
 		}
-		summary += " (" + strings.Join(parts, ", ") + ")"
+		summary += ": " + strings.Join(parts, ", ")
 	}
-	lines := []string{summary}
+	lines := []string{extdata.Cases(tally.run, summary)}
 	// Remote refs are left out by design; every other skip is listed by name so that a
 	// reader sees which parts of the specification it costs.
 	for _, reason := range sortedKeys(tally.skipped) {
@@ -265,32 +265,6 @@ func luaRoundTrip(t *testing.T, vm *bindings.VM, what string, v any) any {
 // engine's loader refuses every such load with this message.
 func needsRemoteLoad(err error) bool {
 	return strings.Contains(err.Error(), "a schema may refer only to itself")
-}
-
-// suiteRoot finds the JSON Schema Test Suite in ../shared/testdata beside the
-// repository root, whatever directory the test runs in.
-func suiteRoot(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := ""
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
-			strings.Contains(string(b), "module "+modulePath+"\n") {
-			root = dir
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatalf("no go.mod for %s above %s", modulePath, wd)
-		}
-	}
-	suite := filepath.Join(root, "..", "shared", "testdata", "JSON-Schema-Test-Suite")
-	if fi, err := os.Stat(suite); err != nil || !fi.IsDir() {
-		t.Fatalf("the JSON Schema Test Suite is missing: expected it at %s (beside the repository root %s); CI must run it", suite, root)
-	}
-	return suite
 }
 
 func sortedKeys(m map[string][]string) []string {
