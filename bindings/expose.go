@@ -22,10 +22,10 @@ import (
 
 // exposeValue converts a module value for Lua: a function becomes a checked gopher-luar
 // function whose results are copied, anything else a copy.
-func (vm *VM) exposeValue(name string, v any) lua.LValue {
+func (vm *VM) exposeValue(name string, v any, pure bool) lua.LValue {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Func {
-		return vm.exposeFunc(name, rv)
+		return vm.exposeFunc(name, rv, pure)
 	}
 	lv, err := vm.goToLua(rv, 0)
 	if err != nil {
@@ -35,12 +35,16 @@ func (vm *VM) exposeValue(name string, v any) lua.LValue {
 }
 
 // exposeFunc wraps fn: arguments are range-checked, then converted and passed by
-// gopher-luar; results are copied into plain Lua values.
-func (vm *VM) exposeFunc(name string, fn reflect.Value) lua.LValue {
+// gopher-luar; results are copied into plain Lua values. A function of a module that
+// is not pure refuses to run in the load phase.
+func (vm *VM) exposeFunc(name string, fn reflect.Value, pure bool) lua.LValue {
 	L := vm.L
 	inner := luar.New(L, fn.Interface())
 	ft := fn.Type()
 	return L.NewFunction(vm.guard(name, func(L *lua.LState) int {
+		if !pure {
+			Require(L, name, AccessRead)
+		}
 		for i := 1; i <= L.GetTop(); i++ {
 			var pt reflect.Type
 			switch {

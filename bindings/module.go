@@ -65,6 +65,11 @@ type Module struct {
 	Name string
 	// Doc is a one-line description, shown by luatool describe and in type definitions.
 	Doc string
+	// Pure declares that the module's functions touch nothing outside the state (they
+	// compute, as json and path do): they run in every phase, the load phase included.
+	// The functions of a module that is not Pure refuse to run while a tool file loads
+	// (AccessNone), so that a new module fails closed.
+	Pure bool
 	// Funcs are the module's functions, by name.
 	Funcs map[string]lua.LGFunction
 	// Values are Go values exposed through gopher-luar, by name.
@@ -74,17 +79,48 @@ type Module struct {
 func (m *Module) open(vm *VM) *lua.LTable {
 	t := vm.L.CreateTable(0, len(m.Funcs)+len(m.Values))
 	for name, fn := range m.Funcs {
+		if !m.Pure {
+			fn = loadPhaseGuard(m.Name+"."+name, fn)
+		}
 		t.RawSetString(name, vm.L.NewFunction(vm.guard(m.Name+"."+name, fn)))
 	}
 	hasData := false
 	for name, v := range m.Values {
-		t.RawSetString(name, vm.exposeValue(m.Name+"."+name, v))
+		t.RawSetString(name, vm.exposeValue(m.Name+"."+name, v, m.Pure))
 		hasData = hasData || reflect.TypeOf(v).Kind() != reflect.Func
 	}
 	if hasData {
 		vm.moduleData = append(vm.moduleData, openModule{m, t})
 	}
 	return t
+}
+
+// loadPhaseGuard refuses fn while a tool file loads: a function of a module that is
+// not Pure may read or touch the world.
+func loadPhaseGuard(name string, fn lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		Require(L, name, AccessRead)
+		return fn(L)
+	}
+}
+
+// CheckModules reports the first programming error in a set of host modules: two of
+// one name, one named json, a value Lua cannot be given. Hosts check their modules
+// once with it, up front; NewVM panics with the same error.
+func CheckModules(mods []*Module) error {
+	seen := map[string]bool{}
+	for _, m := range mods {
+		if seen[m.Name] || m.Name == jsonModuleName {
+			return fmt.Errorf("module %s registered twice", m.Name)
+		}
+		seen[m.Name] = true
+		for name, v := range m.Values {
+			if err := checkExposable(v); err != nil {
+				return fmt.Errorf("module value %s.%s: %v", m.Name, name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // openModule is a module a VM has opened whose values include data.
@@ -99,7 +135,7 @@ func (vm *VM) refreshModuleData() {
 	for _, om := range vm.moduleData {
 		for name, v := range om.m.Values {
 			if reflect.TypeOf(v).Kind() != reflect.Func {
-				om.t.RawSetString(name, vm.exposeValue(om.m.Name+"."+name, v))
+				om.t.RawSetString(name, vm.exposeValue(om.m.Name+"."+name, v, om.m.Pure))
 			}
 		}
 	}

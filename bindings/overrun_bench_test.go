@@ -11,7 +11,7 @@ import (
 )
 
 // The deadline overrun benchmark: how long past its deadline a call returns, for
-// pure-Lua loops and for each capped builtin run in a loop just under its cap
+// pure-Lua loops and for each capped library function run in a loop just under its cap
 // (sandbox-reliability.md section 7, goals 2 and 3: deadline + 50 ms at p99 for pure
 // Lua, + 250 ms for any case with the caps in place).
 //
@@ -68,32 +68,32 @@ return function() while true do s:gsub(".", function(c) return c end) end end`},
   while true do local s = "x" for i = 1, 24 do s = s .. s end end
 end`},
 
-		// Capped builtins, each pushed to just under its cap, in a loop.
-		{"builtin/string.rep", fmt.Sprintf(`return function() while true do local s = string.rep("x", %d) end end`, maxStr-1)},
+		// Capped library functions, each pushed to just under its cap, in a loop.
+		{"stdlib/string.rep", fmt.Sprintf(`return function() while true do local s = string.rep("x", %d) end end`, maxStr-1)},
 		// The format check bounds %s by the arguments' lengths plus 100 a directive.
-		{"builtin/string.format-%s", fmt.Sprintf(`local s = string.rep("x", %d)
+		{"stdlib/string.format-%s", fmt.Sprintf(`local s = string.rep("x", %d)
 return function() while true do local r = string.format("%%s%%s%%s", s, s, s) end end`, (maxStr-1500)/3)},
 		// Widest width and precision, as many directives as unpack may feed, with
 		// the longest %f rendering (1e308: 309 digits before the point).
-		{"builtin/string.format-widths", fmt.Sprintf(`local args = {}
+		{"stdlib/string.format-widths", fmt.Sprintf(`local args = {}
 for i = 1, %[1]d do args[i] = 1e308 end
 local f = string.rep("%%99.99f", %[1]d)
 return function() while true do local r = string.format(f, unpack(args)) end end`, maxUnpack)},
-		{"builtin/table.concat-16MiB", fmt.Sprintf(`local t, piece = {}, string.rep("x", 1024)
+		{"stdlib/table.concat-16MiB", fmt.Sprintf(`local t, piece = {}, string.rep("x", 1024)
 for i = 1, %d do t[i] = piece end
 return function() while true do local s = table.concat(t) end end`, maxStr/1024-1)},
-		{"builtin/table.concat-1e6-small", `local t = {}
+		{"stdlib/table.concat-1e6-small", `local t = {}
 for i = 1, 1e6 do t[i] = "x" end
 return function() while true do local s = table.concat(t, ",") end end`},
-		{"builtin/unpack", fmt.Sprintf(`local t = {}
+		{"stdlib/unpack", fmt.Sprintf(`local t = {}
 for i = 1, %[1]d do t[i] = i end
 return function() while true do local n = select("#", unpack(t, 1, %[1]d)) end end`, maxUnpack)},
-		{"builtin/gsub-expand-16MiB", fmt.Sprintf(`local s = string.rep("x", %d)
+		{"stdlib/gsub-expand-16MiB", fmt.Sprintf(`local s = string.rep("x", %d)
 return function() while true do local r = s:gsub("x", "%%0%%0") end end`, maxStr/2-1)},
 		// Backtracking: gopher-lua's own matcher ran this for minutes; the bounded
 		// matcher stops at the deadline or at MaxPatternSteps (pcall keeps the loop
 		// going past a step-limit error, so the deadline is what ends the call).
-		{"builtin/string.find-backtracking", `local s = ("a"):rep(3000)
+		{"stdlib/string.find-backtracking", `local s = ("a"):rep(3000)
 return function() while true do pcall(string.find, s, ".-.-.-b$") end end`},
 	}
 }

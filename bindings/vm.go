@@ -25,6 +25,12 @@ type Config struct {
 	Modules []*Module
 	// Watchdog, if set, stops calls when the heap passes its budget.
 	Watchdog *Watchdog
+	// LuaModules, if set, finds the Lua modules scripts may require by name, after the
+	// host modules and json: the compiled program, nil when there is no such module,
+	// or an error (a module that does not compile). A module's program runs once per
+	// state, in an environment of its own, and its first result is what require
+	// returns.
+	LuaModules func(name string) (*Program, error)
 }
 
 // A VM is one sandboxed Lua state with the libraries of the allow-list open. It must
@@ -37,8 +43,11 @@ type VM struct {
 	// Main is the first value the program's main chunk returned, set by Run.
 	Main lua.LValue
 
-	limits    Limits
-	modules   map[string]*Module
+	limits     Limits
+	modules    map[string]*Module
+	luaModules func(name string) (*Program, error)
+	// requiring holds the Lua modules being loaded, to refuse a cycle.
+	requiring map[string]bool
 	loaded    map[string]lua.LValue
 	arrayMeta *lua.LTable
 	null      *lua.LUserData
@@ -71,6 +80,48 @@ type VM struct {
 	protected map[*lua.LState]int
 }
 
+// Access is what the code of a call may have host functions do, from nothing to
+// changing the world. Host modules that are not Pure refuse every function below
+// AccessRead; functions that change anything (fs writes, commands) check for
+// AccessWrite themselves, with Require.
+type Access int
+
+// The access levels, in order.
+const (
+	// AccessNone is the load phase: a tool file's main chunk, and a Lua module's. It
+	// may only build values: host functions that read or touch the world refuse.
+	AccessNone Access = iota
+	// AccessRead is for the questions a tool answers (isReadOnly, prompt,
+	// checkPermissions, ...) and for the call of a tool that is read-only for its
+	// input: reading inside the roots, never a change.
+	AccessRead
+	// AccessWrite is for the call of a tool that is not read-only for its input, once
+	// its permission decision allowed it.
+	AccessWrite
+)
+
+// Require raises the refusal of a host function fn ("fs.write") when the current
+// call has less than need, naming why: the load phase, or the member that runs
+// (Call.Entry). It returns when the call has the access.
+func Require(L *lua.LState, fn string, need Access) {
+	c := CurrentCall(L)
+	have, entry := AccessNone, ""
+	if c != nil {
+		have, entry = c.Access, c.Entry
+	}
+	if have >= need {
+		return
+	}
+	switch {
+	case have == AccessNone:
+		L.RaiseError("%s is not available while the tool file loads: call it from call()", fn)
+	case entry == "" || entry == "call":
+		L.RaiseError("%s is not available in this call: the tool is read-only for this input", fn)
+	default:
+		L.RaiseError("%s is not available in %s: only call() may change anything", fn, entry)
+	}
+}
+
 // A Call carries what one call of a script needs from its host: the context that
 // bounds it, the sink for print and ctx:log, and values host functions look up with
 // CurrentCall. The zero Call is usable; its output is discarded.
@@ -79,12 +130,9 @@ type Call struct {
 	Context context.Context
 	// Log receives each line written with print. Nil discards them.
 	Log func(line string)
-	// Locals holds host values for host functions of this call (a workspace root,
-	// a file-state cache). Keys should be unexported types, as with context values.
-	Locals map[any]any
-	// ReadOnly is set when the tool declared itself read-only for this input: host
-	// functions that change anything (fs writes, processes) must refuse.
-	ReadOnly bool
+	// Access is what host functions may do for the code that runs. The zero value is
+	// AccessNone, the load phase: a Call that does not say otherwise reaches nothing.
+	Access Access
 	// Entry names the function the host calls (a tool's member, such as "call"), for
 	// the outermost frame of a traceback. Empty means unnamed.
 	Entry string
@@ -110,16 +158,11 @@ func NewVM(cfg Config) *VM {
 		RegistryGrowStep:    1024,
 		MinimizeStackMemory: true,
 	})
-	vm := &VM{L: L, limits: limits, watchdog: cfg.Watchdog, modules: map[string]*Module{}, loaded: map[string]lua.LValue{}, locked: map[*lua.LTable]*lua.LTable{}, protected: map[*lua.LState]int{}}
+	vm := &VM{L: L, limits: limits, watchdog: cfg.Watchdog, luaModules: cfg.LuaModules, modules: map[string]*Module{}, loaded: map[string]lua.LValue{}, locked: map[*lua.LTable]*lua.LTable{}, protected: map[*lua.LState]int{}}
+	if err := CheckModules(cfg.Modules); err != nil {
+		panic("bindings: " + err.Error())
+	}
 	for _, m := range cfg.Modules {
-		if _, dup := vm.modules[m.Name]; dup || m.Name == jsonModuleName {
-			panic("bindings: module " + m.Name + " registered twice")
-		}
-		for name, v := range m.Values {
-			if err := checkExposable(v); err != nil {
-				panic(fmt.Sprintf("bindings: module value %s.%s: %v", m.Name, name, err))
-			}
-		}
 		vm.modules[m.Name] = m
 	}
 	vm.tracer = L.NewFunction(vm.recordTraceback)
@@ -244,6 +287,10 @@ func (vm *VM) require(L *lua.LState) int {
 		v = vm.ReadOnly(vm.openJSON(), "the json module")
 	} else if m, ok := vm.modules[name]; ok {
 		v = vm.ReadOnly(m.open(vm), "the "+name+" module")
+	} else if prog, err := vm.lookupLuaModule(name); err != nil {
+		L.RaiseError("require %q: %v", name, err)
+	} else if prog != nil {
+		v = vm.runLuaModule(L, name, prog)
 	} else {
 		names := []string{jsonModuleName}
 		for n := range vm.modules {
@@ -259,6 +306,42 @@ func (vm *VM) require(L *lua.LState) int {
 	vm.loaded[name] = v
 	L.Push(v)
 	return 1
+}
+
+// lookupLuaModule finds a Lua module by name; nil when there is none.
+func (vm *VM) lookupLuaModule(name string) (*Program, error) {
+	if vm.luaModules == nil {
+		return nil, nil
+	}
+	return vm.luaModules(name)
+}
+
+// runLuaModule runs a Lua module's program on the state, in an environment of its
+// own that is locked afterwards, and returns its first result (true when it returns
+// nothing), as Lua's require does. It runs under the requiring code's call, with that
+// call's access: a module required by a tool file's main chunk loads in the load
+// phase.
+func (vm *VM) runLuaModule(L *lua.LState, name string, prog *Program) lua.LValue {
+	if vm.requiring[name] {
+		L.RaiseError("require %q: the module requires itself (a cycle)", name)
+	}
+	if vm.requiring == nil {
+		vm.requiring = map[string]bool{}
+	}
+	vm.requiring[name] = true
+	defer delete(vm.requiring, name)
+	fn := L.NewFunctionFromProto(prog.proto)
+	env := vm.newEnvironment()
+	fn.Env = env
+	L.Push(fn)
+	L.Call(0, 1)
+	v := L.Get(-1)
+	L.Pop(1)
+	vm.lockEnvironment(env)
+	if v == lua.LNil {
+		v = lua.LTrue
+	}
+	return v
 }
 
 // CurrentCall returns the Call a host function runs under, or nil outside any call

@@ -20,7 +20,7 @@ import (
 // and the tool's source otherwise.
 func (e *Engine) CheckMembers(ctx context.Context) []Diagnostic {
 	reg := e.Registry()
-	timeout := e.opts.Limits.WithDefaults().InitTimeout
+	timeout := e.opts.MemberTimeout
 	var diags []Diagnostic
 	for _, t := range reg.Tools() {
 		report := func(sev Severity, member, effect string, err error) {

@@ -75,6 +75,9 @@ type ToolDef struct {
 	// Close, if set, releases what the definition holds (pooled Lua states) once the
 	// tool has left every registry snapshot.
 	Close func()
+	// MemberLine, if set, tells on which line of Source a member is given, for the
+	// engine's diagnostics about it (0 when it cannot tell). Loaders set it.
+	MemberLine func(member string) int
 }
 
 // Hints are a tool's answers that hold for every input, for clients that show or
@@ -262,14 +265,49 @@ type CallContext struct {
 	Log func(line string)
 
 	// writable is set while call runs for a tool that is not read-only for its input:
-	// only then may host functions change anything (bindings.Call.ReadOnly).
+	// only then may host functions change anything (see Writable).
 	writable bool
+	// registry is the snapshot serving the call; discover marks tools discovered for
+	// the session.
+	registry *Registry
+	discover func(names ...string)
 	// hidden is what bindings.Call.Hidden reports for the call: whether a Read deny
 	// rule hides a path from listings and searches. Nil hides nothing.
 	hidden func(absPath string) bool
 	// readOnly, when readOnlyKnown, is the tool's isReadOnly answer for the call's
 	// input, asked once per call.
 	readOnly, readOnlyKnown bool
+}
+
+// Writable reports whether the running code may change anything: only call may, of
+// a tool that is not read-only for its input, once its permission decision allowed
+// it. Loaders give host functions write access by it.
+func (cc *CallContext) Writable() bool { return cc != nil && cc.writable }
+
+// HiddenPaths returns the test of the paths a Read deny rule hides from the call's
+// listings and searches (absolute, clean paths), or nil when no rule hides any.
+func (cc *CallContext) HiddenPaths() func(absPath string) bool {
+	if cc == nil {
+		return nil
+	}
+	return cc.hidden
+}
+
+// Registry returns the snapshot serving the call: the tools a tool that lists or
+// searches tools (ToolSearch) sees. Nil outside a call.
+func (cc *CallContext) Registry() *Registry {
+	if cc == nil {
+		return nil
+	}
+	return cc.registry
+}
+
+// Discover marks tools as discovered for the session, by name, as Engine.Discover
+// does: their schemas have reached the model (ToolSearch revealed them).
+func (cc *CallContext) Discover(names ...string) {
+	if cc != nil && cc.discover != nil {
+		cc.discover(names...)
+	}
 }
 
 // Mode is a permission mode.

@@ -103,43 +103,47 @@ type Tool struct {
 }
 
 // Build checks def and merges the defaults. It fails when a required member is
-// missing, the name is invalid, or a schema does not compile.
+// missing, the name is invalid, or a schema does not compile: the error joins one
+// *MemberError for each problem.
 func Build(def ToolDef) (*Tool, error) {
 	var errs []error
-	if err := nameError(def.Name); err != nil {
-		errs = append(errs, err)
+	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
+	if def.Name == "" {
+		problem("name", errors.New("required member name is missing"))
+	} else if err := nameError(def.Name); err != nil {
+		problem("name", err)
 	}
 	seenAlias := map[string]bool{def.Name: true}
 	for _, a := range def.Aliases {
 		switch {
 		case !ValidName(a):
-			errs = append(errs, fmt.Errorf("alias %q must match %s", a, namePattern))
+			problem("aliases", fmt.Errorf("alias %q must match %s", a, namePattern))
 		case seenAlias[a]:
-			errs = append(errs, fmt.Errorf("alias %q repeats the name or another alias", a))
+			problem("aliases", fmt.Errorf("alias %q repeats the name or another alias", a))
 		}
 		seenAlias[a] = true
 	}
 	if def.Prompt == nil {
-		errs = append(errs, errors.New("prompt is required: the description the model reads"))
+		problem("prompt", errors.New("required member prompt is missing: the description the model reads"))
 	}
 	if def.Call == nil {
-		errs = append(errs, errors.New("call is required"))
+		problem("call", errors.New("required member call is missing"))
 	}
 	if def.MaxResultSizeChars < 0 || math.IsNaN(def.MaxResultSizeChars) {
-		errs = append(errs, fmt.Errorf("maxResultSizeChars must be positive, or infinite for never (0 means the default), got %v", def.MaxResultSizeChars))
+		problem("maxResultSizeChars", fmt.Errorf("maxResultSizeChars must be positive, or infinite for never (0 means the default), got %v", def.MaxResultSizeChars))
 	}
 	t := &Tool{def: def}
 	if def.InputSchema == nil {
-		errs = append(errs, errors.New("inputSchema is required: a JSON Schema with type \"object\""))
+		problem("inputSchema", errors.New(`required member inputSchema is missing: a JSON Schema with type "object"`))
 	} else if s, err := CompileSchema(def.InputSchema); err != nil {
-		errs = append(errs, fmt.Errorf("inputSchema: %w", err))
+		problem("inputSchema", fmt.Errorf("inputSchema: %w", err))
 	} else {
 		t.schema = s
 	}
 	if def.OutputSchema != nil {
 		s, err := compileAnySchema(def.OutputSchema)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("outputSchema: %w", err))
+			problem("outputSchema", fmt.Errorf("outputSchema: %w", err))
 		}
 		t.output = s
 	}

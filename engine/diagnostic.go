@@ -19,7 +19,10 @@ type Diagnostic struct {
 	// Pos is where: the file, and the line when it is known.
 	srcpos.Pos
 	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
+	// Member is the member of the Tool contract the diagnostic is about, when it is
+	// about one.
+	Member  string `json:"member,omitempty"`
+	Message string `json:"message"`
 	// Err is the error behind the diagnostic, when there is one: for a failure of Lua
 	// code, a *bindings.ScriptError with its traceback. It is not part of the JSON.
 	Err error `json:"-"`

@@ -2,46 +2,59 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
-	"runtime"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/luatool/luatool/srcpos"
-
-	"github.com/luatool/luatool/bindings"
 )
 
-// DefaultTimeout bounds one call when Options.Timeout is zero.
-const DefaultTimeout = 2 * time.Minute
+// Defaults of the Options.
+const (
+	// DefaultTimeout bounds one call when Options.Timeout is zero.
+	DefaultTimeout = 2 * time.Minute
+	// DefaultMemberTimeout bounds a member other than call when
+	// Options.MemberTimeout is zero.
+	DefaultMemberTimeout = 2 * time.Second
+	// DefaultMaxInputDepth is the deepest input nesting accepted when
+	// Options.MaxInputDepth is zero.
+	DefaultMaxInputDepth = 128
+)
 
-// Options configure an Engine. The zero value is usable: no host modules, no Go
-// tools, asks denied, results persisted under the system's temporary directory.
+// Options configure an Engine. Cwd or Roots must be set; otherwise the zero value is
+// usable: no tool files (no Loaders), no Go tools, asks denied, results persisted
+// under the system's temporary directory.
 type Options struct {
-	// Tools are Go-native tools. They are built with the same defaults as Lua tools
-	// and come first: a Lua tool of the same name overrides one, with a notice.
+	// Tools are Go-native tools. They are built with the same defaults as the tools of
+	// files and come first: a tool file's tool of the same name overrides one, with a
+	// notice.
 	Tools []ToolDef
-	// Modules are the host modules Lua tools may require. Capabilities are opt-in:
-	// a tool can reach only what is listed here, and the engine's own tools module
-	// (ToolsModuleName), which reveals tool definitions and nothing else.
-	Modules []*bindings.Module
-	// Limits bound the Lua states.
-	Limits bindings.Limits
+	// Loaders turn tool files into tools: a file of a Source is loaded by the first
+	// loader that matches its name, and files no loader matches are not tools. The
+	// Lua loader (package engine/luaload) is the usual one.
+	Loaders []Loader
 	// Timeout bounds each call (validation, permission checks and the call itself;
 	// not the time a person takes to answer an ask). Zero means DefaultTimeout. Lua
 	// code is stopped at the deadline; a Go-native tool must watch its context.
 	Timeout time.Duration
 	// Cwd is the working directory tools see; Roots are the directories they may touch.
-	// Cwd defaults to the first root, Roots to [Cwd].
+	// Cwd defaults to the first root, Roots to [Cwd]; one of them must be set.
 	Cwd   string
 	Roots []string
+	// Home is the user's home directory, which "~/x" path rules are relative to. With
+	// Home empty such a rule makes New fail: it could not be matched.
+	Home string
+	// MemberTimeout bounds each member function other than call (isReadOnly, prompt,
+	// isEnabled, ...): a question that hangs gets the safe answer instead of holding the
+	// call, or a listing, for the call's whole timeout. Zero means DefaultMemberTimeout.
+	MemberTimeout time.Duration
+	// MaxInputDepth is the deepest nesting of a tool_use input the engine accepts
+	// (deeper is an InputValidationError). Zero means DefaultMaxInputDepth.
+	MaxInputDepth int
 	// Mode is the permission mode. Zero means ModeDefault.
 	Mode Mode
 	// ResultsDir is where results over a tool's size threshold are written, one file
@@ -66,8 +79,7 @@ type Options struct {
 	// context.
 	OnProgress func(ProgressEvent)
 	// MaxToolUseConcurrency is how many concurrency-safe calls of one batch Run runs at
-	// once. Zero means the environment variable LUATOOL_MAX_TOOL_USE_CONCURRENCY, or
-	// DefaultMaxToolUseConcurrency.
+	// once. Zero means DefaultMaxToolUseConcurrency.
 	MaxToolUseConcurrency int
 	// Logger receives what the engine has to tell the host besides results: a tool
 	// member that failed and was given its safe answer (once per member of a tool
@@ -77,11 +89,6 @@ type Options struct {
 	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
 	// given the rules that would allow this one. The CLI names its flags.
 	ApprovalHint func(rules []string) string
-	// MaxConcurrentCalls bounds how many calls run Lua code at once; one tool may hold
-	// half of them, so that a burst of runaway calls of one tool leaves room for the
-	// others. Calls beyond wait, without using CPU, within their deadline. Zero means
-	// four per CPU (GOMAXPROCS), and at least four.
-	MaxConcurrentCalls int
 }
 
 // ProgressEvent is one ctx:progress report of a running call.
@@ -115,8 +122,6 @@ type Engine struct {
 	opts     Options
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
-	watchdog *bindings.Watchdog
-	gate     *bindings.Gate
 	rules    ruleSet
 
 	// sessionMu guards session: rules added by "allow always" answers, in force for
@@ -138,8 +143,6 @@ type Engine struct {
 	// empty): Close removes it.
 	ownResults bool
 
-	// modules are the host's modules and the engine's tools module, for Lua tools.
-	modules []*bindings.Module
 	// discovered are the deferred tools revealed to the model in this session.
 	discovered discoveredSet
 }
@@ -162,11 +165,7 @@ func New(opts Options) (*Engine, error) {
 		opts.Cwd = opts.Roots[0]
 	}
 	if opts.Cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		opts.Cwd = wd
+		return nil, errors.New("engine: Options.Cwd or Options.Roots is required: the directories tools work in")
 	}
 	if len(opts.Roots) == 0 {
 		opts.Roots = []string{opts.Cwd}
@@ -180,25 +179,17 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	rules, err := parseRules(opts.Permissions)
+	if opts.MemberTimeout <= 0 {
+		opts.MemberTimeout = DefaultMemberTimeout
+	}
+	if opts.MaxInputDepth <= 0 {
+		opts.MaxInputDepth = DefaultMaxInputDepth
+	}
+	rules, err := parseRules(opts.Permissions, opts.Home)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rules: rules}
-	for _, m := range opts.Modules {
-		if m.Name == ToolsModuleName {
-			return nil, fmt.Errorf("module %s: the name is reserved for the engine's own module", m.Name)
-		}
-	}
-	e.modules = append(slices.Clip(opts.Modules), e.toolsModule())
-	if opts.MaxConcurrentCalls <= 0 {
-		opts.MaxConcurrentCalls = max(4, 4*runtime.GOMAXPROCS(0))
-	}
-	e.opts = opts
-	e.gate = bindings.NewGate(opts.MaxConcurrentCalls, opts.MaxConcurrentCalls/2)
-	if budget := opts.Limits.WithDefaults().MemoryBudget; budget > 0 {
-		e.watchdog = bindings.NewWatchdog(uint64(budget))
-	}
 	seen := map[string]bool{}
 	for _, def := range opts.Tools {
 		if seen[def.Name] {
@@ -241,59 +232,15 @@ func (e *Engine) Registry() *Registry { return e.snapshot.Load() }
 // Options returns the options the engine runs with, defaults filled in.
 func (e *Engine) Options() Options { return e.opts }
 
-// isEnabled asks a tool whether it is enabled, within the init timeout of the limits
-// (5 s by default): a tool whose isEnabled hangs is hidden, not a reason for loading to
-// hang.
+// isEnabled asks a tool whether it is enabled, within the member timeout: a tool
+// whose isEnabled hangs is hidden, not a reason for loading to hang.
 func (e *Engine) isEnabled(t *Tool) (bool, error) {
 	if e.rules.deniesTool(t.Name()) {
 		return false, nil // a tool-level deny hides the tool
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.Limits.WithDefaults().InitTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.MemberTimeout)
 	defer cancel()
 	return t.enabled(ctx)
-}
-
-// IsToolFile reports whether a file name in a tool directory is a tool: a .lua file
-// that is not a test (*_test.lua), a type definition (*.d.lua) or hidden.
-func IsToolFile(name string) bool {
-	return strings.HasSuffix(name, ".lua") && !strings.HasSuffix(name, "_test.lua") &&
-		!strings.HasSuffix(name, ".d.lua") && !strings.HasPrefix(name, ".")
-}
-
-// loadFile loads one Lua tool file with the engine's modules and limits and builds it.
-// It returns nil and at least one error diagnostic when the file cannot be served.
-func (e *Engine) loadFile(file string, src []byte) (*Tool, []Diagnostic) {
-	def, diags := LoadLua(file, src, LuaConfig{Limits: e.opts.Limits, Modules: e.modules, Watchdog: e.watchdog, Gate: e.gate})
-	if HasErrors(diags) {
-		return nil, diags
-	}
-	t, err := Build(def)
-	if err == nil {
-		t.log = e.opts.Logger
-	}
-	if err != nil {
-		def.Close()
-		lines := memberLines(file, src)
-		for _, msg := range strings.Split(err.Error(), "\n") {
-			diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: file, Line: lines[leadingMember(msg)]}, Severity: SeverityError, Message: msg})
-		}
-		return nil, diags
-	}
-	return t, diags
-}
-
-// leadingMember returns the contract member a Build error starts with ("inputSchema:
-// ..."), so that the diagnostic can point at its line; "" when there is none.
-func leadingMember(msg string) string {
-	word, _, _ := strings.Cut(msg, ":")
-	word, _, _ = strings.Cut(word, " ")
-	if word == "alias" {
-		word = "aliases"
-	}
-	if _, ok := members[word]; ok {
-		return word
-	}
-	return ""
 }
 
 // SortDiagnostics orders diagnostics by file, then line.

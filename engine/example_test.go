@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/bindings"
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -92,7 +92,7 @@ func Example_embed() {
 	input := json.RawMessage(`{"pattern": "*.txt"}`)
 
 	// README: Embed in Go
-	mods, err := builtin.Standard([]string{dir}) // fs, glob, grep, shell, path: confined to dir
+	mods, err := hostmod.Standard([]string{dir}) // fs, glob, grep, shell, path: confined to dir
 	if err != nil {
 		panic(err)
 	}
@@ -100,7 +100,7 @@ func Example_embed() {
 	if err != nil {
 		panic(err)
 	}
-	diags := eng.Load(engine.Source{Name: "<embedded>", FS: scripts.Tools()}) // or engine.DirSource("tools")
+	diags := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()}) // or engine.DirSource("tools")
 	res := eng.Call(ctx, engine.ToolUse{ID: "toolu_1", Name: "Glob", Input: input})
 	fmt.Println(res.Block.Content.String())
 	// end README

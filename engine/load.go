@@ -83,10 +83,11 @@ func (e *Engine) Subscribe(fn func(Event)) (unsubscribe func()) {
 	}
 }
 
-// fileState is what the engine knows of one tool file: the hash of the content last
-// read, the last good tool (nil if it never loaded) and the diagnostics of the last
-// attempt, whose errors mean the content on disk does not load.
-type fileState struct {
+// toolFile is what the engine knows of one tool file: the hash of the version last
+// read (its content, and the shared files it may use), the last good tool (nil if it
+// never loaded) and the diagnostics of the last attempt, whose errors mean the
+// version on disk does not load.
+type toolFile struct {
 	hash  [sha256.Size]byte
 	tool  *Tool
 	diags []Diagnostic
@@ -96,7 +97,7 @@ type fileState struct {
 // the error of a directory that cannot be read, nil when it could.
 type sourceState struct {
 	src        Source
-	files      map[string]*fileState
+	files      map[string]*toolFile
 	unreadable error
 }
 
@@ -122,7 +123,7 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 			delete(known, src.Name)
 			s.src = src
 		} else {
-			s = &sourceState{src: src, files: map[string]*fileState{}}
+			s = &sourceState{src: src, files: map[string]*toolFile{}}
 		}
 		next = append(next, s)
 	}
@@ -213,17 +214,20 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 	// (compiling and running a file is independent of the others), then record the
 	// outcomes in directory order, so that events and diagnostics come in that order.
 	type pending struct {
-		name string
-		data []byte
-		hash [sha256.Size]byte
-		tool *Tool
-		diag []Diagnostic
+		name   string
+		loader Loader
+		data   []byte
+		hash   [sha256.Size]byte
+		tool   *Tool
+		diag   []Diagnostic
 	}
 	var work []*pending
 	seen := map[string]bool{}
+	shared := map[string][sha256.Size]byte{} // a shared directory -> the hash of its files
 	for _, ent := range entries {
 		name := ent.Name()
-		if !IsToolFile(name) {
+		l := e.loaderFor(name)
+		if l == nil {
 			continue
 		}
 		data, err := fs.ReadFile(s.src.FS, name)
@@ -232,20 +236,34 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 			continue
 		}
 		seen[name] = true
-		hash := sha256.Sum256(data)
+		// A tool file's version is its content and, for a loader whose files share a
+		// directory, that directory's: a change there reloads the file.
+		h := sha256.New()
+		h.Write(data)
+		if sl, ok := l.(SharedLoader); ok {
+			dir := sl.SharedDir()
+			sum, ok := shared[dir]
+			if !ok {
+				sum = treeHash(s.src.FS, dir)
+				shared[dir] = sum
+			}
+			h.Write(sum[:])
+		}
+		var hash [sha256.Size]byte
+		h.Sum(hash[:0])
 		if f := s.files[name]; f != nil && f.hash == hash {
 			continue
 		}
-		work = append(work, &pending{name: name, data: data, hash: hash})
+		work = append(work, &pending{name: name, loader: l, data: data, hash: hash})
 	}
 	parallel(len(work), func(i int) {
 		w := work[i]
-		w.tool, w.diag = e.loadFile(path.Join(s.src.Name, w.name), w.data)
+		w.tool, w.diag = e.loadFile(w.loader, path.Join(s.src.Name, w.name), w.data, LoadEnv{FS: s.src.FS})
 	})
 	for _, w := range work {
 		f := s.files[w.name]
 		if f == nil {
-			f = &fileState{}
+			f = &toolFile{}
 			s.files[w.name] = f
 		}
 		f.hash, f.diags, changed = w.hash, w.diag, true
@@ -268,6 +286,27 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 		}
 	}
 	return changed, retired, events
+}
+
+// treeHash hashes the names and contents of the files under dir of fsys (nothing,
+// when dir is absent or unreadable, hashes alike).
+func treeHash(fsys fs.FS, dir string) [sha256.Size]byte {
+	h := sha256.New()
+	_ = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+		h.Write(data)
+		return nil
+	})
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // parallel runs fn(0) ... fn(n-1) on up to GOMAXPROCS goroutines and waits for them.

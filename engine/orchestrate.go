@@ -2,14 +2,12 @@ package engine
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"sync"
 )
 
 // DefaultMaxToolUseConcurrency is how many concurrency-safe calls of one batch Run
-// runs at once, unless Options.MaxToolUseConcurrency or the environment variable
-// LUATOOL_MAX_TOOL_USE_CONCURRENCY says otherwise.
+// runs at once, unless Options.MaxToolUseConcurrency says otherwise (the CLI reads it
+// from LUATOOL_MAX_TOOL_USE_CONCURRENCY, as the original does its variable).
 const DefaultMaxToolUseConcurrency = 10
 
 // turn is the context that calls of one turn share and that context modifiers change.
@@ -123,7 +121,7 @@ func (e *Engine) concurrencySafe(ctx context.Context, reg *Registry, use ToolUse
 	if !ok {
 		return false
 	}
-	input, err := decodeInput(use.Input, e.opts.Limits.WithDefaults().MaxDepth)
+	input, err := decodeInput(use.Input, e.opts.MaxInputDepth)
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -135,13 +133,9 @@ func (e *Engine) concurrencySafe(ctx context.Context, reg *Registry, use ToolUse
 	return t.IsConcurrencySafe(bounded, input)
 }
 
-// maxToolUseConcurrency is the batch limit: the option, else the environment, else
-// the default. An unparseable environment value is the default, as in the original.
+// maxToolUseConcurrency is the batch limit: the option, else the default.
 func (e *Engine) maxToolUseConcurrency() int {
 	if n := e.opts.MaxToolUseConcurrency; n > 0 {
-		return n
-	}
-	if n, err := strconv.Atoi(os.Getenv("LUATOOL_MAX_TOOL_USE_CONCURRENCY")); err == nil && n > 0 {
 		return n
 	}
 	return DefaultMaxToolUseConcurrency

@@ -10,9 +10,9 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// PathBase holds the directories that the patterns of file-tool rules (Read(...),
+// pathBase holds the directories that the patterns of file-tool rules (Read(...),
 // Edit(...)) are relative to. Each must be absolute.
-type PathBase struct {
+type pathBase struct {
 	// Root is the base of "/x" patterns: the root of the settings source the rule
 	// came from, the project directory for project settings and the original working
 	// directory for session and command-line rules.
@@ -27,16 +27,16 @@ type PathBase struct {
 // system does (Linux gives up after 40).
 const maxSymlinkHops = 40
 
-// ValidatePathPattern reports whether pattern is a valid file-rule pattern, with an
-// error that says what is wrong. Settings loaders should call it: MatchPathRule takes
+// validatePathPattern reports whether pattern is a valid file-rule pattern, with an
+// error that says what is wrong. Settings loaders should call it: matchPathRule takes
 // an invalid pattern to match every path for a deny or ask rule and none for an allow
 // rule.
-func ValidatePathPattern(pattern string) error {
+func validatePathPattern(pattern string) error {
 	_, err := parsePathPattern(pattern)
 	return err
 }
 
-// MatchPathRule reports whether a file-rule pattern, such as the "src/**" of
+// matchPathRule reports whether a file-rule pattern, such as the "src/**" of
 // Read(src/**), matches path, an absolute path that a tool's getPath returned.
 // behavior is the list the rule is on: Allow, or Deny or Ask (any value other than
 // Allow is taken as a deny or ask rule).
@@ -81,7 +81,7 @@ func ValidatePathPattern(pattern string) error {
 // invalid pattern, a base that is not absolute (such as an empty base.Home for a "~/"
 // pattern) or a path that is not absolute matches for a deny or ask rule and does
 // not for an allow rule.
-func MatchPathRule(pattern string, base PathBase, path string, behavior PermissionBehavior) bool {
+func matchPathRule(pattern string, base pathBase, path string, behavior PermissionBehavior) bool {
 	restrict := behavior != Allow
 	p, err := parsePathPattern(pattern)
 	if err != nil {
@@ -134,7 +134,7 @@ type pathPattern struct {
 	glob string
 }
 
-// parsePathPattern parses a file-rule pattern as MatchPathRule describes.
+// parsePathPattern parses a file-rule pattern as matchPathRule describes.
 func parsePathPattern(pattern string) (pathPattern, error) {
 	fail := func(format string, args ...any) (pathPattern, error) {
 		return pathPattern{}, fmt.Errorf("path pattern %q: %s", pattern, fmt.Sprintf(format, args...))
@@ -206,7 +206,7 @@ func parsePathPattern(pattern string) (pathPattern, error) {
 }
 
 // baseDir returns the directory of base that p is relative to.
-func (p pathPattern) baseDir(base PathBase) string {
+func (p pathPattern) baseDir(base pathBase) string {
 	switch p.anchor {
 	case anchorFS:
 		return string(filepath.Separator)
@@ -233,7 +233,7 @@ func matchUnder(glob string, bases []string, f string) bool {
 	return false
 }
 
-// pathForms returns the forms of the absolute path p that MatchPathRule checks: p
+// pathForms returns the forms of the absolute path p that matchPathRule checks: p
 // cleaned; when its last element is a symbolic link, each target along the chain of
 // links (relative targets joined to the link's directory); the last name of that
 // chain resolved, which catches a dangling link's destination; and p resolved.

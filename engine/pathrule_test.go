@@ -63,13 +63,13 @@ func pathTree(t *testing.T) string {
 func TestMatchPathRule(t *testing.T) {
 	T := pathTree(t)
 	x := func(s string) string { return strings.ReplaceAll(s, "$T", T) }
-	base := PathBase{Root: T + "/proj", Cwd: T + "/proj", Home: T + "/home"}
-	sub := PathBase{Root: T + "/proj", Cwd: T + "/proj/src", Home: T + "/home"}
-	viaLink := PathBase{Root: T + "/cwdlink", Cwd: T + "/cwdlink", Home: T + "/home"}
+	base := pathBase{Root: T + "/proj", Cwd: T + "/proj", Home: T + "/home"}
+	sub := pathBase{Root: T + "/proj", Cwd: T + "/proj/src", Home: T + "/home"}
+	viaLink := pathBase{Root: T + "/cwdlink", Cwd: T + "/cwdlink", Home: T + "/home"}
 	tests := []struct {
 		name     string
 		pattern  string
-		base     PathBase
+		base     pathBase
 		path     string
 		behavior PermissionBehavior
 		want     bool
@@ -176,15 +176,15 @@ func TestMatchPathRule(t *testing.T) {
 		{"bad glob, deny", "src/[", base, "$T/proj/docs/readme.md", Deny, true},
 		{"bad glob, allow", "src/[", base, "$T/proj/src/[", Allow, false},
 		{"tilde user, deny", "~bob/x", base, "$T/proj/x", Deny, true},
-		{"no home, deny", "~/.ssh", PathBase{Root: base.Root, Cwd: base.Cwd}, "$T/proj/x", Deny, true},
-		{"no home, allow", "~/**", PathBase{Root: base.Root, Cwd: base.Cwd}, "$T/proj/x", Allow, false},
+		{"no home, deny", "~/.ssh", pathBase{Root: base.Root, Cwd: base.Cwd}, "$T/proj/x", Deny, true},
+		{"no home, allow", "~/**", pathBase{Root: base.Root, Cwd: base.Cwd}, "$T/proj/x", Allow, false},
 		{"relative path, deny", "nothing-like-it", base, "src/main.go", Deny, true},
 		{"relative path, allow", "**", base, "src/main.go", Allow, false},
 	}
 	for _, tt := range tests {
-		got := MatchPathRule(x(tt.pattern), tt.base, x(tt.path), tt.behavior)
+		got := matchPathRule(x(tt.pattern), tt.base, x(tt.path), tt.behavior)
 		if got != tt.want {
-			t.Errorf("%s: MatchPathRule(%q, %s) on %s = %v, want %v", tt.name, tt.pattern, tt.behavior, tt.path, got, tt.want)
+			t.Errorf("%s: matchPathRule(%q, %s) on %s = %v, want %v", tt.name, tt.pattern, tt.behavior, tt.path, got, tt.want)
 		}
 	}
 }
@@ -193,8 +193,8 @@ func TestValidatePathPattern(t *testing.T) {
 	valid := []string{".env", "./src/**", "src/", "/", "//", "//etc/hosts", "~", "~/", "~/.ssh/**",
 		"**", "**/*.go", "a/**/b", "[a-z]*.md", `\!x`, `\*.txt`, "{a,b}", "./!x", "/!x", "."}
 	for _, p := range valid {
-		if err := ValidatePathPattern(p); err != nil {
-			t.Errorf("ValidatePathPattern(%q) = %v", p, err)
+		if err := validatePathPattern(p); err != nil {
+			t.Errorf("validatePathPattern(%q) = %v", p, err)
 		}
 	}
 	invalid := []struct{ pattern, problem string }{
@@ -213,9 +213,9 @@ func TestValidatePathPattern(t *testing.T) {
 		{`a\/b`, `\ at the end`},
 	}
 	for _, tt := range invalid {
-		err := ValidatePathPattern(tt.pattern)
+		err := validatePathPattern(tt.pattern)
 		if err == nil || !strings.Contains(err.Error(), tt.problem) || !strings.Contains(err.Error(), "path pattern") {
-			t.Errorf("ValidatePathPattern(%q) = %v, want an error about %s", tt.pattern, err, tt.problem)
+			t.Errorf("validatePathPattern(%q) = %v, want an error about %s", tt.pattern, err, tt.problem)
 		}
 	}
 }

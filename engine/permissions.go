@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,8 +48,8 @@ func CheckRule(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return errors.New("a rule may not be empty")
 	}
-	r, err := ParseRule(text)
-	var re *RuleError
+	r, err := parseRule(text)
+	var re *ruleError
 	if errors.As(err, &re) {
 		if re.Column > 0 {
 			return fmt.Errorf("column %d: %s", re.Column, re.Problem)
@@ -61,7 +60,7 @@ func CheckRule(text string) error {
 		return err
 	}
 	if (r.Tool == "Read" || r.Tool == "Edit") && r.HasContent {
-		if err := ValidatePathPattern(r.Content); err != nil {
+		if err := validatePathPattern(r.Content); err != nil {
 			return fmt.Errorf("path pattern: %w", err)
 		}
 	}
@@ -70,7 +69,7 @@ func CheckRule(text string) error {
 
 // permRule is a parsed rule with its behaviour and origin.
 type permRule struct {
-	Rule
+	rule
 	behavior PermissionBehavior
 	origin   SourcedRule
 }
@@ -79,24 +78,30 @@ func (r permRule) describe() string {
 	return fmt.Sprintf("%q %s", r.origin.Text, describeOrigin(r.origin.Source, r.origin.File))
 }
 
-// ruleSet is the rules in force, parsed, by behaviour.
+// ruleSet is the rules in force, parsed, by behaviour, with the home directory their
+// "~/x" patterns are relative to.
 type ruleSet struct {
 	deny, ask, allow []permRule
+	home             string
 }
 
 // parseRules parses the rules of settings; a rule that does not parse is an error
-// naming its origin.
-func parseRules(s PermissionSettings) (ruleSet, error) {
-	var rs ruleSet
+// naming its origin, and so is a "~/x" path rule when home is unknown: it could never
+// match, and a deny rule that never matches fails open.
+func parseRules(s PermissionSettings, home string) (ruleSet, error) {
+	rs := ruleSet{home: home}
 	var errs []error
 	add := func(list []SourcedRule, b PermissionBehavior, into *[]permRule) {
 		for _, sr := range list {
-			r, err := ParseRule(sr.Text)
+			r, err := parseRule(sr.Text)
+			if err == nil && home == "" && r.HasContent && (r.Content == "~" || strings.HasPrefix(r.Content, "~/")) {
+				err = errors.New("the home directory is not known (Options.Home), so ~ cannot be resolved")
+			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s rule %q %s: %w", b, sr.Text, describeOrigin(sr.Source, sr.File), err))
 				continue
 			}
-			*into = append(*into, permRule{Rule: r, behavior: b, origin: sr})
+			*into = append(*into, permRule{rule: r, behavior: b, origin: sr})
 		}
 	}
 	add(s.Deny, Deny, &rs.deny)
@@ -113,11 +118,12 @@ func (rs ruleSet) with(add ruleAdditions, cwd string) ruleSet {
 	}
 	extra, _ := parseRules(PermissionSettings{
 		Allow: sessionRules(add.allow, cwd), Ask: sessionRules(add.ask, cwd), Deny: sessionRules(add.deny, cwd),
-	})
+	}, rs.home)
 	return ruleSet{
 		deny:  append(append([]permRule(nil), rs.deny...), extra.deny...),
 		ask:   append(append([]permRule(nil), rs.ask...), extra.ask...),
 		allow: append(append([]permRule(nil), rs.allow...), extra.allow...),
+		home:  rs.home,
 	}
 }
 
@@ -215,10 +221,9 @@ func (rs ruleSet) hiddenPaths(cwd string) func(absPath string) bool {
 	if len(rules) == 0 {
 		return nil
 	}
-	home, _ := os.UserHomeDir()
 	return func(absPath string) bool {
 		for _, r := range rules {
-			if MatchPathRule(r.Content, PathBase{Root: r.origin.Root, Cwd: cwd, Home: home}, absPath, Deny) {
+			if matchPathRule(r.Content, pathBase{Root: r.origin.Root, Cwd: cwd, Home: rs.home}, absPath, Deny) {
 				return true
 			}
 		}
@@ -307,13 +312,12 @@ type ruleTarget struct {
 	path     string // absolute
 	contents []string
 	hasText  bool
-	base     func(root string) PathBase
+	base     func(root string) pathBase
 }
 
 func (e *Engine) ruleTarget(ctx context.Context, t *Tool, input map[string]any, cwd string) ruleTarget {
-	target := ruleTarget{base: func(root string) PathBase {
-		home, _ := os.UserHomeDir()
-		return PathBase{Root: root, Cwd: cwd, Home: home}
+	target := ruleTarget{base: func(root string) pathBase {
+		return pathBase{Root: root, Cwd: cwd, Home: e.opts.Home}
 	}}
 	if p, ok := t.GetPath(ctx, input); ok && p != "" {
 		if !filepath.IsAbs(p) {
@@ -333,11 +337,11 @@ func (e *Engine) ruleTarget(ctx context.Context, t *Tool, input map[string]any, 
 func (tg ruleTarget) matches(r permRule) bool {
 	switch {
 	case tg.hasPath:
-		return MatchPathRule(r.Content, tg.base(r.origin.Root), tg.path, r.behavior)
+		return matchPathRule(r.Content, tg.base(r.origin.Root), tg.path, r.behavior)
 	case tg.hasText:
 		all, any := true, false
 		for _, c := range tg.contents {
-			m := MatchContent(r.Content, c)
+			m := matchContent(r.Content, c)
 			all, any = all && m, any || m
 		}
 		if r.behavior == Allow {
@@ -362,7 +366,7 @@ func (rs ruleSet) allows(name string, tg ruleTarget) bool {
 	if tg.hasText {
 		for _, c := range tg.contents {
 			if !slices.ContainsFunc(rs.allow, func(r permRule) bool {
-				return r.appliesTo(name) && r.HasContent && MatchContent(r.Content, c)
+				return r.appliesTo(name) && r.HasContent && matchContent(r.Content, c)
 			}) {
 				return false
 			}
@@ -406,11 +410,11 @@ func (e *Engine) suggestions(ctx context.Context, t *Tool, input map[string]any,
 	target := e.ruleTarget(ctx, t, input, cwd)
 	switch {
 	case target.hasPath:
-		return []string{Rule{Tool: ruleName(t.Name()), Content: "/" + target.path, HasContent: true}.String()}
+		return []string{rule{Tool: ruleName(t.Name()), Content: "/" + target.path, HasContent: true}.String()}
 	case target.hasText:
 		var out []string
 		for _, c := range target.contents {
-			out = append(out, Rule{Tool: t.Name(), Content: c, HasContent: true}.String())
+			out = append(out, rule{Tool: t.Name(), Content: c, HasContent: true}.String())
 		}
 		return out
 	default:

@@ -148,6 +148,8 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 		Tools:     reg.Names(),
 		State:     e.opts.State,
 		Files:     e.opts.Files,
+		registry:  reg,
+		discover:  e.Discover,
 		Log: func(line string) {
 			logMu.Lock()
 			r.Log = append(r.Log, line)
@@ -164,7 +166,7 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 
 	// 3. Schema: decode, coerce, fill defaults, validate.
 	stage = StageInput
-	input, err := decodeInput(use.Input, e.opts.Limits.WithDefaults().MaxDepth)
+	input, err := decodeInput(use.Input, e.opts.MaxInputDepth)
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -252,7 +254,7 @@ func (e *Engine) readOnly(ctx context.Context, t *Tool, input map[string]any) bo
 	if t.def.IsReadOnly == nil { // a declared answer, not code
 		return t.IsReadOnly(ctx, input)
 	}
-	bounded, cancel := context.WithTimeout(ctx, min(e.opts.Timeout, e.opts.Limits.WithDefaults().InitTimeout))
+	bounded, cancel := context.WithTimeout(ctx, min(e.opts.Timeout, e.opts.MemberTimeout))
 	defer cancel()
 	return t.IsReadOnly(bounded, input)
 }

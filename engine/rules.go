@@ -6,11 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// A Rule is one permission rule: a tool name, and for a content rule the text that
+// A rule is one permission rule: a tool name, and for a content rule the text that
 // the tool's getPath or ruleContent answer is matched against. Rules are written
 // "Tool" (a tool-level rule, which governs every call of the tool) or
-// "Tool(content)"; see ParseRule.
-type Rule struct {
+// "Tool(content)"; see parseRule.
+type rule struct {
 	// Tool is the tool's permission name, legacy names already normalised: a tool
 	// name, or an MCP name "mcp__server", "mcp__server__tool" or "mcp__server__*".
 	Tool string
@@ -22,47 +22,47 @@ type Rule struct {
 	HasContent bool
 }
 
-// A RuleError says why a permission rule string does not parse.
-type RuleError struct {
-	// Rule is the string as given.
-	Rule string
-	// Column is the 1-based position, in characters, of the problem in Rule; 0 when
-	// the problem is the rule as a whole.
+// A ruleError says why a permission rule string does not parse.
+type ruleError struct {
+	// text is the rule as given.
+	text string
+	// Column is the 1-based position, in characters, of the problem in the rule; 0
+	// when the problem is the rule as a whole.
 	Column int
 	// Problem says what is wrong, in words.
 	Problem string
 }
 
 // Error renders `rule "Bash(ls": column 5: ...`.
-func (e *RuleError) Error() string {
+func (e *ruleError) Error() string {
 	if e.Column > 0 {
-		return fmt.Sprintf("rule %q: column %d: %s", e.Rule, e.Column, e.Problem)
+		return fmt.Sprintf("rule %q: column %d: %s", e.text, e.Column, e.Problem)
 	}
-	return fmt.Sprintf("rule %q: %s", e.Rule, e.Problem)
+	return fmt.Sprintf("rule %q: %s", e.text, e.Problem)
 }
 
-// ParseRule parses a permission rule, "Tool" or "Tool(content)".
+// parseRule parses a permission rule, "Tool" or "Tool(content)".
 //
 // The tool name is the text before the first unescaped "("; it must be a valid tool
 // name (ValidName: a letter, then letters, digits, _, - or ., at most 128 in all) or an MCP name
 // ("mcp__server", "mcp__server__tool", "mcp__server__*"). The content runs to the
 // final ")", which must be the last character. Inside the content, \(, \) and \\
 // stand for (, ) and \; any other backslash is kept as it is, so a Bash rule's \*
-// reaches MatchContent unchanged. "Tool()" and "Tool(*)" are the tool-level rule
+// reaches matchContent unchanged. "Tool()" and "Tool(*)" are the tool-level rule
 // "Tool". Legacy names are normalised: Task becomes Agent, KillShell TaskStop, and
 // AgentOutputTool and BashOutputTool TaskOutput.
 //
-// Unlike the original, which takes a malformed string for a bare tool name, ParseRule
-// rejects it with a *RuleError that gives the column: an empty rule or tool name, an
+// Unlike the original, which takes a malformed string for a bare tool name, parseRule
+// rejects it with a *ruleError that gives the column: an empty rule or tool name, an
 // invalid tool name, a missing ")", text after the closing ")", and an unescaped "("
 // or ")" inside the content.
-func ParseRule(s string) (Rule, error) {
-	fail := func(byteOffset int, format string, args ...any) (Rule, error) {
+func parseRule(s string) (rule, error) {
+	fail := func(byteOffset int, format string, args ...any) (rule, error) {
 		col := 0
 		if byteOffset >= 0 {
 			col = utf8.RuneCountInString(s[:byteOffset]) + 1
 		}
-		return Rule{}, &RuleError{Rule: s, Column: col, Problem: fmt.Sprintf(format, args...)}
+		return rule{}, &ruleError{text: s, Column: col, Problem: fmt.Sprintf(format, args...)}
 	}
 	if s == "" {
 		return fail(-1, "empty rule; write a tool name, as in Bash or Bash(git status)")
@@ -81,7 +81,7 @@ func ParseRule(s string) (Rule, error) {
 	if !validRuleToolName(name) {
 		return fail(0, "%q is not a tool name (a letter, then letters, digits, _, - or ., at most 128 in all; or mcp__server, mcp__server__tool, mcp__server__*)", name)
 	}
-	r := Rule{Tool: canonicalToolName(name)}
+	r := rule{Tool: canonicalToolName(name)}
 	if open < 0 {
 		return r, nil
 	}
@@ -130,10 +130,10 @@ func unescapedParens(s string) string {
 }
 
 // String renders the rule in canonical form: the tool name, and the content in
-// parentheses with (, ) and the backslashes that need it escaped, so that ParseRule
-// gives r back. A backslash is doubled only where ParseRule would otherwise read it
+// parentheses with (, ) and the backslashes that need it escaped, so that parseRule
+// gives r back. A backslash is doubled only where parseRule would otherwise read it
 // as an escape: before (, ) or \, and at the end of the content.
-func (r Rule) String() string {
+func (r rule) String() string {
 	if !r.HasContent {
 		return r.Tool
 	}
@@ -204,7 +204,7 @@ func canonicalToolName(name string) string {
 	return name
 }
 
-// MatchContent reports whether a command-style rule content (a Bash rule's pattern)
+// matchContent reports whether a command-style rule content (a Bash rule's pattern)
 // matches a command, the tool's ruleContent answer. The pattern takes one of three
 // forms, chosen in this order; both pattern and content are first trimmed of
 // surrounding white space.
@@ -225,11 +225,11 @@ func canonicalToolName(name string) string {
 // Exact: any other pattern matches a content equal to it, byte for byte (a \* here is
 // the two characters, as a shell command would contain them).
 //
-// MatchContent matches one command. The original never lets a prefix or wildcard
+// matchContent matches one command. The original never lets a prefix or wildcard
 // rule match a compound command ("a && b") as a whole, and tries exact rules also
 // with output redirections and, for deny and ask rules, leading environment
 // variables and wrappers stripped; splitting and stripping are the caller's work.
-func MatchContent(pattern, content string) bool {
+func matchContent(pattern, content string) bool {
 	pattern = strings.TrimSpace(pattern)
 	content = strings.TrimSpace(content)
 	if prefix, ok := strings.CutSuffix(pattern, ":*"); ok && prefix != "" {

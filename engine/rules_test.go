@@ -12,50 +12,50 @@ var parseRuleCases = []struct {
 	in   string
 	want Rule
 }{
-	{"Bash", Rule{Tool: "Bash"}},
-	{"Bash()", Rule{Tool: "Bash"}},
-	{"Bash(*)", Rule{Tool: "Bash"}},
-	{"Bash(git status)", Rule{"Bash", "git status", true}},
-	{"Bash(npm run test:*)", Rule{"Bash", "npm run test:*", true}},
-	{"Read(./src/**)", Rule{"Read", "./src/**", true}},
-	{"Read(//etc/hosts)", Rule{"Read", "//etc/hosts", true}},
-	{"WebFetch(domain:example.com)", Rule{"WebFetch", "domain:example.com", true}},
-	{`Bash(echo \(hi\))`, Rule{"Bash", "echo (hi)", true}},
-	{`Bash(a\\b)`, Rule{"Bash", `a\b`, true}},
-	{`Bash(a\b)`, Rule{"Bash", `a\b`, true}},
-	{`Bash(echo \*)`, Rule{"Bash", `echo \*`, true}},
-	{`Bash(\*)`, Rule{"Bash", `\*`, true}},
-	{`Bash(**)`, Rule{"Bash", `**`, true}},
-	{`Bash(foo\\)`, Rule{"Bash", `foo\`, true}},
-	{`Bash(\\\()`, Rule{"Bash", `\(`, true}},
-	{`Bash(\()`, Rule{"Bash", `(`, true}},
-	{"Bash( )", Rule{"Bash", " ", true}},
-	{"Bash(echo a\nb)", Rule{"Bash", "echo a\nb", true}},
-	{"Bash(echo héllo)", Rule{"Bash", "echo héllo", true}},
-	{"Task", Rule{Tool: "Agent"}},
-	{"Task(Explore)", Rule{"Agent", "Explore", true}},
-	{"KillShell", Rule{Tool: "TaskStop"}},
-	{"AgentOutputTool", Rule{Tool: "TaskOutput"}},
-	{"BashOutputTool()", Rule{Tool: "TaskOutput"}},
-	{"Agent", Rule{Tool: "Agent"}},
-	{"my_tool-2", Rule{Tool: "my_tool-2"}},
-	{"T" + strings.Repeat("x", 127), Rule{Tool: "T" + strings.Repeat("x", 127)}},
-	{"mcp__github", Rule{Tool: "mcp__github"}},
-	{"mcp__github__*", Rule{Tool: "mcp__github__*"}},
-	{"mcp__github__create_issue", Rule{Tool: "mcp__github__create_issue"}},
-	{"mcp__my-server__tool(x)", Rule{"mcp__my-server__tool", "x", true}},
-	{"mcp__s__" + strings.Repeat("t", 80), Rule{Tool: "mcp__s__" + strings.Repeat("t", 80)}},
+	{"Bash", rule{Tool: "Bash"}},
+	{"Bash()", rule{Tool: "Bash"}},
+	{"Bash(*)", rule{Tool: "Bash"}},
+	{"Bash(git status)", rule{"Bash", "git status", true}},
+	{"Bash(npm run test:*)", rule{"Bash", "npm run test:*", true}},
+	{"Read(./src/**)", rule{"Read", "./src/**", true}},
+	{"Read(//etc/hosts)", rule{"Read", "//etc/hosts", true}},
+	{"WebFetch(domain:example.com)", rule{"WebFetch", "domain:example.com", true}},
+	{`Bash(echo \(hi\))`, rule{"Bash", "echo (hi)", true}},
+	{`Bash(a\\b)`, rule{"Bash", `a\b`, true}},
+	{`Bash(a\b)`, rule{"Bash", `a\b`, true}},
+	{`Bash(echo \*)`, rule{"Bash", `echo \*`, true}},
+	{`Bash(\*)`, rule{"Bash", `\*`, true}},
+	{`Bash(**)`, rule{"Bash", `**`, true}},
+	{`Bash(foo\\)`, rule{"Bash", `foo\`, true}},
+	{`Bash(\\\()`, rule{"Bash", `\(`, true}},
+	{`Bash(\()`, rule{"Bash", `(`, true}},
+	{"Bash( )", rule{"Bash", " ", true}},
+	{"Bash(echo a\nb)", rule{"Bash", "echo a\nb", true}},
+	{"Bash(echo héllo)", rule{"Bash", "echo héllo", true}},
+	{"Task", rule{Tool: "Agent"}},
+	{"Task(Explore)", rule{"Agent", "Explore", true}},
+	{"KillShell", rule{Tool: "TaskStop"}},
+	{"AgentOutputTool", rule{Tool: "TaskOutput"}},
+	{"BashOutputTool()", rule{Tool: "TaskOutput"}},
+	{"Agent", rule{Tool: "Agent"}},
+	{"my_tool-2", rule{Tool: "my_tool-2"}},
+	{"T" + strings.Repeat("x", 127), rule{Tool: "T" + strings.Repeat("x", 127)}},
+	{"mcp__github", rule{Tool: "mcp__github"}},
+	{"mcp__github__*", rule{Tool: "mcp__github__*"}},
+	{"mcp__github__create_issue", rule{Tool: "mcp__github__create_issue"}},
+	{"mcp__my-server__tool(x)", rule{"mcp__my-server__tool", "x", true}},
+	{"mcp__s__" + strings.Repeat("t", 80), rule{Tool: "mcp__s__" + strings.Repeat("t", 80)}},
 }
 
 func TestParseRule(t *testing.T) {
 	for _, tt := range parseRuleCases {
-		got, err := ParseRule(tt.in)
+		got, err := parseRule(tt.in)
 		if err != nil {
-			t.Errorf("ParseRule(%q): %v", tt.in, err)
+			t.Errorf("parseRule(%q): %v", tt.in, err)
 			continue
 		}
 		if got != tt.want {
-			t.Errorf("ParseRule(%q) = %#v, want %#v", tt.in, got, tt.want)
+			t.Errorf("parseRule(%q) = %#v, want %#v", tt.in, got, tt.want)
 		}
 	}
 }
@@ -96,17 +96,17 @@ func TestParseRuleErrors(t *testing.T) {
 		{"Bash(é(", 7, `unescaped '('`},
 	}
 	for _, tt := range tests {
-		_, err := ParseRule(tt.in)
-		var re *RuleError
+		_, err := parseRule(tt.in)
+		var re *ruleError
 		if !errors.As(err, &re) {
-			t.Errorf("ParseRule(%q) error = %v, want a *RuleError", tt.in, err)
+			t.Errorf("parseRule(%q) error = %v, want a *ruleError", tt.in, err)
 			continue
 		}
-		if re.Rule != tt.in || re.Column != tt.column || !strings.Contains(re.Problem, tt.problem) {
-			t.Errorf("ParseRule(%q) = %+v, want column %d and a problem containing %q", tt.in, *re, tt.column, tt.problem)
+		if re.rule != tt.in || re.Column != tt.column || !strings.Contains(re.Problem, tt.problem) {
+			t.Errorf("parseRule(%q) = %+v, want column %d and a problem containing %q", tt.in, *re, tt.column, tt.problem)
 		}
 		if !strings.Contains(err.Error(), tt.problem) || (tt.column > 0) != strings.Contains(err.Error(), "column") {
-			t.Errorf("ParseRule(%q) error text %q", tt.in, err)
+			t.Errorf("parseRule(%q) error text %q", tt.in, err)
 		}
 	}
 }
@@ -116,26 +116,26 @@ func TestRuleString(t *testing.T) {
 		rule Rule
 		want string
 	}{
-		{Rule{Tool: "Bash"}, "Bash"},
-		{Rule{"Bash", "git status", true}, "Bash(git status)"},
-		{Rule{"Bash", "echo (hi)", true}, `Bash(echo \(hi\))`},
-		{Rule{"Bash", `a\b`, true}, `Bash(a\b)`},
-		{Rule{"Bash", `echo \*`, true}, `Bash(echo \*)`},
-		{Rule{"Bash", `a\`, true}, `Bash(a\\)`},
-		{Rule{"Bash", `\(`, true}, `Bash(\\\()`},
-		{Rule{"Bash", `a\\b`, true}, `Bash(a\\\b)`},
-		{Rule{"Bash", `\\`, true}, `Bash(\\\\)`},
-		{Rule{"Bash", `\)`, true}, `Bash(\\\))`},
-		{Rule{"Bash", "**", true}, "Bash(**)"},
+		{rule{Tool: "Bash"}, "Bash"},
+		{rule{"Bash", "git status", true}, "Bash(git status)"},
+		{rule{"Bash", "echo (hi)", true}, `Bash(echo \(hi\))`},
+		{rule{"Bash", `a\b`, true}, `Bash(a\b)`},
+		{rule{"Bash", `echo \*`, true}, `Bash(echo \*)`},
+		{rule{"Bash", `a\`, true}, `Bash(a\\)`},
+		{rule{"Bash", `\(`, true}, `Bash(\\\()`},
+		{rule{"Bash", `a\\b`, true}, `Bash(a\\\b)`},
+		{rule{"Bash", `\\`, true}, `Bash(\\\\)`},
+		{rule{"Bash", `\)`, true}, `Bash(\\\))`},
+		{rule{"Bash", "**", true}, "Bash(**)"},
 	}
 	for _, tt := range tests {
 		got := tt.rule.String()
 		if got != tt.want {
 			t.Errorf("%#v.String() = %q, want %q", tt.rule, got, tt.want)
 		}
-		back, err := ParseRule(got)
+		back, err := parseRule(got)
 		if err != nil || back != tt.rule {
-			t.Errorf("ParseRule(%q) = %#v, %v; want %#v", got, back, err, tt.rule)
+			t.Errorf("parseRule(%q) = %#v, %v; want %#v", got, back, err, tt.rule)
 		}
 	}
 }
@@ -143,9 +143,9 @@ func TestRuleString(t *testing.T) {
 func TestRuleStringRoundTrip(t *testing.T) {
 	for _, tt := range parseRuleCases {
 		s := tt.want.String()
-		back, err := ParseRule(s)
+		back, err := parseRule(s)
 		if err != nil || back != tt.want {
-			t.Errorf("ParseRule(%q) = %#v, %v; want %#v (from %q)", s, back, err, tt.want, tt.in)
+			t.Errorf("parseRule(%q) = %#v, %v; want %#v (from %q)", s, back, err, tt.want, tt.in)
 		}
 	}
 	if got := mustParseRule(t, "Task(x)").String(); got != "Agent(x)" {
@@ -153,18 +153,18 @@ func TestRuleStringRoundTrip(t *testing.T) {
 	}
 }
 
-func mustParseRule(t *testing.T, s string) Rule {
+func mustParseRule(t *testing.T, s string) rule {
 	t.Helper()
-	r, err := ParseRule(s)
+	r, err := parseRule(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-// FuzzParseRule checks that ParseRule never panics, that its errors are *RuleErrors
+// FuzzParseRule checks that parseRule never panics, that its errors are *RuleErrors
 // with a column inside the input, and that a parsed rule survives String and
-// ParseRule unchanged. It also takes the input as the content of a Bash rule, to
+// parseRule unchanged. It also takes the input as the content of a Bash rule, to
 // check String's escaping on any content.
 func FuzzParseRule(f *testing.F) {
 	for _, tt := range parseRuleCases {
@@ -175,31 +175,31 @@ func FuzzParseRule(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if s != "" && s != "*" {
-			r := Rule{Tool: "Bash", Content: s, HasContent: true}
-			if back, err := ParseRule(r.String()); err != nil || back != r {
+			r := rule{Tool: "Bash", Content: s, HasContent: true}
+			if back, err := parseRule(r.String()); err != nil || back != r {
 				t.Fatalf("content %q: String %q parses to %#v, %v", s, r.String(), back, err)
 			}
 		}
-		r, err := ParseRule(s)
+		r, err := parseRule(s)
 		if err != nil {
-			var re *RuleError
+			var re *ruleError
 			if !errors.As(err, &re) {
-				t.Fatalf("ParseRule(%q) error %v is not a *RuleError", s, err)
+				t.Fatalf("parseRule(%q) error %v is not a *ruleError", s, err)
 			}
 			if re.Column < 0 || re.Column > utf8.RuneCountInString(s) {
-				t.Fatalf("ParseRule(%q): column %d outside the input", s, re.Column)
+				t.Fatalf("parseRule(%q): column %d outside the input", s, re.Column)
 			}
 			return
 		}
 		if r.HasContent == (r.Content == "" || r.Content == "*") {
-			t.Fatalf("ParseRule(%q) = %#v: HasContent disagrees with Content", s, r)
+			t.Fatalf("parseRule(%q) = %#v: HasContent disagrees with Content", s, r)
 		}
-		back, err := ParseRule(r.String())
+		back, err := parseRule(r.String())
 		if err != nil {
-			t.Fatalf("ParseRule(%q) = %#v, but its String %q does not parse: %v", s, r, r.String(), err)
+			t.Fatalf("parseRule(%q) = %#v, but its String %q does not parse: %v", s, r, r.String(), err)
 		}
 		if back != r {
-			t.Fatalf("ParseRule(%q) = %#v; String %q parses to %#v", s, r, r.String(), back)
+			t.Fatalf("parseRule(%q) = %#v; String %q parses to %#v", s, r, r.String(), back)
 		}
 	})
 }
@@ -269,8 +269,8 @@ func TestMatchContent(t *testing.T) {
 		{"", "ls", false},
 	}
 	for _, tt := range tests {
-		if got := MatchContent(tt.pattern, tt.content); got != tt.want {
-			t.Errorf("MatchContent(%q, %q) = %v, want %v", tt.pattern, tt.content, got, tt.want)
+		if got := matchContent(tt.pattern, tt.content); got != tt.want {
+			t.Errorf("matchContent(%q, %q) = %v, want %v", tt.pattern, tt.content, got, tt.want)
 		}
 	}
 }

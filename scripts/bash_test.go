@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -26,7 +26,7 @@ type bashEnv struct {
 func newBashEnv(t *testing.T, allow bool, rules ...string) *bashEnv {
 	t.Helper()
 	v := &bashEnv{root: t.TempDir()}
-	mods, err := builtin.Standard([]string{v.root})
+	mods, err := hostmod.Standard([]string{v.root})
 	if err != nil {
 		t.Fatal(err)
 	}

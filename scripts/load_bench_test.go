@@ -3,8 +3,8 @@ package scripts_test
 import (
 	"testing"
 
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -13,7 +13,7 @@ import (
 func BenchmarkLoadStandardTools(b *testing.B) {
 	root := b.TempDir()
 	for b.Loop() {
-		mods, err := builtin.Standard([]string{root})
+		mods, err := hostmod.Standard([]string{root})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -21,7 +21,7 @@ func BenchmarkLoadStandardTools(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if d := eng.Load(engine.Source{Name: "<embedded>", FS: scripts.Tools()}); engine.HasErrors(d) {
+		if d := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()}); engine.HasErrors(d) {
 			b.Fatal(d)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -44,7 +44,7 @@ func newEnvWith(t *testing.T, canUse engine.CanUseToolFunc, cwd ...string) *env 
 	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("top secret\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mods, err := builtin.Standard([]string{root})
+	mods, err := hostmod.Standard([]string{root})
 	if err != nil {
 		t.Fatal(err)
 	}

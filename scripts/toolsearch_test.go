@@ -9,8 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -30,7 +30,7 @@ func deferredTool(name, hint, prompt string, deferred bool) *fstest.MapFile {
 func newSearchEnv(t *testing.T) *engine.Engine {
 	t.Helper()
 	root := t.TempDir()
-	mods, err := builtin.Standard([]string{root})
+	mods, err := hostmod.Standard([]string{root})
 	if err != nil {
 		t.Fatal(err)
 	}

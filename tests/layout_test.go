@@ -14,16 +14,16 @@ import (
 const module = "github.com/luatool/luatool"
 
 // TestImportsPointDown guards the dependency direction of DESIGN.md: cmd and the CLI
-// on top, then engine and builtin, then bindings, with no package reaching up.
+// on top, then engine and hostmod, then bindings, with no package reaching up.
 func TestImportsPointDown(t *testing.T) {
 	// forbidden maps a package directory (prefix) to the module packages it must not import.
 	forbidden := map[string][]string{
-		"engine":             {"builtin", "scripts", "internal/cli", "cmd"},
-		"bindings":           {"engine", "builtin", "scripts", "internal/cli", "cmd"},
-		"builtin":            {"engine", "scripts", "internal/cli", "cmd"},
-		"scripts":            {"engine", "bindings", "builtin", "internal/cli", "cmd"},
-		"internal/jsonvalue": {"engine", "bindings", "builtin", "scripts", "internal/cli", "cmd"},
-		"internal/extdata":   {"engine", "bindings", "builtin", "scripts", "internal/cli", "internal/jsonvalue", "cmd"},
+		"engine":             {"hostmod", "scripts", "internal/cli", "cmd"},
+		"bindings":           {"engine", "hostmod", "scripts", "internal/cli", "cmd"},
+		"hostmod":            {"engine", "scripts", "internal/cli", "cmd"},
+		"scripts":            {"engine", "bindings", "hostmod", "internal/cli", "cmd"},
+		"internal/jsonvalue": {"engine", "bindings", "hostmod", "scripts", "internal/cli", "cmd"},
+		"internal/extdata":   {"engine", "bindings", "hostmod", "scripts", "internal/cli", "internal/jsonvalue", "cmd"},
 	}
 	imports := moduleImports(t, "..")
 	if len(imports["engine"]) == 0 || len(imports["internal/cli"]) == 0 {

@@ -17,9 +17,9 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/bindings"
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luatest"
+	"github.com/luatool/luatool/hostmod"
 )
 
 // luaDefs is what scripts/tools/luatool.d.lua declares: its classes (by the name
@@ -388,7 +388,7 @@ end)`)
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "a.txt"), "one\ntwo\nthree\n")
 	newEngine := func(root, scratch string) (*engine.Engine, error) {
-		mods, err := builtin.Standard([]string{root})
+		mods, err := hostmod.Standard([]string{root})
 		if err != nil {
 			return nil, err
 		}
@@ -437,7 +437,7 @@ end)`)
 // reachable returns the module names a tool can require, as Go offers them.
 func reachable(t *testing.T) []string {
 	t.Helper()
-	mods, err := builtin.Standard([]string{t.TempDir()})
+	mods, err := hostmod.Standard([]string{t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 func assertModule() *bindings.Module {
 	return &bindings.Module{
 		Name: "assert",
+		Pure: true,
 		Doc:  "Assertions for tool tests: eq, matches, fails.",
 		Funcs: map[string]lua.LGFunction{
 			"eq":      assertEq,

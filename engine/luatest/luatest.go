@@ -40,7 +40,7 @@
 // shown as JSON.
 //
 // Besides test, assert and json, a test file may require the host modules of its
-// case's engine (its Options.Modules: with builtin.Standard, fs, glob, grep, shell and
+// case's engine (its Options.Modules: with hostmod.Standard, fs, glob, grep, shell and
 // path), to set up or inspect what the tools work on. They are the very modules the
 // tools get, so they reach what the tools reach, the case's root, and no more. The
 // main chunk runs again for every case, in the case's environment.
@@ -55,6 +55,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/luatool/luatool/engine/luaload"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -236,13 +238,18 @@ func prepare(prog *bindings.Program, opts Options) (_ *prepared, err error) {
 	p.env = &caseEnv{root: root, eng: eng}
 	p.reg = &registered{}
 	modules := []*bindings.Module{testModule(p.reg), assertModule()}
-	for _, m := range eng.Options().Modules {
-		if m.Name == "test" || m.Name == "assert" {
-			return nil, fmt.Errorf("%s: the engine's host module %q has the name of a test module", prog.Name, m.Name)
+	var luaModules func(string) (*bindings.Program, error)
+	if l := luaload.Of(eng); l != nil {
+		for _, m := range l.Modules() {
+			if m.Name == "test" || m.Name == "assert" {
+				return nil, fmt.Errorf("%s: the engine's host module %q has the name of a test module", prog.Name, m.Name)
+			}
+			modules = append(modules, m)
 		}
-		modules = append(modules, m)
+		dir := filepath.Dir(prog.Name)
+		luaModules = l.LuaModules(os.DirFS(dir), dir)
 	}
-	p.vm = bindings.NewVM(bindings.Config{Limits: opts.Limits, Modules: modules})
+	p.vm = bindings.NewVM(bindings.Config{Limits: opts.Limits, Modules: modules, LuaModules: luaModules})
 	p.cleanup = append(p.cleanup, p.vm.Close)
 	if err := p.vm.Run(prog); err != nil {
 		return nil, err
@@ -269,7 +276,9 @@ func (p *prepared) run(ctx context.Context, i int, name string, timeout time.Dur
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	p.env.ctx = ctx
-	_, err := p.vm.Call(&bindings.Call{Context: ctx, Log: func(line string) { cr.Log = append(cr.Log, line) }},
+	// A case is the test author's own code, working in the case's root: it may do
+	// what a tool's call may.
+	_, err := p.vm.Call(&bindings.Call{Context: ctx, Access: bindings.AccessWrite, Entry: "test case", Log: func(line string) { cr.Log = append(cr.Log, line) }},
 		p.reg.fns[i], p.env.table(p.vm))
 	if err != nil && ctx.Err() == context.DeadlineExceeded && errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%s: case %q did not finish within %v: %w", p.prog, name, timeout, err)
@@ -282,6 +291,7 @@ func (p *prepared) run(ctx context.Context, i int, name string, timeout time.Dur
 func testModule(reg *registered) *bindings.Module {
 	return &bindings.Module{
 		Name: "test",
+		Pure: true,
 		Doc:  "Registers the cases of a tool test file.",
 		Funcs: map[string]lua.LGFunction{
 			"case": func(L *lua.LState) int {

@@ -10,8 +10,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hostmod"
 )
 
 const echoTool = `return {
@@ -199,7 +199,7 @@ test.case("nothing outside", function(t)
 end)
 `, "SECRET", strconv.Quote(filepath.Join(outside, "secret.txt")))), 0o644)
 	r := RunFile(context.Background(), file, Options{NewEngine: func(root, scratch string) (*engine.Engine, error) {
-		mods, err := builtin.Standard([]string{root})
+		mods, err := hostmod.Standard([]string{root})
 		if err != nil {
 			return nil, err
 		}

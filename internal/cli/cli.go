@@ -30,24 +30,24 @@ const (
 
 // config is the parsed command line.
 type config struct {
-	tools     []string
-	noBuiltin bool
-	root      string
-	timeout   time.Duration
-	json      bool
-	yes       bool
-	format    string
-	debounce  time.Duration
-	poll      bool
-	mode      string
-	allow     []string
-	ask       []string
-	deny      []string
-	settings  string
-	http      string
-	noWatch   bool
-	strict    bool
-	run       string
+	tools           []string
+	noStandardTools bool
+	root            string
+	timeout         time.Duration
+	json            bool
+	yes             bool
+	format          string
+	debounce        time.Duration
+	poll            bool
+	mode            string
+	allow           []string
+	ask             []string
+	deny            []string
+	settings        string
+	http            string
+	noWatch         bool
+	strict          bool
+	run             string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
@@ -76,7 +76,7 @@ bare --deny NAME hides a tool. When a tool file fails to load, the problem goes 
 stderr and the others are listed; with --strict the exit code is then 2, so that a
 script never takes part of the set for the whole. --json prints an array of {name, aliases, source, readOnly, concurrencySafe,
 destructive, openWorld, deferred}.`,
-		flags: []string{"tools", "no-builtin", "root", "deny", "settings", "timeout", "strict", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict", "json"},
 		run:   runList,
 	},
 	"describe": {
@@ -87,7 +87,7 @@ name, aliases, search hint, flags for an empty input, interrupt behaviour, when 
 results are persisted, the prompt the model reads, its input and output schemas, and
 the limits every call runs under. NAME may be an alias; a mistyped name gets a
 suggestion. --json prints the same as one object.`,
-		flags: []string{"tools", "no-builtin", "root", "deny", "settings", "timeout", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "json"},
 		run:   runDescribe,
 	},
 	"call": {
@@ -104,7 +104,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-builtin", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -146,7 +146,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-builtin", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -158,7 +158,7 @@ export had to change for an API (a name with dots, a schema OpenAI's strict mode
 not take as written) is noted on stderr; a name the API cannot take at all is an
 error. A tool that failed to load, or whose prompt fails, is left out and named on
 stderr; like list, --strict then exits 2.`,
-		flags: []string{"format", "tools", "no-builtin", "root", "deny", "settings", "timeout", "strict"},
+		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict"},
 		run:   runSchema,
 	},
 	"check": {
@@ -172,7 +172,7 @@ input (the prompt; description, userFacingName, the flags and the renderings for
 empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
 directory and the embedded set. Ends with the counts; exit code 2 when any file has
 an error. --json prints {"ok", "tools", "diagnostics"}.`,
-		flags: []string{"tools", "no-builtin", "root", "deny", "settings", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "json"},
 		run:   runCheck,
 	},
 	"test": {
@@ -181,7 +181,7 @@ an error. --json prints {"ok", "tools", "diagnostics"}.`,
 		about: `Runs the Lua tests of tools: the *_test.lua files of each DIR, or the test FILEs
 given (default: the files of the tool directories). Each case runs in a fresh Lua
 state, in a new temporary root, with a new engine holding the tools of its test
-file's directory (over the embedded set, unless --no-builtin) and no settings files:
+file's directory (over the embedded set, unless --no-standard-tools) and no settings files:
 tests are hermetic. A test file may require test, assert and json, and the host
 modules its tools have (fs, glob, grep, shell, path), confined as the tools' are.
 
@@ -189,7 +189,7 @@ modules its tools have (fs, glob, grep, shell, path), confined as the tools' are
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
 case is a usage error. Prints a line per case and the counts; a failed assertion
 names the test file and line. Exit code 1 when a case failed. --json for CI.`,
-		flags: []string{"run", "tools", "no-builtin", "timeout", "json"},
+		flags: []string{"run", "tools", "no-standard-tools", "timeout", "json"},
 		run:   runTest,
 	},
 	"version": {
@@ -210,7 +210,7 @@ only, or over streamable HTTP at ADDR with --http (path /mcp; a bare :port binds
 are told when the list changes. A call that needs permission is put to the user
 through the client when the client can ask; otherwise the rules and the mode decide,
 and an ask is a deny.`,
-		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-builtin", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir"},
+		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir"},
 		run:   runServe,
 	},
 	"watch": {
@@ -220,7 +220,7 @@ and an ask is a deny.`,
 change (however the editor saves), printing each reload and each problem with
 file:line until interrupted. A broken save keeps the last good version serving. It
 needs a tool directory on disk (--tools DIR).`,
-		flags: []string{"tools", "no-builtin", "root", "debounce", "poll", "deny", "settings"},
+		flags: []string{"tools", "no-standard-tools", "root", "debounce", "poll", "deny", "settings"},
 		run:   runWatch,
 	},
 }
@@ -337,7 +337,7 @@ func (a *app) flags() *flag.FlagSet {
 		a.cfg.tools = append(a.cfg.tools, s)
 		return nil
 	})
-	fs.BoolVar(&a.cfg.noBuiltin, "no-builtin", false, "leave out the embedded standard tools")
+	fs.BoolVar(&a.cfg.noStandardTools, "no-standard-tools", false, "leave out the embedded standard tools")
 	fs.StringVar(&a.cfg.root, "root", "", "the workspace `DIR` tools may read (default: the current directory)")
 	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")

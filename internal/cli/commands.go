@@ -12,6 +12,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
+	"github.com/luatool/luatool/engine/luaload"
 )
 
 // withTools opens the default sources, reports load problems on stderr and runs fn
@@ -152,7 +153,7 @@ func runDescribe(a *app, args []string) int {
 				"userFacingName": t.UserFacingName(ctx, in), "description": t.Description(ctx, in),
 				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
-				"limits": limitsOf(s.eng.Options()),
+				"limits": limitsOf(s.eng),
 			})
 			return ExitOK
 		}
@@ -183,7 +184,7 @@ func runDescribe(a *app, args []string) int {
 		}
 		fmt.Fprintf(w, "\nLimits (every call of every tool):\n")
 		tab = newTable(w)
-		for _, l := range limitsOf(s.eng.Options()) {
+		for _, l := range limitsOf(s.eng) {
 			tab.row("  "+l.Name+":", l.Value)
 		}
 		tab.flush()
@@ -198,8 +199,14 @@ type limit struct {
 }
 
 // limitsOf lists the limits calls run under, defaults filled in.
-func limitsOf(opts engine.Options) []limit {
-	l := opts.Limits.WithDefaults()
+func limitsOf(eng *engine.Engine) []limit {
+	opts := eng.Options()
+	var l bindings.Limits
+	if ll := luaload.Of(eng); ll != nil {
+		l = ll.Limits()
+	} else {
+		l = l.WithDefaults()
+	}
 	mib := func(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 	memory := "off"
 	if l.MemoryBudget > 0 {
@@ -217,6 +224,7 @@ func limitsOf(opts engine.Options) []limit {
 		{"source size", mib(int64(l.MaxSourceBytes))},
 		{"source nesting", fmt.Sprint(l.MaxNesting)},
 		{"load time", l.InitTimeout.String()},
+		{"member time", opts.MemberTimeout.String()},
 	}
 }
 

@@ -10,15 +10,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
+	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 
 // runTest runs the *_test.lua files of the given directories, or the test files
 // given (default: the tool directories on disk). Each case calls the tools of its
-// test file's directory (over the embedded standard set, unless --no-builtin)
+// test file's directory (over the embedded standard set, unless --no-standard-tools)
 // through the pipeline in a temporary root, with no settings files: tests are
 // hermetic. --run chooses cases by name.
 func runTest(a *app, args []string) int {
@@ -144,17 +145,18 @@ func (a *app) testEngine(dir string) func(root, scratch string) (*engine.Engine,
 	return func(root, results string) (*engine.Engine, error) {
 		// Results are persisted outside the root, as in the CLI's own sessions, and
 		// tools may read them there (the model is pointed at them).
-		mods, err := builtin.Standard([]string{root, results})
+		mods, err := hostmod.Standard([]string{root, results})
 		if err != nil {
 			return nil, err
 		}
-		eng, err := engine.New(engine.Options{Modules: mods, Cwd: root, Roots: []string{root, results}, ResultsDir: results, Timeout: a.cfg.timeout})
+		eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
+			Cwd: root, Roots: []string{root, results}, Home: home(), ResultsDir: results, Timeout: a.cfg.timeout})
 		if err != nil {
 			return nil, err
 		}
 		var srcs []engine.Source
-		if !a.cfg.noBuiltin {
-			srcs = append(srcs, engine.Source{Name: "<embedded>", FS: scripts.Tools()})
+		if !a.cfg.noStandardTools {
+			srcs = append(srcs, engine.Source{Name: "<standard>", FS: scripts.Tools()})
 		}
 		srcs = append(srcs, engine.DirSource(dir))
 		var problems []string

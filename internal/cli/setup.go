@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/settings"
 
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -39,8 +41,8 @@ func (s *session) close() {
 // does not exist is an error.
 func (a *app) sources() ([]engine.Source, error) {
 	var srcs []engine.Source
-	if !a.cfg.noBuiltin {
-		srcs = append(srcs, engine.Source{Name: "<embedded>", FS: scripts.Tools()})
+	if !a.cfg.noStandardTools {
+		srcs = append(srcs, engine.Source{Name: "<standard>", FS: scripts.Tools()})
 	}
 	for _, dir := range []string{userToolsDir(), filepath.Join(".luatool", "tools")} {
 		if dir == "" {
@@ -116,7 +118,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		return nil, err
 	}
 	s := &session{results: results, ownResults: ownResults}
-	mods, err := builtin.Standard(append(roots, results))
+	mods, err := hostmod.Standard(append(roots, results))
 	if err != nil {
 		s.close()
 		return nil, err
@@ -133,15 +135,17 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 				a.display().progress(t.RenderProgress(ctx, ev.Data))
 			}
 		},
-		Modules:      mods,
-		Logger:       a.logger(),
-		ResultsDir:   results,
-		Timeout:      a.cfg.timeout,
-		Cwd:          root,
-		Roots:        roots,
-		Permissions:  perms,
-		CanUseTool:   a.canUseTool(),
-		ApprovalHint: a.approvalHint,
+		Loaders:               []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
+		Home:                  home(),
+		MaxToolUseConcurrency: maxToolUseConcurrency(),
+		Logger:                a.logger(),
+		ResultsDir:            results,
+		Timeout:               a.cfg.timeout,
+		Cwd:                   root,
+		Roots:                 roots,
+		Permissions:           perms,
+		CanUseTool:            a.canUseTool(),
+		ApprovalHint:          a.approvalHint,
 	})
 	if err != nil {
 		s.close()
@@ -154,12 +158,28 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 	return s, nil
 }
 
+// home is the user's home directory, or "" when it cannot be told.
+func home() string {
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// maxToolUseConcurrency is LUATOOL_MAX_TOOL_USE_CONCURRENCY, the batch limit of a
+// turn; 0 (the engine's default) when unset or not a positive number, as in the
+// original for its variable.
+func maxToolUseConcurrency() int {
+	n, err := strconv.Atoi(os.Getenv("LUATOOL_MAX_TOOL_USE_CONCURRENCY"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
 // permissions reads the settings files (user, project at root, --settings) and the
 // flags, merged in that order. Warnings go to stderr; any problem is an error naming
 // the file or flag.
 func (a *app) permissions(root string) (engine.PermissionSettings, error) {
-	home, _ := os.UserHomeDir()
-	fromFiles, warnings, err := readSettings(settingsPaths{Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: root, Explicit: a.cfg.settings})
+	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: root, Explicit: a.cfg.settings})
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "luatool: warning: %s\n", w)
 	}

@@ -1,7 +1,7 @@
 // Package hostile is the hostile-script suite: one case per applicable row of the
 // catalogue in section 6 of ../shared/reference/sandbox-reliability.md (E1-E25,
 // D1-D23, F1-F29), each run through the real engine the way a host runs tools
-// (engine.New with builtin.Standard confined to a temporary root, tools loaded from
+// (engine.New with hostmod.Standard confined to a temporary root, tools loaded from
 // an engine.Source, calls through Engine.Call).
 //
 // Every hostile call is checked for:

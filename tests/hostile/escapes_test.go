@@ -291,7 +291,7 @@ const fsBody = `
     if type(c) == "string" then return c end
     return nil, tostring(code) .. ": " .. tostring(err)`
 
-// e21Variants aim the builtin fs, glob and grep modules at the secret outside the
+// e21Variants aim the standard fs, glob and grep host modules at the secret outside the
 // root by every route: .., absolute paths, links (relative and absolute, to a file
 // and to a directory), ~, long paths, NUL bytes and backslashes.
 func e21Variants() []variant {

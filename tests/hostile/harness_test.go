@@ -20,8 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/luatool/luatool/bindings"
-	"github.com/luatool/luatool/builtin"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hostmod"
 )
 
 // Canary values. None of them may ever appear in what a call returns, logs or fails
@@ -175,7 +175,7 @@ func newHost(t *testing.T, cfg hostConfig) *host {
 	must(t, os.Symlink("../outside", filepath.Join(h.root, "escape")))
 	must(t, os.Symlink(h.outside, filepath.Join(h.root, "escape-abs")))
 	must(t, os.Symlink("../outside/secret.txt", filepath.Join(h.root, "secret-link")))
-	mods, err := builtin.Standard([]string{h.root})
+	mods, err := hostmod.Standard([]string{h.root})
 	must(t, err)
 	mods = append(mods, cfg.modules...)
 	h.e, err = engine.New(engine.Options{

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/luatool/luatool/srcpos"
+)
+
+// A Loader turns tool files of one language into ToolDefs: the seam between the
+// engine, which knows the contract and the pipeline, and the languages tools are
+// written in. Package engine/luaload is the loader of Lua files. A Loader must be
+// safe for concurrent use: the files of a directory load side by side.
+type Loader interface {
+	// Match reports whether a file name of a tool directory is a tool file of this
+	// loader (name is the base name: "word_count.lua").
+	Match(name string) bool
+	// Load turns one tool file into a ToolDef. file names it in messages; src is its
+	// content. The diagnostics are every problem found, with file and line; with an
+	// error among them, the ToolDef (whatever could be read of the file, so that
+	// Build can report more) is not served and is closed. The loader sets
+	// ToolDef.MemberLine so that the engine's own diagnostics say where.
+	Load(file string, src []byte, env LoadEnv) (ToolDef, []Diagnostic)
+}
+
+// A SharedLoader is a Loader whose tool files may use the files of a subdirectory
+// of their directory, such as the Lua modules in lib/: a change to any file under
+// SharedDir (a slash-separated path within the tool directory) reloads every tool
+// of the directory that the loader loaded, and Watch watches it too.
+type SharedLoader interface {
+	Loader
+	SharedDir() string
+}
+
+// LoadEnv is what a loader is given besides the file.
+type LoadEnv struct {
+	// FS holds the files of the tool file's directory, for the files it may use
+	// (SharedLoader).
+	FS fs.FS
+}
+
+// A MemberError is a problem Build found with one member of a ToolDef. Build joins
+// one for each problem (errors.Join), so that a loader or host can say where each
+// member is.
+type MemberError struct {
+	// Member is the member's name in the contract ("inputSchema"), or "" for a
+	// problem of the tool as a whole.
+	Member string
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *MemberError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *MemberError) Unwrap() error { return e.Err }
+
+// memberErrors returns the MemberErrors of an error of Build.
+func memberErrors(err error) []*MemberError {
+	var out []*MemberError
+	var walk func(error)
+	walk = func(err error) {
+		var me *MemberError
+		switch {
+		case err == nil:
+		case errors.As(err, &me) && me == err:
+			out = append(out, me)
+		default:
+			if joined, ok := err.(interface{ Unwrap() []error }); ok {
+				for _, e := range joined.Unwrap() {
+					walk(e)
+				}
+				return
+			}
+			out = append(out, &MemberError{Err: err})
+		}
+	}
+	walk(err)
+	return out
+}
+
+// loaderFor returns the loader of a file name, or nil when no loader takes it.
+func (e *Engine) loaderFor(name string) Loader {
+	for _, l := range e.opts.Loaders {
+		if l.Match(name) {
+			return l
+		}
+	}
+	return nil
+}
+
+// loadFile loads one tool file with its loader and builds it. It returns nil and at
+// least one error diagnostic when the file cannot be served. Build's problems are
+// reported as well as the loader's (but for members the loader has already reported),
+// so that a check shows every problem at once; so are the warnings that concern every
+// tool, whatever its language (schema keywords, API names).
+func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool, []Diagnostic) {
+	def, diags := l.Load(file, src, env)
+	at := func(member string) srcpos.Pos {
+		pos := srcpos.Pos{File: file}
+		if def.MemberLine != nil && member != "" {
+			pos.Line = def.MemberLine(member)
+		}
+		return pos
+	}
+	reported := map[string]bool{}
+	for _, d := range diags {
+		if d.Severity == SeverityError {
+			reported[d.Member] = true
+		}
+	}
+	t, err := Build(def)
+	for _, me := range memberErrors(err) {
+		if !reported[me.Member] {
+			diags = append(diags, Diagnostic{Pos: at(me.Member), Severity: SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
+		}
+	}
+	if HasErrors(diags) {
+		if t != nil {
+			t.close()
+		} else if def.Close != nil {
+			def.Close()
+		}
+		return nil, diags
+	}
+	warn := func(member, format string, args ...any) {
+		diags = append(diags, Diagnostic{Pos: at(member), Severity: SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})
+	}
+	if api, err := APIName(def.Name); err != nil {
+		warn("name", "%v; only MCP clients can be offered this tool", err)
+	} else if api != def.Name {
+		warn("name", "name %q has dots, which the Anthropic and OpenAI APIs refuse: they are offered it as %s", def.Name, api)
+	}
+	for _, s := range []struct {
+		member string
+		schema map[string]any
+	}{{"inputSchema", def.InputSchema}, {"outputSchema", def.OutputSchema}} {
+		if s.schema == nil {
+			continue
+		}
+		for _, msg := range lintSchema(s.schema, s.member) {
+			warn(s.member, "%s", msg)
+		}
+	}
+	t.log = e.opts.Logger
+	return t, diags
+}

@@ -1,0 +1,293 @@
+package luaload
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/luatool/luatool/engine"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
+)
+
+// luaContext is the ctx table a Lua tool's validateInput, checkPermissions and call
+// receive. It is built once per state and pointed at each call's CallContext in turn,
+// so that a call pays for its fields, not for new functions. Scripts get a read-only
+// view of it, so nothing a call does to ctx is seen by the next:
+//
+//	ctx.toolUseId, ctx.cwd, ctx.mode   strings
+//	ctx.roots, ctx.tools               lists of strings
+//	ctx.deadline                       Unix time in seconds, or nil
+//	ctx:progress(data)                 report progress (any JSON value)
+//	ctx:aborted()                      true once the call is cancelled or past its deadline
+//	ctx:log(...)                       like print: a line in the call's log
+//	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
+//	ctx.readFileState:get(path)        the file's entry or nil: {hash=, content=,
+//	                                   mtime=, offset=, limit=, partial=}
+//	ctx.readFileState:set(path, entry) record an entry (mtime required)
+//	ctx.readFileState:delete(path)     forget a file
+//
+// Paths in readFileState must be absolute; they are cleaned.
+type luaContext struct {
+	vm    *bindings.VM
+	table *lua.LTable // the fields, written by bind
+	view  *lua.LTable // what scripts get: a read-only view of table
+	cc    *engine.CallContext
+}
+
+type luaContextKey struct{}
+
+// luaContextFor returns the state's ctx table, pointed at cc.
+func luaContextFor(vm *bindings.VM, cc *engine.CallContext) *lua.LTable {
+	c, ok := vm.HostValue(luaContextKey{}).(*luaContext)
+	if !ok {
+		c = newLuaContext(vm)
+		vm.SetHostValue(luaContextKey{}, c)
+	}
+	c.bind(cc)
+	return c.view
+}
+
+func newLuaContext(vm *bindings.VM) *luaContext {
+	L := vm.L
+	c := &luaContext{vm: vm, table: L.CreateTable(0, 13)}
+	c.view = vm.ReadOnly(c.table, "ctx")
+	t := c.table
+	// method adds a ctx method to tbl, whose read-only view self is; calling it with a
+	// dot instead of a colon is an error that says so, not shifted arguments.
+	method := func(tbl, self *lua.LTable, prefix, name string, fn lua.LGFunction) {
+		tbl.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if L.Get(1) != self {
+				L.RaiseError("call %s:%s(...) with a colon", prefix, name)
+			}
+			return fn(L)
+		}))
+	}
+	method(t, c.view, "ctx", "progress", func(L *lua.LState) int {
+		v, err := vm.FromLua(L.Get(2))
+		if err != nil {
+			L.ArgError(1, "progress data must be a JSON value: "+err.Error())
+		}
+		if c.cc.Progress != nil {
+			c.cc.Progress(v)
+		}
+		return 0
+	})
+	method(t, c.view, "ctx", "aborted", func(L *lua.LState) int {
+		ctx := L.Context()
+		L.Push(lua.LBool(ctx != nil && ctx.Err() != nil))
+		return 1
+	})
+	method(t, c.view, "ctx", "log", func(L *lua.LState) int {
+		if vm.LogFull() {
+			return 0
+		}
+		parts := make([]string, 0, L.GetTop())
+		for i := 2; i <= L.GetTop(); i++ {
+			parts = append(parts, L.ToStringMeta(L.Get(i)).String())
+		}
+		vm.Log(strings.Join(parts, "\t"))
+		return 0
+	})
+	state := L.CreateTable(0, 2)
+	stateView := vm.ReadOnly(state, "ctx.state")
+	method(state, stateView, "ctx.state", "get", func(L *lua.LState) int {
+		key := L.CheckString(2)
+		if c.cc.State == nil {
+			L.Push(lua.LNil)
+			return 1
+		}
+		v, ok := c.cc.State.Get(key)
+		if !ok {
+			L.Push(lua.LNil)
+			return 1
+		}
+		lv, err := vm.ToLua(v)
+		if err != nil {
+			L.RaiseError("ctx.state:get: %s", err.Error())
+		}
+		L.Push(lv)
+		return 1
+	})
+	method(state, stateView, "ctx.state", "set", func(L *lua.LState) int {
+		key := L.CheckString(2)
+		v, err := vm.FromLua(L.Get(3))
+		if err != nil {
+			L.ArgError(3, "state values must be JSON values: "+err.Error())
+		}
+		if c.cc.State == nil {
+			L.RaiseError("ctx.state:set: this host keeps no state")
+		}
+		c.cc.State.Set(key, v)
+		return 0
+	})
+	t.RawSetString("state", stateView)
+	t.RawSetString("readFileState", c.newFileStateTable(method))
+	return c
+}
+
+// newFileStateTable builds ctx.readFileState, adding its methods with method.
+func (c *luaContext) newFileStateTable(method func(tbl, self *lua.LTable, prefix, name string, fn lua.LGFunction)) *lua.LTable {
+	const prefix = "ctx.readFileState"
+	L := c.vm.L
+	files := L.CreateTable(0, 3)
+	view := c.vm.ReadOnly(files, prefix)
+	store := func(L *lua.LState, name string) *engine.FileStates {
+		if c.cc.Files == nil {
+			L.RaiseError("%s:%s: this host keeps no file state", prefix, name)
+		}
+		return c.cc.Files
+	}
+	method(files, view, prefix, "get", func(L *lua.LState) int {
+		s, ok := store(L, "get").Get(checkAbsPath(L))
+		if !ok {
+			L.Push(lua.LNil)
+			return 1
+		}
+		L.Push(fileStateToLua(L, s))
+		return 1
+	})
+	method(files, view, prefix, "set", func(L *lua.LState) int {
+		path := checkAbsPath(L)
+		s := fileStateFromLua(L, L.CheckTable(3))
+		store(L, "set").Set(path, s)
+		return 0
+	})
+	method(files, view, prefix, "delete", func(L *lua.LState) int {
+		store(L, "delete").Delete(checkAbsPath(L))
+		return 0
+	})
+	return view
+}
+
+// checkAbsPath returns argument 2 (after self), which must be an absolute path.
+func checkAbsPath(L *lua.LState) string {
+	p := L.CheckString(2)
+	if !filepath.IsAbs(p) {
+		L.ArgError(1, "absolute path expected, got "+p)
+	}
+	return p
+}
+
+func fileStateToLua(L *lua.LState, s engine.FileState) *lua.LTable {
+	t := L.CreateTable(0, 6)
+	t.RawSetString("hash", lua.LString(s.Hash))
+	if s.Content != "" {
+		t.RawSetString("content", lua.LString(s.Content))
+	}
+	t.RawSetString("mtime", lua.LNumber(s.Mtime))
+	if s.Offset != 0 {
+		t.RawSetString("offset", lua.LNumber(s.Offset))
+	}
+	if s.Limit != 0 {
+		t.RawSetString("limit", lua.LNumber(s.Limit))
+	}
+	t.RawSetString("partial", lua.LBool(s.Partial))
+	return t
+}
+
+// fileStateFromLua checks entry, argument 3 of :set, and converts it: mtime is
+// required, every other field optional, unknown fields are errors.
+func fileStateFromLua(L *lua.LState, entry *lua.LTable) engine.FileState {
+	var s engine.FileState
+	bad := func(format string, args ...any) { L.ArgError(2, fmt.Sprintf(format, args...)) }
+	haveMtime := false
+	entry.ForEach(func(k, v lua.LValue) {
+		key, ok := k.(lua.LString)
+		if !ok {
+			bad("entry keys must be field names, got a %s", k.Type())
+		}
+		switch key {
+		case "hash", "content":
+			str, ok := v.(lua.LString)
+			if !ok {
+				bad("field '%s' must be a string, got a %s", key, v.Type())
+			}
+			if key == "hash" {
+				s.Hash = string(str)
+			} else {
+				s.Content = string(str)
+			}
+		case "mtime":
+			n, ok := v.(lua.LNumber)
+			if !ok || math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
+				bad("field 'mtime' must be a finite number, got %s", v.String())
+			}
+			s.Mtime, haveMtime = float64(n), true
+		case "offset", "limit":
+			n, ok := v.(lua.LNumber)
+			if !ok || float64(n) != math.Trunc(float64(n)) || n < 0 || n > math.MaxInt32 {
+				bad("field '%s' must be a non-negative integer, got %s", key, v.String())
+			}
+			if key == "offset" {
+				s.Offset = int(n)
+			} else {
+				s.Limit = int(n)
+			}
+		case "partial":
+			b, ok := v.(lua.LBool)
+			if !ok {
+				bad("field 'partial' must be a boolean, got a %s", v.Type())
+			}
+			s.Partial = bool(b)
+		default:
+			bad("unknown field '%s' (fields: hash, content, mtime, offset, limit, partial)", key)
+		}
+	})
+	if !haveMtime {
+		bad("field 'mtime' is required")
+	}
+	return s
+}
+
+// bind points the table at cc and sets its fields.
+func (c *luaContext) bind(cc *engine.CallContext) {
+	c.cc = cc
+	t := c.table
+	c.setString("toolUseId", cc.ToolUseID)
+	c.setString("cwd", cc.Cwd)
+	c.setString("mode", string(cc.Mode))
+	c.setList("roots", cc.Roots)
+	c.setList("tools", cc.Tools)
+	if cc.Deadline.IsZero() {
+		t.RawSetString("deadline", lua.LNil)
+	} else {
+		t.RawSetString("deadline", lua.LNumber(float64(cc.Deadline.UnixMilli())/1000))
+	}
+}
+
+// setString sets field name to s unless it holds s already (boxing a string for Lua
+// allocates).
+func (c *luaContext) setString(name, s string) {
+	if cur, ok := c.table.RawGetString(name).(lua.LString); ok && string(cur) == s {
+		return
+	}
+	c.table.RawSetString(name, lua.LString(s))
+}
+
+// setList sets field name to a list of ss, reusing the list already there when a
+// call has not changed it: comparing costs less than building.
+func (c *luaContext) setList(name string, ss []string) {
+	if cur, ok := c.table.RawGetString(name).(*lua.LTable); ok && listEquals(cur, ss) {
+		return
+	}
+	lv, _ := c.vm.ToLua(stringsToAny(ss))
+	c.table.RawSetString(name, lv)
+}
+
+// listEquals compares a list the context set (scripts cannot change it: ctx is
+// read-only) with ss.
+func listEquals(t *lua.LTable, ss []string) bool {
+	if t.Len() != len(ss) {
+		return false
+	}
+	for i, s := range ss {
+		if v, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(v) != s {
+			return false
+		}
+	}
+	return true
+}

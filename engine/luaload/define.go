@@ -1,0 +1,347 @@
+package luaload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/internal/spell"
+	"github.com/luatool/luatool/srcpos"
+)
+
+// A luaTool is one loaded version of a Lua tool file: its compiled program and the
+// pool of states that have run it.
+type luaTool struct {
+	file string
+	src  []byte
+	pool *bindings.Pool
+	gate *bindings.Gate
+
+	linesOnce sync.Once
+	lines     map[string]int // member -> line, see memberLine
+}
+
+func scriptDiagnostic(file string, err error) engine.Diagnostic {
+	d := engine.Diagnostic{Pos: srcpos.Pos{File: file}, Severity: engine.SeverityError, Message: err.Error(), Err: err}
+	var se *bindings.ScriptError
+	if errors.As(err, &se) {
+		d.Pos, d.Message = se.Pos, se.Message
+		if d.File == "" {
+			d.File = file
+		}
+	}
+	return d
+}
+
+// fieldStart is a line that starts a table field: "name =" or "[expr] =".
+var fieldStart = regexp.MustCompile(`^\s*(\[.*\]|[A-Za-z_][A-Za-z0-9_]*)\s*=[^=]`)
+
+// missingCommaHint returns a hint for the most common mistake in a tool table: a
+// syntax error at the start of a field whose previous line ends without a comma.
+func missingCommaHint(src []byte, line int, msg string) string {
+	lines := strings.Split(string(src), "\n")
+	if !strings.Contains(msg, "syntax error") || line < 2 || line > len(lines) || !fieldStart.MatchString(lines[line-1]) {
+		return ""
+	}
+	prev := strings.TrimSpace(lines[line-2])
+	if i := strings.Index(prev, "--"); i >= 0 {
+		prev = strings.TrimSpace(prev[:i])
+	}
+	if prev == "" || strings.HasSuffix(prev, ",") || strings.HasSuffix(prev, ";") || strings.HasSuffix(prev, "{") {
+		return ""
+	}
+	return fmt.Sprintf(" (is a comma missing at the end of line %d?)", line-1)
+}
+
+// memberNames are the names of the contract's members, for hints.
+var memberNames = func() []string {
+	var names []string
+	for _, m := range engine.Members() {
+		names = append(names, m.Name)
+	}
+	return names
+}()
+
+// define checks the table the chunk returned against the contract and builds the
+// ToolDef around it. Every member of the right kind is taken, even when another is
+// wrong, so that one mistake does not hide the next: the engine's Build then reports
+// what is missing or invalid, and check shows every problem at once.
+func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic) {
+	var diags []engine.Diagnostic
+	problem := func(sev engine.Severity, member, format string, args ...any) {
+		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
+			Severity: sev, Member: member, Message: fmt.Sprintf(format, args...)})
+	}
+	def := engine.ToolDef{Source: lt.file, MemberLine: lt.memberLine}
+	tbl, ok := vm.Main.(*lua.LTable)
+	if !ok {
+		problem(engine.SeverityError, "", "the file must return a table (the tool), not %s", typeName(vm.Main))
+		return def, diags
+	}
+
+	var keys []string
+	badKey := false
+	tbl.ForEach(func(k, _ lua.LValue) {
+		s, ok := k.(lua.LString)
+		if !ok {
+			if !badKey {
+				problem(engine.SeverityError, "", "the tool table has a key of type %s; members are named by strings", k.Type())
+			}
+			badKey = true
+			return
+		}
+		keys = append(keys, string(s))
+	})
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, known := engine.LookupMember(k); known || strings.HasPrefix(k, "_") {
+			continue
+		}
+		msg := fmt.Sprintf("unknown member %q", k)
+		if s := spell.Suggest(k, memberNames); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		problem(engine.SeverityError, k, "%s; private fields must start with _", msg)
+	}
+
+	get := func(name string) lua.LValue { return tbl.RawGetString(name) }
+	// A member present with a kind it may not have is an error, or for a question the
+	// defaults table answers fail-closed, a warning: it is then treated as failing.
+	for _, m := range engine.Members() {
+		v := get(m.Name)
+		if v == lua.LNil || kindMatches(m.Kind, v) {
+			continue
+		}
+		sev, tail := engine.SeverityError, ""
+		if m.FailsClosed {
+			sev, tail = engine.SeverityWarning, "; it will be treated as failing (the safe answer)"
+		}
+		problem(sev, m.Name, "%s must be %s, got %s%s", m.Name, m.Kind, typeName(v), tail)
+	}
+
+	if v, ok := get("name").(lua.LString); ok {
+		def.Name = string(v)
+	}
+	if v, ok := get("aliases").(*lua.LTable); ok && kindMatches(engine.KindStrings, v) {
+		for i := 1; i <= v.Len(); i++ {
+			def.Aliases = append(def.Aliases, lua.LVAsString(v.RawGetInt(i)))
+		}
+	}
+	if v, ok := get("searchHint").(lua.LString); ok {
+		def.SearchHint = string(v)
+	}
+	def.ShouldDefer = lua.LVAsBool(get("shouldDefer"))
+	def.AlwaysLoad = lua.LVAsBool(get("alwaysLoad"))
+	def.Hints = engine.Hints{
+		ReadOnly: staticBool(get("isReadOnly")), Destructive: staticBool(get("isDestructive")),
+		OpenWorld: staticBool(get("isOpenWorld")), Idempotent: staticBool(get("isIdempotent")),
+		ConcurrencySafe: staticBool(get("isConcurrencySafe")),
+	}
+	if v, ok := get("maxResultSizeChars").(lua.LNumber); ok {
+		def.MaxResultSizeChars = float64(v)
+		if def.MaxResultSizeChars <= 0 || math.IsNaN(def.MaxResultSizeChars) {
+			problem(engine.SeverityError, "maxResultSizeChars", "maxResultSizeChars must be positive (math.huge: never persist), got %v", v)
+		}
+	}
+	for _, name := range []string{"inputSchema", "outputSchema"} {
+		v, ok := get(name).(*lua.LTable)
+		if !ok {
+			continue
+		}
+		plain, err := vm.FromLua(v)
+		if err != nil {
+			problem(engine.SeverityError, name, "%s is not a JSON value: %v", name, err)
+			continue
+		}
+		obj, ok := plain.(map[string]any)
+		if !ok {
+			problem(engine.SeverityError, name, "%s must be a table with string keys (a JSON Schema object)", name)
+			continue
+		}
+		if name == "inputSchema" {
+			def.InputSchema = obj
+		} else {
+			def.OutputSchema = obj
+		}
+	}
+	lt.defineFunctions(&def, get)
+	return def, diags
+}
+
+// kindMatches reports whether a Lua value is of a member kind.
+func kindMatches(k engine.MemberKind, v lua.LValue) bool {
+	switch k {
+	case engine.KindString:
+		return v.Type() == lua.LTString
+	case engine.KindBool:
+		return v.Type() == lua.LTBool
+	case engine.KindNumber:
+		return v.Type() == lua.LTNumber
+	case engine.KindStrings:
+		t, ok := v.(*lua.LTable)
+		if !ok {
+			return false
+		}
+		n := 0
+		good := true
+		t.ForEach(func(k, e lua.LValue) {
+			n++
+			if e.Type() != lua.LTString {
+				good = false
+			}
+		})
+		return good && n == t.Len()
+	case engine.KindSchema:
+		return v.Type() == lua.LTTable
+	case engine.KindFunc:
+		return v.Type() == lua.LTFunction
+	case engine.KindStringOrFunc:
+		return v.Type() == lua.LTString || v.Type() == lua.LTFunction
+	case engine.KindBoolOrFunc:
+		return v.Type() == lua.LTBool || v.Type() == lua.LTFunction
+	case engine.KindInterruptOrFunc:
+		s, ok := v.(lua.LString)
+		return v.Type() == lua.LTFunction || (ok && (s == "cancel" || s == "block"))
+	}
+	return false
+}
+
+func typeName(v lua.LValue) string {
+	if v == nil {
+		return "nil"
+	}
+	if s, ok := v.(lua.LString); ok {
+		return fmt.Sprintf("the string %q", string(s))
+	}
+	return "a " + v.Type().String()
+}
+
+// currentCall is the host value of a state that holds the CallContext of the member
+// running on it (nil for members that have none): the tools module reads it.
+type currentCall struct{}
+
+// with runs fn on a pooled state under ctx, with the call's log going to cc.Log;
+// member is the member fn calls, as tracebacks name it. Only call, of a tool that is
+// not read-only for its input, gets write access; every other member reads.
+func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+	if lt.gate != nil {
+		leave, err := lt.gate.Enter(ctx, lt.file)
+		if err != nil {
+			return fmt.Errorf("waiting for a free slot to run: %w", err)
+		}
+		defer leave()
+	}
+	vm, err := lt.pool.Get()
+	if err != nil {
+		return err
+	}
+	defer lt.pool.Put(vm)
+	c := &bindings.Call{Context: ctx, Access: bindings.AccessRead, Entry: member}
+	if cc != nil {
+		c.Log = cc.Log
+		c.Hidden = cc.HiddenPaths()
+		if member == "call" && cc.Writable() {
+			c.Access = bindings.AccessWrite
+		}
+	}
+	vm.SetHostValue(currentCall{}, cc)
+	defer vm.SetHostValue(currentCall{}, (*engine.CallContext)(nil))
+	return fn(vm, c)
+}
+
+// member returns the value of a member in the state's copy of the tool table.
+func member(vm *bindings.VM, name string) lua.LValue {
+	return vm.Main.(*lua.LTable).RawGetString(name)
+}
+
+// invoke calls member name with args built on the state and hands the results to use.
+func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
+	return lt.invokeWithCall(ctx, cc, name, args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
+		return use(vm, out)
+	})
+}
+
+// invokeWithCall is invoke for a use that calls back into Lua on the same state and
+// needs the call it runs under.
+func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
+	return lt.with(ctx, cc, name, func(vm *bindings.VM, c *bindings.Call) error {
+		var argv []lua.LValue
+		if args != nil {
+			var err error
+			if argv, err = args(vm); err != nil {
+				return err
+			}
+		}
+		out, err := vm.Call(c, member(vm, name), argv...)
+		if err != nil {
+			return err
+		}
+		err = use(vm, c, out)
+		var expected *CallError
+		if err != nil && !errors.As(err, &expected) {
+			// The member returned what it may not: whatever it did to the state to
+			// get there is not trusted with the next call (a nil, "message" failure
+			// is the Lua convention for an expected one, and keeps the state).
+			vm.Discard()
+		}
+		return err
+	})
+}
+
+func first(out []lua.LValue) lua.LValue {
+	if len(out) == 0 {
+		return lua.LNil
+	}
+	return out[0]
+}
+
+// inputArgs converts the input, and the ctx object when cc is given.
+func inputArgs(input map[string]any, cc *engine.CallContext) func(vm *bindings.VM) ([]lua.LValue, error) {
+	return func(vm *bindings.VM) ([]lua.LValue, error) {
+		in, err := vm.ToLua(input)
+		if err != nil {
+			return nil, err
+		}
+		if cc == nil {
+			return []lua.LValue{in}, nil
+		}
+		return []lua.LValue{in, luaContextFor(vm, cc)}, nil
+	}
+}
+
+// returnError says a member function returned something it may not, at the line
+// where the member is given in the tool file.
+func (lt *luaTool) returnError(name, want string, got lua.LValue) error {
+	return &bindings.ScriptError{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(name)},
+		Message: fmt.Sprintf("%s returned %s; it must return %s", name, typeName(got), want)}
+}
+
+// memberLine returns the line where a member is given in the tool file, or 0. The
+// source is parsed again the first time, which only happens when there is something
+// to report.
+func (lt *luaTool) memberLine(name string) int {
+	if name == "" {
+		return 0
+	}
+	lt.linesOnce.Do(func() { lt.lines = memberLines(lt.file, lt.src) })
+	return lt.lines[name]
+}
+
+// staticBool returns a member's value when it is a plain boolean, for Hints.
+func staticBool(v lua.LValue) *bool {
+	b, ok := v.(lua.LBool)
+	if !ok {
+		return nil
+	}
+	x := bool(b)
+	return &x
+}

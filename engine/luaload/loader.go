@@ -1,0 +1,174 @@
+// Package luaload is the engine's loader for tools written in Lua: each *.lua file of a
+// tool directory returns a table with the members of the Tool contract, and becomes an
+// engine.ToolDef whose functions run in sandboxed Lua states (package bindings).
+//
+// A host gives the engine a Loader, with the host modules Lua tools may require:
+//
+//	mods, _ := hostmod.Standard(roots)
+//	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: roots})
+//
+// # Loading a file
+//
+// Load takes one file through these steps:
+//
+//  1. compile the source once (size limit first, then syntax);
+//  2. run the main chunk on a new state, in the load phase: host functions that read
+//     or touch the world refuse (bindings.AccessNone), so that loading a file, which
+//     luatool check and list do, never acts;
+//  3. check the table the chunk returned against the contract (engine.Members): every
+//     key is a member (or starts with _), every member is of a kind it may be;
+//  4. convert the schemas to JSON values (engine.Build compiles them);
+//  5. wrap every function member so that each use takes a state from the tool's pool,
+//     calls the function under the caller's context, converts the result and gives
+//     the state back (a state whose call failed is discarded).
+//
+// The state that ran the chunk is closed: a tool holds no Lua state until it is
+// called. Members other than call run with read access only (bindings.AccessRead);
+// call gets write access when the tool is not read-only for its input.
+//
+// # Lua modules
+//
+// Tool files share code through Lua modules in the lib/ directory beside them:
+// require("text") loads lib/text.lua, require("util.paths") lib/util/paths.lua, after
+// the host modules and json, which come first. A module is compiled once per version
+// of the directory, run once per state like the tool file itself (in the load phase
+// when a tool file's main chunk requires it), and confined like everything else. A
+// change to any file in lib/ reloads every tool of the directory.
+package luaload
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/engine"
+)
+
+// ToolsModuleName is the name of the module the loader offers every Lua tool, beside
+// the host's modules: require("tools"). A host module of this name is refused.
+const ToolsModuleName = "tools"
+
+// LibDir is the directory of a tool directory that holds its Lua modules.
+const LibDir = "lib"
+
+// Options configure a Loader. The zero value is usable: no host modules, the default
+// limits.
+type Options struct {
+	// Modules are the host modules tools may require. Capabilities are opt-in: a tool
+	// can reach only what is listed here, json, and the loader's own tools module
+	// (ToolsModuleName), which reveals tool definitions and nothing else.
+	Modules []*bindings.Module
+	// Limits bound the Lua states.
+	Limits bindings.Limits
+	// MaxConcurrentCalls bounds how many calls run Lua code at once; one tool may hold
+	// half of them, so that a burst of runaway calls of one tool leaves room for the
+	// others. Calls beyond wait, without using CPU, within their deadline. Zero means
+	// four per CPU (GOMAXPROCS), and at least four.
+	MaxConcurrentCalls int
+}
+
+// A Loader loads Lua tool files for an engine. It is safe for concurrent use; one
+// Loader may serve several engines (they then share its bound on concurrent calls and
+// its memory watchdog).
+type Loader struct {
+	opts     Options
+	modules  []*bindings.Module // the host's and the tools module
+	watchdog *bindings.Watchdog
+	gate     *bindings.Gate
+}
+
+// New returns a loader for the options. Host modules are checked here, once: two
+// modules of one name, a module named json or tools, or a value Lua cannot be given
+// is a programming error of the host, and New panics with it (as http.Handle does
+// for a duplicate pattern) rather than let a tool file fail later.
+func New(opts Options) *Loader {
+	for _, m := range opts.Modules {
+		if m.Name == ToolsModuleName {
+			panic(fmt.Sprintf("luaload: module %s: the name is reserved for the loader's own module", m.Name))
+		}
+	}
+	l := &Loader{opts: opts}
+	l.modules = append(slices.Clip(opts.Modules), toolsModule())
+	if err := bindings.CheckModules(l.modules); err != nil {
+		panic("luaload: " + err.Error())
+	}
+	limits := opts.Limits.WithDefaults()
+	if limits.MemoryBudget > 0 {
+		l.watchdog = bindings.NewWatchdog(uint64(limits.MemoryBudget))
+	}
+	n := opts.MaxConcurrentCalls
+	if n <= 0 {
+		n = defaultConcurrentCalls()
+	}
+	l.gate = bindings.NewGate(n, n/2)
+	return l
+}
+
+// Options returns the options the loader runs with.
+func (l *Loader) Options() Options { return l.opts }
+
+// Match reports whether a file name in a tool directory is a Lua tool: a .lua file
+// that is not a test (*_test.lua), a type definition (*.d.lua) or hidden.
+func (l *Loader) Match(name string) bool {
+	return strings.HasSuffix(name, ".lua") && !strings.HasSuffix(name, "_test.lua") &&
+		!strings.HasSuffix(name, ".d.lua") && !strings.HasPrefix(name, ".")
+}
+
+// SharedDir is the directory of a tool directory whose files its tool files may
+// use: lib/, of Lua modules.
+func (l *Loader) SharedDir() string { return LibDir }
+
+// Load turns one Lua tool file into a ToolDef, as the package documentation says.
+// The diagnostics are the problems found, every one, with file and line; when one is
+// an error the ToolDef holds what could be read of the file, for the engine to
+// report more, and must be closed.
+func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []engine.Diagnostic) {
+	prog, err := bindings.Compile(file, src, l.opts.Limits)
+	if err != nil {
+		d := scriptDiagnostic(file, err)
+		d.Message += missingCommaHint(src, d.Line, d.Message)
+		return engine.ToolDef{Source: file}, []engine.Diagnostic{d}
+	}
+	libs := newLibrary(env.FS, path.Dir(file), l.opts.Limits)
+	pool := bindings.NewPool(prog, bindings.Config{Limits: l.opts.Limits, Modules: l.modules, Watchdog: l.watchdog, LuaModules: libs.lookup})
+	vm, err := pool.Get()
+	if err != nil {
+		pool.Close()
+		return engine.ToolDef{Source: file}, []engine.Diagnostic{scriptDiagnostic(file, err)}
+	}
+	// The state that ran the chunk to read the tool is not kept: a tool set holds no
+	// Lua state until a tool is called (a state is about 100 KB, and most of a large
+	// set is never called in a session). The first call builds one.
+	defer vm.Close()
+	lt := &luaTool{file: file, src: src, pool: pool, gate: l.gate}
+	def, diags := lt.define(vm)
+	def.Close = pool.Close
+	return def, diags
+}
+
+// Limits returns the limits the loader's states run under, defaults filled in.
+func (l *Loader) Limits() bindings.Limits { return l.opts.Limits.WithDefaults() }
+
+// Modules returns the host modules tools may require (not the tools module). The
+// slice must not be modified.
+func (l *Loader) Modules() []*bindings.Module { return l.opts.Modules }
+
+// LuaModules returns a resolver of the Lua modules of a tool directory, as tool files
+// of it require them, for hosts that run other Lua code beside the tools (luatool
+// test runs test files with it); base names the directory in messages.
+func (l *Loader) LuaModules(fsys fs.FS, base string) func(name string) (*bindings.Program, error) {
+	return newLibrary(fsys, base, l.opts.Limits).lookup
+}
+
+// Of returns the Lua loader among an engine's loaders, or nil.
+func Of(eng *engine.Engine) *Loader {
+	for _, ld := range eng.Options().Loaders {
+		if l, ok := ld.(*Loader); ok {
+			return l
+		}
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+// Package hostmod holds the host modules luatool's standard tools require: fs (read,
+// write and list files), glob (find files by name), grep (search file contents),
+// shell (run commands) and path (pure functions on path names, touching no file).
+// Each is a *bindings.Module built by its constructor ([FS], [Glob], [Grep], [Shell]
+// for a set of root directories, [Path]); a host offers a module to its tools by
+// listing it in engine.Options.Modules, so every capability is opt-in. [Standard]
+// builds the five, sharing one set of roots, for the standard Read, Write, Edit,
+// Glob, Grep and Bash tools.
+//
+// # Confinement
+//
+// A module reaches files only below its roots. A path is absolute or relative to the
+// first root; after cleaning it must lie inside a root, and every access goes through
+// an os.Root opened on that root, which refuses names that leave it, symbolic links
+// included. Searches do not follow symbolic links at all. A module holds no open file
+// between calls: each call opens the root it needs and closes it before returning.
+// Only fs.write changes files, and shell runs commands in a directory inside the
+// roots; both refuse (code "readonly") what may change something when the calling
+// tool is read-only for its input.
+//
+// # Conventions
+//
+// Wrong arguments are programming errors and raise, in the standard wording:
+//
+//	bad argument #1 to 'fs.read' (string expected, got nil)
+//
+// Options tables reject unknown keys, with the list of the keys they accept:
+//
+//	bad argument #2 to 'fs.read' (unknown option 'maxbytes', did you mean 'maxBytes'? options: maxBytes)
+//
+// Failures a script is expected to handle return nil, a message and a code, in the
+// Lua manner:
+//
+//	local text, err, code = fs.read(path)
+//	if not text then
+//	  if code == "notfound" then ... end
+//	  error(err, 0)
+//	end
+//
+// The codes are "outside" (not inside any root), "notfound", "isdir" (a file was
+// expected), "notdir" (a directory was expected), "notfile" (a device, pipe or
+// socket), "toolarge" (over a maxBytes option), "denied" (the operating system
+// refused), "badpattern" (a regular expression or glob that does not compile),
+// "badtype" (an unknown grep file type), "cancelled" (the call's context ended),
+// "io" (anything else), "readonly" (fs.write, or a shell command not classified
+// read-only, in a call that is read-only), "stale" (an ifUnchangedSince or ifHash
+// condition of fs.write failed), "exists" (fs.write's ifAbsent) and "badcommand" (a
+// shell command that does not parse). scripts/tools/luatool.d.lua declares every
+// function, option and code for editors, and tests/typedefs_test.go checks it
+// against this package.
+//
+// Lists come back as tables marked as JSON arrays, so an empty list stays [] when a
+// tool returns it. Functions that walk directories stop when the call's context ends.
+// Modules are immutable and safe for use by any number of VMs at once.
+package hostmod

@@ -1,0 +1,197 @@
+package hostmod
+
+import (
+	"cmp"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
+)
+
+// Glob returns the glob module: finding files by name pattern under roots.
+//
+//	glob.find(pattern[, {path=, limit=, sort=, reverse=}]) -> files, total | nil, err, code
+//	glob.check(pattern[, {path=}])                         -> true | nil, err, code
+//
+// find lists the regular files below path (a directory; absolute or relative to the
+// first root; default the first root) whose path matches pattern, the way
+// `rg --files --glob PATTERN --no-ignore --hidden` does, which is what Claude Code's
+// Glob runs:
+//
+//   - a pattern without "/" matches the file name at any depth ("*.go" finds every
+//     Go file); a pattern with "/" matches the path relative to path ("src/*.go"
+//     finds the Go files directly in src);
+//   - "**" matches any number of directories, "*" and "?" stay within one name,
+//     "[a-z]" and "{a,b}" work as in the shell, "\" escapes;
+//   - an absolute pattern is split into a directory and a pattern inside it, and path
+//     is then ignored;
+//   - hidden files are included, ignore files are not read, symbolic links are not
+//     followed, and version-control directories (.git, .hg, ...) are skipped (a
+//     deliberate difference: ripgrep with --hidden lists .git's contents).
+//
+// files is an array of absolute paths and total the number of matches before limit
+// (0, the default, means no limit) cut the array. The order is ripgrep's
+// --sort=modified, oldest first, with the path breaking ties; sort="path" orders by
+// path alone, and reverse=true reverses either order (reverse=true with the default
+// puts the newest first).
+//
+// check reports whether find would accept pattern and path without searching: the
+// pattern compiles and the directory it names lies inside the roots (by its name;
+// a symbolic link leading out is found only by find). A tool calls it while it
+// validates its input.
+//
+// Each root must be an existing directory. The module keeps no file open between
+// calls and is safe for use by any number of VMs at once.
+func Glob(roots []string) (*bindings.Module, error) {
+	rs, err := newRootSet(roots)
+	if err != nil {
+		return nil, err
+	}
+	return rs.globModule(), nil
+}
+
+func (rs *rootSet) globModule() *bindings.Module {
+	return &bindings.Module{
+		Name:  "glob",
+		Doc:   "find files by glob pattern inside the workspace roots",
+		Funcs: map[string]lua.LGFunction{"find": rs.luaFind, "check": rs.luaGlobCheck},
+	}
+}
+
+// A nameGlob is a glob as ripgrep's --glob reads it: anchored, it matches a path
+// relative to the searched directory; otherwise it matches the last element (the file
+// or directory name) at any depth.
+type nameGlob struct {
+	pattern  string
+	anchored bool
+}
+
+func (g nameGlob) match(rel string) bool {
+	if g.anchored {
+		return doublestar.MatchUnvalidated(g.pattern, rel)
+	}
+	return doublestar.MatchUnvalidated(g.pattern, path.Base(rel))
+}
+
+// A globQuery is a parsed find request: the directory to walk (absolute, or
+// relative to the first root) and the glob to match below it.
+type globQuery struct {
+	dir string
+	nameGlob
+}
+
+// parseGlob splits pattern into the directory to walk and what to match below it.
+func parseGlob(pattern, dir string) (globQuery, error) {
+	p := filepath.ToSlash(pattern)
+	q := globQuery{dir: dir, nameGlob: nameGlob{pattern: p}}
+	switch {
+	case strings.HasPrefix(p, "/"):
+		base, rest := doublestar.SplitPattern(p)
+		q = globQuery{dir: filepath.FromSlash(base), nameGlob: nameGlob{pattern: rest, anchored: true}}
+	case strings.Contains(p, "/"):
+		base, rest := doublestar.SplitPattern(p)
+		q = globQuery{dir: filepath.Join(dir, filepath.FromSlash(base)), nameGlob: nameGlob{pattern: rest, anchored: true}}
+	}
+	if strings.TrimSpace(p) == "" || !doublestar.ValidatePattern(q.pattern) {
+		return q, newOpError(codeBadPattern, "invalid glob pattern %q", pattern)
+	}
+	return q, nil
+}
+
+func (rs *rootSet) luaGlobCheck(L *lua.LState) int {
+	args := bindings.NewArgs(L, "glob.check")
+	pattern := args.String(1)
+	dir := rs.abs(args.Options(2, "path").String("path", ""), "")
+	q, err := parseGlob(pattern, dir)
+	if err == nil {
+		_, err = rs.locate(rs.abs(q.dir, ""))
+	}
+	if err != nil {
+		return push(L, err)
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
+type foundFile struct {
+	path  string
+	mtime time.Time
+}
+
+func (rs *rootSet) luaFind(L *lua.LState) int {
+	args := bindings.NewArgs(L, "glob.find")
+	pattern := args.String(1)
+	o := args.Options(2, "path", "limit", "sort", "reverse")
+	dir := rs.abs(o.String("path", ""), "")
+	limit := o.Int("limit", 0)
+	order := o.String("sort", "modified")
+	reverse := o.Bool("reverse", false)
+	if limit < 0 {
+		args.Error(2, "option 'limit' must not be negative")
+	}
+	if order != "modified" && order != "path" {
+		args.Error(2, `option 'sort' must be "modified" or "path", got "`+order+`"`)
+	}
+	q, err := parseGlob(pattern, dir)
+	if err != nil {
+		return push(L, err)
+	}
+	var found []foundFile
+	err = rs.do(q.dir, func(r *os.Root, loc location) error {
+		st, err := r.Stat(loc.name)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return newOpError(codeNotDir, "%s is not a directory", loc.abs)
+		}
+		w := &walker{ctx: contextOf(L), fsys: r.FS(), root: r, start: loc.name, hidden: hiddenBelow(L, loc),
+			file: func(rel string, d fs.DirEntry, _ bool) error {
+				if !q.match(rel) {
+					return nil
+				}
+				f := foundFile{path: filepath.Join(loc.abs, filepath.FromSlash(rel))}
+				if info, err := d.Info(); err == nil {
+					f.mtime = info.ModTime()
+				}
+				found = append(found, f)
+				return nil
+			}}
+		return w.walk()
+	})
+	if err != nil {
+		return push(L, err)
+	}
+	slices.SortFunc(found, func(a, b foundFile) int {
+		c := 0
+		if order == "modified" {
+			c = a.mtime.Compare(b.mtime)
+		}
+		if c == 0 {
+			c = cmp.Compare(a.path, b.path)
+		}
+		if reverse {
+			c = -c
+		}
+		return c
+	})
+	total := len(found)
+	if limit > 0 && total > limit {
+		found = found[:limit]
+	}
+	files := make([]any, len(found))
+	for i, f := range found {
+		files[i] = f.path
+	}
+	pushValue(L, files)
+	L.Push(lua.LNumber(total))
+	return 2
+}

@@ -1,0 +1,679 @@
+package hostmod
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
+)
+
+// Grep returns the grep module: searching file contents under roots with a regular
+// expression, the way Claude Code's Grep runs ripgrep, without running it.
+//
+//	grep.files(pattern[, opts])   -> paths | nil, err, code
+//	grep.count(pattern[, opts])   -> {{path=, count=}, ...} | nil, err, code
+//	grep.content(pattern[, opts]) -> {{path=, lines={{line=, text=, match=}, ...}}, ...} | nil, err, code
+//	grep.check(pattern[, opts])   -> true | nil, err, code
+//
+// opts (all optional):
+//
+//	path        file or directory to search; absolute or relative to the first root;
+//	            default the first root
+//	glob        file globs, split on whitespace and commas (a piece holding {} is not
+//	            split at commas); "!glob" excludes. As ripgrep's --glob: a glob without
+//	            "/" matches names at any depth, one with "/" the path relative to path
+//	type        a file type such as "go", "py", "js", "ts", "rust", "md" (ripgrep's names)
+//	ignoreCase  case-insensitive matching (rg -i)
+//	multiline   a match may span lines and "." matches newlines (rg -U --multiline-dotall)
+//	before      content only: lines of context before each match (rg -B)
+//	after       content only: lines of context after each match (rg -A)
+//	maxColumns  content only: a line longer than this many bytes is replaced by
+//	            "[Omitted long matching line]" or "[Omitted long context line]", as
+//	            rg --max-columns does; default 500, 0 for no limit
+//
+// check takes content's options and compiles the pattern, globs and type without
+// searching (path is not looked at), so that a tool can refuse a bad query while it
+// validates its input.
+//
+// The pattern is a Go regular expression (RE2 syntax, which ripgrep's default engine
+// shares: no look-around or backreferences). Without multiline it is matched against
+// each line, without the line terminator; a literal newline in it is an error, as in
+// ripgrep.
+//
+// A directory is walked as ripgrep walks it: hidden files included, symbolic links
+// not followed, version-control directories (.git, .svn, .hg, .bzr, .jj, .sl) skipped,
+// the rules of .gitignore, .ignore and .rgignore files respected (those of the
+// directories above path inside its root too), files with a NUL byte in their first
+// 8 KB skipped as binary. A file matching an including glob is searched even when an
+// ignore file excludes it (ripgrep: globs override ignore logic). A file named by path
+// is always searched, whatever the filters say.
+//
+// Results carry absolute paths. files are ordered by modification time, newest first,
+// the path breaking ties (as Claude Code orders them); count and content results are
+// ordered by path. count is the number of matching lines of each file (with multiline,
+// the number of matches). content gives the groups of adjacent lines ripgrep would
+// print between "--" separators: the matching lines (every line a multiline match
+// covers) and their context, with 1-based line numbers; a trailing "\r" is dropped
+// from each line.
+//
+// Files are searched in parallel. The search stops with code "cancelled" when the
+// call's context ends. Each root must be an existing directory; the module keeps no
+// file open between calls and is safe for use by any number of VMs at once.
+func Grep(roots []string) (*bindings.Module, error) {
+	rs, err := newRootSet(roots)
+	if err != nil {
+		return nil, err
+	}
+	return rs.grepModule(), nil
+}
+
+func (rs *rootSet) grepModule() *bindings.Module {
+	return &bindings.Module{
+		Name: "grep",
+		Doc:  "search file contents with regular expressions inside the workspace roots",
+		Funcs: map[string]lua.LGFunction{
+			"files":   func(L *lua.LState) int { return rs.luaGrep(L, modeFiles) },
+			"count":   func(L *lua.LState) int { return rs.luaGrep(L, modeCount) },
+			"content": func(L *lua.LState) int { return rs.luaGrep(L, modeContent) },
+			"check":   func(L *lua.LState) int { return rs.luaGrep(L, modeCheck) },
+		},
+	}
+}
+
+type grepMode int
+
+const (
+	modeFiles grepMode = iota
+	modeCount
+	modeContent
+	modeCheck // compile the query only
+)
+
+func (m grepMode) String() string {
+	return [...]string{"grep.files", "grep.count", "grep.content", "grep.check"}[m]
+}
+
+// Lengths ripgrep and Claude Code use.
+const (
+	defaultMaxColumns = 500     // Claude Code passes --max-columns 500
+	binaryPrefix      = 8 << 10 // bytes examined for a NUL
+)
+
+// A grepQuery is everything a search needs, checked.
+type grepQuery struct {
+	mode      grepMode
+	re        *regexp.Regexp
+	literal   []byte // every match contains it: a cheap test of a file before matching line by line
+	multiline bool
+	before    int
+	after     int
+	maxCols   int
+	filter    fileFilter
+	// hidden, if set, excludes files and directories of a tree search by their path
+	// relative to the directory searched (bindings.Call.Hidden).
+	hidden func(rel string) bool
+}
+
+// A fileFilter decides which files a walk searches.
+type fileFilter struct {
+	include, exclude []nameGlob
+	types            []nameGlob // nil: no type filter
+}
+
+// skipDir reports whether an excluding glob matches a directory.
+func (f *fileFilter) skipDir(rel string) bool { return matchAny(f.exclude, rel) }
+
+// wants reports whether to search a file, given whether ignore files exclude it.
+func (f *fileFilter) wants(rel string, ignored bool) bool {
+	if matchAny(f.exclude, rel) {
+		return false
+	}
+	if len(f.include) > 0 {
+		return matchAny(f.include, rel)
+	}
+	if ignored {
+		return false
+	}
+	return f.types == nil || matchAny(f.types, rel)
+}
+
+func matchAny(globs []nameGlob, rel string) bool {
+	for _, g := range globs {
+		if g.match(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitGlobs splits the glob option as Claude Code's Grep does: at whitespace, then
+// each piece at commas unless it holds a {} alternation.
+func splitGlobs(s string) []string {
+	var out []string
+	for _, field := range strings.Fields(s) {
+		if strings.Contains(field, "{") && strings.Contains(field, "}") {
+			out = append(out, field)
+			continue
+		}
+		for _, p := range strings.Split(field, ",") {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// parseFilter builds the filter of the glob and type options.
+func parseFilter(globs, typ string) (fileFilter, error) {
+	var f fileFilter
+	for _, g := range splitGlobs(globs) {
+		neg := strings.HasPrefix(g, "!")
+		p := strings.TrimPrefix(g, "!")
+		ng := nameGlob{pattern: strings.TrimPrefix(p, "/"), anchored: strings.Contains(p, "/")}
+		if ng.pattern == "" || !doublestar.ValidatePattern(ng.pattern) {
+			return f, newOpError(codeBadPattern, "invalid glob %q", g)
+		}
+		if neg {
+			f.exclude = append(f.exclude, ng)
+		} else {
+			f.include = append(f.include, ng)
+		}
+	}
+	if typ != "" {
+		t, err := typeGlobs(typ)
+		if err != nil {
+			return f, err
+		}
+		f.types = t
+	}
+	return f, nil
+}
+
+// compilePattern compiles a search pattern with ripgrep's flags.
+func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp, error) {
+	flags := ""
+	if ignoreCase {
+		flags += "i"
+	}
+	if multiline {
+		flags += "ms"
+	}
+	src := pattern
+	if flags != "" {
+		src = "(?" + flags + ")" + pattern
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, newOpError(codeBadPattern, "regex parse error: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	if !multiline && hasLiteralNewline(pattern) {
+		return nil, newOpError(codeBadPattern, `the pattern contains a literal "\n", which cannot match within one line; search with multiline`)
+	}
+	return re, nil
+}
+
+// requiredLiteral returns the longest piece of text every match of re contains (a
+// literal that the expression concatenates, case-sensitive), or nil: files without
+// it are skipped without running the expression, as ripgrep does with inner
+// literals. "func \w+\(ctx context\.Context" gives "(ctx context.Context".
+func requiredLiteral(re *regexp.Regexp) []byte {
+	prefix, _ := re.LiteralPrefix()
+	best := prefix
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return []byte(best)
+	}
+	tree = tree.Simplify()
+	var visit func(t *syntax.Regexp)
+	visit = func(t *syntax.Regexp) {
+		switch t.Op {
+		case syntax.OpLiteral:
+			if t.Flags&syntax.FoldCase == 0 && len(string(t.Rune)) > len(best) {
+				best = string(t.Rune)
+			}
+		case syntax.OpConcat:
+			for _, sub := range t.Sub {
+				visit(sub)
+			}
+		case syntax.OpCapture, syntax.OpPlus: // once at least
+			visit(t.Sub[0])
+		}
+	}
+	visit(tree)
+	if best == "" || strings.ContainsRune(best, utf8.RuneError) {
+		// U+FFFD in a pattern matches any invalid byte: its bytes need not be there.
+		return nil
+	}
+	return []byte(best)
+}
+
+func hasLiteralNewline(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		if r.Op == syntax.OpLiteral && slices.Contains(r.Rune, '\n') {
+			return true
+		}
+		return slices.ContainsFunc(r.Sub, walk)
+	}
+	return walk(re)
+}
+
+// parseGrep checks the arguments of a grep function. Wrong argument types raise;
+// a bad pattern, glob or type is returned as an opError.
+func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir string, err error) {
+	args := bindings.NewArgs(L, mode.String())
+	pattern := args.String(1)
+	keys := []string{"path", "glob", "type", "ignoreCase", "multiline"}
+	if mode == modeContent || mode == modeCheck {
+		keys = append(keys, "before", "after", "maxColumns")
+	}
+	o := args.Options(2, keys...)
+	q = &grepQuery{mode: mode, multiline: o.Bool("multiline", false)}
+	dir = rs.abs(o.String("path", ""), "")
+	if mode == modeContent || mode == modeCheck {
+		q.before, q.after, q.maxCols = o.Int("before", 0), o.Int("after", 0), o.Int("maxColumns", defaultMaxColumns)
+		if q.before < 0 || q.after < 0 || q.maxCols < 0 {
+			args.Error(2, "options 'before', 'after' and 'maxColumns' must not be negative")
+		}
+	}
+	globs, typ, ignoreCase := o.String("glob", ""), o.String("type", ""), o.Bool("ignoreCase", false)
+	if q.re, err = compilePattern(pattern, ignoreCase, q.multiline); err != nil {
+		return nil, "", err
+	}
+	q.literal = requiredLiteral(q.re)
+	if q.filter, err = parseFilter(globs, typ); err != nil {
+		return nil, "", err
+	}
+	return q, dir, nil
+}
+
+// A fileHit is what one file contributed.
+type fileHit struct {
+	path   string
+	mtime  time.Time
+	count  int
+	groups [][]hitLine
+}
+
+// A hitLine is one printed line: a match or context.
+type hitLine struct {
+	n     int
+	text  string
+	match bool
+}
+
+func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
+	q, dir, err := rs.parseGrep(L, mode)
+	if err != nil {
+		return push(L, err)
+	}
+	if mode == modeCheck {
+		L.Push(lua.LTrue)
+		return 1
+	}
+	ctx := contextOf(L)
+	var hits []fileHit
+	err = rs.do(dir, func(r *os.Root, loc location) error {
+		st, err := r.Stat(loc.name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case st.Mode().IsRegular():
+			tr := &textReader{root: r}
+			defer tr.close()
+			data, err := tr.read(loc.name)
+			if err != nil {
+				return err
+			}
+			if hidden := hiddenFunc(L); hidden != nil && hidden(loc.abs) {
+				return nil
+			}
+			if h, ok := q.searchFile(data); ok {
+				h.path, h.mtime = loc.abs, st.ModTime()
+				hits = append(hits, h)
+			}
+			return nil
+		case st.IsDir():
+			q.hidden = hiddenBelow(L, loc)
+			hits, err = q.searchTree(ctx, r, loc)
+			return err
+		default:
+			return newOpError(codeNotFile, "%s is not a regular file or a directory", loc.abs)
+		}
+	})
+	if err != nil {
+		return push(L, err)
+	}
+	pushValue(L, q.results(hits))
+	return 1
+}
+
+// searchTree walks the directory of loc and searches the files it wants, in parallel.
+func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([]fileHit, error) {
+	fsys := r.FS()
+	type job struct {
+		rel string
+		d   fs.DirEntry
+	}
+	jobs := make(chan job, 64)
+	var (
+		mu   sync.Mutex
+		hits []fileHit
+		wg   sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), 8) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr := &textReader{root: r}
+			defer tr.close()
+			for j := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				data, err := tr.read(joinName(loc.name, j.rel))
+				if err != nil {
+					continue // unreadable: skipped, as ripgrep skips it after a warning
+				}
+				h, ok := q.searchFile(data)
+				if !ok {
+					continue
+				}
+				h.path = filepath.Join(loc.abs, filepath.FromSlash(j.rel))
+				if info, err := j.d.Info(); err == nil {
+					h.mtime = info.ModTime()
+				}
+				mu.Lock()
+				hits = append(hits, h)
+				mu.Unlock()
+			}
+		}()
+	}
+	w := &walker{ctx: ctx, fsys: fsys, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
+		file: func(rel string, d fs.DirEntry, ignored bool) error {
+			if q.filter.wants(rel, ignored) {
+				jobs <- job{rel, d}
+			}
+			return nil
+		}}
+	err := w.walk()
+	close(jobs)
+	wg.Wait()
+	if err == nil && ctx.Err() != nil {
+		err = newOpError(codeCancelled, "search cancelled: %v", ctx.Err())
+	}
+	return hits, err
+}
+
+// A textReader reads text files for a search: one buffer serves every file (the
+// content returned is valid until the next read; results copy what they keep), and
+// files of one directory in a row are opened through one handle on that directory,
+// one system call each instead of one a path component. A file the directory
+// handle cannot open (a symbolic link leading out of it) is opened through the root,
+// which decides as it always does.
+type textReader struct {
+	root    *os.Root
+	buf     []byte
+	dir     string
+	dirRoot *os.Root
+}
+
+func (tr *textReader) open(name string) (*os.File, error) {
+	dir, base := path.Dir(name), path.Base(name)
+	if dir != tr.dir || tr.dirRoot == nil {
+		tr.close()
+		tr.dir = dir
+		tr.dirRoot, _ = tr.root.OpenRoot(dir)
+	}
+	if tr.dirRoot != nil {
+		if f, err := tr.dirRoot.Open(base); err == nil {
+			return f, nil
+		}
+	}
+	return tr.root.Open(name)
+}
+
+// close releases the directory handle.
+func (tr *textReader) close() {
+	if tr.dirRoot != nil {
+		tr.dirRoot.Close()
+		tr.dirRoot = nil
+	}
+}
+
+// read reads a file unless it is binary: a NUL byte in its first 8 KB gives nil data,
+// having read no more than those.
+func (tr *textReader) read(name string) ([]byte, error) {
+	f, err := tr.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if cap(tr.buf) < binaryPrefix {
+		tr.buf = make([]byte, 0, 64<<10)
+	}
+	n, err := io.ReadFull(f, tr.buf[:binaryPrefix])
+	data := tr.buf[:n]
+	switch {
+	case bytes.IndexByte(data, 0) >= 0:
+		return nil, nil
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return data, nil
+	case err != nil:
+		return nil, err
+	}
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			tr.buf = data[:0]
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// searchFile searches one text file's content; ok is false when nothing matched.
+func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
+	if len(q.literal) > 0 && !bytes.Contains(data, q.literal) {
+		return fileHit{}, false
+	}
+	var matched []int // indexes of matching lines, ascending
+	var starts []int  // line offsets, for content
+	count := 0
+	switch {
+	case q.multiline && q.mode == modeFiles:
+		if q.re.Match(data) {
+			count = 1
+		}
+	case q.multiline:
+		locs := q.re.FindAllIndex(data, -1)
+		count = len(locs)
+		if count > 0 && q.mode == modeContent {
+			starts = lineStarts(data)
+			matched = multilineMatches(data, locs, starts)
+		}
+	default:
+		for i, off := 0, 0; off < len(data); i++ {
+			end := len(data)
+			if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
+				end = off + j
+			}
+			line := bytes.TrimSuffix(data[off:end], []byte{'\r'})
+			off = end + 1
+			if !q.re.Match(line) {
+				continue
+			}
+			count++
+			if q.mode == modeFiles {
+				break
+			}
+			if q.mode == modeContent {
+				matched = append(matched, i)
+			}
+		}
+	}
+	if count == 0 {
+		return fileHit{}, false
+	}
+	h := fileHit{count: count}
+	if q.mode == modeContent {
+		if starts == nil {
+			starts = lineStarts(data)
+		}
+		h.groups = q.group(data, starts, matched)
+	}
+	return h, true
+}
+
+// lineStarts returns the offset where each line begins. The empty string after a
+// final "\n" is not a line.
+func lineStarts(data []byte) []int {
+	starts := make([]int, 0, bytes.Count(data, []byte{'\n'})+1)
+	for off := 0; off < len(data); {
+		starts = append(starts, off)
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+	}
+	return starts
+}
+
+// lineText returns line i without its terminator ("\n" or "\r\n").
+func lineText(data []byte, starts []int, i int) []byte {
+	end := len(data)
+	if i+1 < len(starts) {
+		end = starts[i+1]
+	}
+	line := data[starts[i]:end]
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	return bytes.TrimSuffix(line, []byte{'\r'})
+}
+
+// multilineMatches returns the lines multiline matches cover, ascending and unique:
+// from the line of a match's first byte to the line of its last (an empty match
+// covers the line it is on; one after a final newline covers none).
+func multilineMatches(data []byte, locs [][]int, starts []int) []int {
+	lineOf := func(off int) int {
+		i, found := slices.BinarySearch(starts, off)
+		if !found {
+			i--
+		}
+		return i
+	}
+	var out []int
+	for _, loc := range locs {
+		if len(starts) == 0 || (loc[0] == len(data) && data[len(data)-1] == '\n') {
+			continue
+		}
+		first, last := lineOf(loc[0]), lineOf(max(loc[0], loc[1]-1))
+		for i := first; i <= last; i++ {
+			if len(out) == 0 || out[len(out)-1] < i {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// group builds the printed groups: each matching line with its context, groups that
+// touch or overlap merged, as ripgrep prints them between "--" separators.
+func (q *grepQuery) group(data []byte, starts []int, matched []int) [][]hitLine {
+	isMatch := make(map[int]bool, len(matched))
+	for _, i := range matched {
+		isMatch[i] = true
+	}
+	var groups [][]hitLine
+	var cur []hitLine
+	last := -1 // the last line added
+	for _, m := range matched {
+		lo, hi := max(0, m-q.before), min(len(starts)-1, m+q.after)
+		if cur != nil && lo > last+1 {
+			groups = append(groups, cur)
+			cur = nil
+		}
+		for i := max(lo, last+1); i <= hi; i++ {
+			cur = append(cur, q.printed(data, starts, i, isMatch[i]))
+			last = i
+		}
+	}
+	if cur != nil {
+		groups = append(groups, cur)
+	}
+	return groups
+}
+
+// printed is line i as ripgrep prints it, long lines replaced.
+func (q *grepQuery) printed(data []byte, starts []int, i int, match bool) hitLine {
+	text := string(lineText(data, starts, i))
+	if q.maxCols > 0 && len(text) > q.maxCols {
+		text = "[Omitted long context line]"
+		if match {
+			text = "[Omitted long matching line]"
+		}
+	}
+	return hitLine{n: i + 1, text: text, match: match}
+}
+
+// results orders the hits and shapes them for Lua.
+func (q *grepQuery) results(hits []fileHit) []any {
+	if q.mode == modeFiles {
+		slices.SortFunc(hits, func(a, b fileHit) int {
+			if c := b.mtime.Compare(a.mtime); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.path, b.path)
+		})
+	} else {
+		slices.SortFunc(hits, func(a, b fileHit) int { return cmp.Compare(a.path, b.path) })
+	}
+	out := make([]any, 0, len(hits))
+	for _, h := range hits {
+		switch q.mode {
+		case modeFiles:
+			out = append(out, h.path)
+		case modeCount:
+			out = append(out, map[string]any{"path": h.path, "count": h.count})
+		case modeContent:
+			for _, g := range h.groups {
+				lines := make([]any, len(g))
+				for i, l := range g {
+					lines[i] = map[string]any{"line": l.n, "text": l.text, "match": l.match}
+				}
+				out = append(out, map[string]any{"path": h.path, "lines": lines})
+			}
+		}
+	}
+	return out
+}
