@@ -3,6 +3,7 @@ package bindings
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -614,30 +615,83 @@ func TestOptionsRejectUnknownKeys(t *testing.T) {
 	}
 }
 
-func TestCurrentCallCarriesLocals(t *testing.T) {
-	type rootKey struct{}
+// TestCurrentCallCarriesTheCall: a host function finds the call it runs under, with
+// its access; outside a call there is none.
+func TestCurrentCallCarriesTheCall(t *testing.T) {
 	mod := &Module{Name: "host", Funcs: map[string]lua.LGFunction{
-		"root": func(L *lua.LState) int {
+		"entry": func(L *lua.LState) int {
 			c := CurrentCall(L)
 			if c == nil {
 				L.Push(lua.LString("no call"))
 				return 1
 			}
-			L.Push(lua.LString(c.Locals[rootKey{}].(string)))
+			L.Push(lua.LString(fmt.Sprintf("%s %d", c.Entry, c.Access)))
 			return 1
 		},
 	}}
 	vm := newTestVM(t, Config{Modules: []*Module{mod}})
-	fn := eval(t, vm, `return function() return require("host").root() end`)
-	out, err := vm.Call(&Call{Locals: map[any]any{rootKey{}: "/work"}}, fn)
-	if err != nil || out[0].String() != "/work" {
-		t.Errorf("root() = %v, %v", out, err)
+	fn := eval(t, vm, `return function() return require("host").entry() end`)
+	out, err := vm.Call(&Call{Entry: "call", Access: AccessWrite}, fn)
+	if err != nil || out[0].String() != fmt.Sprintf("call %d", AccessWrite) {
+		t.Errorf("entry() = %v, %v", out, err)
 	}
 	if CurrentCall(vm.L) != nil {
 		t.Error("CurrentCall is set after the call returned")
 	}
 	if VMOf(vm.L) != vm {
 		t.Error("VMOf does not find the VM")
+	}
+}
+
+// TestLoadPhaseHasNoAccess: in the load phase (a main chunk run by Run, or a Call
+// that says nothing), the functions of a module that is not Pure refuse, naming the
+// phase; a Pure module's work; a member with read access cannot do what needs write
+// access, and is told which member it is.
+func TestLoadPhaseHasNoAccess(t *testing.T) {
+	ran := 0
+	world := &Module{Name: "world", Funcs: map[string]lua.LGFunction{
+		"touch": func(L *lua.LState) int { ran++; return 0 },
+		"write": func(L *lua.LState) int { Require(L, "world.write", AccessWrite); ran++; return 0 },
+	}}
+	pure := &Module{Name: "pure", Pure: true, Funcs: map[string]lua.LGFunction{
+		"double": func(L *lua.LState) int { L.Push(L.CheckNumber(1) * 2); return 1 },
+	}}
+	run := func(src string) error {
+		vm := newTestVM(t, Config{Modules: []*Module{world, pure}})
+		prog, err := Compile("tool.lua", []byte(src), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vm.Run(prog)
+	}
+	if err := run(`require("world").touch() return {}`); err == nil || !strings.Contains(err.Error(), "world.touch is not available while the tool file loads: call it from call()") {
+		t.Errorf("a host function in the load phase: %v", err)
+	}
+	if err := run(`return { x = require("pure").double(21) }`); err != nil {
+		t.Errorf("a pure function in the load phase: %v", err)
+	}
+	vm := newTestVM(t, Config{Modules: []*Module{world}})
+	fn := eval(t, vm, `return function() require("world").write() end`)
+	for _, tc := range []struct {
+		call *Call
+		want string
+	}{
+		{nil, "world.write is not available while the tool file loads"},
+		{&Call{}, "world.write is not available while the tool file loads"},
+		{&Call{Access: AccessRead, Entry: "isReadOnly"}, "world.write is not available in isReadOnly: only call() may change anything"},
+		{&Call{Access: AccessRead, Entry: "call"}, "world.write is not available in this call: the tool is read-only for this input"},
+	} {
+		if _, err := vm.Call(tc.call, fn); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.call, err, tc.want)
+		}
+		vm = newTestVM(t, Config{Modules: []*Module{world}})
+		fn = eval(t, vm, `return function() require("world").write() end`)
+	}
+	if ran != 0 {
+		t.Fatalf("a refused function ran %d times", ran)
+	}
+	if _, err := vm.Call(&Call{Access: AccessWrite, Entry: "call"}, fn); err != nil || ran != 1 {
+		t.Errorf("with write access: %v, ran %d", err, ran)
 	}
 }
 
@@ -653,14 +707,59 @@ func TestGoPanicInHostFunctionBecomesScriptError(t *testing.T) {
 	for _, fn := range []string{"boom", "nilmap"} {
 		vm := newTestVM(t, Config{Modules: []*Module{mod}})
 		f := eval(t, vm, `return function() return require("bad").`+fn+`() end`)
-		_, err := vm.Call(nil, f)
+		_, err := vm.Call(&Call{Access: AccessRead}, f)
 		var se *ScriptError
-		if !errors.As(err, &se) {
-			t.Errorf("%s: error %v, want a *ScriptError", fn, err)
+		var hp *HostPanic
+		if !errors.As(err, &se) || !errors.As(err, &hp) {
+			t.Errorf("%s: error %v, want a *ScriptError caused by a *HostPanic", fn, err)
 			continue
 		}
 		if !vm.Broken() {
 			t.Errorf("%s: VM not broken after a panic", fn)
+		}
+	}
+}
+
+// TestRequireLuaModule: Config.LuaModules resolves require after the host modules;
+// a module runs once per state, in an environment of its own, locked afterwards; its
+// result is what require returns; a cycle and a module that fails to compile are
+// errors naming the module; a name LuaModules does not know is "not found".
+func TestRequireLuaModule(t *testing.T) {
+	compile := func(name, src string) *Program {
+		p, err := Compile(name, []byte(src), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	runs := 0
+	mods := map[string]*Program{
+		"text":  compile("lib/text.lua", `local M = {} function M.shout(s) return s:upper() .. "!" end secret = 1 return M`),
+		"loopa": compile("lib/loopa.lua", `return require("loopb")`),
+		"loopb": compile("lib/loopb.lua", `return require("loopa")`),
+		"quiet": compile("lib/quiet.lua", `local x = 1`),
+	}
+	cfg := Config{LuaModules: func(name string) (*Program, error) {
+		if name == "broken" {
+			return nil, errors.New("lib/broken.lua:1: syntax error")
+		}
+		if name == "text" {
+			runs++
+		}
+		return mods[name], nil
+	}}
+	vm := newTestVM(t, cfg)
+	got := eval(t, vm, `local a, b = require("text"), require("text") return a.shout("hi") .. tostring(a == b) .. tostring(secret) .. tostring(require("quiet"))`)
+	if got.String() != "HI!trueniltrue" || runs != 1 {
+		t.Errorf("got %q after %d lookups, want HI!trueniltrue after one (the module's globals are its own)", got, runs)
+	}
+	for src, want := range map[string]string{
+		`return require("loopa")`:   `require "loopa": the module requires itself (a cycle)`,
+		`return require("broken")`:  `require "broken": lib/broken.lua:1: syntax error`,
+		`return require("missing")`: `module 'missing' not found`,
+	} {
+		if _, err := tryEval(newTestVM(t, cfg), src); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", src, err, want)
 		}
 	}
 }

@@ -109,7 +109,7 @@ func Build(def ToolDef) (*Tool, error) {
 	var errs []error
 	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
 	if def.Name == "" {
-		problem("name", errors.New("required member name is missing"))
+		problem("name", fmt.Errorf("required member name is missing: it must match %s (a letter, then letters, digits, _, - or ., at most 128 in all)", namePattern))
 	} else if err := nameError(def.Name); err != nil {
 		problem("name", err)
 	}

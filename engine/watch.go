@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -51,7 +52,12 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
 	}
-	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, pending: map[string]time.Time{}}
+	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, pending: map[string]time.Time{}, within: map[string]string{}}
+	for _, l := range e.opts.Loaders {
+		if sl, ok := l.(SharedLoader); ok {
+			w.shared = append(w.shared, filepath.FromSlash(sl.SharedDir()))
+		}
+	}
 	e.loadMu.Lock()
 	for _, s := range e.sources {
 		if s.src.Dir == "" {
@@ -82,6 +88,11 @@ type watch struct {
 	// missing are source directories that do not exist yet; their nearest existing
 	// ancestor is watched instead.
 	missing map[string]bool
+	// shared are the shared directories of the loaders (lib), relative to a source
+	// directory; within maps each watched directory inside one of them, at any depth,
+	// to its source directory.
+	shared []string
+	within map[string]string
 }
 
 func (w *watch) run(ctx context.Context) error {
@@ -99,6 +110,9 @@ func (w *watch) run(ctx context.Context) error {
 	for dir := range w.dirs {
 		if err := w.add(dir); err != nil {
 			return w.poll(ctx, "cannot watch "+dir+": "+err.Error())
+		}
+		for _, sub := range w.shared {
+			w.addTree(filepath.Join(dir, sub), dir)
 		}
 	}
 	// A directory may have changed between the last load and the first watch.
@@ -154,10 +168,40 @@ func (w *watch) add(dir string) error {
 	}
 }
 
+// addTree watches dir and every directory below it, as part of source directory
+// src: the files of a shared directory are part of every tool file's version. A tree
+// that does not exist is not watched; its creation in src is seen by handle.
+func (w *watch) addTree(dir, src string) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if w.fsw.Add(p) == nil {
+			w.within[p] = src
+		}
+		return nil
+	})
+}
+
 // handle schedules the sources an event concerns.
 func (w *watch) handle(ev fsnotify.Event) {
 	if ev.Op == fsnotify.Chmod {
 		return
+	}
+	if src, ok := w.within[filepath.Dir(ev.Name)]; ok {
+		// A file of a shared directory changed, or a directory appeared in one.
+		if ev.Has(fsnotify.Create) {
+			w.addTree(ev.Name, src)
+		}
+		w.schedule(src, w.opts.Debounce)
+		return
+	}
+	if _, ok := w.dirs[filepath.Dir(ev.Name)]; ok && ev.Has(fsnotify.Create) {
+		for _, sub := range w.shared {
+			if filepath.Base(ev.Name) == sub {
+				w.addTree(ev.Name, filepath.Dir(ev.Name))
+			}
+		}
 	}
 	if _, ok := w.dirs[filepath.Dir(ev.Name)]; ok && !editorTemporary(filepath.Base(ev.Name)) {
 		w.schedule(filepath.Dir(ev.Name), w.opts.Debounce)

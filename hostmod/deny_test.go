@@ -38,7 +38,7 @@ func runHidden(t *testing.T, root string, hide func(string) bool, body string) (
 		t.Fatalf("Standard: %v", err)
 	}
 	var asked []string
-	c := &bindings.Call{Context: context.Background(), Hidden: func(p string) bool {
+	c := &bindings.Call{Context: context.Background(), Access: bindings.AccessRead, Hidden: func(p string) bool {
 		asked = append(asked, p)
 		return hide(p)
 	}}

@@ -116,7 +116,7 @@ func runFS(t *testing.T, root, body, p string) []any {
 	if err := vm.Run(prog); err != nil {
 		t.Fatal(err)
 	}
-	out, err := vm.Call(&bindings.Call{Context: context.Background()}, vm.Main, lua.LString(p))
+	out, err := vm.Call(&bindings.Call{Context: context.Background(), Access: bindings.AccessWrite}, vm.Main, lua.LString(p))
 	if err != nil {
 		t.Fatalf("lua: %v", err)
 	}

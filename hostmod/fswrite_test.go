@@ -64,14 +64,14 @@ func TestFSWriteConfinement(t *testing.T) {
 }
 
 // callLua runs body, a function of p (the first of args), under a call with the given
-// ReadOnly flag.
+// access: read-only, or allowed to write.
 func callLua(t *testing.T, roots []string, readOnly bool, body string, args ...string) []any {
 	t.Helper()
 	mods, err := hostmod.Standard(roots)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &bindings.Call{Context: context.Background(), ReadOnly: readOnly}
+	c := &bindings.Call{Context: context.Background(), Access: access(readOnly)}
 	vals, err := runWith(t, mods, c, "local p = ...\n"+body, args...)
 	if err != nil {
 		t.Fatalf("lua: %v", err)

@@ -24,7 +24,7 @@ func runLua(t *testing.T, roots []string, body string, args ...string) ([]any, e
 	if err != nil {
 		t.Fatalf("Standard: %v", err)
 	}
-	return runWith(t, mods, &bindings.Call{Context: context.Background()}, body, args...)
+	return runWith(t, mods, &bindings.Call{Context: context.Background(), Access: bindings.AccessWrite}, body, args...)
 }
 
 // runWith is runLua on the modules mods, each required under its own name, under the
@@ -154,4 +154,12 @@ func rels(t *testing.T, dir string, paths []string) []string {
 		out[i] = filepath.ToSlash(r)
 	}
 	return out
+}
+
+// access is the access of a call of a tool that is read-only for its input, or not.
+func access(readOnly bool) bindings.Access {
+	if readOnly {
+		return bindings.AccessRead
+	}
+	return bindings.AccessWrite
 }

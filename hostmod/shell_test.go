@@ -31,7 +31,7 @@ func shellCallErr(t *testing.T, ctx context.Context, root string, readOnly bool,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: ctx, ReadOnly: readOnly}, body, args...)
+	return runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: ctx, Access: access(readOnly)}, body, args...)
 }
 
 // run calls shell.run(command, opts) in a writable call and returns its result table.

@@ -10,6 +10,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/luatool/luatool/engine/luaload"
+
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/hostmod"
 )
@@ -32,7 +34,7 @@ const touchTool = `return {
 
 func newEngine(t *testing.T) func(root, scratch string) (*engine.Engine, error) {
 	return func(root, scratch string) (*engine.Engine, error) {
-		eng, err := engine.New(engine.Options{Cwd: root, Roots: []string{root}, ResultsDir: scratch})
+		eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{})}, Cwd: root, Roots: []string{root}, ResultsDir: scratch})
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +205,7 @@ end)
 		if err != nil {
 			return nil, err
 		}
-		return engine.New(engine.Options{Modules: mods, Cwd: root, Roots: []string{root}, ResultsDir: scratch})
+		return engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Cwd: root, Roots: []string{root}, ResultsDir: scratch})
 	}})
 	if r.Failed() || len(r.Cases) != 2 {
 		t.Fatalf("result: %+v", r)

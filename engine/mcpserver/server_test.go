@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/luatool/luatool/engine/luaload"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
@@ -84,7 +86,7 @@ func TestCallsRunAloneUnlessSafe(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	}
-	eng, err := engine.New(engine.Options{Timeout: 20 * time.Second, Tools: []engine.ToolDef{
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Timeout: 20 * time.Second, Tools: []engine.ToolDef{
 		goTool("Exclusive", false, exclusive), goTool("Shared", true, shared),
 	}})
 	if err != nil {
@@ -123,7 +125,7 @@ func TestStructuredContent(t *testing.T) {
 		"good.lua": {Data: []byte(strings.NewReplacer("%q", `"Good"`, "%s", `{ n = 3 }`).Replace(src))},
 		"bad.lua":  {Data: []byte(strings.NewReplacer("%q", `"Bad"`, "%s", `{ n = "three" }`).Replace(src))},
 	}
-	eng, err := engine.New(engine.Options{})
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +157,7 @@ func TestSyncNotifiesListChanges(t *testing.T) {
 	}
 	tool := `return { name = %q, prompt = "p", inputSchema = { type = "object" }, call = function() return %q end }`
 	write("a.lua", strings.NewReplacer("%q", `"A"`).Replace(tool))
-	eng, err := engine.New(engine.Options{})
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func writeFile(dir, name, body string) error {
 
 // Progress never goes back: a plain report after an explicit value counts past it.
 func TestProgressIncreases(t *testing.T) {
-	eng, err := engine.New(engine.Options{})
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +245,7 @@ func TestNoAlwaysWhenShared(t *testing.T) {
 			return &engine.ToolResult{Data: "written"}, nil
 		})
 		write.IsReadOnly = nil
-		eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{write}})
+		eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Tools: []engine.ToolDef{write}})
 		if err != nil {
 			t.Fatal(err)
 		}
