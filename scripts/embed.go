@@ -21,7 +21,7 @@ import (
 	"io/fs"
 )
 
-//go:embed tools/*.lua
+//go:embed tools/*.lua tools/lib/*.lua
 var tools embed.FS
 
 // Tools returns the standard tool files, at the root of the file system. It is safe

@@ -178,6 +178,7 @@ end)
 const luarcTemplate = `{
   "$schema": "https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json",
   "runtime.version": "Lua 5.1",
+  "runtime.path": ["lib/?.lua"],
   "workspace.library": ["luatool.d.lua"]
 }
 `

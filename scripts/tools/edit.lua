@@ -8,51 +8,16 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local files = require("files")
 
-local NOT_READ = "File has not been read yet. Read it first before writing to it."
-local MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
-local UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
+local fail, missingText, stale = files.fail, files.missingText, files.stale
+local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
 local EXISTS = "Cannot create new file - file already exists."
 
 -- The curly quotes, in UTF-8.
 local LEFT_SINGLE, RIGHT_SINGLE = "\226\128\152", "\226\128\153"
 local LEFT_DOUBLE, RIGHT_DOUBLE = "\226\128\156", "\226\128\157"
 local EM_DASH, EN_DASH = "\226\128\148", "\226\128\147"
-
--- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
--- position out of the message.
-local function fail(msg)
-  error(msg, 0)
-end
-
--- similarFile finds a file next to path with the same name but another extension,
--- for a "Did you mean" hint.
-local function similarFile(path)
-  local dir, name = path:match("^(.*)/([^/]+)$")
-  if not dir then
-    return nil
-  end
-  if dir == "" then
-    dir = "/"
-  end
-  local stem = name:match("^(.+)%.[^.]*$") or name
-  for _, other in ipairs(fs.list(dir) or {}) do
-    if other ~= name and (other:match("^(.+)%.[^.]*$") or other) == stem then
-      return (dir == "/" and "" or dir) .. "/" .. other
-    end
-  end
-  return nil
-end
-
----@param ctx luatool.Context
-local function missingText(path, ctx)
-  local msg = "File does not exist. Note: your current working directory is " .. ctx.cwd .. "."
-  local similar = similarFile(path)
-  if similar then
-    msg = msg .. " Did you mean " .. similar .. "?"
-  end
-  return msg
-end
 
 local function notFoundText(old)
   return "String to replace not found in file.\nString: " .. old
@@ -185,13 +150,6 @@ local function replace(s, old, new, all)
   end
   out[#out + 1] = s:sub(i)
   return table.concat(out)
-end
-
--- stale tells whether the file (raw content info) changed since the read entry
--- recorded: it is newer, and not a full read of this very content.
-local function stale(entry, info)
-  local full = entry.offset == nil and entry.limit == nil
-  return info.mtime > entry.mtime and not (full and info.hash == entry.hash)
 end
 
 ---@class EditInput

@@ -8,14 +8,9 @@ local fs = require("fs")
 ---@type luatool.glob
 local glob = require("glob")
 local json = require("json")
+local fail = require("files").fail
 
 local MAX_RESULTS = 100
-
--- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
--- position out of the message.
-local function fail(msg)
-  error(msg, 0)
-end
 
 ---@class GlobInput
 ---@field pattern string

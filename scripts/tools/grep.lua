@@ -8,14 +8,9 @@ local fs = require("fs")
 ---@type luatool.grep
 local grep = require("grep")
 local json = require("json")
+local fail = require("files").fail
 
 local DEFAULT_HEAD_LIMIT = 250
-
--- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
--- position out of the message.
-local function fail(msg)
-  error(msg, 0)
-end
 
 ---@class GrepInput
 ---@field pattern string

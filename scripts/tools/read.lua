@@ -12,6 +12,9 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local files = require("files")
+
+local fail, missingText = files.fail, files.missingText
 
 local MAX_SIZE_BYTES = 256 * 1024    -- refused without a limit above this size
 local MAX_TOKENS = 25000             -- refused above this many estimated tokens
@@ -31,50 +34,8 @@ for ext in ([[
   BINARY[ext] = true
 end
 
----@param ctx luatool.Context
-local function cwdNote(ctx)
-  return "Note: your current working directory is " .. ctx.cwd .. "."
-end
-
--- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
--- position out of the message.
-local function fail(msg)
-  error(msg, 0)
-end
-
 local function extension(path)
   return (path:match("%.([^./]+)$") or ""):lower()
-end
-
--- similarFile finds a file next to path with the same name but another extension,
--- for a "Did you mean" hint.
-local function similarFile(path)
-  local dir, name = path:match("^(.*)/([^/]+)$")
-  if not dir then
-    return nil
-  end
-  if dir == "" then
-    dir = "/"
-  end
-  local stem = name:match("^(.+)%.[^.]*$") or name
-  local names = fs.list(dir)
-  for _, other in ipairs(names or {}) do
-    if other ~= name and (other:match("^(.+)%.[^.]*$") or other) == stem then
-      return (dir == "/" and "" or dir) .. "/" .. other
-    end
-  end
-  return nil
-end
-
----@param path string
----@param ctx luatool.Context
-local function missingText(path, ctx)
-  local msg = "File does not exist. " .. cwdNote(ctx)
-  local similar = similarFile(path)
-  if similar then
-    msg = msg .. " Did you mean " .. similar .. "?"
-  end
-  return msg
 end
 
 local function formatSize(bytes)

@@ -7,16 +7,10 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local files = require("files")
 
-local NOT_READ = "File has not been read yet. Read it first before writing to it."
-local MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
-local UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
-
--- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
--- position out of the message.
-local function fail(msg)
-  error(msg, 0)
-end
+local fail = files.fail
+local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
 
 ---@class WriteInput
 ---@field file_path string
@@ -111,8 +105,7 @@ Usage:
       if not entry or entry.partial then
         fail(NOT_READ)
       end
-      local full = entry.offset == nil and entry.limit == nil
-      if info.mtime > entry.mtime and not (full and info.hash == entry.hash) then
+      if files.stale(entry, info) then
         fail(UNEXPECTED)
       end
       opts.ifHash = info.hash

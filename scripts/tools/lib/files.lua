@@ -1,0 +1,71 @@
+-- files: what the standard file tools (Read, Write, Edit, and the search tools) share:
+-- how a failure reaches the model, the texts of a missing file and of the
+-- read-before-write rule, and when a file read earlier is stale.
+
+---@type luatool.fs
+local fs = require("fs")
+
+local files = {}
+
+-- The texts of the read-before-write rule, in the original's words.
+files.NOT_READ = "File has not been read yet. Read it first before writing to it."
+files.MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+files.UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
+
+-- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
+-- position out of the message.
+---@param msg string
+function files.fail(msg)
+  error(msg, 0)
+end
+
+-- cwdNote reminds the model where relative paths start.
+---@param ctx luatool.Context
+function files.cwdNote(ctx)
+  return "Note: your current working directory is " .. ctx.cwd .. "."
+end
+
+-- similarFile finds a file next to path with the same name but another extension,
+-- for a "Did you mean" hint.
+---@param path string
+---@return string?
+function files.similarFile(path)
+  local dir, name = path:match("^(.*)/([^/]+)$")
+  if not dir then
+    return nil
+  end
+  if dir == "" then
+    dir = "/"
+  end
+  local stem = name:match("^(.+)%.[^.]*$") or name
+  for _, other in ipairs(fs.list(dir) or {}) do
+    if other ~= name and (other:match("^(.+)%.[^.]*$") or other) == stem then
+      return (dir == "/" and "" or dir) .. "/" .. other
+    end
+  end
+  return nil
+end
+
+-- missingText is the error of a path with no file, with a hint at a file of the same
+-- name and another extension.
+---@param path string
+---@param ctx luatool.Context
+function files.missingText(path, ctx)
+  local msg = "File does not exist. " .. files.cwdNote(ctx)
+  local similar = files.similarFile(path)
+  if similar then
+    msg = msg .. " Did you mean " .. similar .. "?"
+  end
+  return msg
+end
+
+-- stale tells whether a file (info, from fs.read) changed since the read entry
+-- recorded: it is newer, and not a full read of this very content.
+---@param entry luatool.FileState
+---@param info luatool.ReadInfo
+function files.stale(entry, info)
+  local full = entry.offset == nil and entry.limit == nil
+  return info.mtime > entry.mtime and not (full and info.hash == entry.hash)
+end
+
+return files
