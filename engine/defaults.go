@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -196,7 +197,7 @@ func (t *Tool) MaxResultSizeChars() float64 {
 // Prompt returns the model-facing description. An error here is the only error of a
 // question member: there is no safe substitute for a description.
 func (t *Tool) Prompt(ctx context.Context, opts PromptOptions) (string, error) {
-	return t.def.Prompt(ctx, opts)
+	return guard(t.def.Name, func() (string, error) { return t.def.Prompt(ctx, opts) })
 }
 
 // Description returns the per-call human summary, or the name.
@@ -222,7 +223,7 @@ func (t *Tool) enabled(ctx context.Context) (bool, error) {
 	if t.def.IsEnabled == nil {
 		return true, nil
 	}
-	return t.def.IsEnabled(ctx)
+	return guard(t.def.Name, func() (bool, error) { return t.def.IsEnabled(ctx) })
 }
 
 // IsReadOnly reports whether the call changes nothing; the hint when there is no
@@ -258,7 +259,7 @@ func (t *Tool) InterruptBehavior(ctx context.Context) string {
 	if t.def.InterruptBehavior == nil {
 		return DefaultInterruptBehavior
 	}
-	b, err := t.def.InterruptBehavior(ctx)
+	b, err := guard(t.def.Name, func() (string, error) { return t.def.InterruptBehavior(ctx) })
 	switch {
 	case err != nil:
 		t.failed("interruptBehavior", err, `it counts as "block"`)
@@ -276,7 +277,7 @@ func (t *Tool) ValidateInput(ctx context.Context, input map[string]any, cc *Call
 	if t.def.ValidateInput == nil {
 		return ValidationResult{Valid: true}
 	}
-	r, err := t.def.ValidateInput(ctx, input, cc)
+	r, err := guard(t.def.Name, func() (ValidationResult, error) { return t.def.ValidateInput(ctx, input, cc) })
 	if err != nil {
 		t.failed("validateInput", err, "the input is refused")
 		return ValidationResult{Message: fmt.Sprintf("validateInput failed: %s", ModelText(err))}
@@ -300,7 +301,7 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 		}
 		return PermissionResult{Behavior: Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}
 	}
-	r, err := t.def.CheckPermissions(ctx, input, cc)
+	r, err := guard(t.def.Name, func() (PermissionResult, error) { return t.def.CheckPermissions(ctx, input, cc) })
 	if err != nil {
 		t.failed("checkPermissions", err, "the call is denied")
 		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, ModelText(err))}
@@ -331,7 +332,7 @@ func (t *Tool) RuleContent(ctx context.Context, input map[string]any) (parts []s
 	if t.def.RuleContent == nil {
 		return nil, false
 	}
-	parts, err := t.def.RuleContent(ctx, input)
+	parts, err := guard(t.def.Name, func() ([]string, error) { return t.def.RuleContent(ctx, input) })
 	if err != nil {
 		t.failed("ruleContent", err, "deny and ask rules match the call and allow rules do not")
 	}
@@ -374,7 +375,7 @@ func (e *OutputError) Error() string {
 // one, otherwise a string as is and anything else as JSON.
 func (t *Tool) MapResult(ctx context.Context, data any, toolUseID string) (Content, error) {
 	if t.def.MapResult != nil {
-		return t.def.MapResult(ctx, data, toolUseID)
+		return guard(t.def.Name, func() (Content, error) { return t.def.MapResult(ctx, data, toolUseID) })
 	}
 	return DefaultMapResult(data)
 }
@@ -409,7 +410,7 @@ func (t *Tool) RenderResult(ctx context.Context, data any) string {
 	if t.def.RenderToolResultMessage == nil {
 		return ""
 	}
-	s, err := t.def.RenderToolResultMessage(ctx, data)
+	s, err := guard(t.def.Name, func() (string, error) { return t.def.RenderToolResultMessage(ctx, data) })
 	if err != nil {
 		t.failed("renderToolResultMessage", err, "the content is shown instead")
 		return ""
@@ -420,7 +421,7 @@ func (t *Tool) RenderResult(ctx context.Context, data any) string {
 // RenderProgress renders one progress event for a person.
 func (t *Tool) RenderProgress(ctx context.Context, progress any) string {
 	if t.def.RenderToolUseProgressMessage != nil {
-		s, err := t.def.RenderToolUseProgressMessage(ctx, progress)
+		s, err := guard(t.def.Name, func() (string, error) { return t.def.RenderToolUseProgressMessage(ctx, progress) })
 		if err == nil {
 			return s
 		}
@@ -479,7 +480,7 @@ func (t *Tool) RenderRejected(ctx context.Context, input map[string]any) string 
 // RenderError renders a failed tool use for a person.
 func (t *Tool) RenderError(ctx context.Context, message string) string {
 	if t.def.RenderToolUseErrorMessage != nil {
-		s, err := t.def.RenderToolUseErrorMessage(ctx, message)
+		s, err := guard(t.def.Name, func() (string, error) { return t.def.RenderToolUseErrorMessage(ctx, message) })
 		if err == nil {
 			return s
 		}
@@ -518,7 +519,7 @@ func (t *Tool) boolOr(member string, fn func(context.Context, map[string]any) (b
 	if fn == nil {
 		return absent
 	}
-	v, err := fn(ctx, input)
+	v, err := guard(t.def.Name, func() (bool, error) { return fn(ctx, input) })
 	if err != nil {
 		t.failed(member, err, fmt.Sprintf("it counts as %v (the safe answer)", onErr))
 		return onErr
@@ -537,7 +538,7 @@ func (t *Tool) optionalString(member string, fn func(context.Context, map[string
 	if fn == nil {
 		return "", false
 	}
-	s, err := fn(ctx, input)
+	s, err := guard(t.def.Name, func() (string, error) { return fn(ctx, input) })
 	if err != nil {
 		t.failed(member, err, "the default is used")
 		return "", false
@@ -573,4 +574,30 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// A PanicError is a panic in a tool's own Go code (a member function of a Go-native
+// tool): that member's failure, with the Go stack for the host's log, never a panic
+// of the host. A panic in the engine's own code is not caught: it is a bug of the
+// engine, and goes on up, as in text/template.
+type PanicError struct {
+	// Tool is the tool whose code panicked.
+	Tool string
+	// Value is what was passed to panic.
+	Value any
+	// Stack is the Go stack of the panic.
+	Stack string
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// guard calls fn, a member of tool's, and turns a panic in it into a *PanicError.
+func guard[T any](tool string, fn func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			var zero T
+			v, err = zero, &PanicError{Tool: tool, Value: p, Stack: string(debug.Stack())}
+		}
+	}()
+	return fn()
 }

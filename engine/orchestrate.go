@@ -66,16 +66,20 @@ func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 	defer cancel()
 	tc := e.newTurn()
 	tc.abort = cancel
+	pending := make([]*PendingCall, len(uses))
+	for i, use := range uses {
+		pending[i] = e.prepare(reg, use)
+	}
 	results := make([]*Result, len(uses))
 	for start := 0; start < len(uses); {
 		end := start + 1
-		if e.concurrencySafe(ctx, reg, uses[start]) {
-			for end < len(uses) && e.concurrencySafe(ctx, reg, uses[end]) {
+		if pending[start].ConcurrencySafe(ctx) {
+			for end < len(uses) && pending[end].ConcurrencySafe(ctx) {
 				end++
 			}
-			e.runBatch(ctx, reg, uses[start:end], results[start:end], tc)
+			e.runBatch(ctx, pending[start:end], results[start:end], tc)
 		} else {
-			r := e.call(ctx, reg, uses[start], tc)
+			r := e.call(ctx, pending[start], tc)
 			if r.ContextChange != nil && r.Stage == StageDone {
 				tc.apply(r.ContextChange, e.opts.State)
 			}
@@ -88,49 +92,22 @@ func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 
 // runBatch runs concurrency-safe calls side by side, at most the concurrency limit
 // at once. They all see the turn's context as it was before the batch.
-func (e *Engine) runBatch(ctx context.Context, reg *Registry, uses []ToolUse, out []*Result, tc *turn) {
+func (e *Engine) runBatch(ctx context.Context, calls []*PendingCall, out []*Result, tc *turn) {
 	snapshot := *tc
 	limit := e.maxToolUseConcurrency()
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i, use := range uses {
+	for i, p := range calls {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			t := snapshot
-			out[i] = e.call(ctx, reg, use, &t)
+			out[i] = e.call(ctx, p, &t)
 		}()
 	}
 	wg.Wait()
-}
-
-// ConcurrencySafe reports whether a call may run beside others, as Run decides it: the
-// tool exists in the current snapshot, its input validates, and the tool says so
-// for that input. A host that receives calls one by one (an MCP server) uses it to
-// let safe calls overlap and run the others alone.
-func (e *Engine) ConcurrencySafe(ctx context.Context, use ToolUse) bool {
-	return e.concurrencySafe(ctx, e.Registry(), use)
-}
-
-// concurrencySafe reports whether a call may run beside others: the tool exists, its
-// input validates, and the tool says so for that input. Anything else runs alone.
-func (e *Engine) concurrencySafe(ctx context.Context, reg *Registry, use ToolUse) bool {
-	t, ok := reg.Lookup(use.Name)
-	if !ok {
-		return false
-	}
-	input, err := decodeInput(use.Input, e.opts.MaxInputDepth)
-	if err == nil {
-		input, err = t.Schema().Prepare(input)
-	}
-	if err != nil {
-		return false
-	}
-	bounded, cancel := context.WithTimeout(ctx, e.opts.Timeout)
-	defer cancel()
-	return t.IsConcurrencySafe(bounded, input)
 }
 
 // maxToolUseConcurrency is the batch limit: the option, else the default.

@@ -109,16 +109,69 @@ type CanUseToolFunc func(ctx context.Context, req PermissionRequest) (Permission
 // coercion and defaults, validateInput, permissions, call under the deadline,
 // mapResult, the empty-result text and persistence of large results.
 func (e *Engine) Call(ctx context.Context, use ToolUse) *Result {
-	return e.call(ctx, e.Registry(), use, e.newTurn())
+	return e.Prepare(use).Call(ctx)
 }
 
-func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn) (r *Result) {
-	r = &Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}
-	stage := StageLookup
+// A PendingCall is a tool_use looked up in one registry snapshot, with its input
+// decoded and validated, ready to run: a host that weighs a call before running it
+// (may it run beside others?) asks the PendingCall and then runs it, so that the
+// answer and the call concern the same version of the tool and the input is decoded
+// once. Engine.Run does the same for a turn.
+type PendingCall struct {
+	e     *Engine
+	reg   *Registry
+	use   ToolUse
+	tool  *Tool          // nil when the lookup failed
+	input map[string]any // the validated input; nil when it failed
+	err   error          // why the input failed
+}
 
-	// 1. Lookup.
+// Prepare looks use up in the current snapshot and validates its input. Problems are
+// not errors here: the PendingCall's Call reports them as the pipeline does.
+func (e *Engine) Prepare(use ToolUse) *PendingCall {
+	return e.prepare(e.Registry(), use)
+}
+
+func (e *Engine) prepare(reg *Registry, use ToolUse) *PendingCall {
+	p := &PendingCall{e: e, reg: reg, use: use}
 	t, ok := reg.Lookup(use.Name)
 	if !ok {
+		return p
+	}
+	p.tool = t
+	input, err := decodeInput(use.Input, e.opts.MaxInputDepth)
+	if err == nil {
+		input, err = t.Schema().Prepare(input)
+	}
+	p.input, p.err = input, err
+	return p
+}
+
+// ConcurrencySafe reports whether the call may run beside others: the tool exists,
+// its input validates, and the tool says so for that input (within the member
+// timeout). Anything else runs alone.
+func (p *PendingCall) ConcurrencySafe(ctx context.Context) bool {
+	if p.tool == nil || p.err != nil {
+		return false
+	}
+	bounded, cancel := context.WithTimeout(ctx, p.e.opts.MemberTimeout)
+	defer cancel()
+	return p.tool.IsConcurrencySafe(bounded, p.input)
+}
+
+// Call runs the pending call through the rest of the pipeline, as Engine.Call does.
+// A PendingCall is run once.
+func (p *PendingCall) Call(ctx context.Context) *Result {
+	return p.e.call(ctx, p, p.e.newTurn())
+}
+
+func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result) {
+	use, reg := p.use, p.reg
+	r = &Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}
+
+	// 1. Lookup.
+	t := p.tool
+	if t == nil {
 		msg := "Error: No such tool available: " + use.Name
 		if s := reg.Suggest(use.Name); s != "" {
 			msg += ". Did you mean " + s + "?"
@@ -126,12 +179,6 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 		return r.fail(StageLookup, toolUseError(msg))
 	}
 	r.Tool = t
-	defer func() {
-		// A panic in a Go-native tool's code is that call's failure, not the host's.
-		if p := recover(); p != nil {
-			r.fail(stage, toolUseError(fmt.Sprintf("Error calling tool (%s): panic: %v", t.Name(), p)))
-		}
-	}()
 
 	// 2. Abort check.
 	if ctx.Err() != nil {
@@ -164,13 +211,9 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	// Read deny rules hide paths from whatever the tool lists or searches.
 	cc.hidden = e.rulesFor(tc).hiddenPaths(tc.cwd)
 
-	// 3. Schema: decode, coerce, fill defaults, validate.
-	stage = StageInput
-	input, err := decodeInput(use.Input, e.opts.MaxInputDepth)
-	if err == nil {
-		input, err = t.Schema().Prepare(input)
-	}
-	if err != nil {
+	// 3. Schema: decoded, coerced, defaults filled and validated by prepare.
+	input := p.input
+	if err := p.err; err != nil {
 		msg := inputValidationText(t.Name(), err)
 		if !e.Announced(t) {
 			msg += "\n\n" + undiscoveredHint(t.Name())
@@ -188,14 +231,12 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	defer func() { cancel() }()
 
 	// 4. validateInput.
-	stage = StageValidate
 	v := t.ValidateInput(bounded, input, cc)
 	if !v.Valid {
 		return r.fail(StageValidate, toolUseError(v.Message))
 	}
 
 	// 5. Permissions.
-	stage = StagePermission
 	input, asked, denied := e.permit(ctx, bounded, t, input, cc, tc)
 	if denied != "" {
 		return r.fail(StagePermission, denied)
@@ -207,10 +248,16 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	}
 
 	// 6. Call under the deadline.
-	stage = StageCall
 	cc.writable = !cc.readOnly
-	tr, err := t.def.Call(bounded, input, cc)
+	tr, err := guard(t.Name(), func() (*ToolResult, error) { return t.def.Call(bounded, input, cc) })
 	cc.writable = false
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		// The tool's own code panicked: the machinery around it failed, in the
+		// original's words for that.
+		r.Err = err
+		return r.fail(StageCall, toolUseError(fmt.Sprintf("Error calling tool (%s): %v", t.Name(), err)))
+	}
 	if err != nil {
 		r.Err = err
 		return r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
@@ -223,7 +270,6 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	// A tool that declares an outputSchema promises data that matches it, whoever
 	// calls: the model, an MCP client (which is sent the data as structuredContent)
 	// or a test.
-	stage = StageResult
 	if err := t.ValidateOutput(tr.Data); err != nil {
 		r.Err = err
 		r.ContextChange = nil
@@ -231,7 +277,6 @@ func (e *Engine) call(ctx context.Context, reg *Registry, use ToolUse, tc *turn)
 	}
 
 	// 7. Map the result; empty becomes a marker; large is persisted.
-	stage = StageResult
 	content, err := t.MapResult(bounded, tr.Data, use.ID)
 	if err != nil {
 		r.Err = err

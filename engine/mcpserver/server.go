@@ -198,8 +198,11 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		Name:  req.Params.Name,
 		Input: req.Params.Arguments,
 	}
+	// The call is weighed and run on one version of the tool: a reload between the
+	// two cannot make a call that must run alone overlap others.
+	pending := s.eng.Prepare(use)
 	weight := int64(exclusive)
-	if s.eng.ConcurrencySafe(ctx, use) {
+	if pending.ConcurrencySafe(ctx) {
 		weight = 1
 	}
 	// Waiting ends with the client's cancellation, which the pipeline then reports.
@@ -211,7 +214,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if canElicit(req.Session) {
 		hooks.CanUseTool = permissionRound(req.Params, &ask, !s.shared.Load())
 	}
-	r := s.eng.Call(engine.WithCallHooks(ctx, hooks), use)
+	r := pending.Call(engine.WithCallHooks(ctx, hooks))
 	if ask != nil {
 		return inputRequired(ctx, req.Params, ask, !s.shared.Load()), nil
 	}
