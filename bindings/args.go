@@ -61,28 +61,11 @@ func (a Args) Int(n int) int {
 	return a.whole(n, float64(v))
 }
 
-// OptInt returns argument n, or def when it is nil.
-func (a Args) OptInt(n int, def int) int {
-	if a.L.Get(n) == lua.LNil {
-		return def
-	}
-	return a.Int(n)
-}
-
 func (a Args) whole(n int, f float64) int {
 	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > 1<<53 {
 		a.Error(n, fmt.Sprintf("whole number expected, got %v", f))
 	}
 	return int(f)
-}
-
-// Bool returns argument n, which must be a boolean.
-func (a Args) Bool(n int) bool {
-	b, ok := a.L.Get(n).(lua.LBool)
-	if !ok {
-		a.typeError(n, "boolean")
-	}
-	return bool(b)
 }
 
 // Table returns argument n, which must be a table.

@@ -14,8 +14,8 @@ func TestResultCaptures(t *testing.T) {
 	if err != nil || r == nil {
 		t.Fatal(r, err)
 	}
-	if r.Start != 0 || r.End != 8 || r.Text() != "key = 42" || r.NumCaptures() != 3 {
-		t.Errorf("match %d..%d %q with %d captures", r.Start, r.End, r.Text(), r.NumCaptures())
+	if r.Start != 0 || r.End != 8 || r.Text() != "key = 42" {
+		t.Errorf("match %d..%d %q", r.Start, r.End, r.Text())
 	}
 	want := []Capture{{Text: "key"}, {Pos: 7}, {Text: "42"}}
 	if got, err := r.Captures(); err != nil || !reflect.DeepEqual(got, want) {

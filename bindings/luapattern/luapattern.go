@@ -46,9 +46,6 @@ type Result struct {
 // Text returns the whole match.
 func (r *Result) Text() string { return r.subject[r.Start:r.End] }
 
-// NumCaptures returns how many captures the pattern made, not counting the whole match.
-func (r *Result) NumCaptures() int { return len(r.kinds) }
-
 // Capture returns capture n as Lua numbers them in replacement strings: 0 is the whole
 // match, and 1 is the whole match too when the pattern has no captures (so Capture(1)
 // is the key a gsub replacement table is indexed with). Other indexes beyond the
