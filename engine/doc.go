@@ -5,21 +5,24 @@
 // # Tools
 //
 // A tool is a ToolDef: a name, a prompt (the description the model reads), an input
-// schema and a Call function, plus optional members. Build merges the defaults of
-// defaults.go into a ToolDef and compiles its schema; the result, a *Tool, answers
-// every question of the contract, taking the safe answer whenever a member is absent
-// or fails (not read-only, not concurrency-safe, ask before running).
+// schema and a Call function, plus optional members. Build merges the defaults into
+// a ToolDef and compiles its schema; the result, a *Tool, answers every question of
+// the contract, taking the safe answer whenever a member is absent or fails (not
+// read-only, not concurrency-safe, ask before running). Members lists the contract,
+// member by member: what each may be, and what a tool gets without it or when it
+// fails; the table at the top of defaults.go is its rendering.
 //
-// Tools are usually Lua files. Each returns a table with the members of the contract;
-// LoadLua turns a file into a ToolDef whose functions run in sandboxed Lua states
-// (package bindings). Go hosts add Go-native tools through Options.Tools; they go
-// through the same defaults and pipeline.
-//
+// The engine knows no scripting language. Tool files reach it through Loaders
+// (Options.Loaders): a loader turns a file into a ToolDef. Package engine/luaload is
+// the loader of Lua files, whose functions run in sandboxed Lua states (package
+// bindings). Go hosts add Go-native tools through Options.Tools, with TypedTool for a
+// function of Go types; they go through the same defaults and pipeline.
+
 // # The engine
 //
-// New builds an Engine; Load reads directories of tool files (Sources) and swaps in a
-// new Registry, an immutable snapshot of the tools on offer. Call runs one tool_use
-// through the pipeline, in the original system's order:
+// New builds an Engine; Load reads directories of tool files (Sources) with the
+// loaders and swaps in a new Registry, an immutable snapshot of the tools on offer.
+// Call runs one tool_use through the pipeline, in the original system's order:
 //
 //  1. look the tool up by name or alias ("No such tool available", with a hint);
 //  2. stop if the context is already cancelled;
@@ -34,7 +37,10 @@
 //     over the tool's threshold is written to a file and replaced by a preview.
 //
 // Every call yields exactly one Result holding one tool_result block, whatever goes
-// wrong; a panic in a Go tool is that call's error, not the host's.
+// wrong; a panic in a Go tool's code is that call's error (a PanicError with the Go
+// stack), not the host's. Prepare splits a call in two for hosts that weigh a call
+// before running it: the PendingCall answers ConcurrencySafe and runs on the same
+// version of the tool.
 //
 // The deadline stops Lua code wherever it is. Go code is cooperative: a Go-native
 // tool must watch its context, as any Go function that takes one should.
@@ -69,9 +75,10 @@
 //   - Example_watch: reloading on save, and the events of each change;
 //   - Example_serveMCP: serving the tools to MCP clients.
 //
-// Capabilities are opt-in: a Lua tool reaches nothing the host did not hand in
-// (Options.Modules), besides json and the engine's tools module. Tool authors test
-// their tools with package engine/luatest (luatool test).
+// Capabilities are opt-in: a Lua tool reaches nothing the host did not hand its
+// loader (luaload.Options.Modules), besides json and the loader's tools module. Tool
+// authors test their tools with package engine/luatest (luatool test). Package
+// engine/settings reads the settings files that give the permission rules.
 //
 // An Engine is safe for concurrent use. Each call runs on the snapshot current when
 // it started; a Load in the meantime does not disturb it.

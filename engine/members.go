@@ -67,6 +67,9 @@ type Member struct {
 	// a value of the wrong kind is then taken as the member failing, with its safe
 	// answer, and loading only warns. For the others it is a load error.
 	FailsClosed bool
+
+	// given reports whether a ToolDef gives the member.
+	given func(d *ToolDef) bool
 }
 
 // The answers of the defaults table, in words, where several members share them.
@@ -78,41 +81,48 @@ const (
 
 // members is the contract, in the order the defaults table lists it.
 var members = []Member{
-	{Name: "name", Kind: KindString, Absent: loadError, OnError: loadError},
-	{Name: "inputSchema", Kind: KindSchema, Absent: loadError, OnError: loadError},
-	{Name: "prompt", Kind: KindStringOrFunc, Absent: loadError, OnError: "call error"},
-	{Name: "call", Kind: KindFunc, Absent: loadError, OnError: "is_error result"},
-	{Name: "aliases", Kind: KindStrings, Absent: none, OnError: loadError},
-	{Name: "searchHint", Kind: KindString, Absent: none, OnError: loadError},
-	{Name: "shouldDefer", Kind: KindBool, Absent: "false", OnError: loadError},
-	{Name: "alwaysLoad", Kind: KindBool, Absent: "false", OnError: loadError},
-	{Name: "isIdempotent", Kind: KindBool, Absent: "false (a hint for MCP clients only)", OnError: loadError},
-	{Name: "maxResultSizeChars", Kind: KindNumber, Absent: "50000 (effective min(x, 50000))", OnError: loadError},
-	{Name: "outputSchema", Kind: KindSchema, Absent: none, OnError: loadError},
-	{Name: "description", Kind: KindStringOrFunc, Absent: theName, OnError: theName, FailsClosed: true},
-	{Name: "userFacingName", Kind: KindStringOrFunc, Absent: theName, OnError: theName, FailsClosed: true},
-	{Name: "isEnabled", Kind: KindBoolOrFunc, Absent: "true", OnError: "false (hidden)", FailsClosed: true},
-	{Name: "isReadOnly", Kind: KindBoolOrFunc, Absent: "false", OnError: "false", FailsClosed: true},
-	{Name: "isConcurrencySafe", Kind: KindBoolOrFunc, Absent: "false", OnError: "false", FailsClosed: true},
-	{Name: "isDestructive", Kind: KindBoolOrFunc, Absent: "false", OnError: "true", FailsClosed: true},
-	{Name: "isOpenWorld", Kind: KindBoolOrFunc, Absent: "false", OnError: "true", FailsClosed: true},
-	{Name: "interruptBehavior", Kind: KindInterruptOrFunc, Absent: `"block"`, OnError: `"block"`, FailsClosed: true},
-	{Name: "validateInput", Kind: KindFunc, Absent: "valid", OnError: "invalid, with the error text"},
-	{Name: "checkPermissions", Kind: KindFunc, Absent: "allow if isReadOnly(input), else ask", OnError: "deny"},
-	{Name: "getPath", Kind: KindFunc, Absent: none, OnError: "rules fail closed"},
-	{Name: "ruleContent", Kind: KindFunc, Absent: none, OnError: "rules fail closed"},
-	{Name: "toAutoClassifierInput", Kind: KindFunc, Absent: `""`, OnError: `""`},
-	{Name: "mapResult", Kind: KindFunc, Absent: "strings as is, other data as JSON", OnError: "is_error result"},
-	{Name: "renderToolUseMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering"},
-	{Name: "renderToolResultMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering"},
-	{Name: "renderToolUseProgressMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering"},
-	{Name: "renderToolUseRejectedMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering"},
-	{Name: "renderToolUseErrorMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering"},
+	{Name: "name", Kind: KindString, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.Name != "" }},
+	{Name: "inputSchema", Kind: KindSchema, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.InputSchema != nil }},
+	{Name: "prompt", Kind: KindStringOrFunc, Absent: loadError, OnError: "call error", given: func(d *ToolDef) bool { return d.Prompt != nil }},
+	{Name: "call", Kind: KindFunc, Absent: loadError, OnError: "is_error result", given: func(d *ToolDef) bool { return d.Call != nil }},
+	{Name: "aliases", Kind: KindStrings, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return len(d.Aliases) > 0 }},
+	{Name: "searchHint", Kind: KindString, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.SearchHint != "" }},
+	{Name: "shouldDefer", Kind: KindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.ShouldDefer }},
+	{Name: "alwaysLoad", Kind: KindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.AlwaysLoad }},
+	{Name: "isIdempotent", Kind: KindBool, Absent: "false (a hint for MCP clients only)", OnError: loadError, given: func(d *ToolDef) bool { return d.Hints.Idempotent != nil }},
+	{Name: "maxResultSizeChars", Kind: KindNumber, Absent: "50000 (effective min(x, 50000))", OnError: loadError, given: func(d *ToolDef) bool { return d.MaxResultSizeChars != 0 }},
+	{Name: "outputSchema", Kind: KindSchema, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.OutputSchema != nil }},
+	{Name: "description", Kind: KindStringOrFunc, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.Description != nil }},
+	{Name: "userFacingName", Kind: KindStringOrFunc, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.UserFacingName != nil }},
+	{Name: "isEnabled", Kind: KindBoolOrFunc, Absent: "true", OnError: "false (hidden)", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsEnabled != nil }},
+	{Name: "isReadOnly", Kind: KindBoolOrFunc, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsReadOnly != nil || d.Hints.ReadOnly != nil }},
+	{Name: "isConcurrencySafe", Kind: KindBoolOrFunc, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsConcurrencySafe != nil || d.Hints.ConcurrencySafe != nil }},
+	{Name: "isDestructive", Kind: KindBoolOrFunc, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsDestructive != nil || d.Hints.Destructive != nil }},
+	{Name: "isOpenWorld", Kind: KindBoolOrFunc, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsOpenWorld != nil || d.Hints.OpenWorld != nil }},
+	{Name: "interruptBehavior", Kind: KindInterruptOrFunc, Absent: `"block"`, OnError: `"block"`, FailsClosed: true, given: func(d *ToolDef) bool { return d.InterruptBehavior != nil }},
+	{Name: "validateInput", Kind: KindFunc, Absent: "valid", OnError: "invalid, with the error text", given: func(d *ToolDef) bool { return d.ValidateInput != nil }},
+	{Name: "checkPermissions", Kind: KindFunc, Absent: "allow if isReadOnly(input), else ask", OnError: "deny", given: func(d *ToolDef) bool { return d.CheckPermissions != nil }},
+	{Name: "getPath", Kind: KindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.GetPath != nil }},
+	{Name: "ruleContent", Kind: KindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.RuleContent != nil }},
+	{Name: "toAutoClassifierInput", Kind: KindFunc, Absent: `""`, OnError: `""`, given: func(d *ToolDef) bool { return d.ToAutoClassifierInput != nil }},
+	{Name: "mapResult", Kind: KindFunc, Absent: "strings as is, other data as JSON", OnError: "is_error result", given: func(d *ToolDef) bool { return d.MapResult != nil }},
+	{Name: "renderToolUseMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseMessage != nil }},
+	{Name: "renderToolResultMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolResultMessage != nil }},
+	{Name: "renderToolUseProgressMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseProgressMessage != nil }},
+	{Name: "renderToolUseRejectedMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseRejectedMessage != nil }},
+	{Name: "renderToolUseErrorMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseErrorMessage != nil }},
 }
 
 // Members returns the members of the Tool contract, in the order of the defaults
 // table. The slice is a copy.
 func Members() []Member { return slices.Clone(members) }
+
+// Gives reports whether a tool gives this member, rather than taking the default.
+// A flag given as a plain value counts (it is a hint).
+func (t *Tool) Gives(member string) bool {
+	m, ok := LookupMember(member)
+	return ok && m.given(&t.def)
+}
 
 // LookupMember returns the member of this name.
 func LookupMember(name string) (Member, bool) {

@@ -153,7 +153,7 @@ func runDescribe(a *app, args []string) int {
 				"userFacingName": t.UserFacingName(ctx, in), "description": t.Description(ctx, in),
 				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
-				"limits": limitsOf(s.eng),
+				"members": membersOf(t), "limits": limitsOf(s.eng),
 			})
 			return ExitOK
 		}
@@ -182,6 +182,16 @@ func runDescribe(a *app, args []string) int {
 			out, _ := json.MarshalIndent(t.OutputSchema(), "", "  ")
 			fmt.Fprintf(w, "\nOutput schema:\n%s\n", indent(string(out)))
 		}
+		fmt.Fprintf(w, "\nMembers (given by the tool, or the default):\n")
+		tab = newTable(w)
+		for _, m := range membersOf(t) {
+			if m.Given {
+				tab.row("  "+m.Name+":", "given")
+			} else {
+				tab.row("  "+m.Name+":", "default: "+m.Default)
+			}
+		}
+		tab.flush()
 		fmt.Fprintf(w, "\nLimits (every call of every tool):\n")
 		tab = newTable(w)
 		for _, l := range limitsOf(s.eng) {
@@ -190,6 +200,27 @@ func runDescribe(a *app, args []string) int {
 		tab.flush()
 		return ExitOK
 	})
+}
+
+// memberState is one member of the contract as describe shows it for a tool.
+type memberState struct {
+	Name    string `json:"name"`
+	Given   bool   `json:"given"`
+	Default string `json:"default,omitempty"`
+}
+
+// membersOf lists the contract's members for t: given by the tool, or the default it
+// gets (engine.Members, the defaults table).
+func membersOf(t *engine.Tool) []memberState {
+	var out []memberState
+	for _, m := range engine.Members() {
+		st := memberState{Name: m.Name, Given: t.Gives(m.Name)}
+		if !st.Given {
+			st.Default = m.Absent
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // limit is one sandbox limit as describe shows it.
