@@ -1,11 +1,23 @@
 ---@meta
--- Type definitions for luatool tools, the host modules of package builtin, the
--- engine's tools module, json, and the test and assert modules of tool tests, for
--- the Lua language server (set runtime.version to "Lua 5.1" and add this file to
--- workspace.library in .luarc.json; luatool new does both). The engine never loads
--- this file. tests/typedefs_test.go fails when it and the Go code disagree: in the
--- members and functions of each table, in the keys each options table accepts, and
--- in the fields of what the functions return.
+-- Type definitions for luatool tools, the host modules of package hostmod, the
+-- loader's tools module, json, and the test and assert modules of tool tests, for
+-- the Lua language server (set runtime.version to "Lua 5.1", runtime.path to
+-- "lib/?.lua" and add this file to workspace.library in .luarc.json; luatool new does
+-- all three). The engine never loads this file. tests/typedefs_test.go fails when it
+-- and the Go code disagree: in the members and functions of each table, in the keys
+-- each options table accepts, and in the fields of what the functions return.
+--
+-- Phases. A tool file's main chunk runs when the file loads (luatool check and list
+-- load it too): it may build values and require modules, but the functions of fs,
+-- glob, grep, shell and tools refuse ("fs.read is not available while the tool file
+-- loads: call it from call()"). Members other than call run read-only: they may read
+-- inside the roots, never write or run a command that is not read-only. call may
+-- change things when the tool is not read-only for its input and the call was allowed.
+--
+-- Shared code. require("name") loads lib/name.lua beside the tool files
+-- (require("a.b"): lib/a/b.lua) after the host modules and json: a Lua module,
+-- run once per state like a tool file (in the load phase when a main chunk requires
+-- it). A change to any file in lib/ reloads the tools of the directory.
 
 ------------------------------------------------------------------------------
 -- The tool contract
