@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 )
 
 // echoTool is the trivial tool both benchmarks run: the same Lua call function.
@@ -24,7 +25,7 @@ return {
 // BenchmarkPipeline measures one call through the whole pipeline: JSON bytes in,
 // tool_result JSON bytes out. Compare it with BenchmarkRawLuaCall, the floor.
 func BenchmarkPipeline(b *testing.B) {
-	eng, err := engine.New(engine.Options{})
+	eng, err := engine.New(luaOptions(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,4 +66,10 @@ func BenchmarkRawLuaCall(b *testing.B) {
 		}
 		L.Pop(1)
 	}
+}
+
+// luaOptions are the options of the benchmarks' engines: the Lua loader, and a
+// temporary working directory.
+func luaOptions(tb testing.TB) engine.Options {
+	return engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{})}, Cwd: tb.TempDir()}
 }

@@ -19,33 +19,40 @@ import (
 // The defaults table. Each member a ToolDef leaves out gets the value in "absent";
 // when a member's function fails (returns an error, or in Lua raises one or returns
 // the wrong type) the tool gets the value in "on error". Every answer about safety
-// fails closed.
+// fails closed. The table is the rendering of the contract, Members() (members.go),
+// which loaders check tool files against; a test keeps the two equal.
 //
-//	member                 absent                                   on error
-//	name                   load error                               load error
-//	inputSchema            load error                               load error
-//	prompt                 load error                               call error
-//	call                   load error                               is_error result
-//	aliases                none                                     load error
-//	searchHint             none                                     load error
-//	shouldDefer/alwaysLoad false                                    load error
-//	isIdempotent           false (a hint for MCP clients only)      load error
-//	maxResultSizeChars     50000 (effective min(x, 50000))          load error
-//	outputSchema           none                                     load error
-//	description            the tool name                            the tool name
-//	userFacingName         the tool name                            the tool name
-//	isEnabled              true                                     false (hidden)
-//	isReadOnly             false                                    false
-//	isConcurrencySafe      false                                    false
-//	isDestructive          false                                    true
-//	isOpenWorld            false                                    true
-//	interruptBehavior      "block"                                  "block"
-//	validateInput          valid                                    invalid, with the error text
-//	checkPermissions       allow if isReadOnly(input), else ask     deny
-//	getPath, ruleContent   none                                     rules fail closed
-//	toAutoClassifierInput  ""                                       ""
-//	mapResult              strings as is, other data as JSON        is_error result
-//	render*                plain default rendering                  default rendering
+//	member                       absent                                   on error
+//	name                         load error                               load error
+//	inputSchema                  load error                               load error
+//	prompt                       load error                               call error
+//	call                         load error                               is_error result
+//	aliases                      none                                     load error
+//	searchHint                   none                                     load error
+//	shouldDefer                  false                                    load error
+//	alwaysLoad                   false                                    load error
+//	isIdempotent                 false (a hint for MCP clients only)      load error
+//	maxResultSizeChars           50000 (effective min(x, 50000))          load error
+//	outputSchema                 none                                     load error
+//	description                  the tool name                            the tool name
+//	userFacingName               the tool name                            the tool name
+//	isEnabled                    true                                     false (hidden)
+//	isReadOnly                   false                                    false
+//	isConcurrencySafe            false                                    false
+//	isDestructive                false                                    true
+//	isOpenWorld                  false                                    true
+//	interruptBehavior            "block"                                  "block"
+//	validateInput                valid                                    invalid, with the error text
+//	checkPermissions             allow if isReadOnly(input), else ask     deny
+//	getPath                      none                                     rules fail closed
+//	ruleContent                  none                                     rules fail closed
+//	toAutoClassifierInput        ""                                       ""
+//	mapResult                    strings as is, other data as JSON        is_error result
+//	renderToolUseMessage         plain default rendering                  default rendering
+//	renderToolResultMessage      plain default rendering                  default rendering
+//	renderToolUseProgressMessage plain default rendering                  default rendering
+//	renderToolUseRejectedMessage plain default rendering                  default rendering
+//	renderToolUseErrorMessage    plain default rendering                  default rendering
 //
 // Deliberate deviation from the original: its checkPermissions default is allow. Ours
 // asks unless the tool is read-only for the input, so a tool nobody thought about

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math"
 	"reflect"
 	"strings"
@@ -33,6 +36,46 @@ func mustBuild(t *testing.T, def ToolDef) *Tool {
 }
 
 var errMember = errors.New("member failed")
+
+// TestDefaultsCommentIsTheContractTable: the table in the doc comment at the top of
+// defaults.go is the rendering of the contract (Members), line for line, so that the
+// table people read is the one loaders check tool files against.
+func TestDefaultsCommentIsTheContractTable(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "defaults.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc *ast.CommentGroup
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+			doc = g.Doc
+			break
+		}
+	}
+	if doc == nil {
+		t.Fatal("defaults.go has no doc comment on its first const block")
+	}
+	// The table is the comment's one run of code lines ("//" and a tab).
+	var table []string
+	runs := 0
+	for i, c := range doc.List {
+		if !strings.HasPrefix(c.Text, "//\t") {
+			continue
+		}
+		if i == 0 || !strings.HasPrefix(doc.List[i-1].Text, "//\t") {
+			runs++
+		}
+		table = append(table, strings.TrimPrefix(c.Text, "//\t"))
+	}
+	if runs != 1 {
+		t.Fatalf("the doc comment has %d tables (runs of lines starting with //<tab>), want 1", runs)
+	}
+	want := strings.Split(strings.TrimSuffix(defaultsTable(), "\n"), "\n")
+	if got := strings.Join(table, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("the table in defaults.go is not defaultsTable()'s rendering of the contract; it should read:\n%s",
+			"//\t"+strings.Join(want, "\n//\t"))
+	}
+}
 
 func TestBuildDefaultsWhenAbsent(t *testing.T) {
 	tool := mustBuild(t, minimalDef())
@@ -196,9 +239,9 @@ func TestBuildErrors(t *testing.T) {
 		modify func(*ToolDef)
 		want   []string
 	}{
-		{"no prompt", func(d *ToolDef) { d.Prompt = nil }, []string{"prompt is required"}},
-		{"no call", func(d *ToolDef) { d.Call = nil }, []string{"call is required"}},
-		{"no schema", func(d *ToolDef) { d.InputSchema = nil }, []string{"inputSchema is required"}},
+		{"no prompt", func(d *ToolDef) { d.Prompt = nil }, []string{"required member prompt is missing"}},
+		{"no call", func(d *ToolDef) { d.Call = nil }, []string{"required member call is missing"}},
+		{"no schema", func(d *ToolDef) { d.InputSchema = nil }, []string{"required member inputSchema is missing"}},
 		{"schema root not object", func(d *ToolDef) { d.InputSchema = map[string]any{"type": "string"} }, []string{"root must be an object schema"}},
 		{"bad name", func(d *ToolDef) { d.Name = "9lives" }, []string{`name "9lives" must match`}},
 		{"bad alias", func(d *ToolDef) { d.Aliases = []string{"ok", "not ok"} }, []string{`alias "not ok"`}},
@@ -206,7 +249,7 @@ func TestBuildErrors(t *testing.T) {
 		{"NaN size", func(d *ToolDef) { d.MaxResultSizeChars = math.NaN() }, []string{"maxResultSizeChars"}},
 		{"bad output schema", func(d *ToolDef) { d.OutputSchema = map[string]any{"type": 5.0} }, []string{"outputSchema"}},
 		{"everything wrong at once", func(d *ToolDef) { *d = ToolDef{Name: ""} },
-			[]string{"name", "prompt is required", "call is required", "inputSchema is required"}},
+			[]string{"required member name is missing", "required member prompt is missing", "required member call is missing", "required member inputSchema is missing"}},
 	}
 	for _, tt := range tests {
 		def := minimalDef()

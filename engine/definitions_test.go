@@ -41,20 +41,28 @@ func TestWithCallHooksOverrideTheEngineOptions(t *testing.T) {
 	}
 }
 
+// TestDefinitions: what a model is told of each tool, from its members; a tool whose
+// prompt fails is left out, with an error naming it. TestLuaPlainValuesAreHints checks
+// the hints a Lua tool's members give.
 func TestDefinitions(t *testing.T) {
+	yes, no := true, false
+	status := ToolDef{
+		Name:           "git.status",
+		Prompt:         func(context.Context, PromptOptions) (string, error) { return "p", nil },
+		UserFacingName: func(context.Context, map[string]any) (string, error) { return "Git status", nil },
+		InputSchema:    objectSchema(nil),
+		OutputSchema:   map[string]any{"type": "string"},
+		SearchHint:     "working tree status",
+		ShouldDefer:    true,
+		Hints:          Hints{ReadOnly: &yes, Idempotent: &yes, OpenWorld: &no},
+		IsDestructive:  func(context.Context, map[string]any) (bool, error) { return false, nil },
+		Call:           func(context.Context, map[string]any, *CallContext) (*ToolResult, error) { return data("clean") },
+	}
 	e := newTestEngine(t, Options{Tools: []ToolDef{{
 		Name: "Broken", InputSchema: map[string]any{"type": "object"},
 		Prompt: func(context.Context, PromptOptions) (string, error) { return "", errors.New("no prompt today") },
 		Call:   func(context.Context, map[string]any, *CallContext) (*ToolResult, error) { return nil, nil },
-	}}})
-	dir := writeDir(t, map[string]string{
-		"status.lua": luaSourceWith(`name = "git.status",`, `userFacingName = "Git status",`, memberPrompt, memberSchema, memberCall,
-			`isReadOnly = true,`, `isDestructive = function() return false end,`, `isIdempotent = true,`,
-			`searchHint = "working tree status",`, `shouldDefer = true,`, `outputSchema = { type = "string" },`),
-	})
-	if diags := e.Load(DirSource(dir)); HasErrors(diags) {
-		t.Fatal(diagText(diags))
-	}
+	}, status}})
 	defs, err := e.Definitions(bg)
 	if err == nil || !strings.Contains(err.Error(), "Broken (go:Broken): prompt: no prompt today") {
 		t.Errorf("error = %v, want one naming Broken", err)
@@ -64,12 +72,12 @@ func TestDefinitions(t *testing.T) {
 	}
 	d := defs[0]
 	if d.Name != "git.status" || d.Title != "Git status" || d.Description != "p" || d.SearchHint != "working tree status" ||
-		!d.Deferred || d.Announced || d.OutputSchema["type"] != "string" {
+		!d.Deferred || d.Announced || d.AlwaysLoad || d.OutputSchema["type"] != "string" || d.InputSchema["type"] != "object" {
 		t.Errorf("definition = %+v", d)
 	}
-	// Plain values are hints; a function is not (its answer depends on the input).
-	if d.Hints.ReadOnly == nil || !*d.Hints.ReadOnly || d.Hints.Destructive != nil || d.Hints.OpenWorld != nil ||
-		d.Hints.Idempotent == nil || !*d.Hints.Idempotent {
+	// The hints are the declared ones; a function answers per input and is none.
+	if d.Hints.ReadOnly == nil || !*d.Hints.ReadOnly || d.Hints.Destructive != nil || d.Hints.OpenWorld == nil || *d.Hints.OpenWorld ||
+		d.Hints.Idempotent == nil || !*d.Hints.Idempotent || d.Hints.ConcurrencySafe != nil {
 		t.Errorf("hints = %+v", d.Hints)
 	}
 	e.Discover("git.status")
@@ -83,21 +91,10 @@ func TestDefinitions(t *testing.T) {
 }
 
 func TestAPINameDoesNotShadowATool(t *testing.T) {
-	e := newTestEngine(t, Options{})
-	dir := writeDir(t, map[string]string{
-		"dotted.lua":      luaSourceWith(`name = "a.b",`, `isReadOnly = true,`, memberPrompt, memberSchema, `call = function() return "dotted" end,`),
-		"underscored.lua": luaSourceWith(`name = "a_b",`, `isReadOnly = true,`, memberPrompt, memberSchema, `call = function() return "underscored" end,`),
-	})
-	if diags := e.Load(DirSource(dir)); HasErrors(diags) {
-		t.Fatal(diagText(diags))
+	answer := func(name, text string) ToolDef {
+		return readOnlyTool(name, objectSchema(nil), func(map[string]any, *CallContext) (*ToolResult, error) { return data(text) })
 	}
+	e := newTestEngine(t, Options{Tools: []ToolDef{answer("a.b", "dotted"), answer("a_b", "underscored")}})
 	wantOK(t, e.Call(bg, ToolUse{ID: "toolu_ab", Name: "a_b", Input: []byte(`{}`)}), "underscored")
 	wantOK(t, e.Call(bg, ToolUse{ID: "toolu_ab2", Name: "a.b", Input: []byte(`{}`)}), "dotted")
-}
-
-func TestIsIdempotentMustBeABoolean(t *testing.T) {
-	_, diags := loadLua(t, luaSource(`isIdempotent = function() return true end,`))
-	if _, ok := findDiag(diags, SeverityError, "isIdempotent must be a boolean"); !ok {
-		t.Errorf("no error for a function isIdempotent:\n%s", diagText(diags))
-	}
 }

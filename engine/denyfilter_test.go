@@ -17,11 +17,11 @@ func TestHiddenPathsFromReadDenyRules(t *testing.T) {
 		},
 		Ask:   []SourcedRule{{Text: "Read(./asked/**)", Source: sourceSession, Root: root}},
 		Allow: []SourcedRule{{Text: "Read(./allowed/**)", Source: sourceSession, Root: root}},
-	})
+	}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs2, _ := parseRules(PermissionSettings{}); rs2.hiddenPaths(cwd) != nil {
+	if rs2, _ := parseRules(PermissionSettings{}, ""); rs2.hiddenPaths(cwd) != nil {
 		t.Error("no rules: hiddenPaths is not nil")
 	}
 	// A turn's deny rule counts too, relative to the call's cwd.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
@@ -23,18 +24,14 @@ import (
 
 // mustLoad loads Lua tool sources held in memory, for the examples.
 func mustLoad(eng *engine.Engine, files map[string]string) {
-	fsys := fstest.MapFS{}
-	for name, src := range files {
-		fsys[name] = &fstest.MapFile{Data: []byte(src)}
-	}
-	if diags := eng.Load(engine.Source{Name: "tools", FS: fsys}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: toolFS(files)}); engine.HasErrors(diags) {
 		panic(fmt.Sprint(diags))
 	}
 }
 
-// A tool is a Lua file returning a table. Load a directory of them and call one
-// through the whole pipeline: schema validation, defaults, permissions, call and
-// result mapping.
+// A tool is a Lua file returning a table. An engine loads Lua files with the Lua
+// loader (package engine/luaload); load a directory of them and call one through the
+// whole pipeline: schema validation, defaults, permissions, call and result mapping.
 func Example() {
 	tools := fstest.MapFS{
 		"greet.lua": {Data: []byte(`
@@ -59,7 +56,11 @@ return {
   end,
 }`)},
 	}
-	eng, err := engine.New(engine.Options{})
+	cwd, _ := os.Getwd() // the directory the tools work in; New refuses an empty one
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{})},
+		Cwd:     cwd,
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -96,7 +97,10 @@ func Example_embed() {
 	if err != nil {
 		panic(err)
 	}
-	eng, err := engine.New(engine.Options{Modules: mods, Roots: []string{dir}})
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
+		Roots:   []string{dir},
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -129,8 +133,10 @@ func Example_goTool() {
 			return &engine.ToolResult{Data: strings.ToUpper(input["text"].(string))}, nil
 		},
 	}
+	cwd, _ := os.Getwd()
 	eng, err := engine.New(engine.Options{
 		Tools: []engine.ToolDef{upper},
+		Cwd:   cwd,
 		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 			fmt.Println("asked about", req.Tool.Name())
 			return engine.PermissionDecision{Behavior: engine.Allow}, nil
@@ -171,7 +177,11 @@ return {
   end,
 }`)},
 	}
-	eng, err := engine.New(engine.Options{Modules: []*bindings.Module{inventory}})
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: []*bindings.Module{inventory}})},
+		Cwd:     cwd,
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -199,7 +209,11 @@ func Example_watch() {
 	if err := os.WriteFile(filepath.Join(dir, "hello.lua"), tool("hello"), 0o644); err != nil {
 		panic(err)
 	}
-	eng, err := engine.New(engine.Options{})
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{})},
+		Cwd:     cwd,
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -226,7 +240,11 @@ func Example_watch() {
 // for their input run side by side, the others alone, in order; the results come
 // back in the order of the uses, one for each, whatever happens.
 func Example_batch() {
-	eng, err := engine.New(engine.Options{})
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{})},
+		Cwd:     cwd,
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -262,7 +280,8 @@ func Example_permissions() {
 	}
 	defer os.RemoveAll(dir)
 	eng, err := engine.New(engine.Options{
-		Roots: []string{dir},
+		Loaders: []engine.Loader{luaload.New(luaload.Options{})},
+		Roots:   []string{dir},
 		Permissions: engine.PermissionSettings{
 			Deny: []engine.SourcedRule{{Text: "Note(secret)", Source: "project", Root: dir}},
 		},
@@ -316,7 +335,11 @@ func Example_customModule() {
 			},
 		},
 	}
-	eng, err := engine.New(engine.Options{Modules: []*bindings.Module{currency}})
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: []*bindings.Module{currency}})},
+		Cwd:     cwd,
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -345,7 +368,11 @@ return {
 // is in the same process, connected by in-memory transports; a real host runs
 // srv.MCP().Run(ctx, &mcp.StdioTransport{}) or mounts srv.HTTPHandler().
 func Example_serveMCP() {
-	eng, err := engine.New(engine.Options{})
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{})},
+		Cwd:     cwd,
+	})
 	if err != nil {
 		panic(err)
 	}

@@ -143,25 +143,3 @@ func TestRunCancellation(t *testing.T) {
 		t.Errorf("a call not started should get the cancel message, got %q", results[3].Block.Content.String())
 	}
 }
-
-// A Lua tool's contextModifier, as a table or a function, changes the next call.
-func TestLuaContextModifier(t *testing.T) {
-	dir := writeDir(t, map[string]string{
-		"cd.lua": `return { name = "Cd", prompt = "p", inputSchema = { type = "object" },
-  checkPermissions = function() return { behavior = "allow" } end,
-  call = function(input, ctx) return { data = "moved", contextModifier = function(c) return { cwd = "/elsewhere", state = { visited = true } } end } end }`,
-		"pwd.lua": `return { name = "Pwd", prompt = "p", inputSchema = { type = "object" }, isReadOnly = true,
-  call = function(input, ctx) return ctx.cwd .. " " .. tostring(ctx.state:get("visited")) end }`,
-	})
-	e, diags := loadDirs(t, Options{Cwd: "/start"}, dir)
-	if HasErrors(diags) {
-		t.Fatal(diagText(diags))
-	}
-	results := e.Run(bg, []ToolUse{{ID: "1", Name: "Pwd"}, {ID: "2", Name: "Cd"}, {ID: "3", Name: "Pwd"}})
-	if got := results[0].Block.Content.String(); got != "/start nil" {
-		t.Errorf("before: %q", got)
-	}
-	if got := results[2].Block.Content.String(); got != "/elsewhere true" {
-		t.Errorf("after: %q", got)
-	}
-}

@@ -197,7 +197,7 @@ func TestPermissionPathRulesFollowSymlinks(t *testing.T) {
 
 // A rule that does not parse makes New fail, naming where it came from.
 func TestBadRuleFailsNew(t *testing.T) {
-	_, err := New(Options{Permissions: PermissionSettings{Allow: []SourcedRule{{Text: "Bash(ls", Source: "project", File: "/p/.luatool/settings.json"}}}})
+	_, err := New(Options{Cwd: t.TempDir(), Permissions: PermissionSettings{Allow: []SourcedRule{{Text: "Bash(ls", Source: "project", File: "/p/.luatool/settings.json"}}}})
 	if err == nil || !strings.Contains(err.Error(), "/p/.luatool/settings.json") || !strings.Contains(err.Error(), "never closed") {
 		t.Errorf("error %v", err)
 	}

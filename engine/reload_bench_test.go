@@ -25,7 +25,7 @@ func BenchmarkSaveToCallable(b *testing.B) {
 	dir := b.TempDir()
 	file := filepath.Join(dir, "tool.lua")
 	os.WriteFile(file, versionedTool("Tool", 0), 0o644)
-	eng, _ := engine.New(engine.Options{})
+	eng, _ := engine.New(luaOptions(b))
 	eng.Load(engine.DirSource(dir))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -60,7 +60,7 @@ func BenchmarkReload100Tools(b *testing.B) {
 	for i := 0; i < 100; i++ {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%03d.lua", i)), versionedTool(fmt.Sprintf("T%03d", i), 0), 0o644)
 	}
-	eng, _ := engine.New(engine.Options{})
+	eng, _ := engine.New(luaOptions(b))
 	if d := eng.Load(engine.DirSource(dir)); engine.HasErrors(d) {
 		b.Fatal(d)
 	}
@@ -82,7 +82,7 @@ func BenchmarkRescan100Unchanged(b *testing.B) {
 	for i := 0; i < 100; i++ {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%03d.lua", i)), versionedTool(fmt.Sprintf("T%03d", i), 0), 0o644)
 	}
-	eng, _ := engine.New(engine.Options{})
+	eng, _ := engine.New(luaOptions(b))
 	eng.Load(engine.DirSource(dir))
 	for b.Loop() {
 		eng.Refresh()
@@ -105,7 +105,7 @@ func BenchmarkLoad1000Tools(b *testing.B) {
 		b.StopTimer()
 		before := liveHeap()
 		b.StartTimer()
-		eng, _ := engine.New(engine.Options{})
+		eng, _ := engine.New(luaOptions(b))
 		if d := eng.Load(engine.DirSource(dir)); engine.HasErrors(d) || len(eng.Registry().Names()) != n {
 			b.Fatalf("loaded %d tools: %v", len(eng.Registry().Names()), d)
 		}

@@ -10,7 +10,7 @@ import (
 // parseRuleCases are well-formed rules and what they parse to.
 var parseRuleCases = []struct {
 	in   string
-	want Rule
+	want rule
 }{
 	{"Bash", rule{Tool: "Bash"}},
 	{"Bash()", rule{Tool: "Bash"}},
@@ -102,7 +102,7 @@ func TestParseRuleErrors(t *testing.T) {
 			t.Errorf("parseRule(%q) error = %v, want a *ruleError", tt.in, err)
 			continue
 		}
-		if re.rule != tt.in || re.Column != tt.column || !strings.Contains(re.Problem, tt.problem) {
+		if re.text != tt.in || re.Column != tt.column || !strings.Contains(re.Problem, tt.problem) {
 			t.Errorf("parseRule(%q) = %+v, want column %d and a problem containing %q", tt.in, *re, tt.column, tt.problem)
 		}
 		if !strings.Contains(err.Error(), tt.problem) || (tt.column > 0) != strings.Contains(err.Error(), "column") {
@@ -113,7 +113,7 @@ func TestParseRuleErrors(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	tests := []struct {
-		rule Rule
+		r    rule
 		want string
 	}{
 		{rule{Tool: "Bash"}, "Bash"},
@@ -129,13 +129,13 @@ func TestRuleString(t *testing.T) {
 		{rule{"Bash", "**", true}, "Bash(**)"},
 	}
 	for _, tt := range tests {
-		got := tt.rule.String()
+		got := tt.r.String()
 		if got != tt.want {
-			t.Errorf("%#v.String() = %q, want %q", tt.rule, got, tt.want)
+			t.Errorf("%#v.String() = %q, want %q", tt.r, got, tt.want)
 		}
 		back, err := parseRule(got)
-		if err != nil || back != tt.rule {
-			t.Errorf("parseRule(%q) = %#v, %v; want %#v", got, back, err, tt.rule)
+		if err != nil || back != tt.r {
+			t.Errorf("parseRule(%q) = %#v, %v; want %#v", got, back, err, tt.r)
 		}
 	}
 }

@@ -74,10 +74,9 @@ func BenchmarkRunBatch(b *testing.B) {
 	for _, tool := range tools {
 		for _, limit := range []int{1, 2, 10} {
 			b.Run(fmt.Sprintf("%s/concurrency=%d", tool.name, limit), func(b *testing.B) {
-				eng, err := engine.New(engine.Options{
-					Tools:                 []engine.ToolDef{napTool()},
-					MaxToolUseConcurrency: limit,
-				})
+				opts := luaOptions(b)
+				opts.Tools, opts.MaxToolUseConcurrency = []engine.ToolDef{napTool()}, limit
+				eng, err := engine.New(opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,0 +1,188 @@
+package engine_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// The engine's loading of tool directories (Load, names, sources, isEnabled), with Lua
+// tool files.
+
+// namedTool is a read-only tool (so that calls need no permission) answering result.
+func namedTool(name, result string) string {
+	return luaSourceWith(`name = "`+name+`",`, memberPrompt, memberSchema, `call = function() return "`+result+`" end,`, `isReadOnly = true,`)
+}
+
+// source is a source of tool files held in memory.
+func source(name string, files map[string]string) engine.Source {
+	return engine.Source{Name: name, FS: toolFS(files)}
+}
+
+func TestLoadDirectory(t *testing.T) {
+	e, diags := loadLua(t, engine.Options{}, map[string]string{
+		"read.lua":          namedTool("Read", "read"),
+		"write.lua":         namedTool("Write", "write"),
+		"broken.lua":        "return {",
+		"read_test.lua":     "this is not lua",
+		"types.d.lua":       "neither is this",
+		".hidden.lua":       "nor this",
+		"notes.txt":         "text",
+		"disabled.lua":      luaSourceWith(`name = "T",`, memberPrompt, memberSchema, memberCall, `isEnabled = false,`),
+		"disabled_fn.lua":   luaSourceWith(`name = "D2",`, memberPrompt, memberSchema, memberCall, `isEnabled = function() error("x") end,`),
+		"also_disabled.lua": luaSourceWith(`name = "D3",`, memberPrompt, memberSchema, memberCall, `isEnabled = function() return false end,`),
+	})
+	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Read", "Write"}) {
+		t.Errorf("registry = %v, want [Read Write]", got)
+	}
+	d, ok := findDiag(diags, engine.SeverityError, "")
+	if !ok || d.File != "t/broken.lua" {
+		t.Errorf("want an error for broken.lua:\n%s", diagText(diags))
+	}
+	for _, d := range diags {
+		for _, skipped := range []string{"read_test.lua", "types.d.lua", ".hidden.lua", "notes.txt"} {
+			if strings.HasSuffix(d.File, skipped) {
+				t.Errorf("%s is not a tool file but was loaded: %s", skipped, d)
+			}
+		}
+	}
+	// A disabled tool is not offered: calling it is calling an unknown tool.
+	for _, name := range []string{"T", "D2", "D3"} {
+		r := e.Call(bg, engine.ToolUse{ID: "1", Name: name, Input: []byte(`{}`)})
+		if !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "No such tool available: "+name) {
+			t.Errorf("call of disabled %s = %q", name, r.Block.Content.String())
+		}
+	}
+}
+
+func TestDuplicateNamesInOneDirectory(t *testing.T) {
+	e, diags := loadLua(t, engine.Options{}, map[string]string{
+		"a.lua": namedTool("Dup", "a"),
+		"b.lua": namedTool("Dup", "b"),
+		"c.lua": namedTool("Other", "c"),
+	})
+	d, ok := findDiag(diags, engine.SeverityError, `"Dup"`)
+	if !ok {
+		t.Fatalf("no error about the duplicate:\n%s", diagText(diags))
+	}
+	if !strings.Contains(d.File+" "+d.Message, "a.lua") || !strings.Contains(d.File+" "+d.Message, "b.lua") {
+		t.Errorf("the error must name both files: %s", d)
+	}
+	if _, ok := e.Registry().Lookup("Dup"); ok {
+		t.Error("one of the duplicates is served")
+	}
+	if _, ok := e.Registry().Lookup("Other"); !ok {
+		t.Error("the other tool of the directory is not served")
+	}
+}
+
+func TestLaterSourceOverridesEarlierWithANotice(t *testing.T) {
+	first := source("first", map[string]string{"t.lua": namedTool("T", "first"), "keep.lua": namedTool("Keep", "keep")})
+	second := source("second", map[string]string{"t.lua": namedTool("T", "second")})
+	goTool := engine.ToolDef{
+		Name:        "Keep",
+		Prompt:      func(context.Context, engine.PromptOptions) (string, error) { return "go", nil },
+		InputSchema: map[string]any{"type": "object"},
+		Call: func(context.Context, map[string]any, *engine.CallContext) (*engine.ToolResult, error) {
+			return &engine.ToolResult{Data: "go"}, nil
+		},
+	}
+	e := newLuaEngine(t, engine.Options{Tools: []engine.ToolDef{goTool}})
+	diags := e.Load(first, second)
+	if engine.HasErrors(diags) {
+		t.Fatal(diagText(diags))
+	}
+	d, ok := findDiag(diags, engine.SeverityNotice, "tool T overrides the one from first/t.lua")
+	if !ok || d.File != "second/t.lua" {
+		t.Errorf("no override notice for T:\n%s", diagText(diags))
+	}
+	if _, ok := findDiag(diags, engine.SeverityNotice, "tool Keep overrides the one from go:Keep"); !ok {
+		t.Errorf("no override notice for the Go tool:\n%s", diagText(diags))
+	}
+	if r := e.Call(bg, engine.ToolUse{ID: "1", Name: "T", Input: []byte(`{}`)}); r.Block.Content.String() != "second" {
+		t.Errorf("T answered %q, want the later source's", r.Block.Content.String())
+	}
+	if r := e.Call(bg, engine.ToolUse{ID: "2", Name: "Keep", Input: []byte(`{}`)}); r.Block.Content.String() != "keep" {
+		t.Errorf("Keep answered %q, want the Lua tool's", r.Block.Content.String())
+	}
+	// Loading again without the second source brings the first T back.
+	e.Load(first)
+	if r := e.Call(bg, engine.ToolUse{ID: "3", Name: "T", Input: []byte(`{}`)}); r.Block.Content.String() != "first" {
+		t.Errorf("after reloading, T answered %q", r.Block.Content.String())
+	}
+}
+
+func TestAliasesLookup(t *testing.T) {
+	e := luaEngine(t, engine.Options{}, map[string]string{"t.lua": luaSourceWith(`name = "Grep",`, `aliases = {"Search", "FindText"},`, memberPrompt, memberSchema,
+		`call = function(input, ctx) return "grep via " .. ctx.toolUseId end,`, `isReadOnly = true,`)})
+	for _, name := range []string{"Grep", "Search", "FindText"} {
+		tool, ok := e.Registry().Lookup(name)
+		if !ok || tool.Name() != "Grep" {
+			t.Errorf("Lookup(%s) = %v, %v", name, tool, ok)
+		}
+		r := e.Call(bg, engine.ToolUse{ID: name, Name: name, Input: []byte(`{}`)})
+		if r.Block.IsError || r.Block.Content.String() != "grep via "+name {
+			t.Errorf("call by %s = %q", name, r.Block.Content.String())
+		}
+	}
+	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Grep"}) {
+		t.Errorf("aliases must not be listed as tools: %v", got)
+	}
+}
+
+// An alias that is another tool's name cannot take the tool over, and does not cost
+// the other tools their snapshot: it is ignored with a warning.
+func TestAliasCollisionIsIgnored(t *testing.T) {
+	e, diags := loadLua(t, engine.Options{}, map[string]string{
+		"a.lua": namedTool("A", "a2"),
+		"b.lua": luaSourceWith(`name = "B",`, `aliases = {"A"},`, memberPrompt, memberSchema, memberCall),
+	})
+	if _, ok := findDiag(diags, engine.SeverityWarning, "alias A of tool B is ignored"); !ok {
+		t.Errorf("no warning for the alias collision:\n%s", diagText(diags))
+	}
+	if r := e.Call(bg, engine.ToolUse{ID: "1", Name: "A", Input: []byte(`{}`)}); r.Block.Content.String() != "a2" {
+		t.Errorf("A answered %q; the alias must not take over the name", r.Block.Content.String())
+	}
+	if _, ok := e.Registry().Lookup("B"); !ok {
+		t.Error("B is not served")
+	}
+}
+
+func TestLoadMissingDirectory(t *testing.T) {
+	e := newLuaEngine(t, engine.Options{})
+	diags := e.Load(engine.DirSource(filepath.Join(t.TempDir(), "nope")))
+	if !engine.HasErrors(diags) {
+		t.Errorf("loading a missing directory gave no error: %v", diags)
+	}
+}
+
+// TestIsEnabledIsBounded: a tool whose isEnabled never returns must not hang Load (and
+// every reload). Here isEnabled spins for 3 s, well past the 200 ms member timeout:
+// Load must come back within it, leave the tool out (isEnabled failing is false) and
+// say so.
+func TestIsEnabledIsBounded(t *testing.T) {
+	e := newLuaEngine(t, engine.Options{MemberTimeout: 200 * time.Millisecond})
+	start := time.Now()
+	diags := e.Load(source("t", map[string]string{
+		"slow.lua": luaSourceWith(`name = "T",`, memberPrompt, memberSchema, memberCall,
+			`isEnabled = function() local t0 = os.clock() while os.clock() - t0 < 3 do end return true end,`),
+		"ok.lua": namedTool("Ok", "ok"),
+	}))
+	if _, ok := findDiag(diags, engine.SeverityWarning, "isEnabled failed"); !ok {
+		t.Errorf("no warning for the isEnabled that timed out:\n%s", diagText(diags))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Load took %v: isEnabled runs without a deadline", d.Round(time.Millisecond))
+	}
+	if _, ok := e.Registry().Lookup("T"); ok {
+		t.Error("a tool whose isEnabled overran the timeout is offered")
+	}
+	if _, ok := e.Registry().Lookup("Ok"); !ok {
+		t.Error("the other tool is not offered")
+	}
+}

@@ -1,0 +1,445 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// The behaviour of Lua tools through the pipeline: what a Lua tool sees of its input
+// and ctx, and what its results, errors and members become. pipeline_test.go checks
+// the stages themselves with Go-native tools.
+
+// luaPipelineTools are the Lua tools of the pipeline tests, by file name.
+var luaPipelineTools = map[string]string{
+	"coerce.lua": `return {
+  name = "Coerce",
+  prompt = "shows the types of its input",
+  isReadOnly = true,
+  inputSchema = {
+    type = "object",
+    properties = {
+      n = {type = "integer"},
+      x = {type = "number"},
+      b = {type = "boolean"},
+      s = {type = "string"},
+      d = {type = "string", default = "dflt"},
+      k = {type = "integer", default = 7},
+      obj = {type = "object", properties = {mode = {type = "string", default = "fast"}, level = {type = "integer"}}},
+    },
+  },
+  call = function(input)
+    local function show(v) return type(v) .. ":" .. tostring(v) end
+    local obj = input.obj or {}
+    return table.concat({show(input.n), show(input.x), show(input.b), show(input.s), show(input.d), show(input.k),
+      show(obj.mode), show(obj.level)}, " ")
+  end,
+}
+`,
+	"guard.lua": `return {
+  name = "Guard",
+  prompt = "writes somewhere",
+  inputSchema = {type = "object", properties = {path = {type = "string"}}, required = {"path"}},
+  description = function(input) return "Write to " .. input.path end,
+  validateInput = function(input, ctx)
+    if input.path:sub(1, 1) ~= "/" then
+      return {result = false, message = "path must be absolute", errorCode = 1}
+    end
+    return true
+  end,
+  checkPermissions = function(input, ctx)
+    if input.path == "/etc" then return {behavior = "deny", message = "no writing to /etc"} end
+    if input.path == "/upd" then return {behavior = "allow", updatedInput = {path = "/upd/x"}} end
+    if input.path == "/ok" then return {behavior = "allow"} end
+    return {behavior = "ask", message = "Guard wants to write " .. input.path}
+  end,
+  call = function(input) return "wrote " .. input.path end,
+}
+`,
+	"spin.lua": `return {
+  name = "Spin",
+  prompt = "spins when asked",
+  isReadOnly = true,
+  inputSchema = {type = "object", properties = {spin = {type = "boolean"}}},
+  call = function(input, ctx)
+    if input.spin then while true do end end
+    return "fast"
+  end,
+}
+`,
+	"empty.lua": `local json = require("json")
+return {
+  name = "Empty",
+  prompt = "returns nothing much",
+  isReadOnly = true,
+  inputSchema = {type = "object", properties = {kind = {type = "string"}}},
+  call = function(input)
+    local k = input.kind
+    if k == "string" then return "" end
+    if k == "nil" then return nil end
+    if k == "space" then return " \n\t " end
+    if k == "data-nil" then return {data = nil} end
+    if k == "null" then return {data = json.null} end
+    if k == "object" then return {data = {}} end
+    if k == "array" then return {data = json.array()} end
+    if k == "zero" then return 0 end
+    if k == "false" then return false end
+    return "?"
+  end,
+}
+`,
+	"inf.lua": `return {
+  name = "Inf",
+  prompt = "never persisted (1/0)",
+  isReadOnly = true,
+  maxResultSizeChars = 1/0,
+  inputSchema = {type = "object"},
+  call = function() return string.rep("z", 60000) end,
+}
+`,
+	"huge.lua": `return {
+  name = "Huge",
+  prompt = "never persisted (math.huge)",
+  isReadOnly = true,
+  maxResultSizeChars = math.huge,
+  inputSchema = {type = "object"},
+  call = function() return string.rep("h", 60000) end,
+}
+`,
+	"fail.lua": `return {
+  name = "Fail",
+  prompt = "fails",
+  isReadOnly = true,
+  inputSchema = {type = "object", properties = {long = {type = "boolean"}}},
+  call = function(input)
+    if input.long then error(string.rep("a", 6000) .. string.rep("b", 6000)) end
+    error("kaput")
+  end,
+}
+`,
+	"chatty.lua": `return {
+  name = "Chatty",
+  prompt = "talks",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function(input, ctx)
+    print("hello from print", 42)
+    ctx:progress({pct = 50})
+    ctx:log("from ctx:log")
+    ctx:progress("done")
+    return "ok"
+  end,
+}
+`,
+	"counter.lua": `return {
+  name = "Counter",
+  prompt = "counts calls in the session state",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function(input, ctx)
+    local n = ctx.state:get("count") or 0
+    ctx.state:set("count", n + 1)
+    ctx.state:set("history", {last = n + 1, list = {1, 2}})
+    return tostring(n + 1)
+  end,
+}
+`,
+	"ctx.lua": `local json = require("json")
+return {
+  name = "Ctx",
+  prompt = "shows its context",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function(input, ctx)
+    return json.encode({
+      toolUseId = ctx.toolUseId, cwd = ctx.cwd, mode = ctx.mode, roots = ctx.roots, tools = ctx.tools,
+      hasDeadline = type(ctx.deadline) == "number" and ctx.deadline > os.time() - 5, aborted = ctx:aborted(),
+    })
+  end,
+}
+`,
+	"mapfail.lua": `return {
+  name = "MapFail",
+  prompt = "cannot map",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function() return "data" end,
+  mapResult = function(data) error("no map for " .. data) end,
+}
+`,
+	"messages.lua": `return {
+  name = "Messages",
+  prompt = "adds messages",
+  isReadOnly = true,
+  inputSchema = {type = "object"},
+  call = function() return {data = {n = 1}, newMessages = {{type = "text", text = "extra"}}} end,
+  mapResult = function(data, id) return {{type = "text", text = "n=" .. data.n .. " id=" .. id}} end,
+}
+`,
+}
+
+// luaPipelineEngine builds an engine with the Lua tools above.
+func luaPipelineEngine(t *testing.T, opts engine.Options) *engine.Engine {
+	t.Helper()
+	return luaEngine(t, opts, luaPipelineTools)
+}
+
+// TestLuaCoercionAndDefaultsBeforeCall: a Lua tool gets the input coerced and with
+// its defaults, numbers as numbers and booleans as booleans, nested objects too.
+func TestLuaCoercionAndDefaultsBeforeCall(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	r := engine.CallTool(e, bg, "Coerce", `{"n":"12","x":"1.5","b":"true","s":"12","obj":{"level":"3"}}`)
+	engine.WantOK(t, r, "number:12 number:1.5 boolean:true string:12 string:dflt number:7 string:fast number:3")
+	if !reflect.DeepEqual(r.Input, map[string]any{"n": 12.0, "x": 1.5, "b": true, "s": "12", "d": "dflt", "k": 7.0,
+		"obj": map[string]any{"mode": "fast", "level": 3.0}}) {
+		t.Errorf("Result.Input = %#v", r.Input)
+	}
+	engine.WantOK(t, engine.CallTool(e, bg, "Coerce", `{"b":"false","d":"given","k":1}`), "nil:nil nil:nil boolean:false nil:nil string:given number:1 nil:nil nil:nil")
+	for _, bad := range []string{`{"n":"1.5"}`, `{"n":"twelve"}`, `{"b":"yes"}`, `{"b":"1"}`} {
+		if r := engine.CallTool(e, bg, "Coerce", bad); !r.Block.IsError || r.Stage != engine.StageInput {
+			t.Errorf("%s: %q, want an input validation error", bad, r.Block.Content.String())
+		}
+	}
+}
+
+// TestLuaGuardThroughThePipeline: what a Lua tool's description, validateInput and
+// checkPermissions return (a table with result and message, a behavior with a message
+// or an updatedInput) is what the pipeline acts on.
+func TestLuaGuardThroughThePipeline(t *testing.T) {
+	var asked []engine.PermissionRequest
+	e := luaPipelineEngine(t, engine.Options{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+		asked = append(asked, req)
+		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+	}})
+	engine.WantError(t, engine.CallTool(e, bg, "Guard", `{"path":"relative"}`), engine.StageValidate, "<tool_use_error>path must be absolute</tool_use_error>")
+	engine.WantError(t, engine.CallTool(e, bg, "Guard", `{"path":"/etc"}`), engine.StagePermission, "no writing to /etc")
+	r := engine.CallTool(e, bg, "Guard", `{"path":"/upd"}`)
+	engine.WantOK(t, r, "wrote /upd/x")
+	if r.Input["path"] != "/upd/x" {
+		t.Errorf("Result.Input = %v, want the updated input", r.Input)
+	}
+	engine.WantOK(t, engine.CallTool(e, bg, "Guard", `{"path":"/ok"}`), "wrote /ok")
+	if len(asked) != 0 {
+		t.Errorf("CanUseTool was asked about calls the tool decided: %+v", asked)
+	}
+	engine.WantOK(t, engine.CallTool(e, bg, "Guard", `{"path":"/tmp/a"}`), "wrote /tmp/a")
+	if len(asked) != 1 || asked[0].Description != "Write to /tmp/a" || asked[0].Message != "Guard wants to write /tmp/a" {
+		t.Errorf("asks = %+v, want one with the tool's description and message", asked)
+	}
+}
+
+// TestCallTimeoutAndTheEngineKeepsServing: Lua code that never yields is stopped at
+// the deadline, and the tool's states serve the next calls.
+func TestCallTimeoutAndTheEngineKeepsServing(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{Timeout: 300 * time.Millisecond})
+	start := time.Now()
+	engine.WantError(t, engine.CallTool(e, bg, "Spin", `{"spin":true}`), engine.StageCall, "Spin timed out after 300ms and was stopped.")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+	engine.WantOK(t, engine.CallTool(e, bg, "Spin", `{"spin":false}`), "fast")
+	engine.WantOK(t, engine.CallTool(e, bg, "Coerce", `{}`), "nil:nil nil:nil nil:nil nil:nil string:dflt number:7 nil:nil nil:nil")
+	// Again, on whatever state the pool hands out now.
+	engine.WantError(t, engine.CallTool(e, bg, "Spin", `{"spin":true}`), engine.StageCall, "Spin timed out after 300ms and was stopped.")
+	engine.WantOK(t, engine.CallTool(e, bg, "Spin", `{}`), "fast")
+}
+
+// TestLuaCancelWhileRunningIsAnInterrupt: cancelling the call stops Lua code that
+// never yields, with the interrupt result, and the tool serves the next call.
+func TestLuaCancelWhileRunningIsAnInterrupt(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	ctx, cancel := context.WithCancel(bg)
+	time.AfterFunc(100*time.Millisecond, cancel)
+	engine.WantError(t, engine.CallTool(e, ctx, "Spin", `{"spin":true}`), engine.StageCall, engine.InterruptMessage)
+	engine.WantOK(t, engine.CallTool(e, bg, "Spin", `{}`), "fast")
+}
+
+// TestLuaEmptyResult: what a Lua call returns that is empty (nothing, "", blanks, a
+// result table without data, json.null) is the no-output text; an empty object or
+// array, zero and false are not empty.
+func TestLuaEmptyResult(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	for _, kind := range []string{"string", "nil", "space", "data-nil", "null"} {
+		engine.WantOK(t, engine.CallTool(e, bg, "Empty", `{"kind":"`+kind+`"}`), "(Empty completed with no output)")
+	}
+	for kind, want := range map[string]string{"object": "{}", "array": "[]", "zero": "0", "false": "false"} {
+		engine.WantOK(t, engine.CallTool(e, bg, "Empty", `{"kind":"`+kind+`"}`), want)
+	}
+}
+
+// TestMathHugeNeverPersists: a Lua tool's maxResultSizeChars of math.huge or 1/0 is
+// the infinite threshold, never persisted (math.huge once was not).
+func TestMathHugeNeverPersists(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	for tool, text := range map[string]string{"Huge": strings.Repeat("h", 60000), "Inf": strings.Repeat("z", 60000)} {
+		r := engine.CallTool(e, bg, tool, `{}`)
+		if r.PersistedPath != "" || r.Block.Content.String() != text {
+			t.Errorf("%s: the result was persisted to %q", tool, r.PersistedPath)
+		}
+	}
+}
+
+// TestCallErrorPositionGoesToTheHost: the model is told what went wrong; where in
+// the tool file it went wrong is for the tool's author, in Result.Err.
+func TestCallErrorPositionGoesToTheHost(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	r := engine.CallTool(e, bg, "Fail", `{}`)
+	if !r.Block.IsError || r.Stage != engine.StageCall || r.Block.Content.String() != "kaput" {
+		t.Errorf("result %q at %s, want the message alone", r.Block.Content.String(), r.Stage)
+	}
+	if r.Err == nil || !strings.HasSuffix(r.Err.Error(), "fail.lua:8: kaput") {
+		t.Errorf("Result.Err = %v, want the position fail.lua:8", r.Err)
+	}
+	if strings.Contains(r.Block.Content.String(), "<tool_use_error>") || len(r.Block.Content) != 1 || r.Block.Type != "tool_result" {
+		t.Errorf("a call error must be one plain text block: %+v", r.Block)
+	}
+	r = engine.CallTool(e, bg, "MapFail", `{}`)
+	if !r.Block.IsError || r.Stage != engine.StageResult || r.Block.Content.String() != "no map for data" || !strings.Contains(r.Err.Error(), "mapfail.lua:7: no map for data") {
+		t.Errorf("mapResult error: %q at %s (%v)", r.Block.Content.String(), r.Stage, r.Err)
+	}
+}
+
+// captureStdout runs fn with os.Stdout redirected to a pipe and returns what was
+// written to it.
+func captureStdout(t *testing.T, fn func()) string {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = pw
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(pr)
+		done <- string(b)
+	}()
+	func() {
+		defer func() { os.Stdout = saved }()
+		fn()
+	}()
+	pw.Close()
+	out := <-done
+	pr.Close()
+	return out
+}
+
+// TestProgressAndLog: print and ctx:log go to the call's log, never to stdout, and
+// ctx:progress reaches OnProgress.
+func TestProgressAndLog(t *testing.T) {
+	var mu sync.Mutex
+	var events []engine.ProgressEvent
+	e := luaPipelineEngine(t, engine.Options{OnProgress: func(ev engine.ProgressEvent) {
+		mu.Lock()
+		events = append(events, ev)
+		mu.Unlock()
+	}})
+	var r *engine.Result
+	out := captureStdout(t, func() {
+		r = e.Call(bg, engine.ToolUse{ID: "toolu_chat", Name: "Chatty", Input: []byte(`{}`)})
+	})
+	engine.WantOK(t, r, "ok")
+	if out != "" {
+		t.Errorf("the tool wrote %q to stdout", out)
+	}
+	if want := []string{"hello from print\t42", "from ctx:log"}; !reflect.DeepEqual(r.Log, want) {
+		t.Errorf("Result.Log = %q, want %q", r.Log, want)
+	}
+	want := []engine.ProgressEvent{
+		{ToolUseID: "toolu_chat", Tool: "Chatty", Data: map[string]any{"pct": 50.0}},
+		{ToolUseID: "toolu_chat", Tool: "Chatty", Data: "done"},
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(events, want) {
+		t.Errorf("progress events = %+v, want %+v", events, want)
+	}
+}
+
+// TestStateIsSharedAcrossCalls: ctx.state is the session's State, JSON values in and
+// out.
+func TestStateIsSharedAcrossCalls(t *testing.T) {
+	state := engine.NewState()
+	state.Set("count", 10.0)
+	e := luaPipelineEngine(t, engine.Options{State: state})
+	for _, want := range []string{"11", "12", "13"} {
+		engine.WantOK(t, engine.CallTool(e, bg, "Counter", `{}`), want)
+	}
+	if v, _ := state.Get("count"); v != 13.0 {
+		t.Errorf("state count = %v, want 13", v)
+	}
+	if v, _ := state.Get("history"); !reflect.DeepEqual(v, map[string]any{"last": 13.0, "list": []any{1.0, 2.0}}) {
+		t.Errorf("state history = %#v", v)
+	}
+	// Concurrent calls share it safely (run with -race).
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := engine.CallTool(e, bg, "Counter", `{}`); r.Block.IsError {
+				t.Errorf("concurrent call: %q", r.Block.Content.String())
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestLuaContext: the fields and methods of ctx in a Lua call.
+func TestLuaContext(t *testing.T) {
+	cwd := t.TempDir()
+	e := luaPipelineEngine(t, engine.Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: engine.ModeAcceptEdits})
+	r := e.Call(bg, engine.ToolUse{ID: "toolu_ctx", Name: "Ctx", Input: []byte(`{}`)})
+	if r.Block.IsError {
+		t.Fatal(r.Block.Content.String())
+	}
+	text := r.Block.Content.String()
+	for _, want := range []string{
+		`"toolUseId":"toolu_ctx"`, `"cwd":"` + cwd + `"`, `"mode":"acceptEdits"`, `"roots":["` + cwd + `","/other"]`,
+		`"hasDeadline":true`, `"aborted":false`, `"tools":["Chatty","Coerce","Counter","Ctx",`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("ctx lacks %s: %s", want, text)
+		}
+	}
+}
+
+// TestConcurrentCallsOnOneLuaTool: calls of one Lua tool side by side each get their
+// own state and their own input.
+func TestConcurrentCallsOnOneLuaTool(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := engine.CallTool(e, bg, "Coerce", fmt.Sprintf(`{"n":%d}`, i))
+			if want := fmt.Sprintf("number:%d ", i); r.Block.IsError || !strings.HasPrefix(r.Block.Content.String(), want) {
+				t.Errorf("call %d: %q", i, r.Block.Content.String())
+			}
+		}(i)
+	}
+	wg.Wait()
+}
+
+// TestLuaNewMessagesAndMapResultID: a Lua result table's newMessages follow the
+// result, and mapResult gets the data and the tool_use id.
+func TestLuaNewMessagesAndMapResultID(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	r := e.Call(bg, engine.ToolUse{ID: "toolu_msg", Name: "Messages", Input: []byte(`{}`)})
+	engine.WantOK(t, r, "n=1 id=toolu_msg")
+	if !reflect.DeepEqual(r.NewMessages, []any{map[string]any{"type": "text", "text": "extra"}}) {
+		t.Errorf("NewMessages = %#v", r.NewMessages)
+	}
+	if !reflect.DeepEqual(r.Data, map[string]any{"n": 1.0}) {
+		t.Errorf("Data = %#v", r.Data)
+	}
+}
