@@ -78,6 +78,10 @@ type ToolDef struct {
 	// MemberLine, if set, tells on which line of Source a member is given, for the
 	// engine's diagnostics about it (0 when it cannot tell). Loaders set it.
 	MemberLine func(member string) int
+	// MaxInputDepth, if set, is the deepest input nesting the tool's code can take
+	// (a loader's conversion limit): a deeper input is an InputValidationError, as
+	// one past Options.MaxInputDepth is, rather than a failure inside the call.
+	MaxInputDepth int
 }
 
 // Hints are a tool's answers that hold for every input, for clients that show or

@@ -115,40 +115,37 @@ func Example_embed() {
 	// false
 }
 
-// Go-native tools go through the same defaults and pipeline as Lua tools. This one
-// leaves out IsReadOnly and CheckPermissions, so it is treated as a tool that writes:
-// the engine asks CanUseTool before calling it.
+// Go-native tools go through the same defaults and pipeline as Lua tools. TypedTool
+// writes one as a function of Go types: the input schema comes from the input struct,
+// the validated input arrives decoded into it, and the members that hold for every
+// input are values. This one is read-only, so it runs without asking.
 func Example_goTool() {
-	upper := engine.ToolDef{
-		Name: "Upper",
-		InputSchema: map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"text": map[string]any{"type": "string"}},
-			"required":   []any{"text"},
-		},
-		Prompt: func(context.Context, engine.PromptOptions) (string, error) {
-			return "Upper-cases a text.", nil
-		},
-		Call: func(_ context.Context, input map[string]any, _ *engine.CallContext) (*engine.ToolResult, error) {
-			return &engine.ToolResult{Data: strings.ToUpper(input["text"].(string))}, nil
-		},
+	type upperIn struct {
+		Text string `json:"text" jsonschema:"the text to upper-case"`
 	}
-	cwd, _ := os.Getwd()
-	eng, err := engine.New(engine.Options{
-		Tools: []engine.ToolDef{upper},
-		Cwd:   cwd,
-		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
-			fmt.Println("asked about", req.Tool.Name())
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+	upper, err := engine.TypedTool[upperIn, string]{
+		Name:            "Upper",
+		Prompt:          "Upper-cases a text.",
+		ReadOnly:        true,
+		ConcurrencySafe: true,
+		Call: func(_ context.Context, in upperIn, _ *engine.CallContext) (string, error) {
+			return strings.ToUpper(in.Text), nil
 		},
-	})
+	}.Def()
 	if err != nil {
 		panic(err)
 	}
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{upper}, Cwd: cwd})
+	if err != nil {
+		panic(err)
+	}
+	schema, _ := json.Marshal(upper.InputSchema)
+	fmt.Println(string(schema))
 	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Upper", Input: json.RawMessage(`{"text": "quiet"}`)})
 	fmt.Println(r.Block.Content.String())
 	// Output:
-	// asked about Upper
+	// {"additionalProperties":false,"properties":{"text":{"description":"the text to upper-case","type":"string"}},"required":["text"],"type":"object"}
 	// QUIET
 }
 

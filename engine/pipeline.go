@@ -139,7 +139,11 @@ func (e *Engine) prepare(reg *Registry, use ToolUse) *PendingCall {
 		return p
 	}
 	p.tool = t
-	input, err := decodeInput(use.Input, e.opts.MaxInputDepth)
+	depth := e.opts.MaxInputDepth
+	if d := t.def.MaxInputDepth; d > 0 && d < depth {
+		depth = d
+	}
+	input, err := decodeInput(use.Input, depth)
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -421,8 +425,8 @@ func (e *Engine) updatedInput(t *Tool, in map[string]any) (map[string]any, strin
 }
 
 // decodeInput parses a tool_use input: a JSON object (empty means {}) nested at most
-// maxDepth deep, the limit of the conversion to Lua, so that it fails here as invalid
-// input rather than later inside the call.
+// maxDepth deep (the engine's limit, or the tool's code's when lower), so that it fails
+// here as invalid input rather than later inside the call.
 func decodeInput(raw []byte, maxDepth int) (map[string]any, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return map[string]any{}, nil

@@ -81,7 +81,7 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
 			Severity: sev, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
-	def := engine.ToolDef{Source: lt.file, MemberLine: lt.memberLine}
+	def := engine.ToolDef{Source: lt.file, MemberLine: lt.memberLine, MaxInputDepth: vm.Limits().MaxDepth}
 	tbl, ok := vm.Main.(*lua.LTable)
 	if !ok {
 		problem(engine.SeverityError, "", "the file must return a table (the tool), not %s", typeName(vm.Main))

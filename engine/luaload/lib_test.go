@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/hostmod"
 )
@@ -185,4 +186,23 @@ func TestWatchFollowsLuaModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually("two")
+}
+
+// TestInputDeeperThanLuaTakesIsInvalidInput: an input the loader's states could not
+// convert (deeper than Limits.MaxDepth) fails validation, before any Lua runs; one at
+// the limit reaches call.
+func TestInputDeeperThanLuaTakesIsInvalidInput(t *testing.T) {
+	dir := writeDir(t, map[string]string{"t.lua": luaSource(`isReadOnly = true,`)})
+	e := newTestEngine(t, engine.Options{}, Options{Limits: bindings.Limits{MaxDepth: 4}})
+	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+		t.Fatal(diagText(diags))
+	}
+	deep := e.Call(bg, engine.ToolUse{ID: "1", Name: "T", Input: []byte(`{"a": {"b": {"c": {"d": {"e": {}}}}}}`)})
+	if deep.Stage != engine.StageInput || !strings.Contains(deep.Block.Content.String(), "at most 4 are allowed") {
+		t.Errorf("too deep: %s %q", deep.Stage, deep.Block.Content.String())
+	}
+	ok := e.Call(bg, engine.ToolUse{ID: "2", Name: "T", Input: []byte(`{"a": {"b": {"c": {}}}}`)})
+	if ok.Stage != engine.StageDone {
+		t.Errorf("at the limit: %s %q", ok.Stage, ok.Block.Content.String())
+	}
 }
