@@ -24,7 +24,7 @@ func (e *Engine) CheckMembers(ctx context.Context) []Diagnostic {
 	var diags []Diagnostic
 	for _, t := range reg.Tools() {
 		report := func(sev Severity, member, effect string, err error) {
-			d := Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: sev, Message: fmt.Sprintf("%s: %s failed%s: %v", t.Name(), member, effect, ModelText(err))}
+			d := Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: sev, Message: fmt.Sprintf("%s: %s failed%s: %v", t.Name(), member, effect, modelText(err))}
 			if pos := errorPosition(err); pos.File != "" {
 				d.Pos = pos
 			}

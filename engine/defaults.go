@@ -60,9 +60,9 @@ import (
 const (
 	// DefaultMaxResultSizeChars is the persistence threshold and the cap on any tool's own.
 	DefaultMaxResultSizeChars = 50000
-	// DefaultInterruptBehavior is what a tool does when the user sends a new message
+	// defaultInterruptBehavior is what a tool does when the user sends a new message
 	// while it runs: keep running.
-	DefaultInterruptBehavior = "block"
+	defaultInterruptBehavior = "block"
 )
 
 // namePattern is the rule for tool names: MCP's (letters, digits, _, - and ., at
@@ -143,7 +143,7 @@ func Build(def ToolDef) (*Tool, error) {
 	t := &Tool{def: def}
 	if def.InputSchema == nil {
 		problem("inputSchema", errors.New(`required member inputSchema is missing: a JSON Schema with type "object"`))
-	} else if s, err := CompileSchema(def.InputSchema); err != nil {
+	} else if s, err := compileSchema(def.InputSchema); err != nil {
 		problem("inputSchema", fmt.Errorf("inputSchema: %w", err))
 	} else {
 		t.schema = s
@@ -264,7 +264,7 @@ func hint(b *bool) bool { return b != nil && *b }
 // any other answer.
 func (t *Tool) InterruptBehavior(ctx context.Context) string {
 	if t.def.InterruptBehavior == nil {
-		return DefaultInterruptBehavior
+		return defaultInterruptBehavior
 	}
 	b, err := guard(t.def.Name, func() (string, error) { return t.def.InterruptBehavior(ctx) })
 	switch {
@@ -272,10 +272,10 @@ func (t *Tool) InterruptBehavior(ctx context.Context) string {
 		t.failed("interruptBehavior", err, `it counts as "block"`)
 	case b == "cancel":
 		return b
-	case b != DefaultInterruptBehavior:
+	case b != defaultInterruptBehavior:
 		t.failed("interruptBehavior", fmt.Errorf("it returned %q, not \"cancel\" or \"block\"", b), `it counts as "block"`)
 	}
-	return DefaultInterruptBehavior
+	return defaultInterruptBehavior
 }
 
 // ValidateInput runs the tool's own input check; valid when absent, invalid with the
@@ -287,7 +287,7 @@ func (t *Tool) ValidateInput(ctx context.Context, input map[string]any, cc *Call
 	r, err := guard(t.def.Name, func() (ValidationResult, error) { return t.def.ValidateInput(ctx, input, cc) })
 	if err != nil {
 		t.failed("validateInput", err, "the input is refused")
-		return ValidationResult{Message: fmt.Sprintf("validateInput failed: %s", ModelText(err))}
+		return ValidationResult{Message: fmt.Sprintf("validateInput failed: %s", modelText(err))}
 	}
 	if !r.Valid && r.Message == "" {
 		r.Message = t.def.Name + " rejected the input"
@@ -311,7 +311,7 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 	r, err := guard(t.def.Name, func() (PermissionResult, error) { return t.def.CheckPermissions(ctx, input, cc) })
 	if err != nil {
 		t.failed("checkPermissions", err, "the call is denied")
-		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, ModelText(err))}
+		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, modelText(err))}
 	}
 	switch r.Behavior {
 	case Allow, Ask, Passthrough:
@@ -384,12 +384,12 @@ func (t *Tool) MapResult(ctx context.Context, data any, toolUseID string) (Conte
 	if t.def.MapResult != nil {
 		return guard(t.def.Name, func() (Content, error) { return t.def.MapResult(ctx, data, toolUseID) })
 	}
-	return DefaultMapResult(data)
+	return defaultMapResult(data)
 }
 
-// DefaultMapResult is the mapping for tools without mapResult: nil is empty, a string
+// defaultMapResult is the mapping for tools without mapResult: nil is empty, a string
 // is itself, anything else is its JSON encoding.
-func DefaultMapResult(data any) (Content, error) {
+func defaultMapResult(data any) (Content, error) {
 	switch d := data.(type) {
 	case nil:
 		return nil, nil
@@ -434,14 +434,14 @@ func (t *Tool) RenderProgress(ctx context.Context, progress any) string {
 		}
 		t.failed("renderToolUseProgressMessage", err, "the default rendering is used")
 	}
-	return DefaultProgressText(progress)
+	return defaultProgressText(progress)
 }
 
-// DefaultProgressText renders progress data for a person when the tool has no
+// defaultProgressText renders progress data for a person when the tool has no
 // renderToolUseProgressMessage: a string as it is, a table's "message" string field,
 // and otherwise a step counter from its "progress" and "total" numbers, or "working".
 // Raw JSON is never shown: it is meant for programs, not people.
-func DefaultProgressText(progress any) string {
+func defaultProgressText(progress any) string {
 	switch p := progress.(type) {
 	case string:
 		return p

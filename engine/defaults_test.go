@@ -91,7 +91,7 @@ func TestBuildDefaultsWhenAbsent(t *testing.T) {
 		{"isConcurrencySafe", tool.IsConcurrencySafe(bg, input), false},
 		{"isDestructive", tool.IsDestructive(bg, input), false},
 		{"isOpenWorld", tool.IsOpenWorld(bg, input), false},
-		{"interruptBehavior", tool.InterruptBehavior(bg), DefaultInterruptBehavior},
+		{"interruptBehavior", tool.InterruptBehavior(bg), defaultInterruptBehavior},
 		{"validateInput", tool.ValidateInput(bg, input, &CallContext{}), ValidationResult{Valid: true}},
 		{"checkPermissions", tool.CheckPermissions(bg, input, &CallContext{}).Behavior, Ask},
 		{"toAutoClassifierInput", tool.ToAutoClassifierInput(bg, input), ""},
@@ -323,13 +323,13 @@ func TestDefaultMapResult(t *testing.T) {
 		{map[string]any{"z": 1.0, "a": map[string]any{"c": 1.0, "b": 2.0}}, Text(`{"a":{"b":2,"c":1},"z":1}`)},
 	}
 	for _, tt := range tests {
-		got, err := DefaultMapResult(tt.data)
+		got, err := defaultMapResult(tt.data)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("DefaultMapResult(%#v) = %#v, %v; want %#v", tt.data, got, err, tt.want)
+			t.Errorf("defaultMapResult(%#v) = %#v, %v; want %#v", tt.data, got, err, tt.want)
 		}
 	}
-	if _, err := DefaultMapResult(math.Inf(1)); err == nil {
-		t.Error("DefaultMapResult(+Inf) succeeded")
+	if _, err := defaultMapResult(math.Inf(1)); err == nil {
+		t.Error("defaultMapResult(+Inf) succeeded")
 	}
 }
 
@@ -448,14 +448,14 @@ func TestRegistry(t *testing.T) {
 
 func TestCompileSchemaRoot(t *testing.T) {
 	for _, s := range []map[string]any{{}, {"type": "array"}, {"type": []any{"object", "null"}}} {
-		if _, err := CompileSchema(s); err == nil {
-			t.Errorf("CompileSchema(%v) succeeded; the root must be type object", s)
+		if _, err := compileSchema(s); err == nil {
+			t.Errorf("compileSchema(%v) succeeded; the root must be type object", s)
 		}
 	}
-	if _, err := CompileSchema(map[string]any{"type": "object"}); err != nil {
+	if _, err := compileSchema(map[string]any{"type": "object"}); err != nil {
 		t.Error(err)
 	}
-	if _, err := CompileSchema(map[string]any{"type": "object", "$ref": "file:///etc/passwd"}); err == nil {
+	if _, err := compileSchema(map[string]any{"type": "object", "$ref": "file:///etc/passwd"}); err == nil {
 		t.Error("a $ref to a file compiled")
 	}
 }

@@ -17,12 +17,12 @@ import (
 const (
 	// DefaultTimeout bounds one call when Options.Timeout is zero.
 	DefaultTimeout = 2 * time.Minute
-	// DefaultMemberTimeout bounds a member other than call when
+	// defaultMemberTimeout bounds a member other than call when
 	// Options.MemberTimeout is zero.
-	DefaultMemberTimeout = 2 * time.Second
-	// DefaultMaxInputDepth is the deepest input nesting accepted when
+	defaultMemberTimeout = 2 * time.Second
+	// defaultMaxInputDepth is the deepest input nesting accepted when
 	// Options.MaxInputDepth is zero.
-	DefaultMaxInputDepth = 128
+	defaultMaxInputDepth = 128
 )
 
 // Options configure an Engine. Cwd or Roots must be set; otherwise the zero value is
@@ -50,10 +50,10 @@ type Options struct {
 	Home string
 	// MemberTimeout bounds each member function other than call (isReadOnly, prompt,
 	// isEnabled, ...): a question that hangs gets the safe answer instead of holding the
-	// call, or a listing, for the call's whole timeout. Zero means DefaultMemberTimeout.
+	// call, or a listing, for the call's whole timeout. Zero means defaultMemberTimeout.
 	MemberTimeout time.Duration
 	// MaxInputDepth is the deepest nesting of a tool_use input the engine accepts
-	// (deeper is an InputValidationError). Zero means DefaultMaxInputDepth.
+	// (deeper is an InputValidationError). Zero means defaultMaxInputDepth.
 	MaxInputDepth int
 	// Mode is the permission mode. Zero means ModeDefault.
 	Mode Mode
@@ -79,7 +79,7 @@ type Options struct {
 	// context.
 	OnProgress func(ProgressEvent)
 	// MaxToolUseConcurrency is how many concurrency-safe calls of one batch Run runs at
-	// once. Zero means DefaultMaxToolUseConcurrency.
+	// once. Zero means defaultMaxToolUseConcurrency.
 	MaxToolUseConcurrency int
 	// Logger receives what the engine has to tell the host besides results: a tool
 	// member that failed and was given its safe answer (once per member of a tool
@@ -180,10 +180,10 @@ func New(opts Options) (*Engine, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.MemberTimeout <= 0 {
-		opts.MemberTimeout = DefaultMemberTimeout
+		opts.MemberTimeout = defaultMemberTimeout
 	}
 	if opts.MaxInputDepth <= 0 {
-		opts.MaxInputDepth = DefaultMaxInputDepth
+		opts.MaxInputDepth = defaultMaxInputDepth
 	}
 	rules, err := parseRules(opts.Permissions, opts.Home)
 	if err != nil {

@@ -27,10 +27,10 @@ type positioner interface {
 	Position() srcpos.Pos
 }
 
-// ModelText returns the text of err as the model is told it: the error's own text,
+// modelText returns the text of err as the model is told it: the error's own text,
 // with any script error inside it worded without its file and line. The host's log
 // keeps the whole error (Result.Err).
-func ModelText(err error) string {
+func modelText(err error) string {
 	full := err.Error()
 	var mt modelTexter
 	if !errors.As(err, &mt) {

@@ -9,8 +9,8 @@ import (
 // The limits of a FileStates, as the original's readFileState cache: at most this
 // many entries, and at most this many bytes of recorded content (with paths and hashes).
 const (
-	DefaultFileStateEntries = 100
-	DefaultFileStateBytes   = 25 << 20
+	defaultFileStateEntries = 100
+	defaultFileStateBytes   = 25 << 20
 )
 
 // A FileState is what a session remembers of a file a tool read or wrote: the
@@ -52,12 +52,12 @@ type fileStateItem struct {
 
 // NewFileStates returns an empty cache with the default limits.
 func NewFileStates() *FileStates {
-	return NewFileStatesLimited(DefaultFileStateEntries, DefaultFileStateBytes)
+	return newFileStatesLimited(defaultFileStateEntries, defaultFileStateBytes)
 }
 
-// NewFileStatesLimited returns an empty cache holding at most maxEntries entries and
+// newFileStatesLimited returns an empty cache holding at most maxEntries entries and
 // maxBytes bytes; a limit below 1 is taken as 1.
-func NewFileStatesLimited(maxEntries, maxBytes int) *FileStates {
+func newFileStatesLimited(maxEntries, maxBytes int) *FileStates {
 	return &FileStates{
 		maxEntries: max(maxEntries, 1),
 		maxBytes:   max(maxBytes, 1),

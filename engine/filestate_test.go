@@ -8,7 +8,7 @@ import (
 )
 
 func TestFileStatesLRU(t *testing.T) {
-	f := NewFileStatesLimited(3, 1000)
+	f := newFileStatesLimited(3, 1000)
 	for i := range 3 {
 		f.Set(fmt.Sprintf("/f%d", i), FileState{Hash: "h", Mtime: float64(i)})
 	}
@@ -34,7 +34,7 @@ func TestFileStatesLRU(t *testing.T) {
 }
 
 func TestFileStatesByteLimit(t *testing.T) {
-	f := NewFileStatesLimited(100, 100)
+	f := newFileStatesLimited(100, 100)
 	f.Set("/a", FileState{Content: strings.Repeat("a", 60)})
 	f.Set("/b", FileState{Content: strings.Repeat("b", 30)})
 	f.Set("/c", FileState{Content: strings.Repeat("c", 30)})
@@ -70,7 +70,7 @@ func TestFileStatesConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if f.Len() > DefaultFileStateEntries {
+	if f.Len() > defaultFileStateEntries {
 		t.Errorf("len %d over the limit", f.Len())
 	}
 }

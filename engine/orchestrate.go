@@ -5,10 +5,10 @@ import (
 	"sync"
 )
 
-// DefaultMaxToolUseConcurrency is how many concurrency-safe calls of one batch Run
+// defaultMaxToolUseConcurrency is how many concurrency-safe calls of one batch Run
 // runs at once, unless Options.MaxToolUseConcurrency says otherwise (the CLI reads it
 // from LUATOOL_MAX_TOOL_USE_CONCURRENCY, as the original does its variable).
-const DefaultMaxToolUseConcurrency = 10
+const defaultMaxToolUseConcurrency = 10
 
 // turn is the context that calls of one turn share and that context modifiers change.
 type turn struct {
@@ -115,5 +115,5 @@ func (e *Engine) maxToolUseConcurrency() int {
 	if n := e.opts.MaxToolUseConcurrency; n > 0 {
 		return n
 	}
-	return DefaultMaxToolUseConcurrency
+	return defaultMaxToolUseConcurrency
 }

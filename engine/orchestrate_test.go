@@ -135,11 +135,11 @@ func TestRunCancellation(t *testing.T) {
 			continue
 		}
 		text := r.Block.Content.String()
-		if text != InterruptMessage && text != CancelMessage {
+		if text != interruptMessage && text != cancelMessage {
 			t.Errorf("result %d: %q", i, text)
 		}
 	}
-	if results[3].Block.Content.String() != CancelMessage {
+	if results[3].Block.Content.String() != cancelMessage {
 		t.Errorf("a call not started should get the cancel message, got %q", results[3].Block.Content.String())
 	}
 }

@@ -176,7 +176,7 @@ func TestPermissionAskOutcomes(t *testing.T) {
 			return PermissionDecision{Behavior: Deny, Abort: true}, nil
 		}})
 	results := abort.Run(bg, []ToolUse{{ID: "1", Name: "Read"}, {ID: "2", Name: "Bash"}, {ID: "3", Name: "Read"}})
-	if results[0].Block.IsError || results[1].Block.Content.String() != RejectMessage || results[2].Block.Content.String() != CancelMessage {
+	if results[0].Block.IsError || results[1].Block.Content.String() != rejectMessage || results[2].Block.Content.String() != cancelMessage {
 		t.Errorf("abort: %q | %q | %q", results[0].Block.Content.String(), results[1].Block.Content.String(), results[2].Block.Content.String())
 	}
 }

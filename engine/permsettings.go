@@ -42,8 +42,8 @@ type PermissionSettings struct {
 // sourceSession names the rules added while running ("allow always" answers).
 const sourceSession = "session"
 
-// Modes returns the permission modes, in the order messages list them.
-func Modes() []Mode {
+// modes returns the permission modes, in the order messages list them.
+func modes() []Mode {
 	return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypassPermissions, ModeDontAsk}
 }
 
@@ -51,7 +51,7 @@ func Modes() []Mode {
 // for any other s the error lists the modes, with a hint when s is close to one.
 func ParseMode(s string) (Mode, error) {
 	var names []string
-	for _, m := range Modes() {
+	for _, m := range modes() {
 		if string(m) == s {
 			return m, nil
 		}

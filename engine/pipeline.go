@@ -14,12 +14,12 @@ import (
 
 // Texts the model sees, in the original system's wording where it has one.
 const (
-	// CancelMessage answers a call whose turn was cancelled before it started.
-	CancelMessage = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
-	// InterruptMessage answers a call cancelled while it ran.
-	InterruptMessage = "[Request interrupted by user for tool use]"
-	// RejectMessage answers a call the person refused, stopping the turn.
-	RejectMessage = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
+	// cancelMessage answers a call whose turn was cancelled before it started.
+	cancelMessage = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
+	// interruptMessage answers a call cancelled while it ran.
+	interruptMessage = "[Request interrupted by user for tool use]"
+	// rejectMessage answers a call the person refused, stopping the turn.
+	rejectMessage = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
 	// maxErrorChars is where error texts are cut in the middle.
 	maxErrorChars = 10000
 )
@@ -186,7 +186,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 
 	// 2. Abort check.
 	if ctx.Err() != nil {
-		return r.fail(StageAbort, CancelMessage)
+		return r.fail(StageAbort, cancelMessage)
 	}
 
 	hooks := e.hooks(ctx)
@@ -379,7 +379,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 			return nil, true, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + ans.Message
 		}
 		if ans.Abort {
-			return nil, true, RejectMessage
+			return nil, true, rejectMessage
 		}
 		return nil, true, fmt.Sprintf("Permission to use %s has been denied.", t.Name())
 	}
@@ -467,11 +467,11 @@ func toolUseError(msg string) string { return "<tool_use_error>" + msg + "</tool
 func callErrorText(parent, bounded context.Context, t *Tool, timeout time.Duration, err error) string {
 	switch {
 	case parent.Err() != nil:
-		return InterruptMessage
+		return interruptMessage
 	case errors.Is(bounded.Err(), context.DeadlineExceeded):
 		return fmt.Sprintf("%s timed out after %s and was stopped.", t.Name(), timeout)
 	}
-	msg := ModelText(err)
+	msg := modelText(err)
 	if strings.TrimSpace(msg) == "" {
 		msg = "Command failed with no output"
 	}

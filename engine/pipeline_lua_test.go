@@ -258,7 +258,7 @@ func TestLuaCancelWhileRunningIsAnInterrupt(t *testing.T) {
 	e := luaPipelineEngine(t, engine.Options{})
 	ctx, cancel := context.WithCancel(bg)
 	time.AfterFunc(100*time.Millisecond, cancel)
-	engine.WantError(t, engine.CallTool(e, ctx, "Spin", `{"spin":true}`), engine.StageCall, engine.InterruptMessage)
+	engine.WantError(t, engine.CallTool(e, ctx, "Spin", `{"spin":true}`), engine.StageCall, "[Request interrupted by user for tool use]")
 	engine.WantOK(t, engine.CallTool(e, bg, "Spin", `{}`), "fast")
 }
 

@@ -378,7 +378,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 	cancel()
 	for _, name := range []string{"Order", "GoSlow"} {
 		r := call(e, ctx, name, `{"step":"none"}`)
-		wantError(t, r, StageAbort, CancelMessage)
+		wantError(t, r, StageAbort, cancelMessage)
 	}
 	if ev := rec.Events(); len(ev) != 0 {
 		t.Errorf("a cancelled call reached %v", ev)
@@ -695,7 +695,7 @@ func TestCancelWhileRunningIsAnInterrupt(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	wantError(t, call(e, ctx, "Wait", `{}`), StageCall, InterruptMessage)
+	wantError(t, call(e, ctx, "Wait", `{}`), StageCall, interruptMessage)
 	wantOK(t, call(e, bg, "Sized", `{"n":4}`), "yyyy")
 }
 

@@ -34,9 +34,9 @@ type Schema struct {
 	fast *objectPlan
 }
 
-// CompileSchema compiles a tool's input schema: any JSON Schema (draft 2020-12 unless
+// compileSchema compiles a tool's input schema: any JSON Schema (draft 2020-12 unless
 // $schema names another) whose root declares type "object".
-func CompileSchema(schema map[string]any) (*Schema, error) {
+func compileSchema(schema map[string]any) (*Schema, error) {
 	if t, ok := schema["type"]; !ok || t != "object" {
 		return nil, errors.New(`the root must be an object schema: add type = "object"`)
 	}
@@ -44,7 +44,7 @@ func CompileSchema(schema map[string]any) (*Schema, error) {
 }
 
 // CompileJSONSchema compiles any JSON Schema document (an object or a boolean), with
-// the same rules as CompileSchema but no constraint on the root.
+// the same rules as compileSchema but no constraint on the root.
 func CompileJSONSchema(schema any) (*Schema, error) { return compileAnySchema(schema) }
 
 // refusingLoader loads nothing: a schema may not reach files or the network.

@@ -28,8 +28,8 @@ type WatchOptions struct {
 
 // Default watch settings.
 const (
-	DefaultDebounce     = 50 * time.Millisecond
-	DefaultPollInterval = time.Second
+	defaultDebounce     = 50 * time.Millisecond
+	defaultPollInterval = time.Second
 )
 
 // Watch keeps the tools of the engine's sources on disk (those with a Dir) current
@@ -47,10 +47,10 @@ const (
 // an error only when the engine has no directory to watch.
 func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 	if opts.Debounce <= 0 {
-		opts.Debounce = DefaultDebounce
+		opts.Debounce = defaultDebounce
 	}
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = DefaultPollInterval
+		opts.PollInterval = defaultPollInterval
 	}
 	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, pending: map[string]time.Time{}, within: map[string]string{}}
 	for _, l := range e.opts.Loaders {
