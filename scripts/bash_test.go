@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
@@ -30,7 +31,7 @@ func newBashEnv(t *testing.T, allow bool, rules ...string) *bashEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := engine.Options{Modules: mods, Roots: []string{v.root}, ResultsDir: t.TempDir()}
+	opts := engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{v.root}, ResultsDir: t.TempDir()}
 	for _, r := range rules {
 		opts.Permissions.Allow = append(opts.Permissions.Allow, engine.SourcedRule{Text: r, Source: "--allow"})
 	}

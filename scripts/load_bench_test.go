@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
@@ -17,7 +18,7 @@ func BenchmarkLoadStandardTools(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng, err := engine.New(engine.Options{Modules: mods, Roots: []string{root}})
+		eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{root}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
@@ -55,7 +56,7 @@ func newEnvWith(t *testing.T, canUse engine.CanUseToolFunc, cwd ...string) *env 
 			t.Fatal(err)
 		}
 	}
-	e, err := engine.New(engine.Options{Modules: mods, Roots: []string{root}, Cwd: wd, ResultsDir: t.TempDir(), CanUseTool: canUse})
+	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{root}, Cwd: wd, ResultsDir: t.TempDir(), CanUseTool: canUse})
 	if err != nil {
 		t.Fatal(err)
 	}

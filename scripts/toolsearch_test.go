@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
@@ -34,7 +35,7 @@ func newSearchEnv(t *testing.T) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(engine.Options{Modules: mods, Roots: []string{root}, ResultsDir: t.TempDir()})
+	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{root}, ResultsDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

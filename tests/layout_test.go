@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,38 +15,104 @@ import (
 const module = "github.com/luatool/luatool"
 
 // TestImportsPointDown guards the dependency direction of DESIGN.md: cmd and the CLI
-// on top, then engine and hostmod, then bindings, with no package reaching up.
+// on top; then the Lua loader and test runner, the settings files and MCP serving
+// over the engine; then the engine, which knows no Lua, and hostmod; then bindings;
+// then the leaves. No package reaches up.
 func TestImportsPointDown(t *testing.T) {
-	// forbidden maps a package directory (prefix) to the module packages it must not import.
+	// forbidden maps a package pattern to the module packages it must not import
+	// (each covering its subpackages; "..." is every package of the module). A
+	// pattern is a package directory, or a directory and its subpackages ("x/...").
 	forbidden := map[string][]string{
-		"engine":             {"hostmod", "scripts", "internal/cli", "cmd"},
-		"bindings":           {"engine", "hostmod", "scripts", "internal/cli", "cmd"},
-		"hostmod":            {"engine", "scripts", "internal/cli", "cmd"},
-		"scripts":            {"engine", "bindings", "hostmod", "internal/cli", "cmd"},
+		"engine":             {"bindings", "hostmod", "scripts", "internal/cli", "cmd"},
+		"engine/...":         {"hostmod", "scripts", "internal/cli", "cmd"},
+		"engine/settings":    {"bindings", "engine/luaload"},
+		"engine/apischema":   {"bindings", "engine/luaload"},
+		"engine/mcpserver":   {"bindings", "engine/luaload"},
+		"bindings/...":       {"engine", "hostmod", "scripts", "internal/cli", "cmd"},
+		"hostmod/...":        {"engine", "scripts", "internal/cli", "cmd"},
+		"scripts/...":        {"..."},
+		"srcpos/...":         {"..."},
+		"internal/spell":     {"..."},
 		"internal/jsonvalue": {"engine", "bindings", "hostmod", "scripts", "internal/cli", "cmd"},
 		"internal/extdata":   {"engine", "bindings", "hostmod", "scripts", "internal/cli", "internal/jsonvalue", "cmd"},
 	}
 	imports := moduleImports(t, "..")
-	if len(imports["engine"]) == 0 || len(imports["internal/cli"]) == 0 {
-		t.Fatalf("found no imports for engine or internal/cli; is the test reading the right tree? got %v", imports)
+	for _, pkg := range []string{"engine", "engine/luaload", "engine/settings", "internal/cli"} {
+		if len(imports[pkg]) == 0 {
+			t.Fatalf("found no imports for %s; is the test reading the right tree? got %v", pkg, imports)
+		}
+	}
+	if !slices.Contains(imports["engine/luaload"], "engine") || !slices.Contains(imports["engine/luaload"], "bindings") {
+		t.Fatalf("engine/luaload imports %v, not engine and bindings: is the test reading the right tree?", imports["engine/luaload"])
 	}
 	for pkg, deps := range imports {
 		if slices.Contains(deps, "internal/extdata") {
 			t.Errorf("%s imports internal/extdata outside its tests: that package imports testing and is for tests only", pkg)
 		}
-		for prefix, bad := range forbidden {
-			if pkg != prefix && !strings.HasPrefix(pkg, prefix+"/") {
+		for pattern, bad := range forbidden {
+			if !matchPackage(pattern, pkg) {
 				continue
 			}
 			for _, dep := range deps {
 				for _, b := range bad {
-					if dep == b || strings.HasPrefix(dep, b+"/") {
+					if b == "..." || matchPackage(b+"/...", dep) {
 						t.Errorf("%s imports %s: imports must point down (see DESIGN.md)", pkg, dep)
 					}
 				}
 			}
 		}
 	}
+}
+
+// TestEngineKnowsNoLua guards what the import rules above cannot see: that nothing
+// the engine depends on, directly or through other packages (of the module or not),
+// is the Lua VM. The language-agnostic packages over the engine are held to the same.
+func TestEngineKnowsNoLua(t *testing.T) {
+	const lua = "github.com/yuin/gopher-lua"
+	// The Lua loader depends on the VM: seeing it there shows the check can fail.
+	if !slices.Contains(packageDeps(t, "engine/luaload"), lua) {
+		t.Fatalf("go list -deps ./engine/luaload does not list %s: the check would prove nothing", lua)
+	}
+	for _, pkg := range []string{"engine", "engine/settings", "engine/apischema", "engine/mcpserver"} {
+		deps := packageDeps(t, pkg)
+		if !slices.Contains(deps, module+"/"+pkg) {
+			t.Fatalf("go list -deps ./%s does not list the package itself: %q", pkg, deps)
+		}
+		var vm []string
+		for _, d := range deps {
+			if d == lua || strings.HasPrefix(d, lua+"/") {
+				vm = append(vm, d)
+			}
+		}
+		if len(vm) > 0 {
+			t.Errorf("%s depends on %s (see go list -deps ./%s): the engine knows no Lua, tool files enter through a Loader (see DESIGN.md)", pkg, strings.Join(vm, ", "), pkg)
+		}
+	}
+}
+
+// packageDeps returns the import paths of a module package (a directory relative to
+// the module root) and of everything it depends on, tests left out, as go list -deps
+// gives them.
+func packageDeps(t *testing.T, pkg string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./"+pkg)
+	cmd.Dir = ".."
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./%s: %v\n%s", pkg, err, stderr.String())
+	}
+	return strings.Fields(string(out))
+}
+
+// matchPackage reports whether a package directory is matched by a pattern: the
+// directory itself, or, for "dir/...", the directory or any under it.
+func matchPackage(pattern, pkg string) bool {
+	if dir, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+	}
+	return pkg == pattern
 }
 
 // moduleImports returns, for each package directory under root, the module packages

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 )
 
 // toolSource is a tool named name whose call returns text.
@@ -41,10 +42,7 @@ func startWatch(t *testing.T, dir string, opts engine.WatchOptions, files map[st
 	for name, src := range files {
 		writeFile(t, filepath.Join(dir, name), src)
 	}
-	eng, err := engine.New(engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newLuaEngine(t)
 	w := &watched{t: t, dir: dir, eng: eng}
 	eng.Subscribe(func(ev engine.Event) {
 		w.mu.Lock()
@@ -68,6 +66,17 @@ func startWatch(t *testing.T, dir string, opts engine.WatchOptions, files map[st
 	time.Sleep(100 * time.Millisecond)
 	w.reset()
 	return w
+}
+
+// newLuaEngine returns an engine that loads Lua tool files, with no host modules,
+// working in a temporary directory of its own.
+func newLuaEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{})}, Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -340,7 +349,7 @@ func TestReloadAddRemoveRename(t *testing.T) {
 func TestReloadDirectoryCreatedLater(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "later", "tools")
-	eng, _ := engine.New(engine.Options{})
+	eng := newLuaEngine(t)
 	eng.Load(engine.DirSource(dir))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/hostmod"
 )
@@ -392,7 +393,7 @@ end)`)
 		if err != nil {
 			return nil, err
 		}
-		eng, err := engine.New(engine.Options{Modules: mods, Cwd: root, Roots: []string{root}, ResultsDir: scratch,
+		eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Cwd: root, Roots: []string{root}, ResultsDir: scratch,
 			Mode: engine.ModeBypassPermissions})
 		if err != nil {
 			return nil, err
@@ -441,7 +442,7 @@ func reachable(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	modules := []string{engine.ToolsModuleName, "json"}
+	modules := []string{luaload.ToolsModuleName, "json"}
 	for _, m := range mods {
 		modules = append(modules, m.Name)
 	}
@@ -455,8 +456,12 @@ func reachable(t *testing.T) []string {
 func TestTypeDefinitionsMatchGo(t *testing.T) {
 	defs := readTypeDefs(t)
 
-	compareKeys(t, "the Tool contract (engine.MemberNames)", "luatool.Tool", setOf(engine.MemberNames()), defs.members("Tool"))
-	compareKeys(t, "engine.ToolResultFields", "luatool.ToolResult", setOf(engine.ToolResultFields()), defs.members("ToolResult"))
+	var members []string
+	for _, m := range engine.Members() {
+		members = append(members, m.Name)
+	}
+	compareKeys(t, "the Tool contract (engine.Members)", "luatool.Tool", setOf(members), defs.members("Tool"))
+	compareKeys(t, "engine.ResultFields", "luatool.ToolResult", setOf(engine.ResultFields()), defs.members("ToolResult"))
 	compareKeys(t, "engine.ContextChangeFields", "luatool.ContextChange", setOf(engine.ContextChangeFields()), defs.members("ContextChange"))
 
 	modules := reachable(t)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 )
 
 // goroutineSettle is how long TestMain waits for the goroutine count to come back
@@ -50,11 +51,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// newEngine builds an engine with opts and loads files (name -> source) from an
-// in-memory source. Loading must succeed without errors. The tools' pools are closed
-// when the test ends.
-func newEngine(t testing.TB, opts engine.Options, files map[string]string) *engine.Engine {
+// newEngine builds an engine with opts and a Lua loader with lua, and loads files
+// (name -> source) from an in-memory source. Loading must succeed without errors. The
+// tools' pools are closed when the test ends.
+func newEngine(t testing.TB, opts engine.Options, lua luaload.Options, files map[string]string) *engine.Engine {
 	t.Helper()
+	opts.Loaders = append(opts.Loaders, luaload.New(lua))
 	if opts.Cwd == "" {
 		opts.Cwd = t.TempDir()
 	}
@@ -161,7 +163,7 @@ func echoWant(s string, n int, id string) string {
 func TestHundredConcurrentCallersOfOneTool(t *testing.T) {
 	const goroutines, callsEach = 100, 20
 	both(t, func(t *testing.T, limits bindings.Limits) {
-		e := newEngine(t, engine.Options{Limits: limits, Timeout: 30 * time.Second}, map[string]string{"echo.lua": echoTool})
+		e := newEngine(t, engine.Options{Timeout: 30 * time.Second}, luaload.Options{Limits: limits}, map[string]string{"echo.lua": echoTool})
 		var wrong, failed atomic.Int64
 		var wg sync.WaitGroup
 		start := time.Now()
@@ -358,7 +360,7 @@ func TestNoCanaryCrossesCallsOrToolsUnderConcurrency(t *testing.T) {
 	const goroutines, callsEach = 100, 8
 	both(t, func(t *testing.T, limits bindings.Limits) {
 		limits.MaxIdleStates = 4 // states are reused often, by different goroutines
-		e := newEngine(t, engine.Options{Limits: limits, Timeout: 30 * time.Second, Modules: []*bindings.Module{hostModule()}},
+		e := newEngine(t, engine.Options{Timeout: 30 * time.Second}, luaload.Options{Limits: limits, Modules: []*bindings.Module{hostModule()}},
 			map[string]string{
 				"canary_a.lua": fmt.Sprintf(canaryTool, "canary_a"),
 				"canary_b.lua": fmt.Sprintf(canaryTool, "canary_b"),
@@ -461,7 +463,7 @@ func TestInfiniteLoopStormDoesNotStarveHealthyTool(t *testing.T) {
 		timeout = 500 * time.Millisecond
 		callers = 4 // goroutines calling the healthy tool throughout
 	)
-	e := newEngine(t, engine.Options{Timeout: timeout}, map[string]string{"spin.lua": spinTool, "healthy.lua": healthyTool})
+	e := newEngine(t, engine.Options{Timeout: timeout}, luaload.Options{}, map[string]string{"spin.lua": spinTool, "healthy.lua": healthyTool})
 
 	// Baseline latency of the healthy tool with nothing else running.
 	var quiet []time.Duration
@@ -613,7 +615,7 @@ func TestNextCallSucceedsAfterTimeoutOrError(t *testing.T) {
 	const okText = "ok aborted=false deadline=true"
 	both(t, func(t *testing.T, limits bindings.Limits) {
 		limits.MaxIdleStates = 1
-		e := newEngine(t, engine.Options{Limits: limits, Timeout: timeout}, map[string]string{"flaky.lua": flakyTool})
+		e := newEngine(t, engine.Options{Timeout: timeout}, luaload.Options{Limits: limits}, map[string]string{"flaky.lua": flakyTool})
 		// run makes one call and checks it: want is the exact text for an ok call, or
 		// what the error must contain.
 		run := func(id, mode, want string, tolerateStarving bool) (problem string, starved bool) {
@@ -708,7 +710,7 @@ return {
 // last version.
 func TestReloadWhileCalling(t *testing.T) {
 	const goroutines, reloads = 100, 15
-	e := newEngine(t, engine.Options{Timeout: 30 * time.Second}, map[string]string{"ver.lua": versionTool(0)})
+	e := newEngine(t, engine.Options{Timeout: 30 * time.Second}, luaload.Options{}, map[string]string{"ver.lua": versionTool(0)})
 	stop := make(chan struct{})
 	var calls, failed atomic.Int64
 	var wg sync.WaitGroup

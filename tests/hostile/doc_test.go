@@ -39,7 +39,7 @@
 //	E3   TestEscapes/E3                        os.execute/remove/rename/tmpname, io.tmpfile
 //	E4   TestEscapes/E4                        os.exit(7), os.exit(0, true)
 //	E5   TestEscapes/E5                        os.getenv of a planted secret, os.setenv
-//	E6   TestEscapes/E6                        package.path, require of paths, dofile, loadfile
+//	E6   TestEscapes/E6                        package.path, require of paths and dotted names, dofile, loadfile
 //	E7   TestEscapes/E7                        loadstring/load of bytecode, string.dump
 //	E8   TestEscapes/E8                        loadstring("return os"), load("return io")
 //	E9   TestEscapes/E9                        getfenv(0), getfenv(print), getfenv(99), _G's metatable
@@ -54,7 +54,7 @@
 //	E18  TestEscapes/E18                       promoted method Exec on host values (gopher-luar#6)
 //	E19  TestEscapes/E19                       obj ^ {}, field writes, input object writes
 //	E20  TestEscapes/E20                       mutex Lock, channel close, receive, channel result
-//	E21  TestEscapes/E21                       fs/glob/grep: .., absolute, links, ~, long, NUL, \, /proc
+//	E21  TestEscapes/E21                       fs/glob/grep: .., absolute, links, ~, long, NUL, \, /proc; at load
 //	E22  TestEscapes/E22                       directory swapped for a link during reads (TOCTOU)
 //	E23  TestEscapes/E23                       print/ctx:log floods (capped), io.write, _printregs
 //	E24  TestEscapes/E24                       io.read, io.stdin (stdin canary intact)

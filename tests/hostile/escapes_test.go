@@ -2,7 +2,9 @@ package hostile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,8 +52,10 @@ func escapeRows() []row {
 		}},
 		{"E6", []variant{
 			{name: "package.path", body: `package.path = input.outside .. "/?.txt" return require("secret")`, want: errAt(nilAccess...)},
-			{name: "require-path", body: `return require(input.outside .. "/secret")`, want: errAt("not found")},
-			{name: "require-relative", body: `return require("../outside/secret")`, want: errAt("not found")},
+			// A path is not a module name: Lua modules are lib/ files named by words.
+			{name: "require-path", body: `return require(input.outside .. "/secret")`, want: errAt(notModuleName)},
+			{name: "require-relative", body: `return require("../outside/secret")`, want: errAt(notModuleName)},
+			{name: "require-dots", body: `return require("..outside.secret")`, want: errAt(notModuleName)},
 			{name: "require-name", body: `return require("secret")`, want: errAt("not found")},
 			{name: "dofile", body: `return dofile(input.secret)`, want: errAt(nilAccess...)},
 			{name: "loadfile", body: `return loadfile(input.secret)()`, want: errAt(nilAccess...)},
@@ -153,7 +157,7 @@ func escapeRows() []row {
 			hostmodVariant("receive", `return require("hostmod").obj.Ch()`, errAt(nilAccess...)),
 			hostmodVariant("chan-result", `return require("hostmod").chan()()`, errAt("cannot be given to Lua")),
 		}},
-		{"E21", e21Variants()},
+		{"E21", append(e21Variants(), variant{name: "at-load", run: runE21AtLoad})},
 		{"E22", []variant{{cfg: hostConfig{timeout: 5 * time.Second}, body: e22Body, run: runE22}}},
 		{"E23", []variant{
 			{name: "print-flood", cfg: hostConfig{timeout: 5 * time.Second}, body: `for i = 1, 100 do print(("x"):rep(1e6)) end return "printed"`, want: want{stage: done, contains: []string{"printed"}},
@@ -351,6 +355,46 @@ func e21Variants() []variant {
 		}, want: outside},
 	)
 	return vs
+}
+
+// runE21AtLoad: a tool file's main chunk runs with no capabilities (the load phase,
+// which luatool check and list go through): every host function that reads or
+// changes anything refuses, inside the root as outside it, whether the file catches
+// the refusal (it loads, and knows nothing) or not (the load fails, saying why).
+func runE21AtLoad(t *testing.T, h *host) {
+	const refused = "is not available while the tool file loads"
+	for _, c := range []struct{ name, fn, expr string }{
+		{"fs.read-inside", "fs.read", `require("fs").read("data.txt")`},
+		{"fs.read-secret", "fs.read", fmt.Sprintf(`require("fs").read(%q)`, h.secret)},
+		{"fs.list", "fs.list", `require("fs").list(".")`},
+		{"fs.write", "fs.write", `require("fs").write("made-at-load.txt", "x")`},
+		{"glob.find", "glob.find", `require("glob").find("*")`},
+		{"grep.files", "grep.files", `require("grep").files("inside")`},
+		{"shell.run", "shell.run", `require("shell").run("touch made-by-shell.txt")`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			caught := hostileSource(`local ok, got = pcall(function() return `+c.expr+` end)
+`, `return tostring(ok) .. " " .. tostring(got)`, "", "")
+			if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": caught}); engine.HasErrors(diags) {
+				t.Fatalf("a tool catching a refusal at load failed to load: %v", diags)
+			}
+			r, took := h.call("hostile", h.paths(nil))
+			h.check(r, took, want{stage: engine.StageDone, contains: []string{"false", c.fn + " " + refused},
+				not: []string{"inside", "data.txt"}})
+
+			uncaught := hostileSource("local got = "+c.expr+"\n", `return "LEAK: loaded"`, "", "")
+			diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": uncaught})
+			if !engine.HasErrors(diags) || !strings.Contains(fmt.Sprint(diags), c.fn+" "+refused) {
+				t.Errorf("a tool calling %s at load: diagnostics %v, want an error saying %q", c.fn, diags, refused)
+			}
+			for _, made := range []string{"made-at-load.txt", "made-by-shell.txt"} {
+				if _, err := os.Lstat(filepath.Join(h.root, made)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s at load: %s exists in the root (%v)", c.fn, made, err)
+				}
+			}
+			h.healthy()
+		})
+	}
 }
 
 // e22Body reads sub/secret.txt (and lists sub) as fast as it can while the test swaps

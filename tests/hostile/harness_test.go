@@ -21,6 +21,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/hostmod"
 )
 
@@ -178,9 +179,10 @@ func newHost(t *testing.T, cfg hostConfig) *host {
 	mods, err := hostmod.Standard([]string{h.root})
 	must(t, err)
 	mods = append(mods, cfg.modules...)
+	lua := luaload.New(luaload.Options{Modules: mods, Limits: cfg.limits})
 	h.e, err = engine.New(engine.Options{
-		Modules: mods, Roots: []string{h.root}, Cwd: h.root, Timeout: h.timeout,
-		Limits: cfg.limits, ResultsDir: h.results, Mode: cfg.mode, Tools: cfg.goTools,
+		Loaders: []engine.Loader{lua}, Roots: []string{h.root}, Cwd: h.root, Timeout: h.timeout,
+		ResultsDir: h.results, Mode: cfg.mode, Tools: cfg.goTools,
 	})
 	must(t, err)
 	// Close every pooled state when the test ends: a load of nothing drops the tools.

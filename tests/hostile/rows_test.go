@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 )
 
 // TestMain gives the suite its own TMPDIR (so that a tree snapshot of it sees any file
@@ -140,7 +141,7 @@ func runVariant(t *testing.T, v variant) {
 	case r == nil:
 		h.probe(0)
 	case r.Stage == engine.StageCall:
-		var expected *engine.CallError
+		var expected *luaload.CallError
 		if errors.As(r.Err, &expected) {
 			h.probe(2) // call returned nil, "message": the state is sound
 		} else {
@@ -174,6 +175,9 @@ func errAt(anyOf ...string) want { return want{stage: engine.StageCall, anyOf: a
 
 // nilAccess words gopher-lua uses for indexing or calling a missing (nil) value.
 var nilAccess = []string{"non-table object(nil)", "non-function object", "attempt to index", "attempt to call", "nil value"}
+
+// notModuleName is what require says of a name that is not words separated by dots.
+const notModuleName = "a module name is words separated by dots"
 
 // slow scales a bound on Go-side work (compiling, converting, copying) for the race
 // detector. Deadlines of Lua code are never scaled: the VM checks its context at
