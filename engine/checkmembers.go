@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/luatool/luatool/srcpos"
@@ -24,6 +25,9 @@ func (e *Engine) CheckMembers(ctx context.Context) []Diagnostic {
 	var diags []Diagnostic
 	for _, t := range reg.Tools() {
 		report := func(sev Severity, member, effect string, err error) {
+			if errors.Is(err, ErrReportedAtLoad) {
+				return // a member of the wrong kind: loading said so already
+			}
 			d := Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: sev, Message: fmt.Sprintf("%s: %s failed%s: %v", t.Name(), member, effect, modelText(err))}
 			if pos := errorPosition(err); pos.File != "" {
 				d.Pos = pos

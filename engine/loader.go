@@ -112,7 +112,9 @@ func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool
 	}
 	t, err := Build(def)
 	for _, me := range memberErrors(err) {
-		if !reported[me.Member] {
+		// A problem of the file as a whole (it does not compile, or return a
+		// table) leaves every member missing: Build has nothing to add.
+		if !reported[me.Member] && !reported[""] {
 			diags = append(diags, Diagnostic{Pos: at(me.Member), Severity: SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
 		}
 	}

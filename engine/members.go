@@ -6,45 +6,58 @@ import (
 	"strings"
 )
 
-// A MemberKind is what a member of the Tool contract may be in a tool file.
-type MemberKind int
+// A MemberKind is what a member of the Tool contract may be in a tool file: a plain
+// value of one kind, a function computing it, or either.
+type MemberKind struct {
+	// Value is the kind of plain value the member may be: "string", "boolean",
+	// "number", "strings" (a list of strings) or "schema" (a table with string keys, a
+	// JSON Schema); "" when the member may only be a function.
+	Value string
+	// Values, when set, are the only strings a "string" member may be.
+	Values []string
+	// Func is set when the member may be a function (of the input, for most).
+	Func bool
+}
 
-// The member kinds.
-const (
-	KindString          MemberKind = iota + 1 // a string
-	KindBool                                  // a boolean
-	KindNumber                                // a number
-	KindStrings                               // a list of strings
-	KindSchema                                // a JSON Schema: a table with string keys
-	KindFunc                                  // a function
-	KindStringOrFunc                          // a string, or a function returning one
-	KindBoolOrFunc                            // a boolean, or a function returning one
-	KindInterruptOrFunc                       // "cancel" or "block", or a function returning one
+// The kinds of the contract's members.
+var (
+	kindString    = MemberKind{Value: "string"}
+	kindBool      = MemberKind{Value: "boolean"}
+	kindNumber    = MemberKind{Value: "number"}
+	kindStrings   = MemberKind{Value: "strings"}
+	kindSchema    = MemberKind{Value: "schema"}
+	kindFunc      = MemberKind{Func: true}
+	kindStringFn  = MemberKind{Value: "string", Func: true}
+	kindBoolFn    = MemberKind{Value: "boolean", Func: true}
+	kindInterrupt = MemberKind{Value: "string", Values: []string{"cancel", "block"}, Func: true}
 )
 
 // String says what the kind is, as messages say it: "a boolean or a function".
 func (k MemberKind) String() string {
-	switch k {
-	case KindString:
-		return "a string"
-	case KindBool:
-		return "a boolean"
-	case KindNumber:
-		return "a number"
-	case KindStrings:
-		return "a list of strings"
-	case KindSchema:
-		return "a table"
-	case KindFunc:
-		return "a function"
-	case KindStringOrFunc:
-		return "a string or a function"
-	case KindBoolOrFunc:
-		return "a boolean or a function"
-	case KindInterruptOrFunc:
-		return `"cancel", "block" or a function`
+	var value string
+	switch {
+	case len(k.Values) > 0:
+		quoted := make([]string, len(k.Values))
+		for i, v := range k.Values {
+			quoted[i] = fmt.Sprintf("%q", v)
+		}
+		value = strings.Join(quoted, ", ")
+	case k.Value == "strings":
+		value = "a list of strings"
+	case k.Value == "schema":
+		value = "a table"
+	case k.Value != "":
+		value = "a " + k.Value
 	}
-	return "nothing"
+	switch {
+	case value == "" && k.Func:
+		return "a function"
+	case k.Func:
+		return value + " or a function"
+	case value == "":
+		return "nothing"
+	}
+	return value
 }
 
 // A Member is one member of the Tool contract: its name as tool files spell it,
@@ -81,36 +94,36 @@ const (
 
 // members is the contract, in the order the defaults table lists it.
 var members = []Member{
-	{Name: "name", Kind: KindString, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.Name != "" }},
-	{Name: "inputSchema", Kind: KindSchema, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.InputSchema != nil }},
-	{Name: "prompt", Kind: KindStringOrFunc, Absent: loadError, OnError: "call error", given: func(d *ToolDef) bool { return d.Prompt != nil }},
-	{Name: "call", Kind: KindFunc, Absent: loadError, OnError: "is_error result", given: func(d *ToolDef) bool { return d.Call != nil }},
-	{Name: "aliases", Kind: KindStrings, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return len(d.Aliases) > 0 }},
-	{Name: "searchHint", Kind: KindString, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.SearchHint != "" }},
-	{Name: "shouldDefer", Kind: KindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.ShouldDefer }},
-	{Name: "alwaysLoad", Kind: KindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.AlwaysLoad }},
-	{Name: "isIdempotent", Kind: KindBool, Absent: "false (a hint for MCP clients only)", OnError: loadError, given: func(d *ToolDef) bool { return d.Hints.Idempotent != nil }},
-	{Name: "maxResultSizeChars", Kind: KindNumber, Absent: "50000 (effective min(x, 50000))", OnError: loadError, given: func(d *ToolDef) bool { return d.MaxResultSizeChars != 0 }},
-	{Name: "outputSchema", Kind: KindSchema, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.OutputSchema != nil }},
-	{Name: "description", Kind: KindStringOrFunc, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.Description != nil }},
-	{Name: "userFacingName", Kind: KindStringOrFunc, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.UserFacingName != nil }},
-	{Name: "isEnabled", Kind: KindBoolOrFunc, Absent: "true", OnError: "false (hidden)", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsEnabled != nil }},
-	{Name: "isReadOnly", Kind: KindBoolOrFunc, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsReadOnly != nil || d.Hints.ReadOnly != nil }},
-	{Name: "isConcurrencySafe", Kind: KindBoolOrFunc, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsConcurrencySafe != nil || d.Hints.ConcurrencySafe != nil }},
-	{Name: "isDestructive", Kind: KindBoolOrFunc, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsDestructive != nil || d.Hints.Destructive != nil }},
-	{Name: "isOpenWorld", Kind: KindBoolOrFunc, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsOpenWorld != nil || d.Hints.OpenWorld != nil }},
-	{Name: "interruptBehavior", Kind: KindInterruptOrFunc, Absent: `"block"`, OnError: `"block"`, FailsClosed: true, given: func(d *ToolDef) bool { return d.InterruptBehavior != nil }},
-	{Name: "validateInput", Kind: KindFunc, Absent: "valid", OnError: "invalid, with the error text", given: func(d *ToolDef) bool { return d.ValidateInput != nil }},
-	{Name: "checkPermissions", Kind: KindFunc, Absent: "allow if isReadOnly(input), else ask", OnError: "deny", given: func(d *ToolDef) bool { return d.CheckPermissions != nil }},
-	{Name: "getPath", Kind: KindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.GetPath != nil }},
-	{Name: "ruleContent", Kind: KindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.RuleContent != nil }},
-	{Name: "toAutoClassifierInput", Kind: KindFunc, Absent: `""`, OnError: `""`, given: func(d *ToolDef) bool { return d.ToAutoClassifierInput != nil }},
-	{Name: "mapResult", Kind: KindFunc, Absent: "strings as is, other data as JSON", OnError: "is_error result", given: func(d *ToolDef) bool { return d.MapResult != nil }},
-	{Name: "renderToolUseMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseMessage != nil }},
-	{Name: "renderToolResultMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolResultMessage != nil }},
-	{Name: "renderToolUseProgressMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseProgressMessage != nil }},
-	{Name: "renderToolUseRejectedMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseRejectedMessage != nil }},
-	{Name: "renderToolUseErrorMessage", Kind: KindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseErrorMessage != nil }},
+	{Name: "name", Kind: kindString, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.Name != "" }},
+	{Name: "inputSchema", Kind: kindSchema, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.InputSchema != nil }},
+	{Name: "prompt", Kind: kindStringFn, Absent: loadError, OnError: "call error", given: func(d *ToolDef) bool { return d.Prompt != nil }},
+	{Name: "call", Kind: kindFunc, Absent: loadError, OnError: "is_error result", given: func(d *ToolDef) bool { return d.Call != nil }},
+	{Name: "aliases", Kind: kindStrings, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return len(d.Aliases) > 0 }},
+	{Name: "searchHint", Kind: kindString, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.SearchHint != "" }},
+	{Name: "shouldDefer", Kind: kindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.ShouldDefer }},
+	{Name: "alwaysLoad", Kind: kindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.AlwaysLoad }},
+	{Name: "isIdempotent", Kind: kindBool, Absent: "false (a hint for MCP clients only)", OnError: loadError, given: func(d *ToolDef) bool { return d.Hints.Idempotent != nil }},
+	{Name: "maxResultSizeChars", Kind: kindNumber, Absent: "50000 (effective min(x, 50000))", OnError: loadError, given: func(d *ToolDef) bool { return d.MaxResultSizeChars != 0 }},
+	{Name: "outputSchema", Kind: kindSchema, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.OutputSchema != nil }},
+	{Name: "description", Kind: kindStringFn, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.Description != nil }},
+	{Name: "userFacingName", Kind: kindStringFn, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.UserFacingName != nil }},
+	{Name: "isEnabled", Kind: kindBoolFn, Absent: "true", OnError: "false (hidden)", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsEnabled != nil }},
+	{Name: "isReadOnly", Kind: kindBoolFn, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsReadOnly != nil || d.Hints.ReadOnly != nil }},
+	{Name: "isConcurrencySafe", Kind: kindBoolFn, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsConcurrencySafe != nil || d.Hints.ConcurrencySafe != nil }},
+	{Name: "isDestructive", Kind: kindBoolFn, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsDestructive != nil || d.Hints.Destructive != nil }},
+	{Name: "isOpenWorld", Kind: kindBoolFn, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsOpenWorld != nil || d.Hints.OpenWorld != nil }},
+	{Name: "interruptBehavior", Kind: kindInterrupt, Absent: `"block"`, OnError: `"block"`, FailsClosed: true, given: func(d *ToolDef) bool { return d.InterruptBehavior != nil }},
+	{Name: "validateInput", Kind: kindFunc, Absent: "valid", OnError: "invalid, with the error text", given: func(d *ToolDef) bool { return d.ValidateInput != nil }},
+	{Name: "checkPermissions", Kind: kindFunc, Absent: "allow if isReadOnly(input), else ask", OnError: "deny", given: func(d *ToolDef) bool { return d.CheckPermissions != nil }},
+	{Name: "getPath", Kind: kindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.GetPath != nil }},
+	{Name: "ruleContent", Kind: kindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.RuleContent != nil }},
+	{Name: "toAutoClassifierInput", Kind: kindFunc, Absent: `""`, OnError: `""`, given: func(d *ToolDef) bool { return d.ToAutoClassifierInput != nil }},
+	{Name: "mapResult", Kind: kindFunc, Absent: "strings as is, other data as JSON", OnError: "is_error result", given: func(d *ToolDef) bool { return d.MapResult != nil }},
+	{Name: "renderToolUseMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseMessage != nil }},
+	{Name: "renderToolResultMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolResultMessage != nil }},
+	{Name: "renderToolUseProgressMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseProgressMessage != nil }},
+	{Name: "renderToolUseRejectedMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseRejectedMessage != nil }},
+	{Name: "renderToolUseErrorMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseErrorMessage != nil }},
 }
 
 // Members returns the members of the Tool contract, in the order of the defaults

@@ -43,7 +43,7 @@ type PermissionSettings struct {
 const sourceSession = "session"
 
 // modes returns the permission modes, in the order messages list them.
-func modes() []Mode {
+func Modes() []Mode {
 	return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypassPermissions, ModeDontAsk}
 }
 
@@ -51,7 +51,7 @@ func modes() []Mode {
 // for any other s the error lists the modes, with a hint when s is close to one.
 func ParseMode(s string) (Mode, error) {
 	var names []string
-	for _, m := range modes() {
+	for _, m := range Modes() {
 		if string(m) == s {
 			return m, nil
 		}

@@ -7,7 +7,7 @@ import (
 
 // ParseMode accepts exactly the mode names, and explains anything else.
 func TestParseMode(t *testing.T) {
-	for _, m := range modes() {
+	for _, m := range Modes() {
 		if got, err := ParseMode(string(m)); got != m || err != nil {
 			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
 		}

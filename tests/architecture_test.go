@@ -68,16 +68,3 @@ func TestArchitectureTable(t *testing.T) {
 		t.Errorf("README.md's Architecture table has a row for %s, which is not a package", pkg)
 	}
 }
-
-// TestEngineKnowsNoLua: nothing package engine depends on, at any depth, is Lua.
-func TestEngineKnowsNoLua(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "../engine").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(dep, "gopher-lua") || dep == module+"/bindings" || dep == module+"/engine/luaload" {
-			t.Errorf("engine depends on %s: the engine must know no Lua (tool files reach it through a Loader)", dep)
-		}
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -61,6 +62,9 @@ func missingCommaHint(src []byte, line int, msg string) string {
 	}
 	return fmt.Sprintf(" (is a comma missing at the end of line %d?)", line-1)
 }
+
+// aliasesKind is the kind of the aliases member.
+var aliasesKind = func() engine.MemberKind { m, _ := engine.LookupMember("aliases"); return m.Kind }()
 
 // memberNames are the names of the contract's members, for hints.
 var memberNames = func() []string {
@@ -131,7 +135,7 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 	if v, ok := get("name").(lua.LString); ok {
 		def.Name = string(v)
 	}
-	if v, ok := get("aliases").(*lua.LTable); ok && kindMatches(engine.KindStrings, v) {
+	if v, ok := get("aliases").(*lua.LTable); ok && kindMatches(aliasesKind, v) {
 		for i := 1; i <= v.Len(); i++ {
 			def.Aliases = append(def.Aliases, lua.LVAsString(v.RawGetInt(i)))
 		}
@@ -179,38 +183,33 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 
 // kindMatches reports whether a Lua value is of a member kind.
 func kindMatches(k engine.MemberKind, v lua.LValue) bool {
-	switch k {
-	case engine.KindString:
-		return v.Type() == lua.LTString
-	case engine.KindBool:
+	if v.Type() == lua.LTFunction {
+		return k.Func
+	}
+	switch k.Value {
+	case "string":
+		s, ok := v.(lua.LString)
+		return ok && (len(k.Values) == 0 || slices.Contains(k.Values, string(s)))
+	case "boolean":
 		return v.Type() == lua.LTBool
-	case engine.KindNumber:
+	case "number":
 		return v.Type() == lua.LTNumber
-	case engine.KindStrings:
+	case "schema":
+		return v.Type() == lua.LTTable
+	case "strings":
 		t, ok := v.(*lua.LTable)
 		if !ok {
 			return false
 		}
 		n := 0
 		good := true
-		t.ForEach(func(k, e lua.LValue) {
+		t.ForEach(func(_, e lua.LValue) {
 			n++
 			if e.Type() != lua.LTString {
 				good = false
 			}
 		})
 		return good && n == t.Len()
-	case engine.KindSchema:
-		return v.Type() == lua.LTTable
-	case engine.KindFunc:
-		return v.Type() == lua.LTFunction
-	case engine.KindStringOrFunc:
-		return v.Type() == lua.LTString || v.Type() == lua.LTFunction
-	case engine.KindBoolOrFunc:
-		return v.Type() == lua.LTBool || v.Type() == lua.LTFunction
-	case engine.KindInterruptOrFunc:
-		s, ok := v.(lua.LString)
-		return v.Type() == lua.LTFunction || (ok && (s == "cancel" || s == "block"))
 	}
 	return false
 }
