@@ -54,7 +54,7 @@
 //	E18  TestEscapes/E18                       promoted method Exec on host values (gopher-luar#6)
 //	E19  TestEscapes/E19                       obj ^ {}, field writes, input object writes
 //	E20  TestEscapes/E20                       mutex Lock, channel close, receive, channel result
-//	E21  TestEscapes/E21                       fs/glob/grep: .., absolute, links, ~, long, NUL, \, /proc; at load
+//	E21  TestEscapes/E21                       fs/glob/grep: .., absolute, links, ~, long, NUL, \, /proc; at load; in members
 //	E22  TestEscapes/E22                       directory swapped for a link during reads (TOCTOU)
 //	E23  TestEscapes/E23                       print/ctx:log floods (capped), io.write, _printregs
 //	E24  TestEscapes/E24                       io.read, io.stdin (stdin canary intact)

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -157,7 +158,7 @@ func escapeRows() []row {
 			hostmodVariant("receive", `return require("hostmod").obj.Ch()`, errAt(nilAccess...)),
 			hostmodVariant("chan-result", `return require("hostmod").chan()()`, errAt("cannot be given to Lua")),
 		}},
-		{"E21", append(e21Variants(), variant{name: "at-load", run: runE21AtLoad})},
+		{"E21", append(e21Variants(), variant{name: "at-load", run: runE21AtLoad}, variant{name: "in-members", run: runE21InMembers})},
 		{"E22", []variant{{cfg: hostConfig{timeout: 5 * time.Second}, body: e22Body, run: runE22}}},
 		{"E23", []variant{
 			{name: "print-flood", cfg: hostConfig{timeout: 5 * time.Second}, body: `for i = 1, 100 do print(("x"):rep(1e6)) end return "printed"`, want: want{stage: done, contains: []string{"printed"}},
@@ -390,6 +391,53 @@ func runE21AtLoad(t *testing.T, h *host) {
 			for _, made := range []string{"made-at-load.txt", "made-by-shell.txt"} {
 				if _, err := os.Lstat(filepath.Join(h.root, made)); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("%s at load: %s exists in the root (%v)", c.fn, made, err)
+				}
+			}
+			h.healthy()
+		})
+	}
+}
+
+// runE21InMembers: members other than call (prompt, description, isReadOnly,
+// validateInput, checkPermissions) run read-only: a write or a command that changes
+// something is refused there, a read inside the root works, and nothing is made.
+func runE21InMembers(t *testing.T, h *host) {
+	const attempt = `local fs, shell = require("fs"), require("shell")
+local wrote, _, wcode = fs.write("made-by-member.txt", "x")
+local ran, _, rcode = shell.run("touch made-by-member-shell.txt")
+local read = fs.read("data.txt")`
+	for _, m := range []struct{ name, member string }{
+		{"prompt", `prompt = function() ` + attempt + ` return "write " .. tostring(wcode) .. ", shell " .. tostring(rcode) .. ", read " .. tostring(read ~= nil) end,`},
+		{"description", `description = function() ` + attempt + ` return "write " .. tostring(wcode) .. ", shell " .. tostring(rcode) end,`},
+		{"isReadOnly", `isReadOnly = function() ` + attempt + ` return true end,`},
+		{"validateInput", `validateInput = function() ` + attempt + ` return true end,`},
+		{"checkPermissions", `checkPermissions = function() ` + attempt + ` return { behavior = "allow" } end,`},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			src := hostileSource("", `return "called"`, "", m.member)
+			if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": src}); engine.HasErrors(diags) {
+				t.Fatalf("load: %v", diags)
+			}
+			tool, ok := h.e.Registry().Lookup("hostile")
+			if !ok {
+				t.Fatal("the hostile tool is not served")
+			}
+			if m.name == "prompt" {
+				got, err := tool.Prompt(context.Background(), engine.PromptOptions{})
+				if err != nil || got != "write readonly, shell readonly, read true" {
+					t.Errorf("prompt = %q, %v", got, err)
+				}
+			}
+			if m.name == "description" {
+				if got := tool.Description(context.Background(), map[string]any{}); got != "write readonly, shell readonly" {
+					t.Errorf("description = %q", got)
+				}
+			}
+			r, took := h.call("hostile", h.paths(nil))
+			h.check(r, took, want{stage: engine.StageDone, contains: []string{"called"}})
+			for _, made := range []string{"made-by-member.txt", "made-by-member-shell.txt"} {
+				if _, err := os.Lstat(filepath.Join(h.root, made)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s made %s (%v)", m.name, made, err)
 				}
 			}
 			h.healthy()
