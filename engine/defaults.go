@@ -449,8 +449,8 @@ func defaultProgressText(progress any) string {
 		if msg, ok := p["message"].(string); ok && msg != "" {
 			return msg
 		}
-		done, okDone := jsonNumberOf(p["progress"])
-		total, okTotal := jsonNumberOf(p["total"])
+		done, okDone := jsonvalue.Number(p["progress"])
+		total, okTotal := jsonvalue.Number(p["total"])
 		switch {
 		case okDone && okTotal:
 			return fmt.Sprintf("%s of %s", formatCount(done), formatCount(total))
@@ -459,19 +459,6 @@ func defaultProgressText(progress any) string {
 		}
 	}
 	return "working"
-}
-
-// jsonNumberOf returns a JSON number as a float64.
-func jsonNumberOf(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	}
-	return 0, false
 }
 
 func formatCount(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

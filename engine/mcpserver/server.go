@@ -32,6 +32,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/luatool/luatool/internal/jsonvalue"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/semaphore"
 
@@ -243,10 +245,10 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(en
 		defer mu.Unlock()
 		p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: last + 1}
 		if m, ok := ev.Data.(map[string]any); ok {
-			if n, ok := number(m["progress"]); ok && n > last {
+			if n, ok := jsonvalue.Number(m["progress"]); ok && n > last {
 				p.Progress = n
 			}
-			if n, ok := number(m["total"]); ok {
+			if n, ok := jsonvalue.Number(m["total"]); ok {
 				p.Total = n
 			}
 			p.Message, _ = m["message"].(string)
@@ -278,18 +280,6 @@ func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 func (h minLevel) WithGroup(name string) slog.Handler { return minLevel{h.Handler.WithGroup(name)} }
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	}
-	return 0, false
-}
 
 // result maps a pipeline result to MCP: its content blocks, isError, the tool's
 // _meta, and for a tool that declares an outputSchema, its data as

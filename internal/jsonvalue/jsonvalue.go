@@ -118,6 +118,20 @@ func Depth(v any) int {
 	return d + 1
 }
 
+// Number returns a JSON number of the value model (int64 or float64; an int, as Go
+// hosts write them) as a float64; false for anything else.
+func Number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
 // JoinKey appends an object key to a path such as "$.a[0]", quoting keys that are
 // not plain identifiers.
 func JoinKey(path, key string) string {
