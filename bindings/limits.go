@@ -33,8 +33,8 @@ type Limits struct {
 	// with ErrMemoryLimit (see Watchdog). The heap is the whole process's. Default
 	// 1 GiB; negative turns the watchdog off.
 	MemoryBudget int64
-	// InitTimeout bounds running a program's main chunk on a new state, and asking a
-	// tool whether it is enabled. Default 5 s.
+	// InitTimeout bounds running a program's main chunk on a new state (a tool
+	// file's load). Default 5 s.
 	InitTimeout time.Duration
 	// MaxIdleStates is how many idle states a Pool keeps. Default 8.
 	MaxIdleStates int

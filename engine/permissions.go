@@ -22,10 +22,11 @@ import (
 //  4. a content ask rule that matches asks, even in bypassPermissions mode;
 //  5. the tool's own checkPermissions: deny denies; ask and passthrough are kept;
 //  6. the mode: bypassPermissions allows; acceptEdits allows edits (the Edit family)
-//     of paths inside the roots; default and plan change nothing;
+//     of paths inside the roots; default and plan change nothing here;
 //  7. an allow rule, tool-level or content, that matches allows;
 //  8. the tool's own allow allows; what is left is an ask, which goes to CanUseTool.
-//     With no callback, or in dontAsk mode, an ask is a deny.
+//     In plan mode an ask is a deny (only read-only calls run), in dontAsk mode too,
+//     and with no callback it is a deny that says what would allow the call.
 //
 // Content rules match a tool's getPath (gitignore-style path patterns, relative to the
 // root of the settings that hold them) or its ruleContent (a command: exact, "cmd:*"

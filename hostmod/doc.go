@@ -3,7 +3,7 @@
 // shell (run commands) and path (pure functions on path names, touching no file).
 // Each is a *bindings.Module built by its constructor ([FS], [Glob], [Grep], [Shell]
 // for a set of root directories, [Path]); a host offers a module to its tools by
-// listing it in engine.Options.Modules, so every capability is opt-in. [Standard]
+// listing it in the Lua loader's options (luaload.Options.Modules), so every capability is opt-in. [Standard]
 // builds the five, sharing one set of roots, for the standard Read, Write, Edit,
 // Glob, Grep and Bash tools.
 //

@@ -5,7 +5,7 @@
 //	e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
 //
 // and offers the host modules they require, fs, glob, grep and shell, through
-// engine.Options.Modules (hostmod.Standard builds those four and path; ToolSearch
+// luaload.Options.Modules (hostmod.Standard builds those four and path; ToolSearch
 // needs only the engine's own tools module and json, which every tool has). The same
 // files, in scripts/tools, can be loaded from disk instead for hot reload while they
 // are edited.
