@@ -18,6 +18,7 @@ import (
 //
 //  1. a tool-level deny rule (Bash) denies;
 //  2. a content deny rule (Bash(rm *), Read(./secrets/**)) that matches the input denies;
+//     then, in plan mode, a call that is not read-only is denied, whatever follows says;
 //  3. a tool-level ask rule asks, even in bypassPermissions mode;
 //  4. a content ask rule that matches asks, even in bypassPermissions mode;
 //  5. the tool's own checkPermissions: deny denies; ask and passthrough are kept;
@@ -25,8 +26,8 @@ import (
 //     of paths inside the roots; default and plan change nothing here;
 //  7. an allow rule, tool-level or content, that matches allows;
 //  8. the tool's own allow allows; what is left is an ask, which goes to CanUseTool.
-//     In plan mode an ask is a deny (only read-only calls run), in dontAsk mode too,
-//     and with no callback it is a deny that says what would allow the call.
+//     In dontAsk mode an ask is a deny, and with no callback it is a deny that says
+//     what would allow the call.
 //
 // Content rules match a tool's getPath (gitignore-style path patterns, relative to the
 // root of the settings that hold them) or its ruleContent (a command: exact, "cmd:*"
@@ -256,6 +257,10 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 			return decision{behavior: Deny, message: fmt.Sprintf("Permission to use %s has been denied by the rule %s.", name, r.describe())}
 		}
 	}
+	if tc.mode == ModePlan && !cc.readOnly {
+		// Plan mode runs read-only calls only: no rule, answer or tool says otherwise.
+		return decision{behavior: Deny, message: planModeText(name)}
+	}
 	for _, r := range rs.ask {
 		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && tg().matches(r)) {
 			return decision{behavior: Ask, message: fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name), input: input, byRule: true}
@@ -291,6 +296,11 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 		msg = fmt.Sprintf("%s needs your permission.", name)
 	}
 	return decision{behavior: Ask, message: msg, input: input}
+}
+
+// planModeText refuses a call that is not read-only in plan mode.
+func planModeText(tool string) string {
+	return fmt.Sprintf("Permission to use %s was not granted: the session is in plan mode, in which only read-only calls run. Present your plan first; changes can be made once plan mode is left.", tool)
 }
 
 // ruleName is the rule name a tool's content rules may also be written for.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,6 +220,75 @@ func TestAcceptEditsFollowsSymlinks(t *testing.T) {
 		e := newTestEngine(t, Options{Roots: []string{root}, Cwd: root, Mode: ModeAcceptEdits, Tools: []ToolDef{tool.def()}})
 		if got := e.Call(bg, ToolUse{ID: "1", Name: "Edit"}).Block.Content.String(); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestModesAreAbsolute runs every mode against every answer of a tool's
+// checkPermissions, for a tool that is read-only for the input and one that is not,
+// with a CanUseTool that allows: plan never runs a call that is not read-only,
+// whatever checkPermissions says; dontAsk turns every ask into a deny; bypass allows
+// all a tool does not deny; a tool's deny and a failing check deny in every mode.
+func TestModesAreAbsolute(t *testing.T) {
+	answers := map[string]func() (PermissionResult, error){
+		"absent":      nil,
+		"allow":       allow,
+		"ask":         ask,
+		"passthrough": passthrough,
+		"deny":        deny,
+		"error":       func() (PermissionResult, error) { return PermissionResult{}, errors.New("boom") },
+	}
+	expect := func(mode Mode, answer string, readOnly bool) string {
+		switch {
+		case mode == ModePlan && !readOnly:
+			return "plan" // before the tool is even asked
+		case answer == "deny" || answer == "error":
+			return "denied"
+		case mode == ModeBypassPermissions:
+			return "ran"
+		case answer == "allow" || (answer == "absent" && readOnly):
+			return "ran"
+		case mode == ModeDontAsk:
+			return "dontAsk"
+		}
+		return "asked"
+	}
+	for _, mode := range Modes() {
+		for answer, check := range answers {
+			for _, readOnly := range []bool{true, false} {
+				want := expect(mode, answer, readOnly)
+				t.Run(fmt.Sprintf("%s/%s/readOnly=%v", mode, answer, readOnly), func(t *testing.T) {
+					asked := false
+					e := newTestEngine(t, Options{
+						Roots: []string{"/work"}, Cwd: "/work", Mode: mode,
+						Tools: []ToolDef{permTool{name: "T", readOnly: readOnly, check: check}.def()},
+						CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
+							asked = true
+							return PermissionDecision{Behavior: Allow}, nil
+						},
+					})
+					r := e.Call(bg, ToolUse{ID: "1", Name: "T"})
+					got := r.Block.Content.String()
+					var outcome string
+					switch {
+					case got == "ran" && asked:
+						outcome = "asked"
+					case got == "ran":
+						outcome = "ran"
+					case strings.Contains(got, "plan mode"):
+						outcome = "plan"
+					case strings.Contains(got, "dontAsk mode"):
+						outcome = "dontAsk"
+					case r.Stage == StagePermission:
+						outcome = "denied"
+					default:
+						outcome = fmt.Sprintf("%s %q", r.Stage, got)
+					}
+					if outcome != want {
+						t.Errorf("got %s (%q), want %s", outcome, got, want)
+					}
+				})
+			}
 		}
 	}
 }

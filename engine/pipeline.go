@@ -350,8 +350,6 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 	switch tc.mode {
 	case ModeDontAsk:
 		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
-	case ModePlan:
-		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the session is in plan mode, in which only read-only calls run. Present your plan first; changes can be made once plan mode is left.", t.Name())
 	}
 	suggestions := e.suggestions(bounded, t, d.input, tc.cwd)
 	canUseTool := e.hooks(ctx).CanUseTool
