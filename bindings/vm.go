@@ -9,6 +9,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/filestate"
+
 	"github.com/luatool/luatool/srcpos"
 
 	"github.com/luatool/luatool/internal/spell"
@@ -133,6 +135,15 @@ type Call struct {
 	// Access is what host functions may do for the code that runs. The zero value is
 	// AccessNone, the load phase: a Call that does not say otherwise reaches nothing.
 	Access Access
+	// Files is the session's readFileState, for the host functions that read and
+	// write files: they check it before a write and record what they wrote. Nil keeps
+	// no record (and a write that needs one is refused).
+	Files filestate.Store
+	// Show, if set, records that the call shows the model a file (path absolute and
+	// clean), as fs.read and fs.lines do with record = true. The host commits the
+	// records to Files only when the call succeeds: a call that read a file and then
+	// failed has shown the model nothing.
+	Show func(path string, e filestate.Entry)
 	// Entry names the function the host calls (a tool's member, such as "call"), for
 	// the outermost frame of a traceback. Empty means unnamed.
 	Entry string

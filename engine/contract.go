@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/filestate"
+
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
@@ -260,9 +262,10 @@ type CallContext struct {
 	Deadline time.Time
 	// State is the host's application state, shared by every call of a session.
 	State *State
-	// Files is the session's readFileState: what tools read and wrote, for the
-	// read-before-write rule of Write and Edit. Shared by every call of a session.
-	Files *FileStates
+	// Files is the session's readFileState: what the model was shown of each file,
+	// for the read-before-write rule of Write and Edit. Shared by every call of a
+	// session; the host modules that read and write files keep it.
+	Files filestate.Store
 	// Progress reports progress data for the host to show; never sent to the model.
 	Progress func(data any)
 	// Log receives lines the tool logs (Lua print and ctx:log).
@@ -271,6 +274,10 @@ type CallContext struct {
 	// writable is set while call runs for a tool that is not read-only for its input:
 	// only then may host functions change anything (see Writable).
 	writable bool
+	// shown are the files the call showed the model (Show), committed to Files when
+	// the call succeeds.
+	shownMu sync.Mutex
+	shown   map[string]filestate.Entry
 	// registry is the snapshot serving the call; discover marks tools discovered for
 	// the session.
 	registry *Registry
@@ -295,6 +302,32 @@ func (cc *CallContext) HiddenPaths() func(absPath string) bool {
 		return nil
 	}
 	return cc.hidden
+}
+
+// Show records that the call shows the model a file (absolute, clean path): the
+// entry goes to Files when the call succeeds, so that a call that read a file and
+// then failed has shown the model nothing. Host modules call it (fs.read and fs.lines
+// with record = true); a tool's own code cannot, so no tool can pretend the model
+// read a file.
+func (cc *CallContext) Show(path string, e filestate.Entry) {
+	cc.shownMu.Lock()
+	defer cc.shownMu.Unlock()
+	if cc.shown == nil {
+		cc.shown = map[string]filestate.Entry{}
+	}
+	cc.shown[path] = e
+}
+
+// commitShown records what the call showed in the session's Files.
+func (cc *CallContext) commitShown() {
+	cc.shownMu.Lock()
+	defer cc.shownMu.Unlock()
+	if cc.Files == nil {
+		return
+	}
+	for p, e := range cc.shown {
+		cc.Files.Set(p, e)
+	}
 }
 
 // Registry returns the snapshot serving the call: the tools a tool that lists or

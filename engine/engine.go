@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/luatool/luatool/filestate"
 )
 
 // Defaults of the Options.
@@ -71,9 +73,11 @@ type Options struct {
 	Permissions PermissionSettings
 	// State is the session's shared state. Nil means a new empty State.
 	State *State
-	// Files is the session's readFileState, shared by its calls (ctx.readFileState in
-	// Lua). Nil means a new empty FileStates for this Engine.
-	Files *FileStates
+	// Files is the session's readFileState, shared by its calls: what the model has
+	// been shown of each file, for the read-before-write rule of Write and Edit. The
+	// host modules that read and write files keep it (ctx.readFileState in Lua reads
+	// it). Nil means a new in-memory store for this Engine.
+	Files filestate.Store
 	// OnProgress receives progress events as they happen. It may be called from
 	// several goroutines at once. WithCallHooks replaces it for the calls of one
 	// context.
@@ -174,7 +178,7 @@ func New(opts Options) (*Engine, error) {
 		opts.State = NewState()
 	}
 	if opts.Files == nil {
-		opts.Files = NewFileStates()
+		opts.Files = filestate.NewMemory(0, 0)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -1,81 +1,85 @@
 package engine_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/filestate"
+	"github.com/luatool/luatool/hostmod"
 )
 
-// TestLuaReadFileState drives ctx.readFileState from a Lua tool: entries round-trip,
-// are shared with the Engine's FileStates, and bad calls raise clear errors.
-func TestLuaReadFileState(t *testing.T) {
-	files := engine.NewFileStates()
-	src := `return {
+// TestLuaReadFileStateIsTheEngines: Lua reads ctx.readFileState and cannot write it;
+// the entries are made by fs.lines and fs.read with record = true, with the content's
+// hash, once the call has succeeded (a call that read and then failed showed the model
+// nothing), and by fs.write; partial reads are recorded as such.
+func TestLuaReadFileStateIsTheEngines(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mods, err := hostmod.Standard([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := filestate.NewMemory(0, 0)
+	src := `local fs, json = require("fs"), require("json")
+return {
   name = "Files",
   prompt = "uses readFileState",
   isReadOnly = true,
-  inputSchema = {type = "object"},
+  inputSchema = { type = "object", properties = { op = { type = "string" }, path = { type = "string" } } },
   call = function(input, ctx)
     local rfs = ctx.readFileState
-    local out = {}
-    rfs:set("/w/a.txt", {hash = "h1", mtime = 12.5, offset = 3, limit = 4, partial = true})
-    local e = rfs:get("/w/./a.txt")
-    out[#out + 1] = table.concat({e.hash, e.mtime, e.offset, e.limit, tostring(e.partial), tostring(e.content)}, ",")
-    rfs:set("/w/b.txt", {mtime = 1})
-    local b = rfs:get("/w/b.txt")
-    out[#out + 1] = table.concat({b.hash, tostring(b.offset), tostring(b.partial)}, ",")
-    rfs:delete("/w/b.txt")
-    out[#out + 1] = tostring(rfs:get("/w/b.txt"))
-    for _, bad in ipairs({
-      function() rfs.get("/w/a.txt") end,
-      function() rfs:get("relative") end,
-      function() rfs:set("/w/c", {hash = "h"}) end,
-      function() rfs:set("/w/c", {mtime = "soon"}) end,
-      function() rfs:set("/w/c", {mtime = 1, offset = -1}) end,
-      function() rfs:set("/w/c", {mtime = 1, partial = "yes"}) end,
-      function() rfs:set("/w/c", {mtime = 1, mtim = 2}) end,
-      function() rfs:set("/w/c") end,
-    }) do
-      local ok, err = pcall(bad)
-      out[#out + 1] = ok and "no error" or tostring(err)
+    if input.op == "forge" then
+      return tostring(rfs.set) .. " " .. tostring(rfs.delete)
+    elseif input.op == "read" then
+      fs.lines(input.path, { record = true })
+      return "read"
+    elseif input.op == "part" then
+      fs.lines(input.path, { offset = 2, limit = 1, record = true })
+      return "part"
+    elseif input.op == "readfail" then
+      fs.read(input.path, { record = true })
+      error("the tool failed after reading")
+    elseif input.op == "plain" then
+      fs.read(input.path)
+      return "plain"
     end
-    return table.concat(out, "\n")
+    local e = rfs:get(input.path)
+    if not e then return "none" end
+    return json.encode(e)
   end,
 }`
-	e, diags := loadLua(t, engine.Options{Files: files}, map[string]string{"files.lua": src})
-	for _, d := range diags {
-		if d.Severity != engine.SeverityNotice {
-			t.Fatalf("load: %s", d)
+	e := engine.NewTestEngine(t, engine.Options{Files: files, Roots: []string{root},
+		Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}})
+	if diags := e.Load(engine.Source{Name: "t", FS: toolFS(map[string]string{"files.lua": src})}); engine.HasErrors(diags) {
+		t.Fatal(diagText(diags))
+	}
+	path := filepath.Join(root, "a.txt")
+	call := func(op string) string {
+		r := e.Call(bg, engine.ToolUse{ID: "1", Name: "Files", Input: []byte(`{"op": "` + op + `", "path": "` + path + `"}`)})
+		return r.Block.Content.String()
+	}
+	if got := call("forge"); got != "nil nil" {
+		t.Errorf("ctx.readFileState has set/delete: %q", got)
+	}
+	for _, op := range []string{"readfail", "plain"} {
+		call(op)
+		if got := call("get"); got != "none" {
+			t.Errorf("after %s the file is recorded: %s", op, got)
 		}
 	}
-	r := e.Call(bg, engine.ToolUse{ID: "t1", Name: "Files", Input: []byte(`{}`)})
-	if r.Block.IsError {
-		t.Fatalf("call: %s", r.Block.Content)
+	call("part")
+	if got := call("get"); !strings.Contains(got, `"partial":true`) || !strings.Contains(got, `"offset":2`) || !strings.Contains(got, `"limit":1`) {
+		t.Errorf("a partial read is recorded as %s", got)
 	}
-	lines := strings.Split(r.Block.Content.String(), "\n")
-	want := []string{
-		"h1,12.5,3,4,true,nil",
-		",nil,false",
-		"nil",
-		"call ctx.readFileState:get(...) with a colon",
-		"absolute path expected, got relative",
-		"field 'mtime' is required",
-		"field 'mtime' must be a finite number",
-		"field 'offset' must be a non-negative integer",
-		"field 'partial' must be a boolean",
-		"unknown field 'mtim'",
-		"table expected",
-	}
-	if len(lines) != len(want) {
-		t.Fatalf("got %d lines:\n%s", len(lines), r.Block.Content)
-	}
-	for i, w := range want {
-		if !strings.Contains(lines[i], w) {
-			t.Errorf("line %d: %q does not contain %q", i+1, lines[i], w)
-		}
-	}
-	if s, ok := files.Get("/w/a.txt"); !ok || s.Hash != "h1" || !s.Partial {
-		t.Errorf("the engine's FileStates has %+v, %v", s, ok)
+	call("read")
+	entry, ok := files.Get(path)
+	if got := call("get"); !ok || entry.Partial || !strings.Contains(got, `"partial":false`) || !strings.Contains(got, `"hash":"`+entry.Hash+`"`) {
+		t.Errorf("a full read is recorded as %s (store: %+v)", got, entry)
 	}
 }

@@ -967,9 +967,9 @@ func TestGoStateIsSharedAcrossCalls(t *testing.T) {
 // directory, roots and mode, the snapshot's tool names and the deadline
 // (TestLuaContext checks ctx in Lua).
 func TestCallContext(t *testing.T) {
-	var got CallContext
+	var got *CallContext
 	spy := readOnlyTool("Spy", objectSchema(nil), func(_ map[string]any, cc *CallContext) (*ToolResult, error) {
-		got = *cc
+		got = cc
 		return data("seen")
 	})
 	cwd := t.TempDir()
@@ -978,7 +978,7 @@ func TestCallContext(t *testing.T) {
 	wantOK(t, e.Call(bg, ToolUse{ID: "toolu_ctx", Name: "Spy", Input: []byte(`{}`)}), "seen")
 	if got.ToolUseID != "toolu_ctx" || got.Cwd != cwd || got.Mode != ModeAcceptEdits ||
 		!reflect.DeepEqual(got.Roots, []string{cwd, "/other"}) || !reflect.DeepEqual(got.Tools, e.Registry().Names()) {
-		t.Errorf("CallContext = %+v", got)
+		t.Errorf("CallContext: id %q, cwd %q, mode %q, roots %q, tools %q", got.ToolUseID, got.Cwd, got.Mode, got.Roots, got.Tools)
 	}
 	if !got.Deadline.After(before) || got.State != e.Options().State || got.Files != e.Options().Files {
 		t.Errorf("deadline %v (the call started after %v), state %p, files %p", got.Deadline, before, got.State, got.Files)

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/luatool/luatool/filestate"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
@@ -139,7 +141,9 @@ func openRegular(r *os.Root, loc location) (*os.File, fs.FileInfo, error) {
 func (rs *rootSet) luaRead(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.read")
 	p := args.String(1)
-	maxBytes := stringLimit(L, args.Options(2, "maxBytes").Int("maxBytes", 0))
+	o := args.Options(2, "maxBytes", "record")
+	maxBytes := stringLimit(L, o.Int("maxBytes", 0))
+	record := o.Bool("record", false)
 	ctx := contextOf(L)
 	var content []byte
 	var info map[string]any
@@ -167,6 +171,9 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 			return newOpError(codeTooLarge, "the text of %s is over the limit of %d bytes", loc.abs, maxBytes)
 		}
 		info["encoding"] = enc
+		if record {
+			show(L, loc.abs, filestate.Entry{Hash: info["hash"].(string), Mtime: mtimeSeconds(st.ModTime())})
+		}
 		return nil
 	})
 	if err != nil {
@@ -175,6 +182,15 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 	L.Push(lua.LString(content))
 	pushValue(L, info)
 	return 2
+}
+
+// show records, for the current call, that the model is shown a file: fs.read and
+// fs.lines with record = true, in call. The engine keeps it in the session's
+// readFileState once the call has succeeded.
+func show(L *lua.LState, path string, e filestate.Entry) {
+	if c := bindings.CurrentCall(L); c != nil && c.Show != nil {
+		c.Show(path, e)
+	}
 }
 
 // lineRange selects lines start .. start+limit-1 (1-based); limit < 0 means to the end.
@@ -198,8 +214,9 @@ func (lr lineRange) has(n int) bool {
 func (rs *rootSet) luaLines(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.lines")
 	p := args.String(1)
-	o := args.Options(2, "offset", "limit", "maxBytes")
+	o := args.Options(2, "offset", "limit", "maxBytes", "record")
 	lr := lineRange{start: o.Int("offset", 1), limit: o.Int("limit", -1), maxBytes: stringLimit(L, o.Int("maxBytes", 0))}
+	record := o.Bool("record", false)
 	if lr.start < 0 {
 		args.Error(2, "option 'offset' must not be negative")
 	}
@@ -239,6 +256,17 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		info["numLines"] = selected
 		info["hash"] = hex.EncodeToString(h.Sum(nil))
 		info["encoding"] = enc
+		if record {
+			e := filestate.Entry{Hash: info["hash"].(string), Mtime: mtimeSeconds(st.ModTime()),
+				Partial: lr.start > 1 || selected < total}
+			if o.Int("offset", 0) != 0 {
+				e.Offset = lr.start
+			}
+			if lr.limit >= 0 {
+				e.Limit = lr.limit
+			}
+			show(L, loc.abs, e)
+		}
 		return nil
 	})
 	if err != nil {

@@ -80,7 +80,7 @@ func TestFSReadErrors(t *testing.T) {
 	_, err := runLua(t, roots, `return fs.read(nil)`)
 	wantRaise(t, err, "bad argument #1 to 'fs.read' (string expected, got nil)")
 	_, err = runLua(t, roots, `return fs.read("a.txt", {maxbytes = 1})`)
-	wantRaise(t, err, "bad argument #2 to 'fs.read' (unknown option 'maxbytes', did you mean 'maxBytes'? options: maxBytes)")
+	wantRaise(t, err, "bad argument #2 to 'fs.read' (unknown option 'maxbytes', did you mean 'maxBytes'? options: maxBytes, record)")
 	_, err = runLua(t, roots, `return fs.read("a.txt", {maxBytes = "1"})`)
 	wantRaise(t, err, "option 'maxBytes': number expected, got string")
 }

@@ -1,16 +1,15 @@
 package hostmod
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"hash/fnv"
 	"io/fs"
 	"math"
 	"os"
 	"path"
-	"sync"
+
+	"github.com/luatool/luatool/filestate"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -20,8 +19,9 @@ import (
 // Error codes of fs.write, besides those of roots.go.
 const (
 	codeReadOnly = "readonly" // the calling tool is read-only for its input
-	codeStale    = "stale"    // an ifUnchangedSince or ifHash condition failed
+	codeStale    = "stale"    // an ifUnchangedSince, ifHash or ifRead condition failed
 	codeExists   = "exists"   // ifAbsent was given and the file exists
+	codeNotRead  = "notread"  // ifRead was given and the model was not shown the whole file
 )
 
 // hashHex is the SHA-256 of b in lower-case hex: the hash of fs.read, fs.lines and
@@ -29,17 +29,6 @@ const (
 func hashHex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// writeLocks serialise the compare-and-write of fs.write per file: a path hashes to
-// one of these mutexes, so that writes to one file never interleave while the set
-// stays fixed in size (two paths may share a mutex, which only costs waiting).
-var writeLocks [64]sync.Mutex
-
-func lockPath(p string) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(p))
-	return &writeLocks[h.Sum32()%uint32(len(writeLocks))]
 }
 
 // writeConds are the conditions of fs.write, checked under the file's lock just
@@ -52,17 +41,32 @@ type writeConds struct {
 	hash string
 	// absent refuses an existing file.
 	absent bool
+	// read, when set, is the session's record of what the model was shown of the
+	// file (ifRead): a write is refused unless the model was shown the whole of its
+	// current content. hasRead is set when there is a record.
+	read    filestate.Entry
+	ifRead  bool
+	hasRead bool
 	// mkdirs creates missing parent directories.
 	mkdirs bool
 }
 
 // luaWrite is fs.write(path, content[, {ifUnchangedSince=, ifHash=, ifAbsent=,
-// mkdirs=, encoding=}]): replaces the file's content, or creates it, and returns its
-// new info (with hash, of the bytes written, encoding and created). content is UTF-8 text;
-// encoding=("utf8", "utf8bom", "utf16le" or "utf16be", default "utf8") is how the
-// file stores it, with the byte order mark that calls for (see FS). The conditions are checked and the file written under one
-// lock per file, so no other fs.write comes between:
+// ifRead=, mkdirs=, encoding=}]): replaces the file's content, or creates it, and
+// returns its new info (with hash, of the bytes written, encoding and created).
+// content is UTF-8 text; encoding=("utf8", "utf8bom", "utf16le" or "utf16be", default
+// "utf8") is how the file stores it, with the byte order mark that calls for (see FS).
 //
+// The conditions are checked, and the file replaced, under a lock that every luatool
+// process takes on the file's directory (lockDir), so no other luatool write comes
+// between; the content is checked again just before the new file takes the old one's
+// place, so that a writer outside luatool that changed it meanwhile is caught too:
+//
+//   - ifRead=true: the file is what the model was shown: it fails with "notread" when
+//     the session's readFileState has no record of the whole file (it was never read,
+//     or only in part), and with "stale" when the file's content is no longer the one
+//     recorded (an edit elsewhere, even one that keeps the modification time) or the
+//     file was deleted since; a file with no record and not there is created;
 //   - ifUnchangedSince=mtime fails with code "stale" when the file was modified after
 //     mtime (Unix seconds, as fs.stat gives it) or no longer exists;
 //   - ifHash=sha256hex fails with "stale" when the content has another hash or the
@@ -70,19 +74,22 @@ type writeConds struct {
 //   - ifAbsent=true fails with "exists" when the file exists;
 //   - mkdirs=true creates the missing parent directories.
 //
-// The content goes to a temporary file in the same directory, which is then renamed
-// over the file, so readers see the old content or the new, never a mix; an existing
-// file keeps its permission bits. A path that is a symbolic link (inside the roots)
-// is written in place through the link instead, to keep the link.
+// The content goes to a hidden temporary file in the same directory, synced, then
+// renamed over the file, and the directory synced: readers see the old content or the
+// new, never a mix, and a crash leaves one of them whole. Temporary files are left out
+// of every listing, and those a killed writer left are removed by the next write of
+// the file. An existing file keeps its permission bits. A path that is a symbolic link
+// (inside the roots) is written in place through the link instead, to keep the link.
+// The write is recorded in the session's readFileState: the model knows what it wrote.
 //
-// fs.write fails with code "readonly" when the calling tool declared itself
-// read-only for its input, and outside any call.
+// fs.write fails with code "readonly" when the calling tool is read-only for its
+// input, and outside a call that may write.
 func (rs *rootSet) luaWrite(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.write")
 	p := args.String(1)
 	content := args.String(2)
-	o := args.Options(3, "ifUnchangedSince", "ifHash", "ifAbsent", "mkdirs", "encoding")
-	conds := writeConds{hash: o.String("ifHash", ""), absent: o.Bool("ifAbsent", false), mkdirs: o.Bool("mkdirs", false)}
+	o := args.Options(3, "ifUnchangedSince", "ifHash", "ifAbsent", "ifRead", "mkdirs", "encoding")
+	conds := writeConds{hash: o.String("ifHash", ""), absent: o.Bool("ifAbsent", false), mkdirs: o.Bool("mkdirs", false), ifRead: o.Bool("ifRead", false)}
 	enc := o.String("encoding", encUTF8)
 	if !validEncoding(enc) {
 		args.Error(3, "option 'encoding': one of utf8, utf8bom, utf16le, utf16be expected, got "+enc)
@@ -99,24 +106,39 @@ func (rs *rootSet) luaWrite(L *lua.LState) int {
 			args.Error(3, "option 'ifUnchangedSince': number expected, got "+v.Type().String())
 		}
 	}
-	if call := bindings.CurrentCall(L); call == nil || call.Access < bindings.AccessWrite {
+	call := bindings.CurrentCall(L)
+	if call == nil || call.Access < bindings.AccessWrite {
 		return push(L, newOpError(codeReadOnly, "cannot write %s: the calling tool is read-only for this input", rs.abs(p, "")))
 	}
-	if err := contextOf(L).Err(); err != nil {
+	ctx := contextOf(L)
+	if err := ctx.Err(); err != nil {
 		return push(L, newOpError(codeCancelled, "write cancelled: %v", err))
 	}
 	var info map[string]any
 	err := rs.do(p, func(r *os.Root, loc location) error {
-		mu := lockPath(rs.lockKey(loc))
-		mu.Lock()
-		defer mu.Unlock()
+		if conds.ifRead && call.Files != nil {
+			conds.read, conds.hasRead = call.Files.Get(loc.abs)
+		}
 		raw, err := encodeText([]byte(content), enc)
 		if err != nil {
 			return err
 		}
+		if dir := path.Dir(loc.name); conds.mkdirs && dir != "." {
+			if err := r.MkdirAll(dir, 0o755); err != nil {
+				return innermost(err)
+			}
+		}
+		unlock, err := lockDir(ctx, r, path.Dir(loc.name))
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		info, err = writeFile(r, loc, raw, conds)
 		if err == nil {
 			info["encoding"] = enc
+			if call.Files != nil {
+				call.Files.Set(loc.abs, filestate.Entry{Hash: info["hash"].(string), Mtime: info["mtime"].(float64)})
+			}
 		}
 		return err
 	})
@@ -127,30 +149,14 @@ func (rs *rootSet) luaWrite(L *lua.LState) int {
 	return 1
 }
 
-// lockKey names the file loc in one form whichever form of its root the caller
-// used, so that both take the same lock.
-func (rs *rootSet) lockKey(loc location) string {
-	for _, d := range rs.dirs {
-		if loc.dir == d.given || loc.dir == d.resolved {
-			return path.Join(d.resolved, loc.name)
-		}
-	}
-	return path.Join(loc.dir, loc.name)
-}
-
 // writeFile checks conds against the file loc names and writes content to it. The
-// caller holds the file's lock.
+// caller holds the lock of the file's directory.
 func writeFile(r *os.Root, loc location, content []byte, conds writeConds) (map[string]any, error) {
-	if dir := path.Dir(loc.name); conds.mkdirs && dir != "." {
-		if err := r.MkdirAll(dir, 0o755); err != nil {
-			return nil, innermost(err)
-		}
-	}
 	st, err := r.Stat(loc.name)
 	exists := err == nil
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if conds.hasSince || conds.hash != "" {
+		if conds.hasSince || conds.hash != "" || (conds.ifRead && conds.hasRead) {
 			return nil, newOpError(codeStale, "%s has been deleted since it was read", loc.abs)
 		}
 	case err != nil:
@@ -161,17 +167,34 @@ func writeFile(r *os.Root, loc location, content []byte, conds writeConds) (map[
 		return nil, newOpError(codeNotFile, "%s is not a regular file", loc.abs)
 	case conds.absent:
 		return nil, newOpError(codeExists, "%s already exists", loc.abs)
+	case conds.ifRead && (!conds.hasRead || conds.read.Partial):
+		return nil, newOpError(codeNotRead, "%s has not been read in full", loc.abs)
 	case conds.hasSince && mtimeSeconds(st.ModTime()) > conds.unchangedSince:
 		return nil, newOpError(codeStale, "%s has been modified since %v", loc.abs, conds.unchangedSince)
 	}
-	if exists && conds.hash != "" {
-		old, err := r.ReadFile(loc.name)
-		if err != nil {
-			return nil, err
-		}
-		if hashHex(old) != conds.hash {
+	// expected is the content the file must still have when it is replaced.
+	expected := conds.hash
+	if conds.ifRead && exists {
+		if expected != "" && expected != conds.read.Hash {
 			return nil, newOpError(codeStale, "%s has been modified: its content is not the one expected", loc.abs)
 		}
+		expected = conds.read.Hash
+	}
+	unchanged := func() error {
+		if !exists || expected == "" {
+			return nil
+		}
+		old, err := r.ReadFile(loc.name)
+		if err != nil {
+			return err
+		}
+		if hashHex(old) != expected {
+			return newOpError(codeStale, "%s has been modified: its content is not the one expected", loc.abs)
+		}
+		return nil
+	}
+	if err := unchanged(); err != nil {
+		return nil, err
 	}
 	mode := fs.FileMode(0o644)
 	if exists {
@@ -180,7 +203,7 @@ func writeFile(r *os.Root, loc location, content []byte, conds writeConds) (map[
 	if lst, lerr := r.Lstat(loc.name); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
 		err = r.WriteFile(loc.name, content, mode)
 	} else {
-		err = replaceFile(r, loc.name, content, mode, exists)
+		err = replaceFile(r, loc.name, content, mode, exists, unchanged)
 	}
 	if err != nil {
 		return nil, err
@@ -209,13 +232,22 @@ func innermost(err error) error {
 	return err
 }
 
-// replaceFile writes content to a new temporary file next to name and renames it
-// over name. chmod sets mode exactly (the umask narrows the mode of a new file),
-// as an existing file's mode must be kept.
-func replaceFile(r *os.Root, name string, content []byte, mode fs.FileMode, chmod bool) error {
-	var suffix [8]byte
-	rand.Read(suffix[:])
-	tmp := path.Join(path.Dir(name), "."+path.Base(name)+".tmp-"+hex.EncodeToString(suffix[:]))
+// replaceFile writes content to a new temporary file next to name, synced, checks
+// with unchanged that name still holds what the caller expects, renames the
+// temporary file over name and syncs the directory. chmod sets mode exactly (the
+// umask narrows the mode of a new file), as an existing file's mode must be kept.
+// Temporary files of name that a killed writer left are removed first: the caller
+// holds the directory's lock, so no live write of name owns them.
+func replaceFile(r *os.Root, name string, content []byte, mode fs.FileMode, chmod bool, unchanged func() error) error {
+	dir := path.Dir(name)
+	if entries, err := fs.ReadDir(r.FS(), dir); err == nil {
+		for _, e := range entries {
+			if tempNameOf(e.Name(), path.Base(name)) {
+				r.Remove(path.Join(dir, e.Name()))
+			}
+		}
+	}
+	tmp := tempName(name)
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
@@ -231,10 +263,14 @@ func replaceFile(r *os.Root, name string, content []byte, mode fs.FileMode, chmo
 		err = r.Chmod(tmp, mode)
 	}
 	if err == nil {
+		err = unchanged()
+	}
+	if err == nil {
 		err = r.Rename(tmp, name)
 	}
 	if err != nil {
 		r.Remove(tmp)
+		return err
 	}
-	return err
+	return syncDir(r, dir)
 }

@@ -1,10 +1,10 @@
 package luaload
 
 import (
-	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/luatool/luatool/filestate"
 
 	"github.com/luatool/luatool/engine"
 
@@ -25,12 +25,12 @@ import (
 //	ctx:aborted()                      true once the call is cancelled or past its deadline
 //	ctx:log(...)                       like print: a line in the call's log
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
-//	ctx.readFileState:get(path)        the file's entry or nil: {hash=, content=,
-//	                                   mtime=, offset=, limit=, partial=}
-//	ctx.readFileState:set(path, entry) record an entry (mtime required)
-//	ctx.readFileState:delete(path)     forget a file
+//	ctx.readFileState:get(path)        what the model was shown of the file, or nil:
+//	                                   {hash=, mtime=, offset=, limit=, partial=}
 //
-// Paths in readFileState must be absolute; they are cleaned.
+// Paths in readFileState must be absolute; they are cleaned. Tools read the entries
+// and never write them: fs.read and fs.lines with record = true and fs.write make
+// them, so that no tool can pretend the model read a file.
 type luaContext struct {
 	vm    *bindings.VM
 	table *lua.LTable // the fields, written by bind
@@ -129,118 +129,45 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 	return c
 }
 
-// newFileStateTable builds ctx.readFileState, adding its methods with method.
+// newFileStateTable builds ctx.readFileState, adding its method with method.
 func (c *luaContext) newFileStateTable(method func(tbl, self *lua.LTable, prefix, name string, fn lua.LGFunction)) *lua.LTable {
 	const prefix = "ctx.readFileState"
 	L := c.vm.L
-	files := L.CreateTable(0, 3)
+	files := L.CreateTable(0, 1)
 	view := c.vm.ReadOnly(files, prefix)
-	store := func(L *lua.LState, name string) *engine.FileStates {
-		if c.cc.Files == nil {
-			L.RaiseError("%s:%s: this host keeps no file state", prefix, name)
-		}
-		return c.cc.Files
-	}
 	method(files, view, prefix, "get", func(L *lua.LState) int {
-		s, ok := store(L, "get").Get(checkAbsPath(L))
+		p := L.CheckString(2)
+		if !filepath.IsAbs(p) {
+			L.ArgError(1, "absolute path expected, got "+p)
+		}
+		if c.cc.Files == nil {
+			L.Push(lua.LNil)
+			return 1
+		}
+		e, ok := c.cc.Files.Get(filepath.Clean(p))
 		if !ok {
 			L.Push(lua.LNil)
 			return 1
 		}
-		L.Push(fileStateToLua(L, s))
+		L.Push(fileStateToLua(L, e))
 		return 1
-	})
-	method(files, view, prefix, "set", func(L *lua.LState) int {
-		path := checkAbsPath(L)
-		s := fileStateFromLua(L, L.CheckTable(3))
-		store(L, "set").Set(path, s)
-		return 0
-	})
-	method(files, view, prefix, "delete", func(L *lua.LState) int {
-		store(L, "delete").Delete(checkAbsPath(L))
-		return 0
 	})
 	return view
 }
 
-// checkAbsPath returns argument 2 (after self), which must be an absolute path.
-func checkAbsPath(L *lua.LState) string {
-	p := L.CheckString(2)
-	if !filepath.IsAbs(p) {
-		L.ArgError(1, "absolute path expected, got "+p)
+// fileStateToLua converts an entry for Lua.
+func fileStateToLua(L *lua.LState, e filestate.Entry) *lua.LTable {
+	t := L.CreateTable(0, 5)
+	t.RawSetString("hash", lua.LString(e.Hash))
+	t.RawSetString("mtime", lua.LNumber(e.Mtime))
+	if e.Offset != 0 {
+		t.RawSetString("offset", lua.LNumber(e.Offset))
 	}
-	return p
-}
-
-func fileStateToLua(L *lua.LState, s engine.FileState) *lua.LTable {
-	t := L.CreateTable(0, 6)
-	t.RawSetString("hash", lua.LString(s.Hash))
-	if s.Content != "" {
-		t.RawSetString("content", lua.LString(s.Content))
+	if e.Limit != 0 {
+		t.RawSetString("limit", lua.LNumber(e.Limit))
 	}
-	t.RawSetString("mtime", lua.LNumber(s.Mtime))
-	if s.Offset != 0 {
-		t.RawSetString("offset", lua.LNumber(s.Offset))
-	}
-	if s.Limit != 0 {
-		t.RawSetString("limit", lua.LNumber(s.Limit))
-	}
-	t.RawSetString("partial", lua.LBool(s.Partial))
+	t.RawSetString("partial", lua.LBool(e.Partial))
 	return t
-}
-
-// fileStateFromLua checks entry, argument 3 of :set, and converts it: mtime is
-// required, every other field optional, unknown fields are errors.
-func fileStateFromLua(L *lua.LState, entry *lua.LTable) engine.FileState {
-	var s engine.FileState
-	bad := func(format string, args ...any) { L.ArgError(2, fmt.Sprintf(format, args...)) }
-	haveMtime := false
-	entry.ForEach(func(k, v lua.LValue) {
-		key, ok := k.(lua.LString)
-		if !ok {
-			bad("entry keys must be field names, got a %s", k.Type())
-		}
-		switch key {
-		case "hash", "content":
-			str, ok := v.(lua.LString)
-			if !ok {
-				bad("field '%s' must be a string, got a %s", key, v.Type())
-			}
-			if key == "hash" {
-				s.Hash = string(str)
-			} else {
-				s.Content = string(str)
-			}
-		case "mtime":
-			n, ok := v.(lua.LNumber)
-			if !ok || math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
-				bad("field 'mtime' must be a finite number, got %s", v.String())
-			}
-			s.Mtime, haveMtime = float64(n), true
-		case "offset", "limit":
-			n, ok := v.(lua.LNumber)
-			if !ok || float64(n) != math.Trunc(float64(n)) || n < 0 || n > math.MaxInt32 {
-				bad("field '%s' must be a non-negative integer, got %s", key, v.String())
-			}
-			if key == "offset" {
-				s.Offset = int(n)
-			} else {
-				s.Limit = int(n)
-			}
-		case "partial":
-			b, ok := v.(lua.LBool)
-			if !ok {
-				bad("field 'partial' must be a boolean, got a %s", v.Type())
-			}
-			s.Partial = bool(b)
-		default:
-			bad("unknown field '%s' (fields: hash, content, mtime, offset, limit, partial)", key)
-		}
-	})
-	if !haveMtime {
-		bad("field 'mtime' is required")
-	}
-	return s
 }
 
 // bind points the table at cc and sets its fields.

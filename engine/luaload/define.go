@@ -248,6 +248,10 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 	if cc != nil {
 		c.Log = cc.Log
 		c.Hidden = cc.HiddenPaths()
+		c.Files = cc.Files
+		if member == "call" {
+			c.Show = cc.Show
+		}
 		if member == "call" && cc.Writable() {
 			c.Access = bindings.AccessWrite
 		}

@@ -1,6 +1,7 @@
 -- Edit: replaces exact text in a file, as Claude Code's Edit does. The file must have
--- been read in full first (ctx.readFileState) and not changed since; the check is
--- repeated at write time by fs.write, atomically. Matching forgives curly quotes in
+-- been read in full first (ctx.readFileState) and not changed since (its content is
+-- compared); fs.write checks it again as it writes, under a lock every luatool
+-- process takes (ifRead), so no update is lost. Matching forgives curly quotes in
 -- the file (and keeps their style in new_string); replacement is literal; a CRLF file
 -- stays CRLF. An empty old_string creates a file, or fills an empty one. A file
 -- keeps its encoding (fs.read decodes UTF-16 and a UTF-8 byte order mark, fs.write
@@ -286,6 +287,9 @@ Usage:
         if not entry or entry.partial or stale(entry, info) then
           fail(UNEXPECTED)
         end
+        -- The file must still be what the model read; fs.write checks it under the
+        -- lock, as it writes.
+        opts.ifRead = true
       end
       -- fs.write refuses if the file changes after this read: the check and the
       -- write are one step.
@@ -325,12 +329,11 @@ Usage:
 
     local written, err, wcode = fs.write(path, updated, opts)
     if not written then
-      if wcode == "stale" or wcode == "exists" then
+      if wcode == "stale" or wcode == "exists" or wcode == "notread" then
         fail(UNEXPECTED)
       end
       fail(err)
     end
-    ctx.readFileState:set(path, { hash = written.hash, mtime = written.mtime })
     return {
       data = {
         filePath = path,

@@ -129,31 +129,24 @@ function State:get(key) end
 ---@param value any
 function State:set(key, value) end
 
----An entry of readFileState. Only mtime is required when setting one; unknown
----fields are refused. An entry got back always has hash (maybe "") and partial.
+---An entry of readFileState: what the model was shown of a file.
 ---@class luatool.FileState
----@field hash? string The SHA-256 of the whole content, hex (as fs.read gives it).
----@field content? string The content, when a tool keeps it.
----@field mtime number The modification time when read, Unix seconds (as fs.stat gives it).
----@field offset? integer The first line read, when given.
----@field limit? integer The number of lines read, when given.
----@field partial? boolean Only part of the file was seen.
+---@field hash string The SHA-256 of the whole raw content when it was read or written, hex (as fs.read gives it).
+---@field mtime number The modification time then, Unix seconds (as fs.stat gives it).
+---@field offset? integer The first line shown, when given.
+---@field limit? integer The number of lines shown, when given.
+---@field partial boolean Only part of the file was shown.
 
----The session's readFileState: an LRU cache (100 entries, 25 MB) by absolute path.
----Its methods raise an error when the host keeps no file state.
+---The session's readFileState, by absolute path: read-only for tools. fs.read and
+---fs.lines with record = true make its entries (once the call has succeeded), and
+---fs.write updates them; no tool can write one, so none can pretend the model read a
+---file.
 ---@class luatool.FileStates
 local FileStates = {}
 
 ---@param path string An absolute path.
 ---@return luatool.FileState?
 function FileStates:get(path) end
-
----@param path string An absolute path.
----@param entry luatool.FileState
-function FileStates:set(path, entry) end
-
----@param path string An absolute path.
-function FileStates:delete(path) end
 
 ------------------------------------------------------------------------------
 -- Host modules (package builtin). Wrong arguments raise an error in the standard
@@ -165,7 +158,7 @@ function FileStates:delete(path) end
 -- "stale" and "exists" (fs.write), "badcommand" (shell).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"badcommand"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"badcommand"
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
@@ -199,6 +192,7 @@ function FileStates:delete(path) end
 
 ---@class luatool.ReadOptions
 ---@field maxBytes? integer Fail with "toolarge" when the text returned would be longer than this many bytes (a whole file is refused by its size before it is read); default and ceiling: the sandbox's string limit.
+---@field record? boolean The text is shown to the model: record it in readFileState (with the hash, and the lines shown) once the call has succeeded, in call only. Write and Edit need it.
 
 ---@class luatool.LinesOptions: luatool.ReadOptions
 ---@field offset? integer The first line, 1-based (0 counts as 1).
@@ -208,6 +202,7 @@ function FileStates:delete(path) end
 ---@field ifUnchangedSince? number Fail with "stale" when the file was modified after this mtime (as fs.stat gives it) or no longer exists.
 ---@field ifHash? string Fail with "stale" when the content as stored has another SHA-256 (as fs.read gives it) or the file no longer exists.
 ---@field ifAbsent? boolean Fail with "exists" when the file exists.
+---@field ifRead? boolean The file must be what the model was shown (readFileState): fail with "notread" when it was not shown in full, with "stale" when its content changed since or it was deleted; checked under a lock every luatool process takes, and again just before the new content replaces the old.
 ---@field mkdirs? boolean Create missing parent directories.
 ---@field encoding? luatool.Encoding How to store the text, with the byte order mark it calls for (default "utf8"): writing back the encoding fs.read reported keeps the file's.
 

@@ -6,9 +6,10 @@
 -- estimated 25,000 tokens (4 bytes a token) is refused. Unlike the original, there is
 -- no "file unchanged" stub and no malware reminder.
 --
--- Every successful read is recorded in ctx.readFileState (the whole file's hash, its
--- mtime, offset and limit, and whether only part of it was shown), which Write and
--- Edit require before they change a file.
+-- Every successful read is recorded in the session's readFileState (the whole file's
+-- hash, its mtime, offset and limit, and whether only part of it was shown), which
+-- Write and Edit require before they change a file: fs.lines records it (record =
+-- true) once the call has succeeded; no tool can write the record itself.
 
 ---@type luatool.fs
 local fs = require("fs")
@@ -180,7 +181,7 @@ Usage:
       offset = 1
     end
     local maxBytes = input.limit == nil and MAX_SIZE_BYTES or MAX_RANGE_BYTES
-    local text, info, code = fs.lines(path, { offset = offset, limit = input.limit, maxBytes = maxBytes })
+    local text, info, code = fs.lines(path, { offset = offset, limit = input.limit, maxBytes = maxBytes, record = true })
     if not text then
       if code == "notfound" then
         fail(missingText(path, ctx))
@@ -198,13 +199,6 @@ Usage:
       fail(("File content (about %d tokens) exceeds the maximum of %d tokens. Read it in parts with offset and limit, or search it with Grep."):format(
         tokens, MAX_TOKENS))
     end
-    ctx.readFileState:set(path, {
-      hash = info.hash,
-      mtime = info.mtime,
-      offset = input.offset,
-      limit = input.limit,
-      partial = info.startLine > 1 or info.numLines < info.totalLines,
-    })
     return {
       data = {
         type = "text",

@@ -1,6 +1,7 @@
 -- Write: creates a file or replaces its content, as Claude Code's Write does. An
 -- existing file must have been read in full first (ctx.readFileState) and not
--- changed since; the check is repeated at write time by fs.write, atomically. The
+-- changed since (its content is compared); fs.write checks it again as it writes,
+-- under a lock every luatool process takes (ifRead), so no update is lost. The
 -- content is written as given, in the existing file's encoding (UTF-16 stays
 -- UTF-16, a UTF-8 byte order mark stays) or as UTF-8 for a new file; missing parent
 -- directories are created.
@@ -86,7 +87,10 @@ Usage:
     if not entry or entry.partial then
       return { result = false, errorCode = 2, message = NOT_READ }
     end
-    if info.mtime > entry.mtime then
+    -- Newer than the read, as the original checks; or, though not newer, another
+    -- content (a change that kept the modification time).
+    local _, current = fs.read(path)
+    if info.mtime > entry.mtime or not current or files.stale(entry, current) then
       return { result = false, errorCode = 3, message = MODIFIED }
     end
     return true
@@ -99,16 +103,8 @@ Usage:
     local opts = { mkdirs = true }
     local old, info, code = fs.read(path)
     if old then
-      -- The staleness check again, as the original's call does: a newer file is
-      -- accepted only when a full read saw this very content.
-      local entry = ctx.readFileState:get(path)
-      if not entry or entry.partial then
-        fail(NOT_READ)
-      end
-      if files.stale(entry, info) then
-        fail(UNEXPECTED)
-      end
-      opts.ifHash = info.hash
+      -- The file must be what the model read; fs.write checks it under the lock.
+      opts.ifRead = true
       opts.encoding = info.encoding
     elseif code == "notfound" then
       opts.ifAbsent = true
@@ -117,12 +113,13 @@ Usage:
     end
     local written, err, wcode = fs.write(path, input.content, opts)
     if not written then
-      if wcode == "stale" or wcode == "exists" then
+      if wcode == "notread" then
+        fail(NOT_READ)
+      elseif wcode == "stale" or wcode == "exists" then
         fail(UNEXPECTED)
       end
       fail(err)
     end
-    ctx.readFileState:set(path, { hash = written.hash, mtime = written.mtime })
     return {
       data = {
         type = written.created and "create" or "update",

@@ -59,13 +59,12 @@ function files.missingText(path, ctx)
   return msg
 end
 
--- stale tells whether a file (info, from fs.read) changed since the read entry
--- recorded: it is newer, and not a full read of this very content.
+-- stale tells whether a file (info, from fs.read) changed since the model read it
+-- (entry): its content is not the one read, whatever its modification time says.
 ---@param entry luatool.FileState
 ---@param info luatool.ReadInfo
 function files.stale(entry, info)
-  local full = entry.offset == nil and entry.limit == nil
-  return info.mtime > entry.mtime and not (full and info.hash == entry.hash)
+  return info.hash ~= entry.hash
 end
 
 return files
