@@ -1,7 +1,9 @@
 package hostmod
 
 import (
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -73,6 +75,77 @@ func ReadOnlyCommand(command string) bool {
 		hasGit = hasGit || n == "git"
 	}
 	return !(hasCd && hasGit)
+}
+
+// readPaths hands read every literal word of a command line that may name a file it
+// reads, with the cd targets in effect before it (innermost last), as the shell would
+// see them: the operands of its commands (every word but the command's name and
+// flags; the value of a --flag=value), the targets of input redirections, and the
+// targets of cd themselves. A word that is not a path (a pattern, a count) is handed
+// on all the same: the caller takes it as a path, which can only make the command
+// need permission, never let it through. Words that are not literal (expansions,
+// globs) cannot be told; such a command is not read-only anyway. Compound commands
+// other than lists and blocks are walked without following cd.
+func readPaths(f *syntax.File, read func(word string, cds []string)) {
+	var cds []string
+	var stmt func(st *syntax.Stmt)
+	stmt = func(st *syntax.Stmt) {
+		for _, r := range st.Redirs {
+			if r.Op == syntax.RdrIn {
+				if s, ok := literalWord(r.Word); ok {
+					read(s, cds)
+				}
+			}
+		}
+		switch c := st.Cmd.(type) {
+		case *syntax.CallExpr:
+			argv := make([]string, len(c.Args))
+			for i, w := range c.Args {
+				argv[i], _ = literalWord(w)
+			}
+			if len(argv) == 0 {
+				return
+			}
+			if argv[0] == "cd" {
+				target := "~" // cd alone goes home
+				if len(argv) > 1 {
+					target = argv[1]
+				}
+				read(target, cds)
+				cds = append(slices.Clip(cds), target)
+				return
+			}
+			for _, a := range argv[1:] {
+				switch {
+				case a == "-" || a == "--":
+				case strings.HasPrefix(a, "-"):
+					if _, v, ok := strings.Cut(a, "="); ok && v != "" {
+						read(v, cds)
+					}
+				default:
+					read(a, cds)
+				}
+			}
+		case *syntax.BinaryCmd:
+			stmt(c.X)
+			stmt(c.Y)
+		case *syntax.Block:
+			for _, s := range c.Stmts {
+				stmt(s)
+			}
+		default:
+			syntax.Walk(c, func(n syntax.Node) bool {
+				if inner, ok := n.(*syntax.Stmt); ok {
+					stmt(inner)
+					return false
+				}
+				return true
+			})
+		}
+	}
+	for _, st := range f.Stmts {
+		stmt(st)
+	}
 }
 
 // readOnlyStmt checks one statement, appending the names of its simple commands.
@@ -397,4 +470,65 @@ func readOnlyGitBranch(args []string) bool {
 		}
 	}
 	return true
+}
+
+// A commandVerdict is how the shell module classifies a command line for a call.
+type commandVerdict int
+
+const (
+	// commandReadOnly: the command only reads, and only paths inside the roots that
+	// no Read deny rule hides.
+	commandReadOnly commandVerdict = iota
+	// commandWrites: the command may change something (or is not understood).
+	commandWrites
+	// commandOutside: the command only reads, but reads a path outside the roots.
+	commandOutside
+	// commandHidden: the command reads a path a Read deny rule hides.
+	commandHidden
+)
+
+// classifyCommand classifies command for a call working in cwd (absolute; "" means
+// the first root). A command that reads a path a Read deny rule hides is
+// commandHidden, whatever else it does (hidden may be nil: nothing is). Otherwise it
+// is read-only only when it is by ReadOnlyCommand and every path it reads
+// (readPaths) lies inside the roots: a path starting with ~ is outside (the shell
+// expands it to the home directory), and /proc, /dev and the like are outside the
+// roots. It returns the verdict and the path that decided it.
+func (rs *rootSet) classifyCommand(command, cwd string, hidden func(string) bool) (commandVerdict, string) {
+	f, err := parseShell(command)
+	if err != nil {
+		return commandWrites, ""
+	}
+	if cwd == "" {
+		cwd = rs.dirs[0].given
+	}
+	// resolve makes a word absolute against cwd and the cd targets before it; "" for
+	// one the shell would expand to the home directory.
+	resolve := func(w string, cds []string) string {
+		base := cwd
+		for _, d := range append(slices.Clip(cds), w) {
+			if strings.HasPrefix(d, "~") {
+				return ""
+			}
+			base = rs.abs(d, base)
+		}
+		return base
+	}
+	type read struct{ word, path string }
+	var reads []read
+	readPaths(f, func(w string, cds []string) { reads = append(reads, read{w, resolve(w, cds)}) })
+	for _, r := range reads {
+		if hidden != nil && r.path != "" && hidden(filepath.Clean(r.path)) {
+			return commandHidden, r.path
+		}
+	}
+	if !ReadOnlyCommand(command) {
+		return commandWrites, ""
+	}
+	for _, r := range reads {
+		if r.path == "" || !rs.inside(r.path) {
+			return commandOutside, r.word
+		}
+	}
+	return commandReadOnly, ""
 }

@@ -1,7 +1,9 @@
 package hostmod
 
 import (
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -158,5 +160,50 @@ func TestSplitCommand(t *testing.T) {
 	}
 	if _, err := SplitCommand("ls 'x"); err == nil {
 		t.Error("unterminated quote: no error")
+	}
+}
+
+// TestClassifyCommandPaths: a command is read-only only when every path it reads
+// lies inside the roots, relative paths taken from the working directory and the cd
+// targets before them; a path a Read deny rule hides makes it hidden whatever it
+// does; what the shell expands (~) or cannot be told is not read-only.
+func TestClassifyCommandPaths(t *testing.T) {
+	root := t.TempDir()
+	rs, err := newRootSet([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := filepath.Join(root, "secrets")
+	hidden := func(p string) bool { return p == secrets || strings.HasPrefix(p, secrets+"/") }
+	for _, tc := range []struct {
+		command string
+		cwd     string
+		want    commandVerdict
+		culprit string
+	}{
+		{"cat notes.txt", "", commandReadOnly, ""},
+		{"head -2 /etc/passwd", "", commandOutside, "/etc/passwd"},
+		{"cat /proc/self/environ", "", commandOutside, "/proc/self/environ"},
+		{"cat < /etc/hosts", "", commandOutside, "/etc/hosts"},
+		{"cat ../outside.txt", "", commandOutside, "../outside.txt"},
+		{"ls ..", "", commandOutside, ".."},
+		{"cd / && cat etc/passwd", "", commandOutside, "/"},
+		{"cd sub && cat ../notes.txt", "", commandReadOnly, ""},
+		{"cd sub && cat ../../x", "", commandOutside, "../../x"},
+		{"cat ~/.ssh/id_rsa", "", commandOutside, "~/.ssh/id_rsa"},
+		{"cd && ls", "", commandOutside, "~"},
+		{"grep --file=/etc/shadow x", "", commandOutside, "/etc/shadow"},
+		{"cat secrets/key.txt", "", commandHidden, secrets + "/key.txt"},
+		{"cd secrets && cat key.txt", "", commandHidden, secrets},
+		{"cat key.txt", secrets, commandHidden, secrets + "/key.txt"},
+		{"cat secrets/key.txt > out.txt", "", commandHidden, secrets + "/key.txt"},
+		{"rm notes.txt", "", commandWrites, ""},
+		{"cat $HOME/x", "", commandWrites, ""},
+		{"cat *.txt", "", commandWrites, ""},
+	} {
+		got, culprit := rs.classifyCommand(tc.command, tc.cwd, hidden)
+		if got != tc.want || culprit != tc.culprit {
+			t.Errorf("%q in %q: %v %q, want %v %q", tc.command, tc.cwd, got, culprit, tc.want, tc.culprit)
+		}
 	}
 }

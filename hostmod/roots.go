@@ -160,6 +160,13 @@ func (rs *rootSet) locate(p string) (location, error) {
 	return best, nil
 }
 
+// inside reports whether the absolute, clean path p lies inside a root, by its
+// name (symbolic links are not followed: this is the lexical check of locate).
+func (rs *rootSet) inside(p string) bool {
+	_, err := rs.locate(p)
+	return err == nil
+}
+
 // do runs op on the root holding path p (absolute, or relative to the first root),
 // with the root open for the length of op. Errors op returns from os.Root are
 // classified into opErrors. A path refused because a symbolic link on it leaves the

@@ -22,6 +22,7 @@ import (
 // Error codes of the shell module, besides those of roots.go.
 const (
 	codeShellReadOnly = "readonly"   // the call is read-only and the command is not (as fs.write's code)
+	codeShellHidden   = "hidden"     // the command reads a path a Read deny rule hides
 	codeBadCommand    = "badcommand" // the command does not parse
 )
 
@@ -58,7 +59,7 @@ func (rs *rootSet) shellModule() *bindings.Module {
 			"run":      s.luaRun,
 			"start":    s.luaStart,
 			"split":    luaSplit,
-			"readonly": luaReadOnly,
+			"readonly": s.luaReadOnly,
 		},
 	}
 }
@@ -71,13 +72,33 @@ func shellPath() string {
 	return "/bin/sh"
 }
 
-// refuseWrites returns a readonly error when the current call is read-only (or there
-// is no call) and command is not classified read-only.
-func refuseWrites(L *lua.LState, command string) error {
-	if c := bindings.CurrentCall(L); (c == nil || c.Access < bindings.AccessWrite) && !ReadOnlyCommand(command) {
-		return newOpError(codeShellReadOnly, "this call is read-only and the command may change something: %s", command)
+// refuseWrites returns an error for a command the current call may not run in cwd
+// ("" for the first root): in every call, one that reads a path a Read deny rule
+// hides (code "hidden"); in a call that may not write, one that is not read-only or
+// reads outside the roots (code "readonly").
+func (s *shellState) refuseWrites(L *lua.LState, command, cwd string) error {
+	c := bindings.CurrentCall(L)
+	var hidden func(string) bool
+	if c != nil {
+		hidden = c.Hidden
 	}
-	return nil
+	if cwd != "" {
+		cwd = s.rs.abs(cwd, "")
+	}
+	verdict, path := s.rs.classifyCommand(command, cwd, hidden)
+	if verdict == commandHidden {
+		return newOpError(codeShellHidden, "the command reads %s, which a Read deny rule hides: %s", path, command)
+	}
+	if c != nil && c.Access >= bindings.AccessWrite {
+		return nil
+	}
+	switch verdict {
+	case commandReadOnly:
+		return nil
+	case commandOutside:
+		return newOpError(codeShellReadOnly, "this call is read-only and the command reads %s, outside the roots: %s", path, command)
+	}
+	return newOpError(codeShellReadOnly, "this call is read-only and the command may change something: %s", command)
 }
 
 // workDir resolves a cwd option (default: the first root) and checks it is a
@@ -234,7 +255,7 @@ func (s *shellState) luaRun(L *lua.LState) int {
 	if maxOutput < 0 {
 		a.Error(2, "option 'maxOutput' must not be negative")
 	}
-	if err := refuseWrites(L, cmdText); err != nil {
+	if err := s.refuseWrites(L, cmdText, cwd); err != nil {
 		return push(L, err)
 	}
 	dir, err := s.workDir(cwd)
@@ -295,7 +316,7 @@ func (s *shellState) luaStart(L *lua.LState) int {
 	a := bindings.NewArgs(L, "shell.start")
 	cmdText := a.String(1)
 	o := a.Options(2, "cwd")
-	if err := refuseWrites(L, cmdText); err != nil {
+	if err := s.refuseWrites(L, cmdText, o.String("cwd", "")); err != nil {
 		return push(L, err)
 	}
 	dir, err := s.workDir(o.String("cwd", ""))
@@ -327,9 +348,39 @@ func luaSplit(L *lua.LState) int {
 	return 1
 }
 
-// shell.readonly(command) reports whether command is classified read-only.
-func luaReadOnly(L *lua.LState) int {
+// shell.readonly(command[, {cwd=}]) reports whether command only reads, and only
+// inside the roots (relative paths from cwd, default the first root): true, or false,
+// why and a code: "hidden" when it reads a path a Read deny rule hides (a call that
+// must be denied), "outside" when it reads a path outside the roots, "writes" when it
+// may change something.
+func (s *shellState) luaReadOnly(L *lua.LState) int {
 	a := bindings.NewArgs(L, "shell.readonly")
-	L.Push(lua.LBool(ReadOnlyCommand(a.String(1))))
-	return 1
+	command := a.String(1)
+	cwd := a.Options(2, "cwd").String("cwd", "")
+	if cwd != "" {
+		cwd = s.rs.abs(cwd, "")
+	}
+	var hidden func(string) bool
+	if c := bindings.CurrentCall(L); c != nil {
+		hidden = c.Hidden
+	}
+	verdict, path := s.rs.classifyCommand(command, cwd, hidden)
+	switch verdict {
+	case commandReadOnly:
+		L.Push(lua.LTrue)
+		return 1
+	case commandHidden:
+		return pushVerdict(L, "the command reads "+path+", which a Read deny rule hides", "hidden")
+	case commandOutside:
+		return pushVerdict(L, "the command reads "+path+", outside the roots", "outside")
+	}
+	return pushVerdict(L, "the command may change something", "writes")
+}
+
+// pushVerdict returns false, why and code to Lua.
+func pushVerdict(L *lua.LState, why, code string) int {
+	L.Push(lua.LFalse)
+	L.Push(lua.LString(why))
+	L.Push(lua.LString(code))
+	return 3
 }

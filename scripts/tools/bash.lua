@@ -1,7 +1,10 @@
 -- Bash: runs a shell command, as Claude Code's Bash tool does, through the shell host
 -- module: bash in its own process group, stdout and stderr merged, the working
 -- directory kept between calls in ctx.state. A command is read-only (and so runs
--- without asking, beside other calls) when the classifier accepts every part of it.
+-- without asking, beside other calls) when the classifier accepts every part of it
+-- and every path it reads lies inside the roots; one that reads a path a Read deny
+-- rule hides is denied. The shell module runs commands in a kernel sandbox where the
+-- system has one, so a wrong classification cannot read outside the roots.
 
 ---@type table
 local shell = require("shell")
@@ -95,6 +98,22 @@ Usage:
   ---@param input BashInput
   isConcurrencySafe = function(input)
     return shell.readonly(input.command)
+  end,
+
+  -- checkPermissions allows a read-only command that reads inside the roots only,
+  -- denies one that reads a path a Read deny rule hides (the rule applies to Bash as
+  -- to Read), and leaves the rest to the rules and the person.
+  ---@param input BashInput
+  ---@param ctx luatool.Context
+  checkPermissions = function(input, ctx)
+    local ok, why, code = shell.readonly(input.command, { cwd = ctx.state:get(CWD_KEY) or ctx.cwd })
+    if ok then
+      return { behavior = "allow" }
+    end
+    if code == "hidden" then
+      return { behavior = "deny", message = "Permission to use Bash has been denied: " .. why .. "." }
+    end
+    return { behavior = "passthrough" }
   end,
 
   -- ruleContent gives the parts of a compound command, each of which an allow rule

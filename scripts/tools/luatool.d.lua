@@ -158,7 +158,7 @@ function FileStates:get(path) end
 -- "stale" and "exists" (fs.write), "badcommand" (shell).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"badcommand"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
@@ -380,6 +380,9 @@ function grep.check(pattern, opts) end
 ---@class luatool.StartOptions
 ---@field cwd? string The working directory, inside the roots (default the first root).
 
+---@class luatool.ReadOnlyOptions
+---@field cwd? string The directory relative paths of the command start from (default the first root).
+
 ---@class luatool.RunOptions: luatool.StartOptions
 ---@field timeout? integer Milliseconds, more than 0 (default 120000).
 ---@field maxOutput? integer Bytes of output kept (default 1 MiB).
@@ -415,10 +418,17 @@ function shell.start(command, opts) end
 ---@return luatool.ErrorCode? code "badcommand".
 function shell.split(command) end
 
----Whether command is classified read-only (every simple command a known reader).
+---Whether command only reads, and only inside the roots: every simple command a
+---known reader, and every path it reads (operands, input redirections, cd targets;
+---relative to cwd, default the first root) inside the roots. Otherwise false, why and
+---a code: "hidden" (it reads a path a Read deny rule hides: deny the call),
+---"outside" (it reads outside the roots), "writes" (it may change something).
 ---@param command string
----@return boolean
-function shell.readonly(command) end
+---@param opts? luatool.ReadOnlyOptions
+---@return boolean ok
+---@return string? why
+---@return "hidden"|"outside"|"writes"|nil code
+function shell.readonly(command, opts) end
 
 ---require("path"): pure functions on slash-separated paths; no file is touched.
 ---@class luatool.path
