@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,6 +53,9 @@ type config struct {
 	resultsDir string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
+	// revoke and listTrusted are trust's --revoke and --list.
+	revoke      bool
+	listTrusted bool
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -209,9 +213,39 @@ only, or over streamable HTTP at ADDR with --http (path /mcp; a bare :port binds
 127.0.0.1). Tool files are reloaded as they change, unless --no-watch, and clients
 are told when the list changes. A call that needs permission is put to the user
 through the client when the client can ask; otherwise the rules and the mode decide,
-and an ask is a deny.`,
+and an ask is a deny. A project folder that is not trusted is never asked about (stdin
+is the protocol): its configuration is skipped with one notice on stderr (see
+luatool help trust).`,
 		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir"},
 		run:   runServe,
+	},
+	"trust": {
+		usage: "trust [DIR]",
+		help:  "trust a folder's project tools and settings (--revoke forgets it, --list lists)",
+		about: `Records DIR (default: the project root, --root or the current directory) as a
+trusted folder, so that its project configuration is used: the tool files of
+DIR/.luatool/tools (and their lib/ modules), whose code runs as luatool loads them,
+and DIR/.luatool/settings.json, whose mode and rules decide what calls may do. It
+prints what the folder adds. Until a folder is trusted its project configuration is
+skipped: on a terminal the first command asks, showing what the folder would add;
+otherwise, and always for serve, one notice on stderr names the command that
+trusts it.
+
+A trust covers the folder itself (its absolute path, symlinks resolved), not its
+subfolders: a subfolder with a .luatool of its own is another project. The settings
+file is trusted as it is: its SHA-256 is recorded, and once it changes (a pull, a
+checkout), appears or goes, the folder is asked about again. Tool files are not
+hashed: they are the code worked on in the folder. What the command line names
+(--tools DIR, --settings FILE) and the user's own $XDG_CONFIG_HOME/luatool need no
+trust. Whatever the source, a mode other than default, and a project's allow rules,
+are announced on stderr with the file that set them, once per command.
+
+--revoke forgets DIR; --list prints the trusted folders and whether each trust still
+holds (--json: an array of {path, settings, state}). The list is kept in
+$XDG_CONFIG_HOME/luatool/trusted.json (default ~/.config/luatool/trusted.json),
+rewritten whole and atomically.`,
+		flags: []string{"revoke", "list", "root", "json"},
+		run:   runTrust,
 	},
 	"watch": {
 		usage: "watch",
@@ -244,6 +278,15 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 
+	// terminal is whether a person is at the terminal to be asked: stdin and
+	// stderr are both terminals.
+	terminal bool
+	// in is stdin by lines, shared by the prompts (see lines).
+	in *bufio.Reader
+	// projectUse is what of the project's configuration the command uses, once
+	// decided (see project).
+	projectUse *projectUse
+
 	displayOnce sync.Once
 	disp        *display
 	// normalGC, when set, restores the collector's defaults once tools are loaded
@@ -260,7 +303,7 @@ func (a *app) display() *display {
 // Main runs the luatool command with args (without the program name) and returns
 // the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, terminal: isTerminal(stdin) && isTerminal(stderr)}
 	fs := a.flags()
 	positional, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -338,7 +381,7 @@ func (a *app) flags() *flag.FlagSet {
 		return nil
 	})
 	fs.BoolVar(&a.cfg.noStandardTools, "no-standard-tools", false, "leave out the embedded standard tools")
-	fs.StringVar(&a.cfg.root, "root", "", "the workspace `DIR` tools may read (default: the current directory)")
+	fs.StringVar(&a.cfg.root, "root", "", "the project `DIR`: the file tools' workspace, whose .luatool/ holds the project's tools and settings (default: the current directory)")
 	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
 	fs.BoolVar(&a.cfg.yes, "yes", false, "answer permission asks with allow")
@@ -363,6 +406,8 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
+	fs.BoolVar(&a.cfg.revoke, "revoke", false, "trust: forget the folder instead")
+	fs.BoolVar(&a.cfg.listTrusted, "list", false, "trust: list the trusted folders")
 	fs.StringVar(&a.cfg.run, "run", "", "test: run only the cases whose names match the Go regular expression `PATTERN`")
 	return fs
 }

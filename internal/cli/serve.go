@@ -27,11 +27,11 @@ func runServe(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}
+	a.cfg.noPrompt = true // before sources: a project is not asked about either
 	srcs, err := a.sources()
 	if err != nil {
 		return a.errorf("%v", err)
 	}
-	a.cfg.noPrompt = true
 	s, err := a.open(srcs)
 	if err != nil {
 		return a.errorf("%v", err)

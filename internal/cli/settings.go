@@ -19,11 +19,29 @@ type settingsPaths struct {
 	// ConfigHome is $XDG_CONFIG_HOME. Empty or relative (which the XDG specification
 	// says to ignore) means Home/.config.
 	ConfigHome string
-	// ProjectDir is the project directory, the root of project settings rules.
+	// ProjectDir is the project directory, the root of project settings rules. Empty
+	// means no project settings are read: the host leaves it empty for a folder that
+	// is not trusted.
 	ProjectDir string
 	// Explicit is the file named by --settings; empty for none. Unlike the others it
 	// must exist.
 	Explicit string
+}
+
+// projectLayer names the layer of the project settings file, in rule sources.
+const projectLayer = "project"
+
+// userConfigDir is the user's configuration directory: configHome
+// ($XDG_CONFIG_HOME) when it is absolute (the XDG specification says to ignore a
+// relative one), else home/.config; "" when neither tells.
+func userConfigDir(home, configHome string) string {
+	switch {
+	case filepath.IsAbs(configHome):
+		return configHome
+	case home != "":
+		return filepath.Join(home, ".config")
+	}
+	return ""
 }
 
 // userPath returns the user settings file, ConfigHome/luatool/settings.json, or ""
@@ -32,19 +50,16 @@ func (p settingsPaths) userPath() string {
 	if p.Home == "" {
 		return ""
 	}
-	config := p.ConfigHome
-	if !filepath.IsAbs(config) {
-		config = filepath.Join(p.Home, ".config")
-	}
-	return filepath.Join(config, "luatool", "settings.json")
+	return filepath.Join(userConfigDir(p.Home, p.ConfigHome), "luatool", "settings.json")
 }
 
-// projectPath returns the project settings file, ProjectDir/.luatool/settings.json.
+// projectPath returns the project settings file, ProjectDir/.luatool/settings.json,
+// or "" when ProjectDir is empty.
 func (p settingsPaths) projectPath() string {
 	if p.ProjectDir == "" {
 		return ""
 	}
-	return filepath.Join(p.ProjectDir, ".luatool", "settings.json")
+	return filepath.Join(p.ProjectDir, projectSettingsFile)
 }
 
 // readSettings reads the user, project and --settings files, in that order, and
@@ -83,7 +98,7 @@ func readSettings(p settingsPaths) (settings.Settings, []string, error) {
 		read(path, settings.Layer{Name: "user", Root: p.Home}, true)
 	}
 	if path := p.projectPath(); path != "" {
-		read(path, settings.Layer{Name: "project", Root: p.ProjectDir}, true)
+		read(path, settings.Layer{Name: projectLayer, Root: p.ProjectDir}, true)
 	}
 	if p.Explicit != "" {
 		read(p.Explicit, settings.Layer{Name: "--settings", Root: filepath.Dir(p.Explicit)}, false)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -36,15 +35,20 @@ func (s *session) close() {
 }
 
 // sources lists the tool directories in order: the embedded standard set,
-// $XDG_CONFIG_HOME/luatool/tools, ./.luatool/tools, then each --tools DIR. The two
-// conventional directories are used only when they exist; a --tools directory that
-// does not exist is an error.
+// $XDG_CONFIG_HOME/luatool/tools, the project's ROOT/.luatool/tools, then each
+// --tools DIR. The two conventional directories are used only when they exist, and
+// the project's only when the folder is trusted (see project); a --tools directory
+// that does not exist is an error.
 func (a *app) sources() ([]engine.Source, error) {
+	proj, err := a.project()
+	if err != nil {
+		return nil, err
+	}
 	var srcs []engine.Source
 	if !a.cfg.noStandardTools {
 		srcs = append(srcs, engine.Source{Name: "<standard>", FS: scripts.Tools()})
 	}
-	for _, dir := range []string{userToolsDir(), filepath.Join(".luatool", "tools")} {
+	for _, dir := range []string{userToolsDir(), proj.tools} {
 		if dir == "" {
 			continue
 		}
@@ -65,16 +69,14 @@ func (a *app) sources() ([]engine.Source, error) {
 	return srcs, nil
 }
 
+// userToolsDir is the user's tool directory, $XDG_CONFIG_HOME/luatool/tools; "" when
+// there is no configuration directory.
 func userToolsDir() string {
-	base := os.Getenv("XDG_CONFIG_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		base = filepath.Join(home, ".config")
+	dir := userConfigDir(home(), os.Getenv("XDG_CONFIG_HOME"))
+	if dir == "" {
+		return ""
 	}
-	return filepath.Join(base, "luatool", "tools")
+	return filepath.Join(dir, "luatool", "tools")
 }
 
 // bounded returns a context bounded by the call timeout, for the tool members the
@@ -93,20 +95,9 @@ func (a *app) bounded() (context.Context, context.CancelFunc) {
 // (or --results-dir), which the file tools may read too, so that the model can open
 // what it is pointed at; close removes the run's own directory.
 func (a *app) open(srcs []engine.Source) (*session, error) {
-	root := a.cfg.root
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		root = wd
-	}
-	root, err := filepath.Abs(root)
+	root, err := a.projectRoot()
 	if err != nil {
 		return nil, err
-	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--root %s: not a directory", root)
 	}
 	perms, err := a.permissions(root)
 	if err != nil {
@@ -175,11 +166,16 @@ func maxToolUseConcurrency() int {
 	return n
 }
 
-// permissions reads the settings files (user, project at root, --settings) and the
-// flags, merged in that order. Warnings go to stderr; any problem is an error naming
-// the file or flag.
+// permissions reads the settings files (user, project at root when the folder is
+// trusted, --settings) and the flags, merged in that order. Warnings go to stderr;
+// any problem is an error naming the file or flag. A mode other than default and
+// project allow rules are announced on stderr (see announcePermissions).
 func (a *app) permissions(root string) (engine.PermissionSettings, error) {
-	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: root, Explicit: a.cfg.settings})
+	proj, err := a.project()
+	if err != nil {
+		return engine.PermissionSettings{}, err
+	}
+	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: proj.settingsRoot, Explicit: a.cfg.settings})
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "luatool: warning: %s\n", w)
 	}
@@ -190,7 +186,9 @@ func (a *app) permissions(root string) (engine.PermissionSettings, error) {
 	if err != nil {
 		return engine.PermissionSettings{}, err
 	}
-	return settings.Merge(fromFiles, fromFlags).Permissions, nil
+	perms := settings.Merge(fromFiles, fromFlags).Permissions
+	a.announcePermissions(perms)
+	return perms, nil
 }
 
 // approvalHint tells the person running luatool how to allow a call that needed
@@ -226,7 +224,7 @@ func (a *app) canUseTool() engine.CanUseToolFunc {
 	if a.cfg.noPrompt || !isTerminal(a.stdin) {
 		return nil
 	}
-	in := bufio.NewReader(a.stdin)
+	in := a.lines()
 	var mu sync.Mutex // one prompt at a time, when a turn runs calls side by side
 	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		mu.Lock()

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// trustProject makes a project with a tool file, a lib module and a settings file
+// that sets bypassPermissions and allow rules, and points XDG_CONFIG_HOME at a
+// directory of its own. It returns the project root and the trust list's path.
+func trustProject(t *testing.T) (root, list string) {
+	root, config := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	writeFile(t, root, ".luatool/tools/deploy.lua", `return {name = "Deploy", prompt = "Deploys.", inputSchema = {type = "object"}, call = function() return "" end}`)
+	writeFile(t, root, ".luatool/tools/lib/util.lua", `return {}`)
+	writeFile(t, root, ".luatool/settings.json", `{"permissions": {"defaultMode": "bypassPermissions", "allow": ["Bash(*)", "Deploy"], "deny": ["Read(/secret/**)"]}}`)
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, filepath.Join(config, "luatool", "trusted.json")
+}
+
+// terminalApp is a run on a terminal whose person types answer.
+func terminalApp(root, answer string) (*app, *bytes.Buffer) {
+	var stderr bytes.Buffer
+	return &app{cfg: config{root: root}, stdin: strings.NewReader(answer), stdout: io.Discard, stderr: &stderr, terminal: true}, &stderr
+}
+
+// usesProjectTools reports whether srcs hold the project's tool directory.
+func usesProjectTools(srcs []engine.Source, root string) bool {
+	for _, s := range srcs {
+		if s.Dir == filepath.Join(root, ".luatool", "tools") {
+			return true
+		}
+	}
+	return false
+}
+
+// On a terminal an untrusted folder is asked about once per command, showing what it
+// would add; yes trusts it (tools and settings are used, and the next run asks
+// nothing); no skips it for this run and records nothing.
+func TestTrustPrompt(t *testing.T) {
+	root, list := trustProject(t)
+
+	a, stderr := terminalApp(root, "n\n")
+	srcs, err := a.sources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms, err := a.permissions(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usesProjectTools(srcs, root) || perms.Mode != "" || len(perms.Allow) != 0 {
+		t.Errorf("after no: tools used %v, mode %q, allow %v", usesProjectTools(srcs, root), perms.Mode, perms.Allow)
+	}
+	for _, want := range []string{
+		"luatool: " + root + " is not trusted.\n",
+		"  .luatool/tools: 2 Lua files, run as luatool loads them\n    deploy.lua\n    lib/util.lua\n",
+		"  .luatool/settings.json:\n    mode bypassPermissions\n    allow: Bash(*), Deploy\n    deny: Read(/secret/**)\n",
+		"Trust this folder? (luatool trust --revoke " + root + " undoes it)\n",
+		"luatool: skipping the project configuration of " + root + " for this run\n",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("after no, stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if n := strings.Count(stderr.String(), "Trust this folder?"); n != 1 {
+		t.Errorf("asked %d times in one command, want once", n)
+	}
+	if _, err := os.Stat(list); !os.IsNotExist(err) {
+		t.Errorf("no wrote the trust list: %v", err)
+	}
+
+	a, stderr = terminalApp(root, "y\n")
+	srcs, err = a.sources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms, err = a.permissions(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !usesProjectTools(srcs, root) || perms.Mode != engine.ModeBypassPermissions || len(perms.Allow) != 2 {
+		t.Errorf("after yes: tools used %v, mode %q, allow %v", usesProjectTools(srcs, root), perms.Mode, perms.Allow)
+	}
+	settingsFile := filepath.Join(root, ".luatool", "settings.json")
+	for _, want := range []string{
+		"luatool: mode bypassPermissions, set by " + settingsFile + "\n",
+		"luatool: 2 allow rules from " + settingsFile + ": Bash(*), Deploy\n",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("after yes, stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	l, err := readTrustList(list)
+	if err != nil || len(l.Folders) != 1 || l.Folders[0].Path != root || !strings.HasPrefix(l.Folders[0].Settings, "sha256:") {
+		t.Fatalf("after yes, the trust list is %+v (%v)", l, err)
+	}
+
+	// Trusted: nothing is asked, nothing read from stdin.
+	a, stderr = terminalApp(root, "")
+	if srcs, err = a.sources(); err != nil || !usesProjectTools(srcs, root) {
+		t.Errorf("trusted: tools used %v (%v)", usesProjectTools(srcs, root), err)
+	}
+	if strings.Contains(stderr.String(), "Trust this folder?") || strings.Contains(stderr.String(), "skipping") {
+		t.Errorf("trusted, yet:\n%s", stderr)
+	}
+}
+
+// A changed settings file is asked about again, saying so; end of input is a no.
+// serve (noPrompt) never asks, even on a terminal: one notice instead.
+func TestTrustChangedAndNoPrompt(t *testing.T) {
+	root, list := trustProject(t)
+	l := trustList{}
+	l.add(trustedFolder{Path: root, Settings: "sha256:00"})
+	if err := l.write(list); err != nil {
+		t.Fatal(err)
+	}
+	a, stderr := terminalApp(root, "")
+	srcs, err := a.sources()
+	if err != nil || usesProjectTools(srcs, root) {
+		t.Errorf("changed, end of input: tools used %v (%v)", usesProjectTools(srcs, root), err)
+	}
+	if want := "luatool: " + filepath.Join(root, ".luatool", "settings.json") + " is not as it was when you trusted " + root + ".\n"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+
+	a, stderr = terminalApp(root, "y\n")
+	a.cfg.noPrompt = true
+	if srcs, err = a.sources(); err != nil || usesProjectTools(srcs, root) {
+		t.Errorf("noPrompt: tools used %v (%v)", usesProjectTools(srcs, root), err)
+	}
+	if strings.Contains(stderr.String(), "Trust this folder?") || strings.Count(stderr.String(), "luatool trust "+root) != 1 {
+		t.Errorf("noPrompt: want one notice and no prompt:\n%s", stderr)
+	}
+}
+
+// A folder trusted with a settings file that does not read makes every command fail
+// with the file's problems, as a trusted file always does: it is not skipped.
+func TestTrustedBrokenSettings(t *testing.T) {
+	root, _ := trustProject(t)
+	file := writeFile(t, root, ".luatool/settings.json", `{"permissions": {"alow": []}}`)
+	a, stderr := terminalApp(root, "yes\n")
+	if _, err := a.sources(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "  .luatool/settings.json, which does not read: "+file+":1:18: permissions: unknown key \"alow\"") {
+		t.Errorf("the prompt does not show the problem:\n%s", stderr)
+	}
+	if _, err := a.permissions(root); err == nil || !strings.Contains(err.Error(), file+":1:18:") {
+		t.Errorf("permissions: %v, want the file's problem", err)
+	}
+}
+
+// The trust list is read strictly: what it cannot take whole is an error naming the
+// file, never a partial list.
+func TestTrustListFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "trusted.json")
+	if l, err := readTrustList(path); err != nil || len(l.Folders) != 0 {
+		t.Errorf("missing file: %+v, %v", l, err)
+	}
+	var l trustList
+	l.add(trustedFolder{Path: "/b"})
+	l.add(trustedFolder{Path: "/a", Settings: "sha256:1"})
+	l.add(trustedFolder{Path: "/b", Settings: "sha256:2"})
+	if err := l.write(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readTrustList(path)
+	if err != nil || len(got.Folders) != 2 || got.Folders[0] != (trustedFolder{"/a", "sha256:1"}) || got.Folders[1] != (trustedFolder{"/b", "sha256:2"}) {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+	if !got.remove("/a") || got.remove("/a") {
+		t.Error("remove does not report what it removed")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("the write left %d files beside the list", len(entries))
+	}
+	for _, bad := range []string{`{"folders": [{"path": "rel"}]}`, `{"folders": [{"path": "/a", "hash": "x"}]}`, `[`} {
+		os.WriteFile(path, []byte(bad), 0o600)
+		if _, err := readTrustList(path); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v, want an error naming the file", bad, err)
+		}
+	}
+}
+
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{"/home/u/p-1.x": "/home/u/p-1.x", "/a b": "'/a b'", "/it's": `'/it'\''s'`, "": "''"} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
