@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
@@ -105,6 +106,9 @@ type Tool struct {
 	// log receives, once per member, the failures of members that have a safe answer
 	// (see failed). Nil discards them. Set by the engine before the tool is offered.
 	log *slog.Logger
+	// bound limits each question member (see ask); Build sets defaultMemberTimeout and
+	// the engine its Options.MemberTimeout.
+	bound time.Duration
 	// reported holds the members whose failure was logged: once per tool version
 	// is enough to tell the author, and a broken member may be asked on every call.
 	reported sync.Map
@@ -140,7 +144,7 @@ func Build(def ToolDef) (*Tool, error) {
 	if def.MaxResultSizeChars < 0 || math.IsNaN(def.MaxResultSizeChars) {
 		problem("maxResultSizeChars", fmt.Errorf("maxResultSizeChars must be positive, or infinite for never (0 means the default), got %v", def.MaxResultSizeChars))
 	}
-	t := &Tool{def: def}
+	t := &Tool{def: def, bound: defaultMemberTimeout}
 	if def.InputSchema == nil {
 		problem("inputSchema", errors.New(`required member inputSchema is missing: a JSON Schema with type "object"`))
 	} else if s, err := compileSchema(def.InputSchema); err != nil {
@@ -204,7 +208,7 @@ func (t *Tool) MaxResultSizeChars() float64 {
 // Prompt returns the model-facing description. An error here is the only error of a
 // question member: there is no safe substitute for a description.
 func (t *Tool) Prompt(ctx context.Context, opts PromptOptions) (string, error) {
-	return guard(t.def.Name, func() (string, error) { return t.def.Prompt(ctx, opts) })
+	return askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.Prompt(ctx, opts) })
 }
 
 // Description returns the per-call human summary, or the name.
@@ -230,7 +234,7 @@ func (t *Tool) enabled(ctx context.Context) (bool, error) {
 	if t.def.IsEnabled == nil {
 		return true, nil
 	}
-	return guard(t.def.Name, func() (bool, error) { return t.def.IsEnabled(ctx) })
+	return askMember(t, ctx, t.def.IsEnabled)
 }
 
 // IsReadOnly reports whether the call changes nothing; the hint when there is no
@@ -266,7 +270,7 @@ func (t *Tool) InterruptBehavior(ctx context.Context) string {
 	if t.def.InterruptBehavior == nil {
 		return defaultInterruptBehavior
 	}
-	b, err := guard(t.def.Name, func() (string, error) { return t.def.InterruptBehavior(ctx) })
+	b, err := askMember(t, ctx, t.def.InterruptBehavior)
 	switch {
 	case err != nil:
 		t.failed("interruptBehavior", err, `it counts as "block"`)
@@ -339,7 +343,7 @@ func (t *Tool) RuleContent(ctx context.Context, input map[string]any) (parts []s
 	if t.def.RuleContent == nil {
 		return nil, false
 	}
-	parts, err := guard(t.def.Name, func() ([]string, error) { return t.def.RuleContent(ctx, input) })
+	parts, err := askMember(t, ctx, func(ctx context.Context) ([]string, error) { return t.def.RuleContent(ctx, input) })
 	if err != nil {
 		t.failed("ruleContent", err, "deny and ask rules match the call and allow rules do not")
 	}
@@ -417,7 +421,7 @@ func (t *Tool) RenderResult(ctx context.Context, data any) string {
 	if t.def.RenderToolResultMessage == nil {
 		return ""
 	}
-	s, err := guard(t.def.Name, func() (string, error) { return t.def.RenderToolResultMessage(ctx, data) })
+	s, err := askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.RenderToolResultMessage(ctx, data) })
 	if err != nil {
 		t.failed("renderToolResultMessage", err, "the content is shown instead")
 		return ""
@@ -428,7 +432,7 @@ func (t *Tool) RenderResult(ctx context.Context, data any) string {
 // RenderProgress renders one progress event for a person.
 func (t *Tool) RenderProgress(ctx context.Context, progress any) string {
 	if t.def.RenderToolUseProgressMessage != nil {
-		s, err := guard(t.def.Name, func() (string, error) { return t.def.RenderToolUseProgressMessage(ctx, progress) })
+		s, err := askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.RenderToolUseProgressMessage(ctx, progress) })
 		if err == nil {
 			return s
 		}
@@ -474,7 +478,7 @@ func (t *Tool) RenderRejected(ctx context.Context, input map[string]any) string 
 // RenderError renders a failed tool use for a person.
 func (t *Tool) RenderError(ctx context.Context, message string) string {
 	if t.def.RenderToolUseErrorMessage != nil {
-		s, err := guard(t.def.Name, func() (string, error) { return t.def.RenderToolUseErrorMessage(ctx, message) })
+		s, err := askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.RenderToolUseErrorMessage(ctx, message) })
 		if err == nil {
 			return s
 		}
@@ -513,7 +517,7 @@ func (t *Tool) boolOr(member string, fn func(context.Context, map[string]any) (b
 	if fn == nil {
 		return absent
 	}
-	v, err := guard(t.def.Name, func() (bool, error) { return fn(ctx, input) })
+	v, err := askMember(t, ctx, func(ctx context.Context) (bool, error) { return fn(ctx, input) })
 	if err != nil {
 		t.failed(member, err, fmt.Sprintf("it counts as %v (the safe answer)", onErr))
 		return onErr
@@ -532,7 +536,7 @@ func (t *Tool) optionalString(member string, fn func(context.Context, map[string
 	if fn == nil {
 		return "", false
 	}
-	s, err := guard(t.def.Name, func() (string, error) { return fn(ctx, input) })
+	s, err := askMember(t, ctx, func(ctx context.Context) (string, error) { return fn(ctx, input) })
 	if err != nil {
 		t.failed(member, err, "the default is used")
 		return "", false
@@ -584,6 +588,21 @@ type PanicError struct {
 }
 
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// askMember calls a question member of t's (one with a safe answer, or prompt) under t's
+// member bound, wherever it is asked from: a listing, a describe, a rule match or a
+// call. A member that runs past the bound fails with an error that says so, and its
+// caller falls back to the safe answer. Lua members stop at the bound; a Go member
+// must watch its context.
+func askMember[T any](t *Tool, ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	bounded, cancel := context.WithTimeout(ctx, t.bound)
+	defer cancel()
+	v, err := guard(t.def.Name, func() (T, error) { return fn(bounded) })
+	if err != nil && ctx.Err() == nil && errors.Is(bounded.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s: %w", t.bound, err)
+	}
+	return v, err
+}
 
 // guard calls fn, a member of tool's, and turns a panic in it into a *PanicError.
 func guard[T any](tool string, fn func() (T, error)) (v T, err error) {

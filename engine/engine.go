@@ -50,9 +50,11 @@ type Options struct {
 	// Home is the user's home directory, which "~/x" path rules are relative to. With
 	// Home empty such a rule makes New fail: it could not be matched.
 	Home string
-	// MemberTimeout bounds each member function other than call (isReadOnly, prompt,
-	// isEnabled, ...): a question that hangs gets the safe answer instead of holding the
-	// call, or a listing, for the call's whole timeout. Zero means defaultMemberTimeout.
+	// MemberTimeout bounds each question member (prompt, isEnabled, the flags,
+	// getPath, ruleContent, the renderers, ...) wherever it is asked, so that one that
+	// hangs gets the safe answer instead of holding a call, a listing or a reload.
+	// validateInput, checkPermissions, call and mapResult share the call's Timeout.
+	// Zero means defaultMemberTimeout.
 	MemberTimeout time.Duration
 	// MaxInputDepth is the deepest nesting of a tool_use input the engine accepts
 	// (deeper is an InputValidationError). Zero means defaultMaxInputDepth.
@@ -207,7 +209,7 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
 		}
-		t.log = opts.Logger
+		t.log, t.bound = opts.Logger, opts.MemberTimeout
 		e.goTools = append(e.goTools, t)
 	}
 	reg, _ := newRegistry(e.goTools, e.isEnabled)
@@ -242,9 +244,7 @@ func (e *Engine) isEnabled(t *Tool) (bool, error) {
 	if e.rules.deniesTool(t.Name()) {
 		return false, nil // a tool-level deny hides the tool
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.MemberTimeout)
-	defer cancel()
-	return t.enabled(ctx)
+	return t.enabled(context.Background())
 }
 
 // SortDiagnostics orders diagnostics by file, then line.

@@ -145,6 +145,6 @@ func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool
 			warn(s.member, "%s", msg)
 		}
 	}
-	t.log = e.opts.Logger
+	t.log, t.bound = e.opts.Logger, e.opts.MemberTimeout
 	return t, diags
 }

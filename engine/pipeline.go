@@ -158,9 +158,7 @@ func (p *PendingCall) ConcurrencySafe(ctx context.Context) bool {
 	if p.tool == nil || p.err != nil {
 		return false
 	}
-	bounded, cancel := context.WithTimeout(ctx, p.e.opts.MemberTimeout)
-	defer cancel()
-	return p.tool.IsConcurrencySafe(bounded, p.input)
+	return p.tool.IsConcurrencySafe(ctx, p.input)
 }
 
 // Call runs the pending call through the rest of the pipeline, as Engine.Call does.
@@ -226,8 +224,11 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	}
 	r.Input = input
 
-	// Whether the call may change anything is asked once, first, under its own bound.
-	cc.readOnly, cc.readOnlyKnown = e.readOnly(ctx, t, input), true
+	// Whether the call may change anything is asked once, first, under the member
+	// bound (so that a hanging isReadOnly does not spend the call's deadline): only a
+	// call that is not read-only may change anything, and an isReadOnly that fails or
+	// hangs means not read-only.
+	cc.readOnly, cc.readOnlyKnown = t.IsReadOnly(ctx, input), true
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
@@ -294,19 +295,6 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	r.Stage = StageDone
 	cc.commitShown()
 	return r
-}
-
-// readOnly asks whether the tool is read-only for the input, for the default
-// permission check and for host functions (only a call that is not read-only may
-// change anything; an isReadOnly that fails or hangs means not read-only). It has its
-// own bound, so that a hanging isReadOnly does not spend the call's deadline.
-func (e *Engine) readOnly(ctx context.Context, t *Tool, input map[string]any) bool {
-	if t.def.IsReadOnly == nil { // a declared answer, not code
-		return t.IsReadOnly(ctx, input)
-	}
-	bounded, cancel := context.WithTimeout(ctx, min(e.opts.Timeout, e.opts.MemberTimeout))
-	defer cancel()
-	return t.IsReadOnly(bounded, input)
 }
 
 func (r *Result) fail(stage Stage, text string) *Result {

@@ -232,6 +232,9 @@ type currentCall struct{}
 // member is the member fn calls, as tracebacks name it. Only call, of a tool that is
 // not read-only for its input, gets write access; every other member reads.
 func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("not started: %w", err)
+	}
 	if lt.gate != nil {
 		leave, err := lt.gate.Enter(ctx, lt.file)
 		if err != nil {
