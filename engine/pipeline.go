@@ -225,10 +225,13 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	r.Input = input
 
 	// Whether the call may change anything is asked once, first, under the member
-	// bound (so that a hanging isReadOnly does not spend the call's deadline): only a
-	// call that is not read-only may change anything, and an isReadOnly that fails or
-	// hangs means not read-only.
-	cc.readOnly, cc.readOnlyKnown = t.IsReadOnly(ctx, input), true
+	// bound and the call timeout, whichever is shorter, but not out of the call's
+	// deadline (a hanging isReadOnly must not spend it): only a call that is not
+	// read-only may change anything, and an isReadOnly that fails or hangs means not
+	// read-only.
+	asking, cancelAsking := context.WithTimeout(ctx, e.opts.Timeout)
+	cc.readOnly, cc.readOnlyKnown = t.IsReadOnly(asking, input), true
+	cancelAsking()
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.

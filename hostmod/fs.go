@@ -28,7 +28,7 @@ import (
 //	fs.stat(path)                                  -> info          | nil, err, code
 //	fs.exists(path)                                -> boolean[, err]
 //	fs.list(dir)                                   -> names         | nil, err, code
-//	fs.abs(path[, base])                           -> absolute path
+//	fs.abs(path[, base])                           -> absolute path (reads path.quote's form)
 //	fs.rel(path, base)                             -> path relative to base, or path
 //
 // read returns a file's text; lines returns the lines the Read tool shows,
@@ -409,7 +409,9 @@ func (rs *rootSet) luaExists(L *lua.LState) int {
 	return 1
 }
 
-// luaList is fs.list(dir): the names of the directory's entries, sorted, as an array.
+// luaList is fs.list(dir): the names of the directory's entries, sorted, as an
+// array, without the temporary files of atomic writes (isTempName) and what a Read
+// deny rule hides.
 func (rs *rootSet) luaList(L *lua.LState) int {
 	p := bindings.NewArgs(L, "fs.list").String(1)
 	hidden := hiddenFunc(L)
@@ -428,8 +430,8 @@ func (rs *rootSet) luaList(L *lua.LState) int {
 		}
 		names = make([]any, 0, len(entries))
 		for _, e := range entries {
-			if hidden != nil && hidden(filepath.Join(loc.abs, e.Name())) {
-				continue // a Read deny rule hides it
+			if isTempName(e.Name()) || hidden != nil && hidden(filepath.Join(loc.abs, e.Name())) {
+				continue
 			}
 			names = append(names, e.Name())
 		}
@@ -444,10 +446,12 @@ func (rs *rootSet) luaList(L *lua.LState) int {
 
 // luaAbs is fs.abs(path[, base]): path made absolute and clean, "~" expanded, a
 // relative path taken relative to base (itself absolute or relative to the first
-// root), by default the first root. It does not check the roots.
+// root), by default the first root. A path in the quoted form Glob and Grep show
+// names in (path.quote) is read as the name it stands for, so that a model can pass
+// a name back as it was shown. It does not check the roots.
 func (rs *rootSet) luaAbs(L *lua.LState) int {
 	args := bindings.NewArgs(L, "fs.abs")
-	p := args.String(1)
+	p := unquoteName(args.String(1))
 	base := args.OptString(2, "")
 	L.Push(lua.LString(rs.abs(p, base)))
 	return 1

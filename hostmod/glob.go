@@ -35,7 +35,9 @@ import (
 //     is then ignored;
 //   - hidden files are included, ignore files are not read, symbolic links are not
 //     followed, and version-control directories (.git, .hg, ...) are skipped (a
-//     deliberate difference: ripgrep with --hidden lists .git's contents).
+//     deliberate difference: ripgrep with --hidden lists .git's contents), and so
+//     are the temporary files of fs.write's atomic writes
+//     (".<name>.luatool-tmp-<16 hex digits>").
 //
 // files is an array of absolute paths and total the number of matches before limit
 // (0, the default, means no limit) cut the array. The order is ripgrep's

@@ -59,12 +59,13 @@ import (
 // ripgrep.
 //
 // A directory is walked as ripgrep walks it: hidden files included, symbolic links
-// not followed, version-control directories (.git, .svn, .hg, .bzr, .jj, .sl) skipped,
-// the rules of .gitignore, .ignore and .rgignore files respected (those of the
-// directories above path inside its root too), files with a NUL byte in their first
-// 8 KB skipped as binary. A file matching an including glob is searched even when an
-// ignore file excludes it (ripgrep: globs override ignore logic). A file named by path
-// is always searched, whatever the filters say.
+// not followed, version-control directories (.git, .svn, .hg, .bzr, .jj, .sl) and the
+// temporary files of fs.write's atomic writes skipped, the rules of .gitignore,
+// .ignore and .rgignore files respected (those of the directories above path inside
+// its root too), files with a NUL byte in their first 8 KB skipped as binary. A file
+// matching an including glob is searched even when an ignore file excludes it
+// (ripgrep: globs override ignore logic). A file named by path is always searched,
+// whatever the filters say.
 //
 // Results carry absolute paths. files are ordered by modification time, newest first,
 // the path breaking ties (as Claude Code orders them); count and content results are

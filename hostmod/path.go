@@ -20,6 +20,17 @@ import (
 //	path.isabs(p)         -> boolean
 //	path.rel(base, p)     -> p relative to base | nil, err
 //	path.split(p)         -> directory (with its trailing slash), file
+//	path.quote(p)         -> p as a tool shows it in a list: p itself, or, when it holds
+//	                         a character that is not printable or not UTF-8, a Go
+//	                         double-quoted string ("a\nb.txt")
+//	path.unquote(s)       -> the path s stands for: the name it quotes when s is in
+//	                         that quoted form, otherwise s (fs.abs reads it the same way)
+//
+// quote and unquote are the two halves of showing file names to a model, one a line:
+// unquote(quote(p)) is p for every p, and quote's result is printable UTF-8 with no
+// line break. unquote takes s for the quoted form when it starts and ends with a
+// double quote, holds a backslash and is a valid Go string literal, so a real name
+// such as "notes" (quotes included) still names itself.
 //
 // It is safe for use by any number of VMs at once.
 func Path() *bindings.Module {
@@ -62,6 +73,8 @@ func Path() *bindings.Module {
 				L.Push(lua.LString(rel))
 				return 1
 			},
+			"quote":   str("path.quote", quoteName),
+			"unquote": str("path.unquote", unquoteName),
 			"split": func(L *lua.LState) int {
 				dir, file := filepath.Split(bindings.NewArgs(L, "path.split").String(1))
 				L.Push(lua.LString(dir))

@@ -26,7 +26,8 @@ func isVCSDir(name string) bool {
 
 // A walker visits the regular files below a directory of a root's fs.FS, in name
 // order, depth first. It does not follow symbolic links (as ripgrep without -L), and
-// includes hidden files. It stops with a "cancelled" opError when ctx ends.
+// includes hidden files but not the temporary files of atomic writes (isTempName).
+// It stops with a "cancelled" opError when ctx ends.
 type walker struct {
 	ctx  context.Context
 	fsys fs.FS
@@ -106,6 +107,9 @@ func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStac
 	for _, e := range entries {
 		if err := w.ctx.Err(); err != nil {
 			return newOpError(codeCancelled, "search cancelled: %v", err)
+		}
+		if isTempName(e.Name()) {
+			continue
 		}
 		name := joinName(dir, e.Name())
 		rel := w.rel(name)

@@ -477,8 +477,12 @@ func (a *app) errorf(format string, args ...any) int {
 }
 
 // isTerminal reports whether r is a terminal (not merely a character device such as
-// /dev/null).
+// /dev/null). A stream that is not an *os.File may say so itself with an IsTerminal
+// method, as the tests' stand-ins for a terminal do.
 func isTerminal(r any) bool {
+	if t, ok := r.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

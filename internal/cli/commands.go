@@ -335,7 +335,19 @@ func (a *app) showError(r *engine.Result) {
 // piped, and the tool's own rendering of the outcome on stderr beside the tool use.
 func (a *app) printResult(r *engine.Result) {
 	a.showOutcome(r, "")
-	fmt.Fprintln(a.stdout, r.Block.Content.String())
+	a.printContent(r.Block.Content.String())
+}
+
+// printContent writes text from a tool (a result's content, a tool_use id) on stdout
+// as a line: exactly as the model gets it when stdout is piped or redirected, and on
+// a terminal with control characters and bytes that are not UTF-8 shown as U+FFFD
+// (terminalText), so that a file's content cannot drive the terminal. --json output
+// does not come this way: JSON escapes are exact and safe as they are.
+func (a *app) printContent(text string) {
+	if isTerminal(a.stdout) {
+		text = terminalText(text)
+	}
+	fmt.Fprintln(a.stdout, text)
 }
 
 // showOutcome shows how a call ended, as its tool renders it, on stderr.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // A display writes what a person watching a command sees on stderr: tool uses,
@@ -59,15 +60,44 @@ func (d *display) style(style, s string) string {
 	return style + s + styleReset
 }
 
+// isControl reports whether r is a control character other than a tab: C0, DEL or
+// C1 (U+0080 to U+009F, which some terminals obey as well).
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}
+
 // printable replaces control characters (an escape sequence from a tool's rendering
-// could move the cursor or recolour the terminal) with U+FFFD; tabs stay.
+// could move the cursor or recolour the terminal) and bytes that are not UTF-8 with
+// U+FFFD; tabs stay.
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
-		if (r < 0x20 && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '\uFFFD'
+		if isControl(r) {
+			return utf8.RuneError
 		}
 		return r
 	}, s)
+}
+
+// terminalText is printable for text of several lines shown as it is: newlines stay,
+// and so does a carriage return just before one ("\r\n" ends a line on a terminal
+// too), while a lone carriage return, which would let a line overwrite itself, does
+// not. It is what a terminal shows of a tool result's content: a file or a command's
+// output may hold anything, and escape sequences in it must not reach the terminal
+// raw.
+func terminalText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range s {
+		switch {
+		case r == '\n', r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+			b.WriteRune(r)
+		case isControl(r):
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r) // a byte that is not UTF-8 arrives as U+FFFD
+		}
+	}
+	return b.String()
 }
 
 // printableLines is printable for a text of several lines: each made printable, the

@@ -66,8 +66,8 @@ func runRun(a *app, args []string) int {
 				if r.Block.IsError {
 					status = " (error)"
 				}
-				fmt.Fprintf(a.stdout, "── %s %s%s\n", r.Block.ToolUseID, uses[i].Name, status)
-				fmt.Fprintln(a.stdout, r.Block.Content.String())
+				a.printContent(fmt.Sprintf("── %s %s%s", r.Block.ToolUseID, uses[i].Name, status))
+				a.printContent(r.Block.Content.String())
 			}
 		}
 		if failed {

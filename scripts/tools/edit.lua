@@ -9,6 +9,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local unquote = require("path").unquote
 local files = require("files")
 
 local fail, missingText, stale = files.fail, files.missingText, files.stale
@@ -209,9 +210,11 @@ Usage:
     return "Edit " .. input.file_path
   end,
 
+  -- The file the call opens: fs.abs reads a quoted name (path.quote) as the name
+  -- it stands for, so rules must see that name too.
   ---@param input EditInput
   getPath = function(input)
-    return input.file_path
+    return unquote(input.file_path)
   end,
 
   ---@param input EditInput

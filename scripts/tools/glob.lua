@@ -1,7 +1,9 @@
 -- Glob: finds files by name pattern, as Claude Code's Glob does with
 -- `rg --files --glob PATTERN --sort=modified --no-ignore --hidden`: files only,
 -- hidden ones included, ignore files not read, oldest first, at most 100.
--- Version-control directories (.git, ...) are skipped.
+-- Version-control directories (.git, ...) are skipped. A path that a line of text
+-- cannot show as it is (a newline, a control character, bytes that are not UTF-8) is
+-- shown quoted by path.quote, and every file tool reads that form back (fs.abs).
 
 ---@type luatool.fs
 local fs = require("fs")
@@ -9,6 +11,7 @@ local fs = require("fs")
 local glob = require("glob")
 local json = require("json")
 local fail = require("files").fail
+local quote, unquote = require("path").quote, require("path").unquote
 
 local MAX_RESULTS = 100
 
@@ -34,6 +37,7 @@ local tool = {
 - Fast file pattern matching that works in a codebase of any size
 - Supports glob patterns like "**/*.js" or "src/**/*.ts"; a pattern without a slash, like "*.go", matches file names at any depth
 - Returns the paths of the matching files, sorted by modification time, at most 100
+- A path holding a newline, a tab or another character that cannot be shown is written as a double-quoted string with escapes, such as "notes\nold.txt"; pass it to Read, Edit or Write exactly as written, quotes included
 - Use this tool to find files by name or extension
 - When a search may take several rounds of globbing and grepping, plan for them, and run independent searches together in one response]],
 
@@ -63,7 +67,7 @@ local tool = {
 
   ---@param input GlobInput
   getPath = function(input)
-    return input.path or "."
+    return unquote(input.path or ".")
   end,
 
   ---@param input GlobInput
@@ -109,7 +113,7 @@ local tool = {
     ---@cast total integer
     local names = json.array()
     for i, f in ipairs(files) do
-      names[i] = fs.rel(f, ctx.cwd)
+      names[i] = quote(fs.rel(f, ctx.cwd))
     end
     return {
       data = {

@@ -1,7 +1,8 @@
 -- Grep: searches file contents with a regular expression, as Claude Code's Grep does
 -- with ripgrep (here the grep host module does the searching, in Go). Paths are shown
 -- relative to the working directory; results are paginated with head_limit and
--- offset; the result texts are the original's.
+-- offset; the result texts are the original's. Paths are quoted by path.quote
+-- where a line of text cannot show them as they are.
 
 ---@type luatool.fs
 local fs = require("fs")
@@ -9,6 +10,7 @@ local fs = require("fs")
 local grep = require("grep")
 local json = require("json")
 local fail = require("files").fail
+local quote, unquote = require("path").quote, require("path").unquote
 
 local DEFAULT_HEAD_LIMIT = 250
 
@@ -103,7 +105,7 @@ function modes.files_with_matches(input, ctx)
   end
   local page, applied = applyHeadLimit(paths, input.head_limit, input.offset)
   for i, p in ipairs(page) do
-    page[i] = fs.rel(p, ctx.cwd)
+    page[i] = quote(fs.rel(p, ctx.cwd))
   end
   return { mode = "files_with_matches", filenames = page, numFiles = #page, appliedLimit = applied }
 end
@@ -118,7 +120,7 @@ function modes.count(input, ctx)
   local page, applied = applyHeadLimit(counts, input.head_limit, input.offset)
   local lines, matches = {}, 0
   for i, c in ipairs(page) do
-    lines[i] = fs.rel(c.path, ctx.cwd) .. ":" .. c.count
+    lines[i] = quote(fs.rel(c.path, ctx.cwd)) .. ":" .. c.count
     matches = matches + c.count
   end
   return { mode = "count", content = table.concat(lines, "\n"), numFiles = #lines, numMatches = matches,
@@ -141,7 +143,7 @@ function modes.content(input, ctx)
     if separate and gi > 1 then
       lines[#lines + 1] = "--"
     end
-    local path = fs.rel(group.path, ctx.cwd)
+    local path = quote(fs.rel(group.path, ctx.cwd))
     for _, l in ipairs(group.lines) do
       local sep = l.match and ":" or "-"
       if input["-n"] then
@@ -176,6 +178,7 @@ Usage:
 - Patterns are matched line by line. Literal braces need escaping: search for "interface\{\}" to find interface{} in Go code.
 - To match across lines, such as "struct \{[\s\S]*?field", set multiline: true.
 - Hidden files are searched; files excluded by .gitignore, version-control directories and binary files are not.
+- A path holding a newline, a tab or another character that cannot be shown is written as a double-quoted string with escapes, such as "notes\nold.txt"; pass it to Read, Edit or Write exactly as written, quotes included.
 - When a search will take several rounds, plan them, and run independent searches together in one response.]],
 
   inputSchema = {
@@ -264,7 +267,7 @@ Usage:
 
   ---@param input GrepInput
   getPath = function(input)
-    return input.path or "."
+    return unquote(input.path or ".")
   end,
 
   ---@param input GrepInput

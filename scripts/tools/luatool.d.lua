@@ -254,7 +254,7 @@ function fs.stat(path) end
 ---@return string? err Why not.
 function fs.exists(path) end
 
----The names in a directory, sorted.
+---The names in a directory, sorted, without the temporary files of atomic writes.
 ---@param dir string
 ---@return string[]? names
 ---@return string? err
@@ -262,7 +262,8 @@ function fs.exists(path) end
 function fs.list(dir) end
 
 ---path made absolute and clean ("~" expanded), relative to base (default the first
----root). It does not check the roots.
+---root); a path in path.quote's quoted form is read as the name it stands for. It
+---does not check the roots.
 ---@param path string
 ---@param base? string
 ---@return string
@@ -476,6 +477,21 @@ function path.rel(base, p) end
 ---@return string dir
 ---@return string file
 function path.split(p) end
+
+---p as a tool shows it in a list, one a line: p itself, or, when p holds a
+---character that is not printable (a newline, a tab, an escape) or bytes that are
+---not UTF-8, a Go double-quoted string with escapes ("a\nb.txt", "caf\xe9.txt").
+---A name that would read as such a string is quoted too. path.unquote reads it back.
+---@param p string
+---@return string
+function path.quote(p) end
+
+---The path s stands for: the name it quotes when s starts and ends with a double
+---quote, holds a backslash and is a valid Go string literal; otherwise s itself.
+---fs.abs reads a path the same way.
+---@param s string
+---@return string
+function path.unquote(s) end
 
 ---@class luatool.ToolInfo
 ---@field name string

@@ -13,6 +13,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local unquote = require("path").unquote
 local files = require("files")
 
 local fail, missingText = files.fail, files.missingText
@@ -126,9 +127,11 @@ Usage:
     return "Read " .. input.file_path
   end,
 
+  -- The file the call opens: fs.abs reads a quoted name (path.quote) as the name
+  -- it stands for, so rules must see that name too.
   ---@param input ReadInput
   getPath = function(input)
-    return input.file_path
+    return unquote(input.file_path)
   end,
 
   ---@param input ReadInput

@@ -8,6 +8,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local unquote = require("path").unquote
 local files = require("files")
 
 local fail = files.fail
@@ -57,9 +58,11 @@ Usage:
     return "Write " .. input.file_path
   end,
 
+  -- The file the call opens: fs.abs reads a quoted name (path.quote) as the name
+  -- it stands for, so rules must see that name too.
   ---@param input WriteInput
   getPath = function(input)
-    return input.file_path
+    return unquote(input.file_path)
   end,
 
   ---@param input WriteInput
