@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -129,6 +130,10 @@ type Engine struct {
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
 	rules    ruleSet
+	// loadSlots bounds the files loading at once: enough that a few slow main
+	// chunks do not hold up the others, few enough that a large directory does not
+	// build all its states at once.
+	loadSlots chan struct{}
 
 	// sessionMu guards session: rules added by "allow always" answers, in force for
 	// the engine's life.
@@ -195,7 +200,7 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, rules: rules}
+	e := &Engine{opts: opts, rules: rules, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	seen := map[string]bool{}
 	for _, def := range opts.Tools {
 		if seen[def.Name] {

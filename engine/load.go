@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/luatool/luatool/srcpos"
 )
@@ -99,6 +97,53 @@ type sourceState struct {
 	src        Source
 	files      map[string]*toolFile
 	unreadable error
+	// running holds, by file name, the loads a watch's rescan stopped waiting for
+	// (see reloadGrace): the next rescan takes the outcome of the one that finished.
+	running map[string]*loadRun
+}
+
+// A loadRun is the load of one version of a tool file, on a goroutine of its own, so
+// that a rescan can stop waiting for it.
+type loadRun struct {
+	name string // within the source
+	hash [sha256.Size]byte
+	done chan struct{} // closed when tool and diags are set
+	tool *Tool
+	diag []Diagnostic
+}
+
+// finished reports whether the load has its outcome.
+func (r *loadRun) finished() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// abandon discards a load whose version is no longer on disk, once it finishes.
+func (r *loadRun) abandon() {
+	go func() {
+		<-r.done
+		if r.tool != nil {
+			r.tool.close()
+		}
+	}()
+}
+
+// reloadGrace is how long a watch's rescan waits for the files it loads. A file
+// whose main chunk is slower (at worst it runs until the limits' InitTimeout) is
+// folded in by a rescan of its own when it finishes, so that it holds up neither the
+// other files' changes nor the next rescan.
+const reloadGrace = 250 * time.Millisecond
+
+// loadWait says how long a rescan waits for its loads: to the end when grace is
+// zero (Load and Refresh), otherwise for grace, after which late is called, from
+// another goroutine, with the source's name once each load still running finishes.
+type loadWait struct {
+	grace time.Duration
+	late  func(source string)
 }
 
 // Load sets the sources, in order, reads them and swaps in a snapshot of the Go-native
@@ -133,20 +178,28 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 				dropped = append(dropped, f.tool)
 			}
 		}
+		for _, r := range s.running {
+			r.abandon()
+		}
 	}
 	e.sources = next
-	return e.refreshLocked(func(*sourceState) bool { return true }, dropped)
+	return e.refreshLocked(func(*sourceState) bool { return true }, dropped, loadWait{})
 }
 
 // Refresh reads again the sources with the given names (all of them when none is
 // given) and, if any file was added, changed or removed, swaps in a new snapshot and
 // tells the subscribers. It returns the diagnostics of the whole set.
 func (e *Engine) Refresh(names ...string) []Diagnostic {
+	return e.reload(loadWait{}, names...)
+}
+
+// reload is Refresh, waiting for the loads as wait says.
+func (e *Engine) reload(wait loadWait, names ...string) []Diagnostic {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	return e.refreshLocked(func(s *sourceState) bool {
 		return len(names) == 0 || slices.Contains(names, s.src.Name)
-	}, nil)
+	}, nil, wait)
 }
 
 // Diagnostics returns the diagnostics of the tool set as last loaded.
@@ -159,14 +212,14 @@ func (e *Engine) Diagnostics() []Diagnostic {
 // refreshLocked rescans the chosen sources, assembles the snapshot, swaps it in when
 // something changed, tells the subscribers and closes the tools no longer served.
 // retired are tools already out of every source (their source was dropped).
-func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool) []Diagnostic {
+func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, wait loadWait) []Diagnostic {
 	var events []Event
 	changed := len(retired) > 0 || e.diagnostics == nil
 	for _, s := range e.sources {
 		if !which(s) {
 			continue
 		}
-		c, r, ev := e.rescan(s)
+		c, r, ev := e.rescan(s, wait)
 		changed = changed || c
 		retired = append(retired, r...)
 		events = append(events, ev...)
@@ -192,8 +245,9 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool) [
 
 // rescan reads a source's directory: new and changed files are loaded, unchanged ones
 // skipped, missing ones dropped. It reports whether anything changed, the tools it
-// replaced or dropped, and a LoadFailed event for each file that failed this time.
-func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events []Event) {
+// replaced or dropped, and a LoadFailed event for each file that failed this time. A
+// load that wait gives up on stays running; a later rescan takes its outcome.
+func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []*Tool, events []Event) {
 	entries, err := fs.ReadDir(s.src.FS, ".")
 	if (err == nil) != (s.unreadable == nil) {
 		changed = true
@@ -208,20 +262,16 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 			delete(s.files, name)
 			changed = true
 		}
+		for name, r := range s.running {
+			r.abandon()
+			delete(s.running, name)
+		}
 		return changed, retired, nil
 	}
 	// Read and hash every tool file, then load the new and changed ones side by side
 	// (compiling and running a file is independent of the others), then record the
 	// outcomes in directory order, so that events and diagnostics come in that order.
-	type pending struct {
-		name   string
-		loader Loader
-		data   []byte
-		hash   [sha256.Size]byte
-		tool   *Tool
-		diag   []Diagnostic
-	}
-	var work []*pending
+	var work []*loadRun
 	seen := map[string]bool{}
 	shared := map[string][sha256.Size]byte{} // a shared directory -> the hash of its files
 	for _, ent := range entries {
@@ -251,30 +301,53 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 		}
 		var hash [sha256.Size]byte
 		h.Sum(hash[:0])
+		r := s.running[name]
+		if r != nil && r.hash == hash {
+			work = append(work, r) // still loading, or done since the last rescan
+			continue
+		}
+		if r != nil { // a version no longer on disk
+			r.abandon()
+			delete(s.running, name)
+		}
 		if f := s.files[name]; f != nil && f.hash == hash {
 			continue
 		}
-		work = append(work, &pending{name: name, loader: l, data: data, hash: hash})
+		work = append(work, e.startLoad(l, s, name, data, hash))
 	}
-	parallel(len(work), func(i int) {
-		w := work[i]
-		w.tool, w.diag = e.loadFile(w.loader, path.Join(s.src.Name, w.name), w.data, LoadEnv{FS: s.src.FS})
-	})
-	for _, w := range work {
-		f := s.files[w.name]
+	for name, r := range s.running {
+		if !seen[name] {
+			r.abandon()
+			delete(s.running, name)
+		}
+	}
+	awaitLoads(work, wait.grace)
+	for _, r := range work {
+		if !r.finished() {
+			if s.running[r.name] != r {
+				if s.running == nil {
+					s.running = map[string]*loadRun{}
+				}
+				s.running[r.name] = r
+				go func() { <-r.done; wait.late(s.src.Name) }()
+			}
+			continue
+		}
+		delete(s.running, r.name)
+		f := s.files[r.name]
 		if f == nil {
 			f = &toolFile{}
-			s.files[w.name] = f
+			s.files[r.name] = f
 		}
-		f.hash, f.diags, changed = w.hash, w.diag, true
-		if w.tool == nil {
-			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, w.name), Diagnostics: w.diag})
+		f.hash, f.diags, changed = r.hash, r.diag, true
+		if r.tool == nil {
+			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diag})
 			continue
 		}
 		if f.tool != nil {
 			retired = append(retired, f.tool)
 		}
-		f.tool = w.tool
+		f.tool = r.tool
 	}
 	for name, f := range s.files {
 		if !seen[name] {
@@ -286,6 +359,37 @@ func (e *Engine) rescan(s *sourceState) (changed bool, retired []*Tool, events [
 		}
 	}
 	return changed, retired, events
+}
+
+// startLoad loads one version of a tool file on a goroutine of its own, in one of
+// the engine's load slots.
+func (e *Engine) startLoad(l Loader, s *sourceState, name string, data []byte, hash [sha256.Size]byte) *loadRun {
+	r := &loadRun{name: name, hash: hash, done: make(chan struct{})}
+	file, env := path.Join(s.src.Name, name), LoadEnv{FS: s.src.FS}
+	go func() {
+		defer close(r.done)
+		e.loadSlots <- struct{}{}
+		defer func() { <-e.loadSlots }()
+		r.tool, r.diag = e.loadFile(l, file, data, env)
+	}()
+	return r
+}
+
+// awaitLoads waits for the loads to finish, or for grace when it is not zero.
+func awaitLoads(runs []*loadRun, grace time.Duration) {
+	var expired <-chan time.Time
+	if grace > 0 {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		expired = t.C
+	}
+	for _, r := range runs {
+		select {
+		case <-r.done:
+		case <-expired:
+			return
+		}
+	}
 }
 
 // treeHash hashes the names and contents of the files under dir of fsys (nothing,
@@ -307,27 +411,6 @@ func treeHash(fsys fs.FS, dir string) [sha256.Size]byte {
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
 	return sum
-}
-
-// parallel runs fn(0) ... fn(n-1) on up to GOMAXPROCS goroutines and waits for them.
-func parallel(n int, fn func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // assemble builds the snapshot from the Go-native tools and the sources' last good

@@ -39,7 +39,9 @@ const (
 // backup dance, JetBrains' safe write and Kubernetes' ..data symlink swaps; editor
 // temporaries are ignored; unchanged files are not reloaded. A file that fails to load
 // keeps its last good version serving (a LoadFailed event says why); fixing it brings
-// the new version. Calls in flight finish on the version they started with. A source
+// the new version. A file whose main chunk is slow (or never returns, until the
+// limits' InitTimeout) holds up no other file's change: it comes in, or fails, on its
+// own once it is done. Calls in flight finish on the version they started with. A source
 // directory that does not exist yet is picked up when it appears. When file events
 // cannot be had, Watch says so with a WatchStatus event and polls.
 //
@@ -52,7 +54,13 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = defaultPollInterval
 	}
-	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, pending: map[string]time.Time{}, within: map[string]string{}}
+	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, pending: map[string]time.Time{}, within: map[string]string{}, late: make(chan string)}
+	w.wait = loadWait{grace: reloadGrace, late: func(source string) {
+		select {
+		case w.late <- source:
+		case <-ctx.Done():
+		}
+	}}
 	for _, l := range e.opts.Loaders {
 		if sl, ok := l.(SharedLoader); ok {
 			w.shared = append(w.shared, filepath.FromSlash(sl.SharedDir()))
@@ -93,7 +101,15 @@ type watch struct {
 	// to its source directory.
 	shared []string
 	within map[string]string
+	// wait is how rescans wait for their loads; late receives the name of a source
+	// with a load that finished after its rescan stopped waiting.
+	wait loadWait
+	late chan string
 }
+
+// refresh reads the sources with the given names again (all when none is given),
+// waiting for slow files no longer than reloadGrace.
+func (w *watch) refresh(names ...string) { w.e.reload(w.wait, names...) }
 
 func (w *watch) run(ctx context.Context) error {
 	fsw, err := fsnotify.NewWatcher()
@@ -116,7 +132,7 @@ func (w *watch) run(ctx context.Context) error {
 		}
 	}
 	// A directory may have changed between the last load and the first watch.
-	w.e.Refresh()
+	w.refresh()
 
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -146,6 +162,8 @@ func (w *watch) run(ctx context.Context) error {
 		case <-timer.C:
 			w.flush()
 			w.arm(timer)
+		case source := <-w.late:
+			w.refresh(source)
 		}
 	}
 }
@@ -261,7 +279,7 @@ func (w *watch) flush() {
 	}
 	if len(due) > 0 {
 		sort.Strings(due)
-		w.e.Refresh(due...)
+		w.refresh(due...)
 	}
 }
 
@@ -270,12 +288,15 @@ func (w *watch) poll(ctx context.Context, reason string) error {
 	w.status("watching by reading every directory every " + w.opts.PollInterval.String() + ": " + reason)
 	ticker := time.NewTicker(w.opts.PollInterval)
 	defer ticker.Stop()
+	w.refresh()
 	for {
-		w.e.Refresh()
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C:
+			w.refresh()
+		case source := <-w.late:
+			w.refresh(source)
 		}
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
 )
@@ -39,10 +41,15 @@ type watched struct {
 
 func startWatch(t *testing.T, dir string, opts engine.WatchOptions, files map[string]string) *watched {
 	t.Helper()
+	return startWatchOf(t, newLuaEngine(t), dir, opts, files)
+}
+
+// startWatchOf is startWatch with the engine given.
+func startWatchOf(t *testing.T, eng *engine.Engine, dir string, opts engine.WatchOptions, files map[string]string) *watched {
+	t.Helper()
 	for name, src := range files {
 		writeFile(t, filepath.Join(dir, name), src)
 	}
-	eng := newLuaEngine(t)
 	w := &watched{t: t, dir: dir, eng: eng}
 	eng.Subscribe(func(ev engine.Event) {
 		w.mu.Lock()
@@ -453,5 +460,53 @@ func TestReloadInFlightCallFinishesOnItsVersion(t *testing.T) {
 	}
 	if got := w.answer("Slow"); got != "new" {
 		t.Errorf("the next call answered %q, want new", got)
+	}
+}
+
+// A main chunk that takes its time, or never returns, holds up no other file's
+// reload: the other file saved with it is served first, and the slow file's outcome
+// follows when it has one (the tool, or the failure at the load timeout).
+func TestSlowMainChunkDelaysNoOtherReload(t *testing.T) {
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{Limits: bindings.Limits{InitTimeout: time.Second}})},
+		Cwd:     t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	w := startWatchOf(t, eng, dir, engine.WatchOptions{Debounce: 10 * time.Millisecond}, map[string]string{"ok.lua": toolSource("Ok", "v1")})
+	slow := `local t0 = os.clock() while os.clock() - t0 < 0.5 do end
+` + toolSource("Aslow", "slow")
+	never := `while true do end
+` + toolSource("Never", "never")
+	for _, c := range []struct {
+		name, src, want string
+		kind            engine.EventKind
+	}{
+		{"a_slow.lua", slow, "slow", engine.ToolAdded},
+		{"a_never.lua", never, "", engine.LoadFailed},
+	} {
+		w.reset()
+		writeFile(t, filepath.Join(dir, c.name), c.src)
+		writeFile(t, filepath.Join(dir, "ok.lua"), toolSource("Ok", "v2 "+c.name))
+		w.eventually("Ok", "v2 "+c.name)
+		deadline := time.Now().Add(10 * time.Second)
+		for !slices.ContainsFunc(w.settle(), func(ev engine.Event) bool { return ev.Kind == c.kind && strings.HasSuffix(ev.File, c.name) }) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no %s event; events: %v", c.name, c.kind, w.kinds())
+			}
+		}
+		events := w.settle()
+		okAt := slices.IndexFunc(events, func(ev engine.Event) bool { return ev.Kind == engine.ToolUpdated && ev.Tool == "Ok" })
+		slowAt := slices.IndexFunc(events, func(ev engine.Event) bool { return ev.Kind == c.kind && strings.HasSuffix(ev.File, c.name) })
+		if okAt < 0 || okAt > slowAt {
+			t.Errorf("%s: Ok's update came after the slow file's outcome: %v", c.name, w.kinds())
+		}
+		if c.want != "" {
+			if got := w.answer("Aslow"); got != c.want {
+				t.Errorf("Aslow answers %q once loaded, want %q", got, c.want)
+			}
+		}
 	}
 }
