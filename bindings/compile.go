@@ -47,7 +47,7 @@ func Compile(name string, src []byte, limits Limits) (*Program, error) {
 	if depth, line := astDepth(chunk, limits.MaxNesting); depth > limits.MaxNesting {
 		return nil, nestingError(name, line, limits.MaxNesting)
 	}
-	proto, err := lua.Compile(chunk, name)
+	proto, err := lua.Compile(rewriteConcat(chunk), name)
 	if err != nil {
 		return nil, newScriptError(err, name, nil)
 	}

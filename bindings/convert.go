@@ -43,6 +43,11 @@ func (e *ConversionError) under(parent string) *ConversionError {
 // toLua converts v, reporting errors with paths relative to v ("$").
 func (vm *VM) toLua(v any, depth int) (lua.LValue, *ConversionError) {
 	const path = "$"
+	if vm.converted++; vm.converted%4096 == 0 {
+		if ctx := vm.L.Context(); ctx != nil && ctx.Err() != nil {
+			return nil, &ConversionError{path, "stopped: " + describeContextErr(ctx.Err())}
+		}
+	}
 	switch v.(type) {
 	case []any, map[string]any:
 		// Depth counts containers only, as FromLua does.

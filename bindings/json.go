@@ -46,8 +46,7 @@ func (vm *VM) openJSON() *lua.LTable {
 		return 1
 	}))
 	t.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		v, err := jsonvalue.Decode([]byte(s))
+		v, err := decodeJSON(L, L.CheckString(1))
 		if err != nil {
 			L.Push(lua.LNil)
 			L.Push(lua.LString("json.decode: " + err.Error()))
@@ -63,4 +62,35 @@ func (vm *VM) openJSON() *lua.LTable {
 		return 1
 	}))
 	return t
+}
+
+// jsonAsideBytes is the size from which json.decode parses on a goroutine of its
+// own: parsing is Go code that cannot look at the context, and a document at the
+// string limit takes a second or more; set aside, it cannot keep the call past its
+// deadline (the parse finishes in the background and is dropped).
+const jsonAsideBytes = 1 << 20
+
+// decodeJSON parses s, stopping the call (with the context's error) when its
+// context ends first.
+func decodeJSON(L *lua.LState, s string) (any, error) {
+	ctx := L.Context()
+	if len(s) < jsonAsideBytes || ctx == nil {
+		return jsonvalue.Decode([]byte(s))
+	}
+	type parsed struct {
+		v   any
+		err error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		v, err := jsonvalue.Decode([]byte(s))
+		done <- parsed{v, err}
+	}()
+	select {
+	case p := <-done:
+		return p.v, p.err
+	case <-ctx.Done():
+		stopIfDone(L)
+		return nil, ctx.Err()
+	}
 }

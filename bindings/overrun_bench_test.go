@@ -85,6 +85,17 @@ return function() while true do local s = table.concat(t) end end`, maxStr/1024-
 		{"stdlib/table.concat-1e6-small", `local t = {}
 for i = 1, 1e6 do t[i] = "x" end
 return function() while true do local s = table.concat(t, ",") end end`},
+		// gopher-lua sorts without a comparator in one step, seconds for millions.
+		{"stdlib/table.sort-2e6", `local t = {}
+for i = 1, 2e6 do t[i] = (i * 7919) % 1000003 end
+return function() while true do table.sort(t) end end`},
+		{"stdlib/table.sort-comparator", `local t = {}
+for i = 1, 1e5 do t[i] = (i * 7919) % 1000003 end
+return function() while true do table.sort(t, function(a, b) return a > b end) end end`},
+		// Parsing a document at the string limit takes a second or more.
+		{"stdlib/json.decode-16MiB", fmt.Sprintf(`local json = require("json")
+local doc = "[" .. ("[1,2,3,4,5,6,7,8],"):rep(%d) .. "1]"
+return function() while true do local v = json.decode(doc) end end`, maxStr/18-1)},
 		{"stdlib/unpack", fmt.Sprintf(`local t = {}
 for i = 1, %[1]d do t[i] = i end
 return function() while true do local n = select("#", unpack(t, 1, %[1]d)) end end`, maxUnpack)},

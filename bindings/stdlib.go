@@ -1,6 +1,7 @@
 package bindings
 
 import (
+	"sort"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -42,8 +43,10 @@ func (vm *VM) boundLibraries() {
 		}
 		return n
 	}))
+	g.RawSetString(concatName, L.NewFunction(vm.concat)) // what '..' compiles to (concat.go)
 	tbl := g.RawGetString("table").(*lua.LTable)
 	tbl.RawSetString("concat", L.NewFunction(vm.tableConcat))
+	tbl.RawSetString("sort", L.NewFunction(tableSort))
 	unpack := g.RawGetString("unpack").(*lua.LFunction).GFunction
 	g.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
@@ -185,9 +188,7 @@ func (vm *VM) tableConcat(L *lua.LState) int {
 	limit := vm.limits.MaxStringBytes
 	for k := i; k <= j; k++ {
 		if (k-i)%4096 == 4095 {
-			if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
-				L.RaiseError("%s", ctx.Err().Error())
-			}
+			stopIfDone(L)
 		}
 		v := t.RawGetInt(k)
 		if !lua.LVCanConvToString(v) {
@@ -204,6 +205,52 @@ func (vm *VM) tableConcat(L *lua.LState) int {
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
+}
+
+// stopIfDone raises the error that stops a call whose context is done: long loops of
+// library functions call it as they go, since gopher-lua looks at the context only
+// between instructions.
+func stopIfDone(L *lua.LState) {
+	if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
+		L.RaiseError("%s", ctx.Err().Error())
+	}
+}
+
+// tableSort is table.sort, stopped by the context: gopher-lua's sorts millions of
+// values in one step (seconds past any deadline) when there is no comparator, and a
+// Lua comparator is interrupted at its own instructions only. It sorts the array part
+// (1 to #t) by the comparator, or by <, raising the errors Lua raises for values
+// that cannot be compared.
+func tableSort(L *lua.LState) int {
+	t := L.CheckTable(1)
+	var less *lua.LFunction
+	if L.GetTop() > 1 {
+		less = L.CheckFunction(2)
+	}
+	values := make([]lua.LValue, t.Len())
+	for i := range values {
+		values[i] = t.RawGetInt(i + 1)
+	}
+	compared := 0
+	sort.Slice(values, func(i, j int) bool {
+		if compared++; compared%1024 == 0 {
+			stopIfDone(L)
+		}
+		if less == nil {
+			return L.LessThan(values[i], values[j])
+		}
+		L.Push(less)
+		L.Push(values[i])
+		L.Push(values[j])
+		L.Call(2, 1)
+		ok := lua.LVAsBool(L.Get(-1))
+		L.Pop(1)
+		return ok
+	})
+	for i, v := range values {
+		t.RawSetInt(i+1, v)
+	}
+	return 0
 }
 
 // boundCoroutines makes coroutines obey the current call: a coroutine resumed in a

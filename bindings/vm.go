@@ -58,16 +58,19 @@ type VM struct {
 	call      *Call
 	broken    bool
 	hostPanic *HostPanic
+	// coroutinesEver counts the coroutines the state has created: a Pool retires a
+	// state that has made many, since a tool file's locals may keep them all.
+	coroutinesEver int
+	// converted counts the values ToLua has made, so that a long conversion looks at
+	// the context as it goes.
+	converted int
+	// corrupt is set when gopher-lua itself failed inside a call: the state must not
+	// be touched again, only dropped.
+	corrupt bool
 	// tracer is the error handler of every call: it records a bounded traceback.
 	// Without a handler gopher-lua builds its own, one line per tail call before it
 	// cuts the list, which after a tail-call loop takes gigabytes and seconds past
 	// the deadline.
-	// coroutinesEver counts the coroutines the state has created: a Pool retires a
-	// state that has made many, since a tool file's locals may keep them all.
-	coroutinesEver int
-	// corrupt is set when gopher-lua itself failed inside a call: the state must not
-	// be touched again, only dropped.
-	corrupt   bool
 	tracer    *lua.LFunction
 	silent    *lua.LFunction
 	traceback string

@@ -83,15 +83,10 @@ func denialRows() []row {
 				run: runHugeFile},
 		}},
 		{"D8", []variant{
-			// .. is a VM instruction, not a library call: nothing caps its result, so each
-			// doubling is one uninterruptible copy. With a 1 MiB string limit the doubling
-			// past 1 MiB must be refused, as string.rep's is.
-			// .. is one VM instruction and gopher-lua has no hook for it, so the string
-			// limit cannot apply: the memory watchdog and the deadline stop it, but not
-			// in the middle of one concatenation of hundreds of MiB.
-			{name: "doubling", cfg: cappedMem, body: `local s = "x" while true do s = s .. s end`,
-				want: want{stage: engine.StageCall, anyOf: []string{"memory limit exceeded", "timed out"}, within: slow(3 * time.Second)}},
-			{name: "appending", cfg: memHost, body: `local p = ("x"):rep(1e6) local s = p while true do s = s .. p end`, want: memOrTime},
+			// '..' compiles to a call with the string limit, as string.rep has: the
+			// doubling past 1 MiB is refused before it is allocated.
+			{name: "doubling", cfg: cappedMem, body: `local s = "x" while true do s = s .. s end`, want: overLimit},
+			{name: "appending", cfg: memHost, body: `local p = ("x"):rep(1e6) local s = p while true do s = s .. p end`, want: overLimit},
 			{name: "table.concat", body: `local t = {} local p = ("x"):rep(1e6) for i = 1, 100 do t[i] = p end return #table.concat(t)`,
 				want: want{stage: engine.StageCall, contains: []string{"table.concat", "limit"}}},
 			{name: "format", body: `local s = ("x"):rep(8e6) return #string.format("%s%s%s", s, s, s)`, want: want{stage: engine.StageCall, contains: []string{"string.format", "limit"}}},
@@ -121,11 +116,8 @@ func denialRows() []row {
 		{"D13", []variant{
 			{name: "16MiB-string", cfg: hostConfig{timeout: 5 * time.Second}, body: `return ("x"):rep(16 * 1024 * 1024)`,
 				want: want{stage: done, contains: []string{"<persisted-output>"}, within: 5 * time.Second}, check: persisted},
-			// As D8: .. escapes the string limit; the watchdog stops it, but not in the
-			// middle of one concatenation of hundreds of MiB, which can take a second or
-			// two on a loaded machine.
-			{name: "string-doubling", cfg: cappedMem, body: `local s = ("x"):rep(2^19) for i = 1, 10 do s = s .. s end return s`,
-				want: want{stage: engine.StageCall, anyOf: []string{"memory limit exceeded", "timed out"}, within: slow(3 * time.Second)}},
+			// As D8: '..' has the string limit.
+			{name: "string-doubling", cfg: cappedMem, body: `local s = ("x"):rep(2^19) for i = 1, 10 do s = s .. s end return s`, want: overLimit},
 			{name: "big-table", cfg: hostConfig{timeout: 5 * time.Second}, body: `local t = {} for i = 1, ` + size(2e5, 1e6) + ` do t[i] = i end return {data = t}`,
 				want: want{stage: done, contains: []string{"<persisted-output>"}, within: 5 * time.Second}, check: persisted},
 			{name: "1e7-table", cfg: memHost,
