@@ -44,12 +44,16 @@ func Compile(name string, src []byte, limits Limits) (*Program, error) {
 		}
 		return nil, se
 	}
-	if depth, line := astDepth(chunk, limits.MaxNesting); depth > limits.MaxNesting {
+	chunk, depth, line := prepareChunk(chunk, limits.MaxNesting)
+	if depth > limits.MaxNesting {
 		return nil, nestingError(name, line, limits.MaxNesting)
 	}
-	proto, err := lua.Compile(rewriteConcat(chunk), name)
+	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		return nil, newScriptError(err, name, nil)
+	}
+	if err := checkNoConcat(proto); err != nil {
+		return nil, &ScriptError{Pos: srcpos.Pos{File: name}, Message: err.Error()}
 	}
 	return &Program{Name: name, Hash: sha256.Sum256(src), proto: proto}, nil
 }

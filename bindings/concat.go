@@ -1,7 +1,6 @@
 package bindings
 
 import (
-	"reflect"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -12,7 +11,7 @@ import (
 // doubled in a loop passes any heap budget in one uninterruptible copy (at 1 GiB, a
 // doubling allocates 2 GiB at once, before a watchdog sample can see it). So Compile
 // rewrites every '..' chain into a call of a library function that has the string
-// limit, as string.rep and table.concat have: each chunk starts by copying that
+// limit, as string.rep and table.concat have (chunkPass): each chunk starts by copying that
 // function into a local whose name no Lua source can spell, before any of the
 // chunk's own code runs, so no script can shadow or replace it.
 
@@ -21,46 +20,11 @@ import (
 // Lua identifier.
 const concatName = "luatool concat"
 
-// rewriteConcat replaces every '..' chain of chunk (a .. b .. c, which the parser
-// nests to the right) with a call of the bounded concatenation with its operands, and
-// prepends the local that holds that function.
-func rewriteConcat(chunk []ast.Stmt) []ast.Stmt {
-	rewriteExprs(reflect.ValueOf(chunk))
+// withConcatLocal returns chunk with the local that holds the bounded concatenation
+// declared first, copied from the library before any of the chunk's code runs.
+func withConcatLocal(chunk []ast.Stmt) []ast.Stmt {
 	head := &ast.LocalAssignStmt{Names: []string{concatName}, Exprs: []ast.Expr{&ast.IdentExpr{Value: concatName}}}
 	return append([]ast.Stmt{head}, chunk...)
-}
-
-var exprType = reflect.TypeFor[ast.Expr]()
-
-// rewriteExprs walks a node of the syntax tree and replaces, in place, each
-// expression slot that holds a '..' chain.
-func rewriteExprs(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Interface:
-		if v.IsNil() {
-			return
-		}
-		if c, ok := v.Interface().(*ast.StringConcatOpExpr); ok && v.Type() == exprType && v.CanSet() {
-			v.Set(reflect.ValueOf(concatCall(c)))
-			rewriteExprs(v.Elem()) // the operands may hold chains of their own
-			return
-		}
-		rewriteExprs(v.Elem())
-	case reflect.Pointer:
-		if !v.IsNil() {
-			rewriteExprs(v.Elem())
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				rewriteExprs(v.Field(i))
-			}
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			rewriteExprs(v.Index(i))
-		}
-	}
 }
 
 // concatCall is the call that replaces the chain c: its operands, left to right, as
@@ -98,6 +62,10 @@ func concatCall(c *ast.StringConcatOpExpr) *ast.FuncCallExpr {
 // (or its neighbour's) __concat metamethod, two at a time, as in Lua.
 func (vm *VM) concat(L *lua.LState) int {
 	n := L.GetTop()
+	if s, ok := vm.concatPlain(L, n); ok {
+		L.Push(lua.LString(s))
+		return 1
+	}
 	rhs := L.Get(n)
 	for i := n - 1; i >= 1; {
 		lhs := L.Get(i)
@@ -129,6 +97,31 @@ func (vm *VM) concat(L *lua.LState) int {
 	}
 	L.Push(rhs)
 	return 1
+}
+
+// concatPlain joins the n arguments when all are strings or numbers (ok false
+// otherwise), each converted once: the common case, in one allocation.
+func (vm *VM) concatPlain(L *lua.LState, n int) (string, bool) {
+	var small [8]string
+	parts := small[:0]
+	size := 0
+	for i := 1; i <= n; i++ {
+		var s string
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			s = string(v)
+		case lua.LNumber:
+			s = v.String()
+		default:
+			return "", false
+		}
+		parts = append(parts, s)
+		size += len(s)
+	}
+	if size > vm.limits.MaxStringBytes {
+		vm.tooLong(L, "string concatenation (..)", int64(size))
+	}
+	return strings.Join(parts, ""), true
 }
 
 // concatMeta joins two operands of which one is not a string or number: by the

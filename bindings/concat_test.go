@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
 )
 
 // '..' compiled to the bounded concatenation gives what gopher-lua's own instruction
@@ -225,5 +226,50 @@ func TestJSONDecodeStopsAtTheContext(t *testing.T) {
 	}
 	if _, err := vm.ToLua(values); err == nil || !strings.Contains(err.Error(), "stopped: cancelled") {
 		t.Errorf("conversion: error %v, want it stopped", err)
+	}
+}
+
+// Every place an expression can stand is rewritten: a '..' the pass missed would
+// make Compile fail (checkNoConcat), and one gopher-lua compiled raw is caught.
+func TestConcatRewrittenEverywhere(t *testing.T) {
+	src := `
+local a, b = "a" .. 1, {["k" .. 1] = "v" .. 2, "w" .. 3}
+b["x" .. 1] = a .. a
+b.y = function(...) return ... .. "r" end
+function b.z(s) return s .. "z" end
+function b:m(s) return self.y(s .. "m") end
+local t = {} t[#t + 1] = a .. "i"
+if a .. "" == "a1" then a = a .. "t" elseif (a .. "") then a = "e" .. a else a = a .. "f" end
+while a .. "" ~= a do a = a .. "" end
+repeat a = a .. "" until #(a .. "") > 0
+for i = #("x" .. "y"), #("x" .. "yz"), #("x" .. "") do a = a .. i end
+for k, v in pairs({["p" .. 1] = "q" .. 1}) do a = a .. k .. v end
+local _ = tostring("p" .. a)
+local n = -#("a" .. "b") + #("c" .. "d") * 2
+local ok = not ("a" .. "b") and ("a" .. "b") or ("c" .. "d")
+return a .. b:m("s") .. b.z("q") .. n .. tostring(ok) .. b["x" .. 1]
+`
+	prog, err := Compile("everywhere.lua", []byte(src), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := newTestVM(t, Config{})
+	if err := vm.Run(prog); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := rawLua(src)
+	if got := vm.Main.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	chunk, err := parse.Parse(strings.NewReader(`return function() return "a" .. "b" end`), "raw.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := lua.Compile(chunk, "raw.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkNoConcat(raw); err == nil {
+		t.Error("checkNoConcat found nothing in a function compiled with gopher-lua's '..'")
 	}
 }

@@ -2,11 +2,8 @@ package bindings
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/luatool/luatool/srcpos"
-
-	"github.com/yuin/gopher-lua/ast"
 )
 
 // sourceNesting returns the deepest nesting of blocks and brackets in Lua source and
@@ -124,44 +121,6 @@ func isIdentStart(c byte) bool {
 }
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || ('0' <= c && c <= '9') }
-
-// astDepth measures how deeply statements and expressions nest in a parsed chunk,
-// which sourceNesting cannot see: a chain of 50,000 binary operators has no brackets,
-// yet compiles in quadratic time. It walks the tree by reflection, so that it covers
-// every node type of gopher-lua's ast package, and stops as soon as limit is passed.
-func astDepth(chunk []ast.Stmt, limit int) (depth, line int) {
-	var walk func(v reflect.Value, d int)
-	walk = func(v reflect.Value, d int) {
-		if depth > limit {
-			return
-		}
-		switch v.Kind() {
-		case reflect.Interface, reflect.Pointer:
-			if v.IsNil() {
-				return
-			}
-			if n, ok := v.Interface().(interface{ Line() int }); ok && v.Kind() == reflect.Pointer {
-				d++
-				if d > depth {
-					depth, line = d, n.Line()
-				}
-			}
-			walk(v.Elem(), d)
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i), d)
-				}
-			}
-		case reflect.Slice:
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i), d)
-			}
-		}
-	}
-	walk(reflect.ValueOf(chunk), 0)
-	return depth, line
-}
 
 func nestingError(name string, line, limit int) *ScriptError {
 	return &ScriptError{Pos: srcpos.Pos{File: name, Line: line}, Message: fmt.Sprintf("nesting is deeper than %d levels; split the code into smaller functions", limit)}
