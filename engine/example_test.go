@@ -93,6 +93,7 @@ func Example_embed() {
 	input := json.RawMessage(`{"pattern": "*.txt"}`)
 
 	// README: Embed in Go
+	// main begins with sandbox.Init(): the shell sandbox re-executes this binary as its launcher
 	mods, err := hostmod.Standard([]string{dir}) // fs, glob, grep, shell, path: confined to dir
 	if err != nil {
 		panic(err)

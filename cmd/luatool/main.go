@@ -8,8 +8,10 @@ import (
 	"os"
 
 	"github.com/luatool/luatool/internal/cli"
+	"github.com/luatool/luatool/sandbox"
 )
 
 func main() {
+	sandbox.Init() // a sandbox launcher confines itself and runs its command here, never returning
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -52,6 +52,11 @@ type config struct {
 	resultsDir string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
+	// noShellSandbox, shellNetwork and shellEnv configure the shell module (see
+	// shellOptions).
+	noShellSandbox bool
+	shellNetwork   bool
+	shellEnv       []string
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -85,9 +90,10 @@ destructive, openWorld, deferred}.`,
 		about: `Shows one tool as the engine sees it once the defaults are merged: its user-facing
 name, aliases, search hint, flags for an empty input, interrupt behaviour, when its
 results are persisted, the prompt the model reads, its input and output schemas, and
-the limits every call runs under. NAME may be an alias; a mistyped name gets a
-suggestion. --json prints the same as one object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "json"},
+the limits every call runs under, and the sandbox shell commands run in. NAME may
+be an alias; a mistyped name gets a suggestion. --json prints the same as one
+object.`,
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runDescribe,
 	},
 	"call": {
@@ -104,7 +110,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -146,7 +152,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -189,7 +195,7 @@ modules its tools have (fs, glob, grep, shell, path), confined as the tools' are
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
 case is a usage error. Prints a line per case and the counts; a failed assertion
 names the test file and line. Exit code 1 when a case failed. --json for CI.`,
-		flags: []string{"run", "tools", "no-standard-tools", "timeout", "json"},
+		flags: []string{"run", "tools", "no-standard-tools", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runTest,
 	},
 	"version": {
@@ -209,8 +215,9 @@ only, or over streamable HTTP at ADDR with --http (path /mcp; a bare :port binds
 127.0.0.1). Tool files are reloaded as they change, unless --no-watch, and clients
 are told when the list changes. A call that needs permission is put to the user
 through the client when the client can ask; otherwise the rules and the mode decide,
-and an ask is a deny.`,
-		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir"},
+and an ask is a deny. The sandbox shell commands run in is printed on stderr at
+the start.`,
+		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"watch": {
@@ -364,6 +371,12 @@ func (a *app) flags() *flag.FlagSet {
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
 	fs.StringVar(&a.cfg.run, "run", "", "test: run only the cases whose names match the Go regular expression `PATTERN`")
+	fs.BoolVar(&a.cfg.noShellSandbox, "no-shell-sandbox", false, "run shell commands without the kernel sandbox (Landlock): the read-only classifier alone then confines them")
+	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP")
+	fs.Func("shell-env", "pass the environment variable `NAME` to shell commands too (repeatable)", func(s string) error {
+		a.cfg.shellEnv = append(a.cfg.shellEnv, s)
+		return nil
+	})
 	return fs
 }
 

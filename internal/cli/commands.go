@@ -153,7 +153,7 @@ func runDescribe(a *app, args []string) int {
 				"userFacingName": t.UserFacingName(ctx, in), "description": t.Description(ctx, in),
 				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
-				"members": membersOf(t), "limits": limitsOf(s.eng),
+				"members": membersOf(t), "limits": limitsOf(s.eng), "shellSandbox": a.cfg.shellOptions().Describe(),
 			})
 			return ExitOK
 		}
@@ -198,6 +198,7 @@ func runDescribe(a *app, args []string) int {
 			tab.row("  "+l.Name+":", l.Value)
 		}
 		tab.flush()
+		fmt.Fprintf(w, "\nshell sandbox: %s\n", a.cfg.shellOptions().Describe())
 		return ExitOK
 	})
 }

@@ -1,0 +1,14 @@
+package hostmod_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/luatool/luatool/sandbox"
+)
+
+// TestMain lets the test binary serve as the shell sandbox's launcher.
+func TestMain(m *testing.M) {
+	sandbox.Init()
+	os.Exit(m.Run())
+}
