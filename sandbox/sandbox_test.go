@@ -295,11 +295,12 @@ func BenchmarkStart(b *testing.B) {
 			if sandboxed {
 				requireLandlock(b)
 			}
+			root := b.TempDir()
 			for b.Loop() {
 				cmd := exec.Command("/bin/true")
 				var err error
 				if sandboxed {
-					err = sandbox.Start(cmd, sandbox.Policy{Read: []string{b.TempDir()}})
+					err = sandbox.Start(cmd, sandbox.Policy{Read: []string{root}})
 				} else {
 					err = cmd.Start()
 				}
