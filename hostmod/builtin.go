@@ -2,15 +2,33 @@ package hostmod
 
 import "github.com/luatool/luatool/bindings"
 
+// Options configures the standard host modules (see StandardWith).
+type Options struct {
+	// Roots are the directories the modules may reach; at least one is required.
+	Roots []string
+	// Shell configures how the shell module runs commands.
+	Shell ShellOptions
+}
+
 // Standard returns the host modules the standard tool set of package scripts
-// requires, all confined to roots: fs, glob, grep and shell, for Read, Write, Edit,
-// Glob, Grep and Bash, and path, which touches no file.
-// The modules hold no open files (each call opens the root it needs and closes it),
-// so there is nothing to close.
+// requires, all confined to roots, with the shell module's defaults: fs, glob, grep
+// and shell, for Read, Write, Edit, Glob, Grep and Bash, and path, which touches no
+// file. It is StandardWith(Options{Roots: roots}).
 func Standard(roots []string) ([]*bindings.Module, error) {
-	rs, err := newRootSet(roots)
+	return StandardWith(Options{Roots: roots})
+}
+
+// StandardWith returns the standard host modules configured by opts, sharing one
+// set of roots. The modules hold no open files (each call opens the root it needs
+// and closes it), so there is nothing to close.
+func StandardWith(opts Options) ([]*bindings.Module, error) {
+	rs, err := newRootSet(opts.Roots)
 	if err != nil {
 		return nil, err
 	}
-	return []*bindings.Module{rs.fsModule(), rs.globModule(), rs.grepModule(), rs.shellModule(), Path()}, nil
+	shell, err := rs.shellModule(opts.Shell)
+	if err != nil {
+		return nil, err
+	}
+	return []*bindings.Module{rs.fsModule(), rs.globModule(), rs.grepModule(), shell, Path()}, nil
 }

@@ -18,6 +18,19 @@
 // roots; both refuse (code "readonly") what may change something when the calling
 // tool is read-only for its input.
 //
+// The kernel confines shell commands too: each runs in the Landlock sandbox of
+// package sandbox, where it may read and execute the roots and the system
+// directories, change the roots only in a call that may write, and reach no TCP
+// network unless ShellOptions.Network. The read-only classifier still decides what a
+// read-only call may run; the sandbox makes its mistakes harmless to the roots and
+// keeps every command away from what lies outside them. A command gets a minimal
+// environment (PATH; HOME and TMPDIR set to a directory of its own, removed when it
+// ends; LANG, LC_* and TERM; the names in ShellOptions.PassEnv), never the host's
+// whole environment. With ShellOptions.NoSandbox, or on a kernel without a usable
+// Landlock (ShellOptions.Describe says which), commands run with the host's rights
+// and the classifier alone confines them. The sandbox re-executes the program's own
+// binary as its launcher (see package sandbox): nothing for the program to do.
+//
 // # Conventions
 //
 // Wrong arguments are programming errors and raise, in the standard wording:

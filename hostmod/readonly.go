@@ -517,9 +517,22 @@ func (rs *rootSet) classifyCommand(command, cwd string, hidden func(string) bool
 	type read struct{ word, path string }
 	var reads []read
 	readPaths(f, func(w string, cds []string) { reads = append(reads, read{w, resolve(w, cds)}) })
-	for _, r := range reads {
-		if hidden != nil && r.path != "" && hidden(filepath.Clean(r.path)) {
-			return commandHidden, r.path
+	for i, r := range reads {
+		if r.path == "" {
+			continue
+		}
+		// A link is read where it leads: inside the roots it may lead out of them,
+		// or to a file a deny rule hides.
+		p := filepath.Clean(r.path)
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			if hidden != nil && hidden(p) {
+				return commandHidden, r.path
+			}
+			p = real
+			reads[i].path = real
+		}
+		if hidden != nil && hidden(p) {
+			return commandHidden, p
 		}
 	}
 	if !ReadOnlyCommand(command) {

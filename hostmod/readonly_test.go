@@ -1,6 +1,7 @@
 package hostmod
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -175,6 +176,19 @@ func TestClassifyCommandPaths(t *testing.T) {
 	}
 	secrets := filepath.Join(root, "secrets")
 	hidden := func(p string) bool { return p == secrets || strings.HasPrefix(p, secrets+"/") }
+	// Links inside the root that lead out of it, or to a hidden file.
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	for _, err := range []error{
+		os.WriteFile(outside, []byte("x"), 0o644),
+		os.Mkdir(secrets, 0o755),
+		os.WriteFile(filepath.Join(secrets, "key.txt"), []byte("k"), 0o644),
+		os.Symlink(outside, filepath.Join(root, "out-link")),
+		os.Symlink(filepath.Join(secrets, "key.txt"), filepath.Join(root, "key-link")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		command string
 		cwd     string
@@ -197,6 +211,8 @@ func TestClassifyCommandPaths(t *testing.T) {
 		{"cd secrets && cat key.txt", "", commandHidden, secrets},
 		{"cat key.txt", secrets, commandHidden, secrets + "/key.txt"},
 		{"cat secrets/key.txt > out.txt", "", commandHidden, secrets + "/key.txt"},
+		{"cat out-link", "", commandOutside, "out-link"},
+		{"cat key-link", "", commandHidden, secrets + "/key.txt"},
 		{"rm notes.txt", "", commandWrites, ""},
 		{"cat $HOME/x", "", commandWrites, ""},
 		{"cat *.txt", "", commandWrites, ""},

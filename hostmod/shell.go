@@ -32,26 +32,37 @@ const (
 	defaultShellOutput  = 1 << 20
 )
 
-// Shell returns the shell module alone, confined to roots.
-func Shell(roots []string) (*bindings.Module, error) {
+// Shell returns the shell module alone, confined to roots and configured by opts.
+func Shell(roots []string, opts ShellOptions) (*bindings.Module, error) {
 	rs, err := newRootSet(roots)
 	if err != nil {
 		return nil, err
 	}
-	return rs.shellModule(), nil
+	return rs.shellModule(opts)
 }
 
-// A shellState is what the shell module keeps between calls: where background jobs
-// write their output.
+// A shellState is what the shell module keeps between calls: its options, the
+// Landlock ABI its commands run under (0 for none), and where background jobs write
+// their output.
 type shellState struct {
 	rs   *rootSet
+	opts ShellOptions
+	abi  int
 	mu   sync.Mutex
 	dir  string // temporary directory of background output files, made on first use
 	next int
 }
 
-func (rs *rootSet) shellModule() *bindings.Module {
-	s := &shellState{rs: rs}
+// shellModule builds the shell module. A kernel without a usable Landlock leaves
+// commands to the read-only classifier, as NoSandbox does (Describe says so).
+func (rs *rootSet) shellModule(opts ShellOptions) (*bindings.Module, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	s := &shellState{rs: rs, opts: opts}
+	if abi, err := opts.sandbox(); err == nil {
+		s.abi = abi
+	}
 	return &bindings.Module{
 		Name: "shell",
 		Doc:  "shell commands run with bash in their own process group, confined to the roots",
@@ -61,7 +72,7 @@ func (rs *rootSet) shellModule() *bindings.Module {
 			"split":    luaSplit,
 			"readonly": s.luaReadOnly,
 		},
-	}
+	}, nil
 }
 
 // shellPath is bash, or sh when bash is missing.
@@ -72,14 +83,22 @@ func shellPath() string {
 	return "/bin/sh"
 }
 
+// mayWrite reports whether the current call may change files: it is not read-only
+// (and there is a call).
+func mayWrite(L *lua.LState) bool {
+	c := bindings.CurrentCall(L)
+	return c != nil && c.Access >= bindings.AccessWrite
+}
+
 // refuseWrites returns an error for a command the current call may not run in cwd
 // ("" for the first root): in every call, one that reads a path a Read deny rule
 // hides (code "hidden"); in a call that may not write, one that is not read-only or
-// reads outside the roots (code "readonly").
+// reads outside the roots (code "readonly"). It applies with the sandbox too, which
+// makes a wrong classification harmless to the roots but is not the permission
+// decision.
 func (s *shellState) refuseWrites(L *lua.LState, command, cwd string) error {
-	c := bindings.CurrentCall(L)
 	var hidden func(string) bool
-	if c != nil {
+	if c := bindings.CurrentCall(L); c != nil {
 		hidden = c.Hidden
 	}
 	if cwd != "" {
@@ -89,7 +108,7 @@ func (s *shellState) refuseWrites(L *lua.LState, command, cwd string) error {
 	if verdict == commandHidden {
 		return newOpError(codeShellHidden, "the command reads %s, which a Read deny rule hides: %s", path, command)
 	}
-	if c != nil && c.Access >= bindings.AccessWrite {
+	if mayWrite(L) {
 		return nil
 	}
 	switch verdict {
@@ -119,10 +138,12 @@ func (s *shellState) workDir(cwd string) (string, error) {
 	return dir, err
 }
 
-// command builds the process for script in dir, in its own process group.
-func command(script, dir string) *exec.Cmd {
+// command builds the process for script in dir, in its own process group, with
+// the minimal environment of sc.
+func (s *shellState) command(script, dir string, sc *scratch) *exec.Cmd {
 	cmd := exec.Command(shellPath(), "-c", script)
 	cmd.Dir = dir
+	cmd.Env = s.opts.environ(sc.tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }
@@ -162,22 +183,21 @@ type runResult struct {
 
 // run runs command in dir until it ends, ctx ends or timeout passes; then the whole
 // process group is killed, so that no child outlives the run. The shell records its
-// final working directory through an EXIT trap.
-func (s *shellState) run(ctx context.Context, script, dir string, timeout time.Duration, maxOutput int) (*runResult, error) {
-	cwdFile, err := os.CreateTemp("", "luatool-cwd-*")
+// final working directory through an EXIT trap, in the scratch directory's cwd file.
+func (s *shellState) run(ctx context.Context, script, dir string, write bool, timeout time.Duration, maxOutput int) (*runResult, error) {
+	sc, err := newScratch()
 	if err != nil {
 		return nil, err
 	}
-	cwdFile.Close()
-	defer os.Remove(cwdFile.Name())
-	trap := "pwd -P >| " + quote(cwdFile.Name()) + " 2>/dev/null"
-	cmd := command("trap "+quote(trap)+" EXIT\n"+script, dir)
+	defer sc.remove()
+	trap := "pwd -P >| " + quote(sc.cwd) + " 2>/dev/null"
+	cmd := s.command("trap "+quote(trap)+" EXIT\n"+script, dir, sc)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Start(); err != nil {
+	if err := s.startCommand(cmd, sc, write); err != nil {
 		r.Close()
 		w.Close()
 		return nil, err
@@ -213,8 +233,8 @@ func (s *shellState) run(ctx context.Context, script, dir string, timeout time.D
 	res.Truncated = out.omitted > 0
 	res.ExitCode = exitCode(cmd.ProcessState)
 	res.Cwd = dir
-	if b, err := os.ReadFile(cwdFile.Name()); err == nil && len(b) > 0 {
-		res.Cwd = strings.TrimRight(string(b), "\n")
+	if cwd := sc.finalCwd(); cwd != "" {
+		res.Cwd = cwd
 	}
 	if _, err := s.rs.locate(res.Cwd); err != nil {
 		res.CwdOutside = true
@@ -266,7 +286,7 @@ func (s *shellState) luaRun(L *lua.LState) int {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	res, err := s.run(ctx, cmdText, dir, time.Duration(timeout)*time.Millisecond, maxOutput)
+	res, err := s.run(ctx, cmdText, dir, mayWrite(L), time.Duration(timeout)*time.Millisecond, maxOutput)
 	if err != nil {
 		return push(L, err)
 	}
@@ -284,8 +304,8 @@ func (s *shellState) luaRun(L *lua.LState) int {
 }
 
 // start runs command in the background, its output going to a file; the job is not
-// bounded by the call and runs until it ends.
-func (s *shellState) start(script, dir string) (id, path string, err error) {
+// bounded by the call and runs until it ends, when its scratch directory is removed.
+func (s *shellState) start(script, dir string, write bool) (id, path string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dir == "" {
@@ -301,12 +321,20 @@ func (s *shellState) start(script, dir string) (id, path string, err error) {
 		return "", "", err
 	}
 	defer f.Close()
-	cmd := command(script, dir)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
+	sc, err := newScratch()
+	if err != nil {
 		return "", "", err
 	}
-	go func() { _ = cmd.Wait() }()
+	cmd := s.command(script, dir, sc)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := s.startCommand(cmd, sc, write); err != nil {
+		sc.remove()
+		return "", "", err
+	}
+	go func() {
+		_ = cmd.Wait()
+		sc.remove()
+	}()
 	return id, path, nil
 }
 
@@ -323,7 +351,7 @@ func (s *shellState) luaStart(L *lua.LState) int {
 	if err != nil {
 		return push(L, err)
 	}
-	id, path, err := s.start(cmdText, dir)
+	id, path, err := s.start(cmdText, dir, mayWrite(L))
 	if err != nil {
 		return push(L, fmt.Errorf("shell.start: %w", err))
 	}

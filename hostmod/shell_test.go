@@ -27,7 +27,7 @@ func shellCall(t *testing.T, ctx context.Context, root string, readOnly bool, bo
 // shellCallErr is shellCall returning the call's error.
 func shellCallErr(t *testing.T, ctx context.Context, root string, readOnly bool, body string, args ...string) ([]any, error) {
 	t.Helper()
-	mod, err := hostmod.Shell([]string{root})
+	mod, err := hostmod.Shell([]string{root}, hostmod.ShellOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

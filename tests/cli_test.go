@@ -2,6 +2,7 @@ package tests
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -11,8 +12,10 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/luatool/luatool/internal/cli"
+	"github.com/luatool/luatool/sandbox"
 )
 
+// TestMain registers luatool for the scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"luatool": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
@@ -28,7 +31,23 @@ func TestCLI(t *testing.T) {
 			"exits": exitsCmd,
 			"sleep": sleepCmd,
 		},
+		Condition: condition,
 	})
+}
+
+// condition answers the scripts' own conditions: [landlock], the shell sandbox can
+// be used. Without it the condition is false, or an error when
+// LUATOOL_REQUIRE_LANDLOCK=1 (CI, whose kernel has Landlock), so that the scripts
+// that need it fail there instead of skipping.
+func condition(cond string) (bool, error) {
+	if cond != "landlock" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	_, err := sandbox.Landlock()
+	if err != nil && os.Getenv("LUATOOL_REQUIRE_LANDLOCK") == "1" {
+		return false, fmt.Errorf("LUATOOL_REQUIRE_LANDLOCK=1 and %v", err)
+	}
+	return err == nil, nil
 }
 
 // sleepCmd implements "sleep DURATION", for scripts that change files under a

@@ -56,6 +56,11 @@ type config struct {
 	// revoke and listTrusted are trust's --revoke and --list.
 	revoke      bool
 	listTrusted bool
+	// noShellSandbox, shellNetwork and shellEnv configure the shell module (see
+	// shellOptions).
+	noShellSandbox bool
+	shellNetwork   bool
+	shellEnv       []string
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -89,9 +94,10 @@ destructive, openWorld, deferred}.`,
 		about: `Shows one tool as the engine sees it once the defaults are merged: its user-facing
 name, aliases, search hint, flags for an empty input, interrupt behaviour, when its
 results are persisted, the prompt the model reads, its input and output schemas, and
-the limits every call runs under. NAME may be an alias; a mistyped name gets a
-suggestion. --json prints the same as one object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "json"},
+the limits every call runs under, and the sandbox shell commands run in. NAME may
+be an alias; a mistyped name gets a suggestion. --json prints the same as one
+object.`,
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runDescribe,
 	},
 	"call": {
@@ -108,7 +114,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -150,7 +156,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -193,7 +199,7 @@ modules its tools have (fs, glob, grep, shell, path), confined as the tools' are
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
 case is a usage error. Prints a line per case and the counts; a failed assertion
 names the test file and line. Exit code 1 when a case failed. --json for CI.`,
-		flags: []string{"run", "tools", "no-standard-tools", "timeout", "json"},
+		flags: []string{"run", "tools", "no-standard-tools", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runTest,
 	},
 	"version": {
@@ -215,8 +221,9 @@ are told when the list changes. A call that needs permission is put to the user
 through the client when the client can ask; otherwise the rules and the mode decide,
 and an ask is a deny. A project folder that is not trusted is never asked about (stdin
 is the protocol): its configuration is skipped with one notice on stderr (see
-luatool help trust).`,
-		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir"},
+luatool help trust). The sandbox shell commands run in is printed on stderr at the
+start.`,
+		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -409,6 +416,12 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.revoke, "revoke", false, "trust: forget the folder instead")
 	fs.BoolVar(&a.cfg.listTrusted, "list", false, "trust: list the trusted folders")
 	fs.StringVar(&a.cfg.run, "run", "", "test: run only the cases whose names match the Go regular expression `PATTERN`")
+	fs.BoolVar(&a.cfg.noShellSandbox, "no-shell-sandbox", false, "run shell commands without the kernel sandbox (Landlock): the read-only classifier alone then confines them")
+	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP")
+	fs.Func("shell-env", "pass the environment variable `NAME` to shell commands too (repeatable)", func(s string) error {
+		a.cfg.shellEnv = append(a.cfg.shellEnv, s)
+		return nil
+	})
 	return fs
 }
 

@@ -142,7 +142,12 @@ func runDescribe(a *app, args []string) int {
 		if err != nil {
 			prompt = "(prompt failed: " + err.Error() + ")"
 		}
-		in := map[string]any{}
+		// description is per call: shown for the empty input when that input is valid
+		// (a tool's description may read the fields its schema requires).
+		var description any
+		if in, err := t.Schema().Prepare(map[string]any{}); err == nil {
+			description = t.Description(ctx, in)
+		}
 		var maxChars any = t.MaxResultSizeChars()
 		if math.IsInf(t.MaxResultSizeChars(), 1) {
 			maxChars = nil
@@ -150,17 +155,17 @@ func runDescribe(a *app, args []string) int {
 		if a.cfg.json {
 			a.printJSON(map[string]any{
 				"name": t.Name(), "aliases": t.Aliases(), "source": t.Source(), "searchHint": t.SearchHint(),
-				"userFacingName": t.UserFacingName(ctx, in), "description": t.Description(ctx, in),
+				"userFacingName": t.UserFacingName(ctx, nil), "description": description,
 				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
-				"members": membersOf(t), "limits": limitsOf(s.eng),
+				"members": membersOf(t), "limits": limitsOf(s.eng), "shellSandbox": a.cfg.shellOptions().Describe(),
 			})
 			return ExitOK
 		}
 		w := a.stdout
 		fmt.Fprintf(w, "%s  (%s)\n\n", t.Name(), t.Source())
 		tab := newTable(w)
-		tab.row("user-facing name:", t.UserFacingName(ctx, in))
+		tab.row("user-facing name:", t.UserFacingName(ctx, nil))
 		if len(t.Aliases()) > 0 {
 			tab.row("aliases:", strings.Join(t.Aliases(), ", "))
 		}
@@ -198,6 +203,7 @@ func runDescribe(a *app, args []string) int {
 			tab.row("  "+l.Name+":", l.Value)
 		}
 		tab.flush()
+		fmt.Fprintf(w, "\nshell sandbox: %s\n", a.cfg.shellOptions().Describe())
 		return ExitOK
 	})
 }

@@ -145,7 +145,7 @@ func (a *app) testEngine(dir string) func(root, scratch string) (*engine.Engine,
 	return func(root, results string) (*engine.Engine, error) {
 		// Results are persisted outside the root, as in the CLI's own sessions, and
 		// tools may read them there (the model is pointed at them).
-		mods, err := hostmod.Standard([]string{root, results})
+		mods, err := hostmod.StandardWith(hostmod.Options{Roots: []string{root, results}, Shell: a.cfg.shellOptions()})
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,7 @@ func runServe(a *app, args []string) int {
 		return a.errorf("%v", err)
 	}
 	defer s.close()
+	fmt.Fprintf(a.stderr, "luatool: shell sandbox: %s\n", a.cfg.shellOptions().Describe())
 	a.report(s.diags)
 	unsubscribe := s.eng.Subscribe(func(ev engine.Event) {
 		switch ev.Kind {

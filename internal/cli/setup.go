@@ -109,7 +109,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		return nil, err
 	}
 	s := &session{results: results, ownResults: ownResults}
-	mods, err := hostmod.Standard(append(roots, results))
+	mods, err := hostmod.StandardWith(hostmod.Options{Roots: append(roots, results), Shell: a.cfg.shellOptions()})
 	if err != nil {
 		s.close()
 		return nil, err
@@ -147,6 +147,13 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		a.normalGC()
 	}
 	return s, nil
+}
+
+// shellOptions are the shell module's options of the flags: the sandbox on unless
+// --no-shell-sandbox, the network off unless --shell-network, and the variables of
+// --shell-env passed through.
+func (c *config) shellOptions() hostmod.ShellOptions {
+	return hostmod.ShellOptions{NoSandbox: c.noShellSandbox, Network: c.shellNetwork, PassEnv: c.shellEnv}
 }
 
 // home is the user's home directory, or "" when it cannot be told.

@@ -15,9 +15,10 @@ import (
 	"github.com/luatool/luatool/engine/luaload"
 )
 
-// TestMain gives the suite its own TMPDIR (so that a tree snapshot of it sees any file
-// a script manages to create through os.TempDir), plants the environment canary, and
-// checks that the goroutine count returns to its baseline after every test has run.
+// TestMain lets the test binary serve as the shell sandbox's launcher, gives the
+// suite its own TMPDIR (so that a tree snapshot of it sees any file a script manages
+// to create through os.TempDir), plants the environment canary, and checks that the
+// goroutine count returns to its baseline after every test has run.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "luatool-hostile-")
 	if err != nil {

@@ -1,0 +1,160 @@
+package hostmod
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/luatool/luatool/sandbox"
+)
+
+// ShellOptions configures how the shell module runs commands. The zero value is
+// the default: every command in the kernel sandbox, without the network, in the
+// minimal environment.
+type ShellOptions struct {
+	// NoSandbox runs commands without the kernel sandbox, with the rights of the
+	// host process: only the read-only classifier then stands between a read-only
+	// call and a command that changes something, and a command may read whatever
+	// the host may.
+	NoSandbox bool
+	// Network lets sandboxed commands connect and listen over TCP.
+	Network bool
+	// PassEnv names variables of the host's environment that commands get too,
+	// beyond the minimal environment (see environ); a name listed here wins over
+	// that environment's value for it.
+	PassEnv []string
+}
+
+// check refuses PassEnv names that could not be variables.
+func (o ShellOptions) check() error {
+	for _, name := range o.PassEnv {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return fmt.Errorf("hostmod: ShellOptions.PassEnv: %q is not an environment variable name", name)
+		}
+	}
+	return nil
+}
+
+// Describe says in one line how the shell module built with o confines commands on
+// this system, as luatool describe and serve print it after "shell sandbox: ".
+func (o ShellOptions) Describe() string {
+	abi, err := o.sandbox()
+	if err != nil {
+		return "none (" + err.Error() + "); shell commands are confined by the read-only classifier only"
+	}
+	network := "denied"
+	switch {
+	case o.Network:
+		network = "allowed"
+	case abi < 4:
+		network = "not controlled (Landlock controls TCP from ABI 4)"
+	}
+	return fmt.Sprintf("Landlock ABI %d (reads: roots and system directories; writes: roots, for calls that may write; network: %s)", abi, network)
+}
+
+// sandbox returns the Landlock ABI commands run under, or why they run without:
+// turned off, or the kernel.
+func (o ShellOptions) sandbox() (int, error) {
+	if o.NoSandbox {
+		return 0, errors.New("turned off by the host")
+	}
+	return sandbox.Landlock()
+}
+
+// defaultPath is the PATH of commands when the host has none.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// environ is the environment of a command whose scratch directory is tmp: the
+// host's PATH, HOME and TMPDIR set to tmp, the host's LANG, LC_* and TERM, and the
+// PassEnv variables the host has. Nothing else of the host's environment reaches a
+// command: it may hold tokens and keys.
+func (o ShellOptions) environ(tmp string) []string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = defaultPath
+	}
+	env := []string{"PATH=" + path, "HOME=" + tmp, "TMPDIR=" + tmp}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "LANG" || name == "TERM" || strings.HasPrefix(name, "LC_") {
+			env = append(env, kv)
+		}
+	}
+	for _, name := range o.PassEnv {
+		if v, ok := os.LookupEnv(name); ok {
+			env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// A scratch is the directory of one command, removed when it ends: tmp, its
+// TMPDIR and HOME, which it may write; and cwd, the file its EXIT trap writes the
+// final working directory to. The command may write cwd but not replace it (it has
+// no rights on base), so that reading it back cannot be turned into reading a file
+// the command could not.
+type scratch struct {
+	base, tmp, cwd string
+}
+
+func newScratch() (*scratch, error) {
+	base, err := os.MkdirTemp("", "luatool-cmd-")
+	if err != nil {
+		return nil, err
+	}
+	sc := &scratch{base: base, tmp: filepath.Join(base, "tmp"), cwd: filepath.Join(base, "cwd")}
+	if err := os.Mkdir(sc.tmp, 0o700); err != nil {
+		sc.remove()
+		return nil, err
+	}
+	if err := os.WriteFile(sc.cwd, nil, 0o600); err != nil {
+		sc.remove()
+		return nil, err
+	}
+	return sc, nil
+}
+
+func (sc *scratch) remove() { os.RemoveAll(sc.base) }
+
+// maxCwd bounds what is read back from the cwd file: a path, not a dump.
+const maxCwd = 1 << 16
+
+// finalCwd is the working directory the command's EXIT trap recorded, or "" when
+// it recorded none.
+func (sc *scratch) finalCwd() string {
+	f, err := os.OpenFile(sc.cwd, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxCwd))
+	return strings.TrimRight(string(b), "\n")
+}
+
+// startCommand starts cmd, in the sandbox when there is one: reads of the roots
+// and of sc, writes of sc, and writes of the roots when write is set (the call may
+// write).
+func (s *shellState) startCommand(cmd *exec.Cmd, sc *scratch, write bool) error {
+	if s.abi == 0 {
+		return cmd.Start()
+	}
+	p := sandbox.Policy{Write: []string{sc.tmp, sc.cwd}, Network: s.opts.Network}
+	for _, d := range s.rs.dirs {
+		if write {
+			p.Write = append(p.Write, d.resolved)
+		} else {
+			p.Read = append(p.Read, d.resolved)
+		}
+	}
+	if err := sandbox.Start(cmd, p); err != nil {
+		return fmt.Errorf("shell: %w", err)
+	}
+	return nil
+}

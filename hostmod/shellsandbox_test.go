@@ -1,0 +1,267 @@
+package hostmod_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/hostmod"
+	"github.com/luatool/luatool/sandbox"
+)
+
+// requireSandbox skips the test when the kernel has no usable Landlock, and fails it
+// instead when LUATOOL_REQUIRE_LANDLOCK=1 (CI, whose kernel has it).
+func requireSandbox(t testing.TB) {
+	t.Helper()
+	if _, err := sandbox.Landlock(); err != nil {
+		if os.Getenv("LUATOOL_REQUIRE_LANDLOCK") == "1" {
+			t.Fatalf("LUATOOL_REQUIRE_LANDLOCK=1 and %v", err)
+		}
+		t.Skipf("no sandbox: %v", err)
+	}
+}
+
+// shellWith runs shell.run(command) with the shell module of opts on root, in a call
+// that is read-only when readOnly is set, and returns the result's output and exit
+// code.
+func shellWith(t *testing.T, opts hostmod.ShellOptions, root string, readOnly bool, command string) (string, int) {
+	t.Helper()
+	mod, err := hostmod.Shell([]string{root}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: context.Background(), Access: access(readOnly)},
+		"local r, err, code = shell.run(...); if not r then error(code .. ': ' .. err) end; return r.output, r.exitCode", command)
+	if err != nil {
+		t.Fatalf("shell.run(%q): %v", command, err)
+	}
+	return out[0].(string), int(out[1].(float64))
+}
+
+// secretLayout makes a root and, outside it, a home directory holding a secret
+// file; it returns the root and the secret's path.
+func secretLayout(t *testing.T) (root, secret string) {
+	t.Helper()
+	base := t.TempDir()
+	root = filepath.Join(base, "project")
+	secret = filepath.Join(base, "home", ".ssh", "id_ed25519")
+	for _, d := range []string{root, filepath.Dir(secret)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(secret, []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "readme.txt"), []byte("project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, secret
+}
+
+// TestShellSandboxReads: in a call that may write, the classifier is not asked and
+// the kernel refuses a read outside the roots; without the sandbox the command reads
+// the file. In a read-only call the classifier refuses it before it runs (and
+// TestStartCommandPolicy shows the kernel would too).
+func TestShellSandboxReads(t *testing.T) {
+	requireSandbox(t)
+	root, secret := secretLayout(t)
+	for _, readOnly := range []bool{true, false} {
+		if out, code := shellWith(t, hostmod.ShellOptions{}, root, readOnly, "cat readme.txt"); out != "project\n" || code != 0 {
+			t.Errorf("reading the root (read-only %v): %q, %d", readOnly, out, code)
+		}
+	}
+	out, code := shellWith(t, hostmod.ShellOptions{}, root, false, "cat "+secret)
+	if code == 0 || !strings.Contains(out, "Permission denied") || strings.Contains(out, "PRIVATE") {
+		t.Errorf("reading the secret: %q, %d", out, code)
+	}
+	if out, _ := shellWith(t, hostmod.ShellOptions{NoSandbox: true}, root, false, "cat "+secret); out != "PRIVATE KEY\n" {
+		t.Errorf("without the sandbox, the secret reads %q", out)
+	}
+	mod, err := hostmod.Shell([]string{root}, hostmod.ShellOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: context.Background(), Access: access(true)},
+		"local r, err, code = shell.run(...); if not r then error(code .. ': ' .. err) end; return r.output", "cat "+secret)
+	if err == nil || !strings.Contains(err.Error(), "readonly: this call is read-only and the command reads "+secret+", outside the roots") {
+		t.Errorf("a read-only call reading the secret: %v, want the classifier's refusal", err)
+	}
+}
+
+// TestShellSandboxWrites: a call that may write may change the roots and nothing
+// outside them (shellenv_test.go checks that a read-only call cannot change them,
+// whatever the classifier says).
+func TestShellSandboxWrites(t *testing.T) {
+	requireSandbox(t)
+	root, secret := secretLayout(t)
+	if out, code := shellWith(t, hostmod.ShellOptions{}, root, false, "echo made > made.txt && mkdir d && mv made.txt d/"); code != 0 {
+		t.Fatalf("writing the root: %q, %d", out, code)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "d", "made.txt")); string(b) != "made\n" {
+		t.Errorf("d/made.txt = %q", b)
+	}
+	out, code := shellWith(t, hostmod.ShellOptions{}, root, false, "echo x >> "+secret)
+	if code == 0 || !strings.Contains(out, "Permission denied") {
+		t.Errorf("writing outside the roots: %q, %d", out, code)
+	}
+}
+
+// TestShellEnvironment: a command sees the minimal environment, not the host's,
+// plus what PassEnv names; its TMPDIR and HOME are its own, writable, and gone
+// once it has ended.
+func TestShellEnvironment(t *testing.T) {
+	t.Setenv("HOSTMOD_TEST_SECRET", "token-123")
+	t.Setenv("LC_MESSAGES", "C")
+	root := t.TempDir()
+	script := `env; echo scratch > "$TMPDIR/x" && cat "$HOME/x"`
+	for _, opts := range []hostmod.ShellOptions{{}, {NoSandbox: true}} {
+		out, code := shellWith(t, opts, root, false, script)
+		if code != 0 || strings.Contains(out, "token-123") || !strings.Contains(out, "LC_MESSAGES=C\n") || !strings.HasSuffix(out, "scratch\n") {
+			t.Errorf("NoSandbox %v: exit %d:\n%s", opts.NoSandbox, code, out)
+		}
+		var tmp, home string
+		for _, line := range strings.Split(out, "\n") {
+			if v, ok := strings.CutPrefix(line, "TMPDIR="); ok {
+				tmp = v
+			}
+			if v, ok := strings.CutPrefix(line, "HOME="); ok {
+				home = v
+			}
+		}
+		if tmp == "" || home != tmp {
+			t.Errorf("TMPDIR %q, HOME %q", tmp, home)
+		}
+		if _, err := os.Stat(tmp); err == nil {
+			t.Errorf("the scratch directory %s outlived the command", tmp)
+		}
+	}
+	out, _ := shellWith(t, hostmod.ShellOptions{PassEnv: []string{"HOSTMOD_TEST_SECRET"}}, root, false, "echo $HOSTMOD_TEST_SECRET")
+	if out != "token-123\n" {
+		t.Errorf("PassEnv: %q", out)
+	}
+	if _, err := hostmod.Shell([]string{root}, hostmod.ShellOptions{PassEnv: []string{"A=B"}}); err == nil || !strings.Contains(err.Error(), `"A=B" is not an environment variable name`) {
+		t.Errorf("PassEnv A=B: %v", err)
+	}
+}
+
+// TestShellProcHidden: the environment of the host process is not readable
+// through /proc.
+func TestShellProcHidden(t *testing.T) {
+	requireSandbox(t)
+	t.Setenv("HOSTMOD_TEST_SECRET", "token-123")
+	out, code := shellWith(t, hostmod.ShellOptions{}, t.TempDir(), false, "cat /proc/"+strconv.Itoa(os.Getpid())+"/environ; cat /proc/self/environ")
+	if code == 0 || strings.Contains(out, "token-123") || !strings.Contains(out, "Permission denied") {
+		t.Errorf("exit %d: %q", code, out)
+	}
+}
+
+// TestShellNetwork: commands reach a loopback listener only with Network.
+func TestShellNetwork(t *testing.T) {
+	requireSandbox(t)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	connect := "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port) + " && echo connected"
+	if out, code := shellWith(t, hostmod.ShellOptions{}, t.TempDir(), false, connect); code == 0 || !strings.Contains(out, "Permission denied") {
+		t.Errorf("without Network: %q, %d", out, code)
+	}
+	if out, _ := shellWith(t, hostmod.ShellOptions{Network: true}, t.TempDir(), false, connect); out != "connected\n" {
+		t.Errorf("with Network: %q", out)
+	}
+}
+
+// TestShellStartSandboxed: a background job runs under the same sandbox.
+func TestShellStartSandboxed(t *testing.T) {
+	requireSandbox(t)
+	root, secret := secretLayout(t)
+	mod, err := hostmod.Shell([]string{root}, hostmod.ShellOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: context.Background(), Access: bindings.AccessWrite},
+		"return shell.start(...)", "cat readme.txt; cat "+secret+"; echo done")
+	if err != nil || out[0] == nil {
+		t.Fatalf("start: %v, %v", out, err)
+	}
+	path := out[1].(string)
+	var b []byte
+	for deadline := time.Now().Add(10 * time.Second); !strings.HasSuffix(string(b), "done\n"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("output file %s holds %q", path, b)
+		}
+		b, _ = os.ReadFile(path)
+	}
+	if got := string(b); !strings.HasPrefix(got, "project\n") || !strings.Contains(got, "Permission denied") || strings.Contains(got, "PRIVATE") {
+		t.Errorf("job output: %q", got)
+	}
+}
+
+func TestShellDescribe(t *testing.T) {
+	if got := (hostmod.ShellOptions{NoSandbox: true}).Describe(); got != "none (turned off by the host); shell commands are confined by the read-only classifier only" {
+		t.Errorf("NoSandbox: %q", got)
+	}
+	abi, err := sandbox.Landlock()
+	if err != nil {
+		if got := (hostmod.ShellOptions{}).Describe(); !strings.HasPrefix(got, "none (Landlock is not available") {
+			t.Errorf("without Landlock: %q", got)
+		}
+		return
+	}
+	want := "Landlock ABI " + strconv.Itoa(abi) + " (reads: roots and system directories; writes: roots, for calls that may write; network: allowed)"
+	if got := (hostmod.ShellOptions{Network: true}).Describe(); got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}
+
+// BenchmarkShellRun measures shell.run("true") with and without the sandbox: the
+// difference is the launcher (a start of the test binary, the policy, Landlock).
+func BenchmarkShellRun(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		opts hostmod.ShellOptions
+	}{{"sandbox", hostmod.ShellOptions{}}, {"none", hostmod.ShellOptions{NoSandbox: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			if !c.opts.NoSandbox {
+				requireSandbox(b)
+			}
+			mod, err := hostmod.Shell([]string{b.TempDir()}, c.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			vm := bindings.NewVM(bindings.Config{Modules: []*bindings.Module{mod}})
+			defer vm.Close()
+			prog, err := bindings.Compile("bench.lua", []byte(`local shell = require("shell")
+return function() local r = shell.run("true"); if not r or r.exitCode ~= 0 then error("failed") end end`), bindings.Limits{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := vm.Run(prog); err != nil {
+				b.Fatal(err)
+			}
+			call := &bindings.Call{Context: context.Background(), Access: bindings.AccessWrite}
+			for b.Loop() {
+				if _, err := vm.Call(call, vm.Main); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
