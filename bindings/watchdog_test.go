@@ -84,7 +84,7 @@ func TestWatchdogStopsAllocationBombs(t *testing.T) {
 		})
 	}
 	// The watchdog's goroutine ends once nothing is watched.
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		w.mu.Lock()
 		running := w.running

@@ -162,21 +162,21 @@ func TestLoadMissingDirectory(t *testing.T) {
 }
 
 // TestIsEnabledIsBounded: a tool whose isEnabled never returns must not hang Load (and
-// every reload). Here isEnabled spins for 3 s, well past the 200 ms member timeout:
-// Load must come back within it, leave the tool out (isEnabled failing is false) and
-// say so.
+// every reload). Here isEnabled spins for a minute, far past the 200 ms member
+// timeout: Load must come back long before, leave the tool out (isEnabled failing is
+// false) and say so.
 func TestIsEnabledIsBounded(t *testing.T) {
 	e := newLuaEngine(t, engine.Options{MemberTimeout: 200 * time.Millisecond})
 	start := time.Now()
 	diags := e.Load(source("t", map[string]string{
 		"slow.lua": luaSourceWith(`name = "T",`, memberPrompt, memberSchema, memberCall,
-			`isEnabled = function() local t0 = os.clock() while os.clock() - t0 < 3 do end return true end,`),
+			`isEnabled = function() local t0 = os.clock() while os.clock() - t0 < 60 do end return true end,`),
 		"ok.lua": namedTool("Ok", "ok"),
 	}))
 	if _, ok := findDiag(diags, engine.SeverityWarning, "isEnabled failed"); !ok {
 		t.Errorf("no warning for the isEnabled that timed out:\n%s", diagText(diags))
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("Load took %v: isEnabled runs without a deadline", d.Round(time.Millisecond))
 	}
 	if _, ok := e.Registry().Lookup("T"); ok {

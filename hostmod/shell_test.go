@@ -101,7 +101,7 @@ func killsGroup(t *testing.T, ctx context.Context, opts, flag string) {
 	if flag != "" && (err != nil || out[0].(map[string]any)[flag] != true) {
 		t.Errorf("%s not set: %v, %v", flag, out, err)
 	}
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for survivors(t, "sleep\x00"+dur) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("children of the command survived")

@@ -108,10 +108,10 @@ func (w *watched) answer(name string) string {
 	return r.Block.Content.String()
 }
 
-// eventually waits up to 3 s for the tool to answer want.
+// eventually waits up to 10 s for the tool to answer want.
 func (w *watched) eventually(name, want string) {
 	w.t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := w.answer(name)
 		if got == want {
@@ -340,7 +340,7 @@ func TestReloadAddRemoveRename(t *testing.T) {
 
 	w.reset()
 	os.Remove(filepath.Join(dir, "b.lua"))
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(w.answer("B"), "No such tool") {
 		if time.Now().After(deadline) {
 			t.Fatal("B still served after its file was deleted")
@@ -449,7 +449,7 @@ func TestReloadInFlightCallFinishesOnItsVersion(t *testing.T) {
 	go func() { result <- w.answer("Slow") }()
 	time.Sleep(50 * time.Millisecond)
 	writeFile(t, filepath.Join(dir, "slow.lua"), slow("new"))
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for count(w.settle(), engine.ToolUpdated, "Slow") == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no reload")

@@ -7,7 +7,8 @@
 // Every hostile call is checked for:
 //  1. the error class the catalogue expects: is_error, the pipeline stage
 //     (Result.Stage) and a message naming the problem (substrings, since gopher-lua's
-//     texts vary), and an end within the deadline plus 250 ms;
+//     texts vary), and an end at the deadline (a liveness bound: how late, in
+//     milliseconds, is measured by the benchmarks of package bindings);
 //  2. nothing escaped: no file created, changed or removed anywhere under the suite's
 //     TMPDIR outside the root (tree snapshots, content hashes) or in the working
 //     directory; no open, read or write of anything outside the root (inotify on the
@@ -26,8 +27,7 @@
 // stdout, read stdin, open and write files outside the root, change the environment
 // and return canaries, and the harness must report every one.
 //
-// Time bounds on Go-side work (compiling, converting) are five times looser under the
-// race detector, and a few workloads are smaller there; Lua deadlines are the same in
+// A few workloads are smaller under the race detector; deadlines are the same in
 // both modes. Two registry-overflow cases (a million values pushed) are skipped under
 // -race, where they take about 40 s each; run them without -race.
 //

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	os.Setenv(envSecretKey, envSecretVal)
 	baseline := runtime.NumGoroutine()
 	code := m.Run()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -179,16 +179,6 @@ var nilAccess = []string{"non-table object(nil)", "non-function object", "attemp
 
 // notModuleName is what require says of a name that is not words separated by dots.
 const notModuleName = "a module name is words separated by dots"
-
-// slow scales a bound on Go-side work (compiling, converting, copying) for the race
-// detector. Deadlines of Lua code are never scaled: the VM checks its context at
-// every instruction either way.
-func slow(d time.Duration) time.Duration {
-	if raceEnabled {
-		return 5 * d
-	}
-	return d
-}
 
 // size picks a workload size: smaller under the race detector, where the same work
 // takes ten to fifty times longer.

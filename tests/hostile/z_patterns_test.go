@@ -20,7 +20,7 @@ func patternRows() []row {
 		return variant{name: name, cfg: cfg, body: body, want: stopped, run: func(t *testing.T, h *host) {
 			h.probe(1)
 			// Wait at most one second past the bound before declaring the call hung.
-			r, took := h.call("hostile", h.paths(nil), callOpts{hardLimit: h.timeout + overrun + time.Second})
+			r, took := h.call("hostile", h.paths(nil), callOpts{hardLimit: h.timeout + stopBound})
 			h.check(r, took, stopped)
 			if r != nil {
 				t.Logf("%v: %.200q", took, r.Block.Content.String())
