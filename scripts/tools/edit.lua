@@ -9,7 +9,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
-local unquote = require("path").unquote
+local quote, unquote = require("path").quote, require("path").unquote
 local files = require("files")
 
 local fail, missingText, stale = files.fail, files.missingText, files.stale
@@ -350,13 +350,13 @@ Usage:
 
   mapResult = function(data)
     if data.replaceAll then
-      return "The file " .. data.filePath .. " has been updated. All occurrences were successfully replaced."
+      return "The file " .. quote(data.filePath) .. " has been updated. All occurrences were successfully replaced."
     end
-    return "The file " .. data.filePath .. " has been updated successfully."
+    return "The file " .. quote(data.filePath) .. " has been updated successfully."
   end,
 
   renderToolResultMessage = function(data)
-    return (data.created and "Created " or "Updated ") .. data.filePath
+    return (data.created and "Created " or "Updated ") .. quote(data.filePath)
   end,
 }
 

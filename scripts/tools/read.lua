@@ -13,7 +13,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
-local unquote = require("path").unquote
+local quote, unquote = require("path").quote, require("path").unquote
 local files = require("files")
 
 local fail, missingText = files.fail, files.missingText
@@ -164,10 +164,10 @@ Usage:
     end
     if info.isDir then
       return { result = false, errorCode = 10,
-        message = "Path is a directory, not a file: " .. path .. ". Use Glob to find the files in it." }
+        message = "Path is a directory, not a file: " .. quote(path) .. ". Use Glob to find the files in it." }
     end
     if not info.isFile then
-      return { result = false, errorCode = 9, message = "Path is not a regular file: " .. path }
+      return { result = false, errorCode = 9, message = "Path is not a regular file: " .. quote(path) }
     end
     if input.limit == nil and info.size > MAX_SIZE_BYTES then
       return { result = false, errorCode = 6, message = tooLargeText(info.size) }

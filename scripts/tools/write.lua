@@ -8,7 +8,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
-local unquote = require("path").unquote
+local quote, unquote = require("path").quote, require("path").unquote
 local files = require("files")
 
 local fail = files.fail
@@ -84,7 +84,7 @@ Usage:
       return { result = false, errorCode = 1, message = err }
     end
     if info.isDir then
-      return { result = false, errorCode = 1, message = "Path is a directory, not a file: " .. path }
+      return { result = false, errorCode = 1, message = "Path is a directory, not a file: " .. quote(path) }
     end
     local entry = ctx.readFileState:get(path)
     if not entry or entry.partial then
@@ -134,14 +134,14 @@ Usage:
 
   mapResult = function(data)
     if data.type == "create" then
-      return "File created successfully at: " .. data.filePath
+      return "File created successfully at: " .. quote(data.filePath)
     end
-    return "The file " .. data.filePath .. " has been updated successfully."
+    return "The file " .. quote(data.filePath) .. " has been updated successfully."
   end,
 
   renderToolResultMessage = function(data)
     local n = select(2, data.content:gsub("\n", "")) + ((data.content ~= "" and data.content:sub(-1) ~= "\n") and 1 or 0)
-    return ("%s %d %s to %s"):format(data.type == "create" and "Wrote" or "Updated", n, n == 1 and "line" or "lines", data.filePath)
+    return ("%s %d %s to %s"):format(data.type == "create" and "Wrote" or "Updated", n, n == 1 and "line" or "lines", quote(data.filePath))
   end,
 }
 
