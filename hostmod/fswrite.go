@@ -1,6 +1,7 @@
 package hostmod
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path"
 
 	"github.com/luatool/luatool/filestate"
+	"github.com/luatool/luatool/internal/dirlock"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -273,4 +275,26 @@ func replaceFile(r *os.Root, name string, content []byte, mode fs.FileMode, chmo
 		return err
 	}
 	return syncDir(r, dir)
+}
+
+// lockDir takes the lock every luatool process (and every write of this one) takes
+// on a directory before it checks and replaces a file in it (package dirlock),
+// waiting until it is free or ctx ends.
+func lockDir(ctx context.Context, r *os.Root, dir string) (unlock func(), err error) {
+	d, err := r.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	release, err := dirlock.Lock(ctx, d)
+	if err != nil {
+		d.Close()
+		if ctx.Err() != nil {
+			return nil, newOpError(codeCancelled, "write cancelled while another write held %s: %v", dir, ctx.Err())
+		}
+		return nil, err
+	}
+	return func() {
+		release()
+		d.Close()
+	}, nil
 }

@@ -21,6 +21,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -32,9 +33,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/settings"
+	"github.com/luatool/luatool/internal/dirlock"
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -150,8 +153,10 @@ func (a *app) trusted(p project) bool {
 		fmt.Fprintf(a.stderr, "luatool: skipping the project configuration of %s for this run\n", p.root)
 		return false
 	}
-	list.add(trustedFolder{Path: p.key, Settings: p.hash})
-	if err := list.write(listPath); err != nil {
+	if err := updateTrustList(listPath, func(l *trustList) error {
+		l.add(trustedFolder{Path: p.key, Settings: p.hash})
+		return nil
+	}); err != nil {
 		fmt.Fprintf(a.stderr, "luatool: warning: %s is trusted for this run only: %v\n", p.root, err)
 	}
 	return true
@@ -398,14 +403,47 @@ func readTrustList(path string) (trustList, error) {
 	return l, nil
 }
 
-// write replaces the trust list at path whole: the new content goes to a temporary
-// file beside it, which is then renamed over it, so that a reader never sees half a
-// list. Two runs writing at once keep the last one's list; the other's new trust is
-// lost, which asks again rather than trusts more.
-func (l trustList) write(path string) error {
+// updateTrustList changes the trust list at path: under the lock every luatool
+// process takes on its directory (package dirlock), it reads the list as it is now,
+// applies change and writes the result, so that two runs trusting folders at once
+// both keep theirs. An error of change leaves the list as it was.
+func updateTrustList(path string, change func(*trustList) error) error {
 	if path == "" {
 		return errors.New("no configuration directory to keep the trust list in: set XDG_CONFIG_HOME or HOME")
 	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), trustLockWait)
+	defer cancel()
+	unlock, err := dirlock.Lock(ctx, d)
+	if err != nil {
+		return fmt.Errorf("waiting for another luatool to finish with %s: %w", path, err)
+	}
+	defer unlock()
+	list, err := readTrustList(path)
+	if err != nil {
+		return err
+	}
+	if err := change(&list); err != nil {
+		return err
+	}
+	return list.write(path)
+}
+
+// trustLockWait is how long updateTrustList waits for another process's update.
+const trustLockWait = 10 * time.Second
+
+// write replaces the trust list at path whole (updateTrustList holds the lock): the
+// new content goes to a temporary file beside it, which is then renamed over it, so
+// that a reader never sees half a list.
+func (l trustList) write(path string) error {
 	slices.SortFunc(l.Folders, func(x, y trustedFolder) int { return strings.Compare(x.Path, y.Path) })
 	if l.Folders == nil {
 		l.Folders = []trustedFolder{}
@@ -414,11 +452,7 @@ func (l trustList) write(path string) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".trusted-*.json")
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".trusted-*.json")
 	if err != nil {
 		return err
 	}
@@ -487,7 +521,7 @@ func runTrust(a *app, args []string) int {
 		dir = args[0]
 	}
 	if a.cfg.revoke {
-		return a.revokeTrust(list, path, dir)
+		return a.revokeTrust(path, dir)
 	}
 	if dir == "" {
 		if dir, err = a.projectRoot(); err != nil {
@@ -511,8 +545,10 @@ func runTrust(a *app, args []string) int {
 			return a.errorf("%v\nnot trusted: fix the settings file first", err)
 		}
 	}
-	list.add(trustedFolder{Path: p.key, Settings: p.hash})
-	if err := list.write(path); err != nil {
+	if err := updateTrustList(path, func(l *trustList) error {
+		l.add(trustedFolder{Path: p.key, Settings: p.hash})
+		return nil
+	}); err != nil {
 		return a.errorf("%v", err)
 	}
 	fmt.Fprintf(a.stdout, "trusted %s\n", p.key)
@@ -525,7 +561,7 @@ func runTrust(a *app, args []string) int {
 }
 
 // revokeTrust takes dir (default: the project root) off the list at path.
-func (a *app) revokeTrust(list trustList, path, dir string) int {
+func (a *app) revokeTrust(path, dir string) int {
 	if dir == "" {
 		var err error
 		if dir, err = a.projectRoot(); err != nil {
@@ -541,18 +577,20 @@ func (a *app) revokeTrust(list trustList, path, dir string) int {
 	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
 		key = resolved
 	}
-	if !list.remove(key) {
+	if err := updateTrustList(path, func(l *trustList) error {
+		if l.remove(key) {
+			return nil
+		}
 		msg := fmt.Sprintf("%s is not trusted", key)
 		var paths []string
-		for _, f := range list.Folders {
+		for _, f := range l.Folders {
 			paths = append(paths, f.Path)
 		}
 		if s := spell.Suggest(key, paths); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		}
-		return a.errorf("%s; luatool trust --list lists the trusted folders", msg)
-	}
-	if err := list.write(path); err != nil {
+		return errors.New(msg + "; luatool trust --list lists the trusted folders")
+	}); err != nil {
 		return a.errorf("%v", err)
 	}
 	fmt.Fprintf(a.stdout, "no longer trusted: %s\n", key)

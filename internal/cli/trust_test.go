@@ -2,10 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/luatool/luatool/engine"
@@ -119,9 +122,10 @@ func TestTrustPrompt(t *testing.T) {
 // serve (noPrompt) never asks, even on a terminal: one notice instead.
 func TestTrustChangedAndNoPrompt(t *testing.T) {
 	root, list := trustProject(t)
-	l := trustList{}
-	l.add(trustedFolder{Path: root, Settings: "sha256:00"})
-	if err := l.write(list); err != nil {
+	if err := updateTrustList(list, func(l *trustList) error {
+		l.add(trustedFolder{Path: root, Settings: "sha256:00"})
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	a, stderr := terminalApp(root, "")
@@ -168,11 +172,12 @@ func TestTrustListFile(t *testing.T) {
 	if l, err := readTrustList(path); err != nil || len(l.Folders) != 0 {
 		t.Errorf("missing file: %+v, %v", l, err)
 	}
-	var l trustList
-	l.add(trustedFolder{Path: "/b"})
-	l.add(trustedFolder{Path: "/a", Settings: "sha256:1"})
-	l.add(trustedFolder{Path: "/b", Settings: "sha256:2"})
-	if err := l.write(path); err != nil {
+	if err := updateTrustList(path, func(l *trustList) error {
+		l.add(trustedFolder{Path: "/b"})
+		l.add(trustedFolder{Path: "/a", Settings: "sha256:1"})
+		l.add(trustedFolder{Path: "/b", Settings: "sha256:2"})
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readTrustList(path)
@@ -199,5 +204,35 @@ func TestShellWord(t *testing.T) {
 		if got := shellWord(in); got != want {
 			t.Errorf("shellWord(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Runs that trust folders at once keep every one: each update reads and writes the
+// list under the directory's lock.
+func TestTrustListUpdatesAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trusted.json")
+	const n = 20
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if err := updateTrustList(path, func(l *trustList) error {
+				l.add(trustedFolder{Path: fmt.Sprintf("/p%02d", i)})
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	l, err := readTrustList(path)
+	if err != nil || len(l.Folders) != n {
+		t.Errorf("%d folders on the list after %d updates at once: %v", len(l.Folders), n, err)
+	}
+	// A change that fails leaves the list as it was.
+	if err := updateTrustList(path, func(l *trustList) error { l.Folders = nil; return errors.New("no") }); err == nil {
+		t.Error("the change's error was not returned")
+	}
+	if l, _ := readTrustList(path); len(l.Folders) != n {
+		t.Errorf("a failed change wrote the list: %d folders", len(l.Folders))
 	}
 }
