@@ -256,13 +256,19 @@ func TestReadmePermissions(t *testing.T) {
 // TestReadmeLimits checks the table of "Limits" against the defaults.
 func TestReadmeLimits(t *testing.T) {
 	l := bindings.Limits{}.WithDefaults()
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]string{
-		"time (`--timeout`)":                     strings.TrimSuffix(engine.DefaultTimeout.String(), "0s"),
-		"memory (heap)":                          fmt.Sprintf("%d GiB", l.MemoryBudget>>30),
-		"one string built by a library function": fmt.Sprintf("%d MiB", l.MaxStringBytes>>20),
-		"pattern matching work":                  fmt.Sprintf("%d million steps", l.MaxPatternSteps/1e6),
-		"`unpack` values, coroutines per call":   fmt.Sprintf("%s, %s", thousands(l.MaxUnpack), thousands(l.MaxCoroutines)),
-		"tool file size, nesting":                fmt.Sprintf("%d MiB, %d levels", l.MaxSourceBytes>>20, l.MaxNesting),
+		"time (`--timeout`)": strings.TrimSuffix(engine.DefaultTimeout.String(), "0s"),
+		"time of a question member (`isReadOnly`, `prompt`, ...)": eng.Options().MemberTimeout.String(),
+		"time of a tool file's main chunk":                        l.InitTimeout.String(),
+		"memory (heap)":                                           fmt.Sprintf("%d GiB", l.MemoryBudget>>30),
+		"one string built by `..` or a library function":          fmt.Sprintf("%d MiB", l.MaxStringBytes>>20),
+		"pattern matching work":                                   fmt.Sprintf("%d million steps", l.MaxPatternSteps/1e6),
+		"`unpack` values, coroutines per call":                    fmt.Sprintf("%s, %s", thousands(l.MaxUnpack), thousands(l.MaxCoroutines)),
+		"tool file size, nesting":                                 fmt.Sprintf("%d MiB, %d levels", l.MaxSourceBytes>>20, l.MaxNesting),
 	}
 	rows := regexp.MustCompile("(?m)^\\| ([^|]+) \\| ([^|]+) \\|").FindAllStringSubmatch(readmeSection(t, "## Limits"), -1)
 	seen := 0
