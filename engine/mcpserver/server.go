@@ -202,7 +202,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	// The call is weighed and run on one version of the tool: a reload between the
 	// two cannot make a call that must run alone overlap others.
-	pending := s.eng.Prepare(use)
+	pending := s.eng.Prepare(ctx, use)
 	weight := int64(exclusive)
 	if pending.ConcurrencySafe(ctx) {
 		weight = 1
