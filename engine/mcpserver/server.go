@@ -1,5 +1,5 @@
 // Package mcpserver offers an engine's tools to MCP clients, with the official Go
-// SDK (github.com/modelcontextprotocol/go-sdk).
+// SDK (github.com/modelcontextprotocol/go-sdk), over stdio or streamable HTTP.
 //
 // tools/list is the engine's current snapshot in the MCP format of
 // engine/apischema; it follows every reload, and clients are sent
@@ -7,15 +7,24 @@
 // definition changes. tools/call goes through the engine's pipeline like any other
 // call: validation, permissions, limits, result mapping. Every call that reaches the
 // engine ends in a result, and its failures (bad input, a denial, an error in the
-// tool) are results with isError, not protocol errors. A name the server does not
-// list (no such tool, an alias, a tool hidden by a deny rule, or one added by a
-// reload that has not been synced yet) never reaches the engine: the SDK answers it
-// with a JSON-RPC error, -32602 (invalid params) "unknown tool", as MCP specifies for
-// unknown tools. Progress reported by a tool reaches the client as
-// progress notifications when the client gave a progress token; cancelling the
-// request cancels the call. Permission asks go to the client as elicitation requests
-// when the client supports them, and otherwise to the engine's own CanUseTool (none:
-// every ask is a deny).
+// tool) are results with isError, not protocol errors. A name the client was not
+// listed (no such tool, an alias, a tool its profile hides, or one added by a reload
+// that has not been synced yet) is an unknown tool, which MCP makes a protocol
+// error: JSON-RPC -32602 (invalid params), whose message is the engine's "No such
+// tool available: NAME" with the listed name it is closest to ("Did you mean
+// Grep?"). Clients that tell the model of a failed call (Claude Code does) pass the
+// message on, so the model learns the tool does not exist and what it may have
+// meant. Progress reported by a tool reaches the client as progress notifications
+// when the client gave a progress token; cancelling the request cancels the call.
+// Permission asks go to the client as elicitation requests when the client
+// supports them, and otherwise to the engine's own CanUseTool (none: every ask is a
+// deny).
+//
+// Every call runs for a principal (engine.WithPrincipal): over stdio, and over HTTP
+// without authentication, the local user; over HTTP with Tokens, the principal a
+// request's bearer token names, with its profile. What belongs to a conversation
+// (ctx.state, readFileState, "allow always" rules, discovered tools) is then the
+// principal's own, and its tools/list is its profile's (see HTTPHandler).
 //
 // Calls arrive side by side. As in a turn of Engine.Run, calls that are
 // concurrency-safe for their input overlap and every other call runs alone.
@@ -26,14 +35,18 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"log/slog"
-	"net/http"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
+	"github.com/luatool/luatool/internal/spell"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/semaphore"
 
@@ -59,18 +72,35 @@ const exclusive = 1 << 30
 // the engine's reloads.
 type Server struct {
 	eng   *engine.Engine
-	srv   *mcp.Server
+	impl  *mcp.Implementation
 	log   *slog.Logger
 	calls *semaphore.Weighted
 	ids   atomic.Uint64
 	// shared is set once the server is offered over HTTP, where any number of
-	// clients share the engine: "allow always" is then not offered (see elicit.go).
+	// clients may be the local user: "allow always" is then not offered to it (see
+	// elicit.go).
 	shared atomic.Bool
 
-	syncMu sync.Mutex
-	listed map[string][]byte // tool name -> its MCP definition, as listed
+	// syncMu orders Syncs and the making of views. base is the view of principals
+	// without a profile (the local user among them), views those of profiles,
+	// guarded by viewsMu too: a request looks its view up while a Sync runs.
+	syncMu  sync.Mutex
+	base    *view
+	viewsMu sync.RWMutex
+	views   map[*engine.Profile]*view
 
 	unsubscribe func()
+}
+
+// A view is the tools one profile sees, listed on an SDK server of its own: its
+// principals are listed exactly their tools, and notified of changes to those only.
+type view struct {
+	profile *engine.Profile
+	srv     *mcp.Server
+	listed  map[string][]byte // tool name -> its MCP definition, as listed
+	// names are the listed names, sorted, for the calls that arrive while a Sync
+	// runs.
+	names atomic.Pointer[[]string]
 }
 
 // New returns a server for eng's tools, listing the current snapshot, and follows
@@ -84,18 +114,15 @@ func New(eng *engine.Engine, opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		eng:    eng,
-		log:    log,
-		calls:  semaphore.NewWeighted(exclusive),
-		listed: map[string][]byte{},
+		eng:   eng,
+		impl:  &mcp.Implementation{Name: opts.Name, Version: opts.Version},
+		log:   log,
+		calls: semaphore.NewWeighted(exclusive),
+		views: map[*engine.Profile]*view{},
 	}
-	// Tools come and go after clients connect, so the capability (with
-	// listChanged) is declared up front rather than inferred from the first list.
-	s.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-		Logger:       quieter(log),
-	})
-	s.Sync(context.Background())
+	s.syncMu.Lock()
+	s.base = s.newView(nil)
+	s.syncMu.Unlock()
 	s.unsubscribe = eng.Subscribe(func(ev engine.Event) {
 		switch ev.Kind {
 		case engine.ToolAdded, engine.ToolUpdated, engine.ToolRemoved:
@@ -106,36 +133,76 @@ func New(eng *engine.Engine, opts Options) *Server {
 	return s
 }
 
-// MCP returns the SDK server, to run on a transport: MCP().Run(ctx,
-// &mcp.StdioTransport{}).
-func (s *Server) MCP() *mcp.Server { return s.srv }
-
-// HTTPHandler returns a streamable HTTP handler for the server. It is stateless,
-// so that instances behind an ordinary load balancer serve any request: each request
-// stands alone, which leaves out what needs a session (elicitation, list_changed
-// notifications; clients see a changed list on their next tools/list). It keeps the
-// SDK's protection against DNS rebinding for loopback addresses. Since its clients
-// share the engine, permission forms no longer offer "allow always".
-func (s *Server) HTTPHandler() http.Handler {
-	s.shared.Store(true)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log)})
+// view returns the view of a profile (nil: the base view), made the first time.
+func (s *Server) view(p *engine.Profile) *view {
+	if p == nil {
+		return s.base
+	}
+	s.viewsMu.RLock()
+	v := s.views[p]
+	s.viewsMu.RUnlock()
+	if v != nil {
+		return v
+	}
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	if v := s.views[p]; v != nil { // made while this call waited
+		return v
+	}
+	v = s.newView(p)
+	s.viewsMu.Lock()
+	s.views[p] = v
+	s.viewsMu.Unlock()
+	return v
 }
+
+// newView makes the view of a profile, synced with the current snapshot; syncMu
+// is held.
+func (s *Server) newView(p *engine.Profile) *view {
+	v := &view{profile: p, listed: map[string][]byte{}}
+	// Tools come and go after clients connect, so the capability (with
+	// listChanged) is declared up front rather than inferred from the first list.
+	v.srv = mcp.NewServer(s.impl, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Logger:       quieter(s.log),
+		// A list is the principal's: caches may keep it for that principal only.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
+	})
+	v.srv.AddReceivingMiddleware(v.unknownTools)
+	s.syncLocked(context.Background(), v)
+	return v
+}
+
+// MCP returns the SDK server of the local user (and of every principal without a
+// profile), to run on a transport: MCP().Run(ctx, &mcp.StdioTransport{}).
+func (s *Server) MCP() *mcp.Server { return s.base.srv }
 
 // Close stops following the engine's reloads.
 func (s *Server) Close() { s.unsubscribe() }
 
 // Sync brings the listed tools in line with the engine's current snapshot: it adds
-// new and changed definitions and removes tools that are gone, and the SDK sends
-// connected clients one list_changed notification for a burst of changes. A tool
-// whose prompt fails keeps the definition it was listed with.
+// new and changed definitions and removes tools that are gone, in the list of every
+// profile, and the SDK sends connected clients one list_changed notification for a
+// burst of changes. A tool whose prompt fails keeps the definition it was listed
+// with.
 func (s *Server) Sync(ctx context.Context) {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
-	defs, err := s.eng.Definitions(ctx)
-	if err != nil {
+	s.syncLocked(ctx, s.base)
+	for _, v := range s.views {
+		s.syncLocked(ctx, v)
+	}
+}
+
+// syncLocked syncs one view, with syncMu held. Only the base view's changes are
+// logged: a profile only hides tools, so they include every other view's.
+func (s *Server) syncLocked(ctx context.Context, v *view) {
+	defs, err := s.eng.Definitions(engine.WithPrincipal(ctx, engine.Principal{Profile: v.profile}))
+	if err != nil && v.profile == nil {
 		s.log.Error("tool definitions", "error", err)
 	}
+	// The profile's rules do not change, so a tool it was listed stays visible to it
+	// while the snapshot has it.
 	keep := map[string]bool{}
 	for _, name := range s.eng.Registry().Names() {
 		keep[name] = true
@@ -148,14 +215,14 @@ func (s *Server) Sync(ctx context.Context) {
 			s.log.Error("tool definition", "tool", d.Name, "error", err)
 			continue
 		}
-		old, ok := s.listed[d.Name]
+		old, ok := v.listed[d.Name]
 		if ok && string(old) == string(enc) {
 			continue
 		}
-		if !s.addTool(t) {
+		if !s.addTool(v.srv, t) {
 			continue
 		}
-		s.listed[d.Name] = enc
+		v.listed[d.Name] = enc
 		if ok {
 			changed = append(changed, d.Name)
 		} else {
@@ -163,38 +230,71 @@ func (s *Server) Sync(ctx context.Context) {
 		}
 	}
 	var removed []string
-	for name := range s.listed {
+	for name := range v.listed {
 		if !keep[name] {
 			removed = append(removed, name)
-			delete(s.listed, name)
+			delete(v.listed, name)
 		}
 	}
 	if len(removed) > 0 {
 		sort.Strings(removed)
-		s.srv.RemoveTools(removed...)
+		v.srv.RemoveTools(removed...)
 	}
-	if len(added)+len(changed)+len(removed) > 0 {
+	names := slices.Sorted(maps.Keys(v.listed))
+	v.names.Store(&names)
+	if v.profile == nil && len(added)+len(changed)+len(removed) > 0 {
 		s.log.Info("tool list", "added", added, "changed", changed, "removed", removed)
+	}
+}
+
+// unknownTools answers a tools/call for a name the view does not list with the
+// protocol error MCP specifies for unknown tools, in the engine's words, with the
+// listed name closest to it.
+func (v *view) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || method != "tools/call" || call.Params == nil {
+			return next(ctx, method, req)
+		}
+		names := *v.names.Load()
+		name := call.Params.Name
+		if _, listed := slices.BinarySearch(names, name); listed {
+			return next(ctx, method, req)
+		}
+		msg := "No such tool available: " + name
+		if s := spell.Suggest(name, names); s != "" {
+			msg += ". Did you mean " + s + "?"
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 	}
 }
 
 // addTool registers t, reporting false (and logging) if the SDK refuses it: it
 // panics on schemas it cannot take, and the engine's checks should have made that
 // impossible, but one tool must not take the server down.
-func (s *Server) addTool(t *mcp.Tool) (ok bool) {
+func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("tool refused by the MCP SDK", "tool", t.Name, "error", p)
 			ok = false
 		}
 	}()
-	s.srv.AddTool(t, s.call)
+	srv.AddTool(t, s.call)
 	return true
 }
 
 // call serves tools/call through the engine's pipeline, in one round or, when the
 // call needs the user's approval and the client can ask, two (see elicit.go).
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	p := principal(req.Extra, req.Session)
+	ctx = engine.WithPrincipal(ctx, p)
+	// "Allow always" keeps rules in the principal's session: not for the local user
+	// over HTTP, who may be any number of clients.
+	offerAlways := p.Name != "" || !s.shared.Load()
+	log := s.log
+	if p.Name != "" {
+		log = log.With("principal", p.Name)
+	}
 	use := engine.ToolUse{
 		ID:    "mcp_" + strconv.FormatUint(s.ids.Add(1), 10),
 		Name:  req.Params.Name,
@@ -214,17 +314,17 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	hooks := engine.CallHooks{OnProgress: s.progress(ctx, req)}
 	var ask *engine.PermissionRequest
 	if canElicit(req.Session) {
-		hooks.CanUseTool = permissionRound(req.Params, &ask, !s.shared.Load())
+		hooks.CanUseTool = permissionRound(req.Params, &ask, offerAlways)
 	}
 	r := pending.Call(engine.WithCallHooks(ctx, hooks))
 	if ask != nil {
-		return inputRequired(ctx, req.Params, ask, !s.shared.Load()), nil
+		return inputRequired(ctx, req.Params, ask, offerAlways), nil
 	}
 	for _, line := range r.Log {
-		s.log.Info("tool log", "tool", use.Name, "line", line)
+		log.Info("tool log", "tool", use.Name, "line", line)
 	}
 	if r.Err != nil {
-		s.log.Warn("tool call failed", "tool", use.Name, "stage", r.Stage, "error", r.Err)
+		log.Warn("tool call failed", "tool", use.Name, "stage", r.Stage, "error", r.Err)
 	}
 	return s.result(ctx, r), nil
 }
@@ -266,20 +366,31 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(en
 }
 
 // quieter passes on the SDK's warnings and errors only: it reports every session's
-// start and end at the info level.
-func quieter(l *slog.Logger) *slog.Logger { return slog.New(minLevel{l.Handler()}) }
+// start and end at the info level. It drops the warnings of notifications it could
+// not deliver: over stateless HTTP, each request has a session of its own while it
+// runs, with no stream a notification could be sent on, and the SDK warns of every
+// list_changed it tries to send there. Clients of those sessions see a changed list
+// at their next tools/list, and one that went away has no need of it.
+func quieter(l *slog.Logger) *slog.Logger { return slog.New(sdkHandler{l.Handler()}) }
 
-type minLevel struct{ slog.Handler }
+type sdkHandler struct{ slog.Handler }
 
-func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+func (h sdkHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
 }
 
-func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return minLevel{h.Handler.WithAttrs(attrs)}
+func (h sdkHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < slog.LevelError && strings.HasPrefix(r.Message, "calling notifications/") {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
-func (h minLevel) WithGroup(name string) slog.Handler { return minLevel{h.Handler.WithGroup(name)} }
+func (h sdkHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return sdkHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h sdkHandler) WithGroup(name string) slog.Handler { return sdkHandler{h.Handler.WithGroup(name)} }
 
 // result maps a pipeline result to MCP: its content blocks, isError, the tool's
 // _meta, and for a tool that declares an outputSchema, its data as

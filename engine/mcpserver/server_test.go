@@ -257,7 +257,7 @@ func TestNoAlwaysWhenShared(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true, "always": true}}, nil
 		}})
 		if shared {
-			srv.HTTPHandler()
+			srv.HTTPHandler(HTTPOptions{})
 		}
 		for range 2 {
 			if text, isError := callText(t, session, "Write"); isError {

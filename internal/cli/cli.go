@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"runtime/debug"
@@ -61,6 +62,8 @@ type config struct {
 	noShellSandbox bool
 	shellNetwork   bool
 	shellEnv       []string
+	// serve holds serve's flags for HTTP and logs (see serveflags.go).
+	serve serveConfig
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -221,9 +224,23 @@ are told when the list changes. A call that needs permission is put to the user
 through the client when the client can ask; otherwise the rules and the mode decide,
 and an ask is a deny. A project folder that is not trusted is never asked about (stdin
 is the protocol): its configuration is skipped with one notice on stderr (see
-luatool help trust). The sandbox shell commands run in is printed on stderr at the
-start.`,
-		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
+luatool help trust).
+
+Over HTTP, --tokens FILE authenticates clients by bearer token: one principal a line,
+NAME TOKEN [PROFILE] (blank lines and # comments allowed; tokens of 16 bytes or more,
+each name and token once), PROFILE a settings file (relative to FILE) whose rules
+join the server's and whose mode replaces it; a tool its rules deny by name is absent
+from that principal's tools/list. Each principal's session state, file reads and
+"always" answers are its own. --auth-server URL names an OAuth authorization server
+in the protected-resource metadata at /.well-known/oauth-protected-resource. Without
+--tokens every client is the local user, and an address that is not loopback is
+refused unless --insecure-no-auth. Browsers may call only from the origins of
+--allow-origin (and loopback pages, on a loopback address).
+
+Everything serve logs goes to stderr through one logger, slog's text format or
+--log-format json: the sandbox shell commands run in, reloads and load problems,
+what tools print, failed calls.`,
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "log-format", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -296,6 +313,9 @@ type app struct {
 
 	displayOnce sync.Once
 	disp        *display
+	// log, when set, is where the command's log lines go instead of the display:
+	// serve's one logger (see logger).
+	log *slog.Logger
 	// normalGC, when set, restores the collector's defaults once tools are loaded
 	// (see quickStart).
 	normalGC func()
@@ -410,6 +430,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch, serve: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
+	a.cfg.serve.flags(fs)
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")

@@ -3,15 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,6 +22,14 @@ func runServe(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}
+	if err := a.cfg.serve.check(a.cfg.http != ""); err != nil {
+		return a.errorf("%v", err)
+	}
+	log, err := a.serveLogger()
+	if err != nil {
+		return a.errorf("%v", err)
+	}
+	a.log = log           // before sources: their notices are logged
 	a.cfg.noPrompt = true // before sources: a project is not asked about either
 	srcs, err := a.sources()
 	if err != nil {
@@ -37,22 +40,19 @@ func runServe(a *app, args []string) int {
 		return a.errorf("%v", err)
 	}
 	defer s.close()
-	fmt.Fprintf(a.stderr, "luatool: shell sandbox: %s\n", a.cfg.shellOptions().Describe())
-	a.report(s.diags)
+	log.Info("shell sandbox: " + a.cfg.shellOptions().Describe())
+	logDiagnostics(log, s.diags, "")
 	unsubscribe := s.eng.Subscribe(func(ev engine.Event) {
 		switch ev.Kind {
 		case engine.LoadFailed:
-			for _, d := range ev.Diagnostics {
-				fmt.Fprintf(a.stderr, "luatool: %s (the last good version keeps serving)\n", d)
-			}
+			logDiagnostics(log, ev.Diagnostics, " (the last good version keeps serving)")
 		default:
-			fmt.Fprintf(a.stderr, "luatool: %s\n", ev)
+			log.Info(ev.String())
 		}
 	})
 	defer unsubscribe()
 
-	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv := mcpserver.New(s.eng, mcpserver.Options{Name: "luatool", Version: readVersion().Version, Logger: logger})
+	srv := mcpserver.New(s.eng, mcpserver.Options{Name: "luatool", Version: readVersion().Version, Logger: log})
 	defer srv.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -60,12 +60,12 @@ func runServe(a *app, args []string) int {
 	if !a.cfg.noWatch && onDisk(srcs) {
 		go func() {
 			if err := s.eng.Watch(ctx, engine.WatchOptions{Debounce: a.cfg.debounce, Poll: a.cfg.poll}); err != nil {
-				fmt.Fprintf(a.stderr, "luatool: watch: %v\n", err)
+				log.Error("watch: " + err.Error())
 			}
 		}()
 	}
 	if a.cfg.http != "" {
-		err = a.serveHTTP(ctx, srv)
+		err = a.serveHTTP(ctx, srv, s.eng)
 	} else {
 		err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}})
 	}
@@ -73,33 +73,6 @@ func runServe(a *app, args []string) int {
 		return a.errorf("serve: %v", err)
 	}
 	return ExitOK
-}
-
-// serveHTTP serves the streamable HTTP endpoint /mcp at --http until ctx ends. A
-// bare :port is bound to loopback; the address actually bound is printed to stderr.
-func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server) error {
-	addr := a.cfg.http
-	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
-		addr = net.JoinHostPort("127.0.0.1", port)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(a.stderr, "luatool: serving MCP at http://%s/mcp\n", ln.Addr())
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(shutdown)
-	}()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
 
 // onDisk reports whether any source is a directory on disk, which can be watched.

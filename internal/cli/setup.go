@@ -184,7 +184,7 @@ func (a *app) permissions(root string) (engine.PermissionSettings, error) {
 	}
 	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: proj.settingsRoot, Explicit: a.cfg.settings})
 	for _, w := range warnings {
-		fmt.Fprintf(a.stderr, "luatool: warning: %s\n", w)
+		a.logger().Warn(w)
 	}
 	if err != nil {
 		return engine.PermissionSettings{}, err

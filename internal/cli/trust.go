@@ -133,7 +133,7 @@ func (a *app) trusted(p project) bool {
 	list, err := readTrustList(listPath)
 	if err != nil {
 		// Asking would rewrite the list and lose what it holds: skip.
-		fmt.Fprintf(a.stderr, "luatool: warning: %v; taking no folder as trusted\n", err)
+		a.logger().Warn(fmt.Sprintf("%v; taking no folder as trusted", err))
 	}
 	rec, found := list.find(p.key)
 	if found && rec.Settings == p.hash {
@@ -145,8 +145,8 @@ func (a *app) trusted(p project) bool {
 		if changed {
 			why = filepath.Join(p.root, projectSettingsFile) + " is not as it was when the folder was trusted"
 		}
-		fmt.Fprintf(a.stderr, "luatool: skipping the project configuration of %s (%s): %s; to use it, run: luatool trust %s\n",
-			p.root, strings.Join(p.parts(), ", "), why, shellWord(p.root))
+		a.logger().Info(fmt.Sprintf("skipping the project configuration of %s (%s): %s; to use it, run: luatool trust %s",
+			p.root, strings.Join(p.parts(), ", "), why, shellWord(p.root)))
 		return false
 	}
 	if !askTrust(a.lines(), a.stderr, p, changed) {
@@ -333,7 +333,7 @@ func (a *app) announcePermissions(perm engine.PermissionSettings) {
 		if by == "" {
 			by = perm.ModeSource
 		}
-		fmt.Fprintf(a.stderr, "luatool: mode %s, set by %s\n", perm.Mode, by)
+		a.logger().Info(fmt.Sprintf("mode %s, set by %s", perm.Mode, by))
 	}
 	var files []string
 	byFile := map[string][]engine.SourcedRule{}
@@ -347,7 +347,7 @@ func (a *app) announcePermissions(perm engine.PermissionSettings) {
 		byFile[r.File] = append(byFile[r.File], r)
 	}
 	for _, f := range files {
-		fmt.Fprintf(a.stderr, "luatool: %s from %s: %s\n", plural(len(byFile[f]), "allow rule"), f, ruleList(byFile[f]))
+		a.logger().Info(fmt.Sprintf("%s from %s: %s", plural(len(byFile[f]), "allow rule"), f, ruleList(byFile[f])))
 	}
 }
 

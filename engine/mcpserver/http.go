@@ -1,0 +1,283 @@
+package mcpserver
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// The limits of HTTPHandler when HTTPOptions leave them unset.
+const (
+	// DefaultMaxInFlight is how many requests of one principal may be in flight at
+	// once.
+	DefaultMaxInFlight = 16
+	// DefaultMaxBodyBytes is the largest request body, in bytes.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultBodyTimeout is how long a request's body may take to arrive, from the
+	// end of its headers.
+	DefaultBodyTimeout = 10 * time.Second
+)
+
+// MetadataPath is where OAuth protected-resource metadata (RFC 9728) is found:
+// MetadataPath followed by the path of the MCP endpoint, and MetadataPath itself for
+// the server as a whole (see ProtectedResourceMetadata).
+const MetadataPath = "/.well-known/oauth-protected-resource"
+
+// HTTPOptions configure HTTPHandler. The zero value serves without authentication,
+// to be bound to a loopback address only.
+type HTTPOptions struct {
+	// Tokens, when set, authenticates every request by bearer token: a request
+	// without a valid one is answered 401 with a WWW-Authenticate header naming the
+	// protected-resource metadata, and an authenticated one runs for its principal.
+	// Nil serves every request as the local user.
+	Tokens *Tokens
+	// AllowOrigins are the browser origins ("https://app.example.com") that may call
+	// the server. A request without an Origin header (any client but a browser) is
+	// not concerned; one with any other Origin is answered 403, except a loopback
+	// origin on a loopback connection.
+	AllowOrigins []string
+	// MaxInFlight is how many requests of one principal may be in flight at once
+	// (DefaultMaxInFlight when 0); past it a request is answered 429 with a JSON-RPC
+	// error. The local user counts as one principal.
+	MaxInFlight int
+	// MaxBodyBytes bounds a request body (DefaultMaxBodyBytes when 0): a larger one is
+	// answered 413.
+	MaxBodyBytes int64
+	// BodyTimeout bounds the time a request body takes to arrive (DefaultBodyTimeout
+	// when 0): a body still incomplete then is answered 408 and its connection
+	// closed.
+	BodyTimeout time.Duration
+}
+
+// HTTPHandler returns a streamable HTTP handler for the server, hardened by opts:
+// the Origin check, authentication, the per-principal cap on requests in flight, and
+// the bounds on request bodies, in that order, before the SDK sees the request.
+//
+// It is stateless, so that instances behind an ordinary load balancer serve any
+// request: each request stands alone. The transport keeps no session id, so a
+// principal has one session (ctx.state, readFileState, "allow always" rules), shared
+// by all its clients; with a shared session store (engine.Options.Sessions), by all
+// instances too. Permission asks reach clients of protocol 2026-07-28 and later,
+// which answer them within the request, and tool-list changes reach their
+// subscriptions/listen streams; clients of earlier protocols get neither (an ask is
+// then a deny) and see a changed list at their next tools/list.
+//
+// Each principal is served the tools it may see: its tools/list leaves out what its
+// profile hides, and it is notified of changes to those tools only. Without Tokens,
+// every client is the local user, so permission forms do not offer "allow always":
+// its rules would hold for every client. The SDK's protection against DNS rebinding
+// (a loopback connection with a Host that is not) is kept.
+func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	s.shared.Store(true)
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		return s.view(profileOf(auth.TokenInfoFromContext(r.Context()))).srv
+	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log), MaxRequestBodyBytes: opts.MaxBodyBytes})
+	h = readBody(h, opts.MaxBodyBytes, opts.BodyTimeout)
+	h = limitInFlight(h, opts.MaxInFlight)
+	if opts.Tokens != nil {
+		// The lists of the principals' profiles are ready before their first request.
+		for _, p := range opts.Tokens.profiles() {
+			s.view(p)
+		}
+		h = requireToken(h, opts.Tokens)
+	}
+	return checkOrigin(h, opts.AllowOrigins)
+}
+
+// ProtectedResourceMetadata serves the OAuth protected-resource metadata (RFC 9728)
+// of an MCP endpoint served at the path endpoint ("/mcp"), naming the authorization
+// servers (their issuer URLs) where OAuth-capable clients get tokens. Mount it at
+// MetadataPath+endpoint, where the WWW-Authenticate header of a 401 points, and at
+// MetadataPath, where clients look next: the resource they describe is the endpoint
+// and the server as a whole. The resource's URL is told from the request (its Host,
+// and https when the connection is TLS or X-Forwarded-Proto says so).
+func ProtectedResourceMetadata(endpoint string, authServers []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resource := origin(r)
+		switch r.URL.Path {
+		case MetadataPath + endpoint:
+			resource += endpoint
+		case MetadataPath:
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource:               resource,
+			AuthorizationServers:   authServers,
+			BearerMethodsSupported: []string{"header"},
+		}).ServeHTTP(w, r)
+	})
+}
+
+// origin is the scheme and host the client reached the server at.
+func origin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// requireToken authenticates requests with the SDK's bearer-token middleware; the
+// WWW-Authenticate header of its 401 names the metadata of the endpoint requested.
+func requireToken(next http.Handler, t *Tokens) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth.RequireBearerToken(t.verify, &auth.RequireBearerTokenOptions{
+			ResourceMetadataURL:    origin(r) + MetadataPath + r.URL.Path,
+			AllowMissingExpiration: true, // the table's tokens do not expire
+		})(next).ServeHTTP(w, r)
+	})
+}
+
+// checkOrigin answers 403 to a browser whose origin may not call the server, and
+// gives the origins that may the CORS headers a browser needs to call it.
+func checkOrigin(next http.Handler, allow []string) http.Handler {
+	allowed := map[string]bool{}
+	for _, o := range allow {
+		allowed[strings.ToLower(o)] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o := r.Header.Get("Origin")
+		if o == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !allowed[strings.ToLower(o)] && !(loopbackConn(r) && loopbackOrigin(o)) {
+			http.Error(w, fmt.Sprintf("Forbidden: origin %q may not call this server", o), http.StatusForbidden)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", o)
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "POST, GET, DELETE")
+			h.Set("Access-Control-Allow-Headers", r.Header.Get("Access-Control-Request-Headers"))
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackConn reports whether the request came in on a loopback address.
+func loopbackConn(r *http.Request) bool {
+	addr, _ := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	return addr != nil && addr.IP.IsLoopback()
+}
+
+// loopbackOrigin reports whether a browser origin is a page served from this
+// machine.
+func loopbackOrigin(o string) bool {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// limitInFlight answers 429, with a JSON-RPC error, to a request past the principal's
+// max requests in flight.
+func limitInFlight(next http.Handler, max int) http.Handler {
+	var mu sync.Mutex
+	counts := map[string]int{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var name string
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+			name = ti.UserID
+		}
+		mu.Lock()
+		admitted := counts[name] < max
+		if admitted {
+			counts[name]++
+		}
+		mu.Unlock()
+		if !admitted {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusTooManyRequests, codeBusy, fmt.Sprintf("too many requests in flight: at most %d at once for each principal; retry once one has ended", max))
+			return
+		}
+		defer func() {
+			mu.Lock()
+			if counts[name]--; counts[name] == 0 {
+				delete(counts, name)
+			}
+			mu.Unlock()
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readBody reads the request body before the SDK does, bounded in size and in time:
+// a client that stalls in the middle of its body is answered 408 and its connection
+// closed once the time is up, instead of holding it and a request slot.
+func readBody(next http.Handler, limit int64, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		// A ResponseWriter that cannot set deadlines (not a connection's) is read
+		// without one.
+		_ = rc.SetReadDeadline(time.Now().Add(timeout))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		var tooLarge *http.MaxBytesError
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooLarge):
+			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the request body is larger than %d bytes", limit))
+			return
+		case errors.As(err, &netErr) && netErr.Timeout():
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the request body did not arrive within %v", timeout))
+			return
+		case err != nil:
+			writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "reading the request body: "+err.Error())
+			return
+		}
+		// The deadline passed stays on a connection that failed, so that nothing more
+		// is read from it.
+		_ = rc.SetReadDeadline(time.Time{})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// codeBusy is the JSON-RPC error of a request refused for the principal's load, in
+// the range JSON-RPC leaves to servers.
+const codeBusy = -32000
+
+// writeError answers with an HTTP status and a JSON-RPC error without an id (the
+// request was not read), which clients show as the reason.
+func writeError(w http.ResponseWriter, status int, code int64, msg string) {
+	data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{Error: &jsonrpc.Error{Code: code, Message: msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(data)
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// serveConfig is what serve's flags for HTTP and logs say.
+type serveConfig struct {
+	// tokens is --tokens: the token file authenticating HTTP clients.
+	tokens string
+	// authServers are the --auth-server URLs, named by the protected-resource
+	// metadata.
+	authServers []string
+	// allowOrigins are the --allow-origin origins, normalized (lower case).
+	allowOrigins []string
+	// insecureNoAuth is --insecure-no-auth: serve a non-loopback address without
+	// tokens.
+	insecureNoAuth bool
+	// logFormat is --log-format: text (the default) or json.
+	logFormat string
+}
+
+// flags registers serve's flags for HTTP and logs on fs.
+func (c *serveConfig) flags(fs *flag.FlagSet) {
+	fs.StringVar(&c.tokens, "tokens", "", "serve --http: authenticate clients by the bearer tokens of `FILE` (NAME TOKEN [PROFILE] a line)")
+	fs.Func("auth-server", "serve --http: name the OAuth authorization server at `URL` in the protected-resource metadata (repeatable)", func(s string) error {
+		if err := checkHTTPURL(s); err != nil {
+			return err
+		}
+		c.authServers = append(c.authServers, s)
+		return nil
+	})
+	fs.Func("allow-origin", "serve --http: let browser pages of `ORIGIN` (https://host[:port]) call the server (repeatable)", func(s string) error {
+		o, err := parseOrigin(s)
+		if err != nil {
+			return err
+		}
+		c.allowOrigins = append(c.allowOrigins, o)
+		return nil
+	})
+	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "serve --http: serve an address that is not loopback without --tokens, to anyone who reaches it")
+	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
+}
+
+// check refuses combinations that cannot mean what they say: the HTTP flags without
+// --http, --insecure-no-auth beside --tokens, and authorization servers without
+// tokens to check.
+func (c *serveConfig) check(overHTTP bool) error {
+	var errs []error
+	if !overHTTP {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"tokens", c.tokens != ""}, {"auth-server", len(c.authServers) > 0}, {"allow-origin", len(c.allowOrigins) > 0}, {"insecure-no-auth", c.insecureNoAuth}} {
+			if f.set {
+				errs = append(errs, fmt.Errorf("--%s is for serving over HTTP (--http ADDR); over stdio the client is the local user", f.name))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	if c.insecureNoAuth && c.tokens != "" {
+		errs = append(errs, errors.New("--insecure-no-auth and --tokens contradict each other: with tokens every client authenticates"))
+	}
+	if len(c.authServers) > 0 && c.tokens == "" {
+		errs = append(errs, errors.New("--auth-server needs --tokens: without it the server checks no token, and clients need none"))
+	}
+	return errors.Join(errs...)
+}
+
+// checkHTTPURL checks an --auth-server URL: absolute, http or https.
+func checkHTTPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%q is not an http or https URL, like https://auth.example.com", s)
+	}
+	return nil
+}
+
+// parseOrigin checks an --allow-origin value, the scheme and host a browser sends
+// in its Origin header, and returns it in lower case.
+func parseOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q is not an origin: an origin is scheme://host[:port], like https://app.example.com, with no path", s)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
