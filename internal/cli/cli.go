@@ -51,6 +51,8 @@ type config struct {
 	run             string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
+	// state is --state: the URL of the session store, "" for memory.
+	state string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
 	// revoke and listTrusted are trust's --revoke and --list.
@@ -114,7 +116,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -156,7 +158,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -223,7 +225,7 @@ and an ask is a deny. A project folder that is not trusted is never asked about 
 is the protocol): its configuration is skipped with one notice on stderr (see
 luatool help trust). The sandbox shell commands run in is printed on stderr at the
 start.`,
-		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -411,6 +413,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
+	fs.StringVar(&a.cfg.state, "state", "", "call, run, serve: keep the sessions' state (ctx.state, what the model read, \"always\" answers) at `URL`: redis://HOST:PORT (or rediss://, unix://), shared by every luatool using it (default: this process's memory)")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
 	fs.BoolVar(&a.cfg.revoke, "revoke", false, "trust: forget the folder instead")
