@@ -39,6 +39,7 @@ type config struct {
 	yes             bool
 	format          string
 	debounce        time.Duration
+	debounceMaxWait time.Duration
 	poll            bool
 	mode            string
 	allow           []string
@@ -225,7 +226,7 @@ and an ask is a deny. A project folder that is not trusted is never asked about 
 is the protocol): its configuration is skipped with one notice on stderr (see
 luatool help trust). The sandbox shell commands run in is printed on stderr at the
 start.`,
-		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -263,7 +264,7 @@ rewritten whole and atomically.`,
 change (however the editor saves), printing each reload and each problem with
 file:line until interrupted. A broken save keeps the last good version serving. It
 needs a tool directory on disk (--tools DIR).`,
-		flags: []string{"tools", "no-standard-tools", "root", "debounce", "poll", "deny", "settings"},
+		flags: []string{"tools", "no-standard-tools", "root", "debounce", "debounce-max-wait", "poll", "deny", "settings"},
 		run:   runWatch,
 	},
 }
@@ -349,10 +350,13 @@ func (c *config) check() error {
 	for _, d := range []struct {
 		flag  string
 		value time.Duration
-	}{{"timeout", c.timeout}, {"debounce", c.debounce}} {
+	}{{"timeout", c.timeout}, {"debounce", c.debounce}, {"debounce-max-wait", c.debounceMaxWait}} {
 		if d.value < 0 {
 			return fmt.Errorf("--%s must be positive, got %v", d.flag, d.value)
 		}
+	}
+	if c.debounceMaxWait > 0 && c.debounceMaxWait < c.debounce {
+		return fmt.Errorf("--debounce-max-wait %v is shorter than --debounce %v: a change waits for quiet at most that long", c.debounceMaxWait, c.debounce)
 	}
 	return nil
 }
@@ -410,6 +414,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.StringVar(&a.cfg.settings, "settings", "", "read permission settings from `FILE` too")
 	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT`: anthropic, openai or mcp")
 	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch, serve: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
+	fs.DurationVar(&a.cfg.debounceMaxWait, "debounce-max-wait", 0, "watch, serve: reload a directory that is never quiet at least every `DURATION` (default 4 times --debounce)")
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
