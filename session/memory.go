@@ -118,11 +118,11 @@ func (m *memory) Put(_ context.Context, s string, b Bucket, key string, value []
 func (m *memory) List(_ context.Context, s string, b Bucket) (map[string][]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := map[string][]byte{}
 	ms := m.session(s, false)
 	if ms == nil || ms.buckets[b.Name] == nil {
-		return out, nil
+		return nil, nil
 	}
+	out := make(map[string][]byte, len(ms.buckets[b.Name].items))
 	for key, el := range ms.buckets[b.Name].items {
 		out[key] = bytes.Clone(el.Value.(*memItem).value)
 	}

@@ -51,7 +51,8 @@ type Store interface {
 	Get(ctx context.Context, s string, b Bucket, key string) ([]byte, error)
 	// Put sets the value of key in bucket b of session s; a nil value deletes it.
 	Put(ctx context.Context, s string, b Bucket, key string, value []byte) error
-	// List returns every key of bucket b of session s with its value.
+	// List returns every key of bucket b of session s with its value (nil or empty
+	// when there is none).
 	List(ctx context.Context, s string, b Bucket) (map[string][]byte, error)
 }
 
@@ -60,6 +61,11 @@ type Store interface {
 // keys, and the principal's name comes first so that a store can list a principal's
 // sessions.
 func Key(principal, clientSession string) string {
-	escape := strings.NewReplacer(`\`, `\\`, "/", `\/`)
-	return escape.Replace(principal) + "/" + escape.Replace(clientSession)
+	if principal == "" && clientSession == "" {
+		return "/" // the local user's one session, on every call of the CLI
+	}
+	return keyEscape.Replace(principal) + "/" + keyEscape.Replace(clientSession)
 }
+
+// keyEscape escapes the separator of Key's two parts.
+var keyEscape = strings.NewReplacer(`\`, `\\`, "/", `\/`)

@@ -40,6 +40,7 @@ type config struct {
 	yes             bool
 	format          string
 	debounce        time.Duration
+	debounceMaxWait time.Duration
 	poll            bool
 	mode            string
 	allow           []string
@@ -52,6 +53,8 @@ type config struct {
 	run             string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
+	// state is --state: the URL of the session store, "" for memory.
+	state string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
 	// revoke and listTrusted are trust's --revoke and --list.
@@ -117,7 +120,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -159,7 +162,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -240,7 +243,7 @@ refused unless --insecure-no-auth. Browsers may call only from the origins of
 Everything serve logs goes to stderr through one logger, slog's text format or
 --log-format json: the sandbox shell commands run in, reloads and load problems,
 what tools print, failed calls.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "log-format", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -278,7 +281,7 @@ rewritten whole and atomically.`,
 change (however the editor saves), printing each reload and each problem with
 file:line until interrupted. A broken save keeps the last good version serving. It
 needs a tool directory on disk (--tools DIR).`,
-		flags: []string{"tools", "no-standard-tools", "root", "debounce", "poll", "deny", "settings"},
+		flags: []string{"tools", "no-standard-tools", "root", "debounce", "debounce-max-wait", "poll", "deny", "settings"},
 		run:   runWatch,
 	},
 }
@@ -367,10 +370,13 @@ func (c *config) check() error {
 	for _, d := range []struct {
 		flag  string
 		value time.Duration
-	}{{"timeout", c.timeout}, {"debounce", c.debounce}} {
+	}{{"timeout", c.timeout}, {"debounce", c.debounce}, {"debounce-max-wait", c.debounceMaxWait}} {
 		if d.value < 0 {
 			return fmt.Errorf("--%s must be positive, got %v", d.flag, d.value)
 		}
+	}
+	if c.debounceMaxWait > 0 && c.debounceMaxWait < c.debounce {
+		return fmt.Errorf("--debounce-max-wait %v is shorter than --debounce %v: a change waits for quiet at most that long", c.debounceMaxWait, c.debounce)
 	}
 	return nil
 }
@@ -428,10 +434,12 @@ func (a *app) flags() *flag.FlagSet {
 	fs.StringVar(&a.cfg.settings, "settings", "", "read permission settings from `FILE` too")
 	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT`: anthropic, openai or mcp")
 	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch, serve: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
+	fs.DurationVar(&a.cfg.debounceMaxWait, "debounce-max-wait", 0, "watch, serve: reload a directory that is never quiet at least every `DURATION` (default 4 times --debounce)")
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	a.cfg.serve.flags(fs)
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
+	fs.StringVar(&a.cfg.state, "state", "", "call, run, serve: keep the sessions' state (ctx.state, what the model read, \"always\" answers) at `URL`: redis://HOST:PORT (or rediss://, unix://), shared by every luatool using it (default: this process's memory)")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
 	fs.BoolVar(&a.cfg.revoke, "revoke", false, "trust: forget the folder instead")
