@@ -128,17 +128,23 @@ func unpack(t *testing.T, archive, dir string) {
 const (
 	aliceToken = "alice-token-0123456789abcdef"
 	bobToken   = "bob-token-0123456789abcdef0"
+	carolToken = "carol-token-0123456789abcdef"
 )
 
 // TestMCPHTTPPrincipals serves two principals of a token file (testdata/mcp_auth.txtar)
 // and checks that neither sees what belongs to the other: ctx.state, what the model
 // was shown of a file, "allow always" answers; that a profile's denied tool is
-// absent from its list and unknown to its calls; and what clients without a good
-// token, or browsers of other origins, are answered.
+// absent from its list and unknown to its calls, so that a read-only principal
+// (carol) cannot write; what clients without a good token, or browsers of other
+// origins, are answered; and that each call is logged with its principal, never
+// its token.
 func TestMCPHTTPPrincipals(t *testing.T) {
 	s := newMCPDirs(t)
 	conf := t.TempDir()
 	unpack(t, "testdata/mcp_auth.txtar", conf)
+	if err := os.Chmod(filepath.Join(conf, "tokens.txt"), 0o600); err != nil { // serve refuses it readable by others
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(s.tools, "note.lua"), mustRead(t, filepath.Join(conf, "tools", "note.lua")))
 	endpoint := startHTTP(t, s, "--tokens", filepath.Join(conf, "tokens.txt"), "--auth-server", "https://auth.example.com", "--allow-origin", "https://app.example.com")
 	base := strings.TrimSuffix(endpoint, "/mcp")
@@ -206,6 +212,26 @@ func TestMCPHTTPPrincipals(t *testing.T) {
 		t.Errorf("bob's Glob: %v, want the unknown-tool error", err)
 	}
 
+	// carol's profile denies every tool that writes: she is not listed them, and a
+	// call of one is a call of no tool.
+	carol := clientAs(t, endpoint, carolToken, answer("carol", false))
+	tools := listedOn(t, carol)
+	for _, name := range []string{"Bash", "Edit", "Write"} {
+		if tools[name] {
+			t.Errorf("carol is listed %s: %v", name, tools)
+		}
+		_, err := carol.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"file_path": notes, "content": "carol", "command": "true"}})
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(rpcErr.Message, "No such tool available: "+name) {
+			t.Errorf("carol's %s: %v, want the unknown-tool error", name, err)
+		}
+	}
+	if res := callOn(t, carol, "Read", map[string]any{"file_path": notes}); res.IsError || !strings.Contains(text(res), "alice was here") {
+		t.Errorf("carol's Read: %q", text(res))
+	}
+	if got := mustRead(t, notes); got != "alice was here\nsecond line\n" {
+		t.Errorf("notes.txt after carol's calls = %q", got)
+	}
+
 	// No token, a wrong one: 401, naming the metadata, which names the server.
 	for _, token := range []string{"", "wrong-token-0123456789abcdef"} {
 		resp := post(t, endpoint, token, "")
@@ -236,11 +262,26 @@ func TestMCPHTTPPrincipals(t *testing.T) {
 		t.Errorf("an allowed origin: %s", resp.Status)
 	}
 
-	// The log says who called.
+	// The log says who called, what, for how long and how it ended, and never a
+	// token.
 	callOn(t, bob, "Noisy", map[string]any{})
 	eventually(t, "bob's tool log", func() bool {
 		return regexp.MustCompile(`msg="tool log" principal=bob tool=Noisy line="printed by Noisy"`).MatchString(s.stderr.String())
 	})
+	for _, line := range []string{
+		`level=INFO msg="tool call" principal=alice tool=Read duration=\S+ outcome=ok`,
+		`level=INFO msg="tool call" principal=bob tool=Edit duration=\S+ outcome=invalid`,
+		`level=INFO msg="tool call" principal=bob tool=Noisy duration=\S+ outcome=ok`,
+	} {
+		if !regexp.MustCompile(line).MatchString(s.stderr.String()) {
+			t.Errorf("no %s in the log:\n%s", line, s.stderr)
+		}
+	}
+	for _, token := range []string{aliceToken, bobToken, carolToken} {
+		if strings.Contains(s.stderr.String(), token) {
+			t.Errorf("the log holds a token:\n%s", s.stderr)
+		}
+	}
 }
 
 // post sends a tools/list request by hand, with a token and an Origin ("" for none).
@@ -308,16 +349,26 @@ func TestMCPHTTPInsecureNoAuth(t *testing.T) {
 func TestMCPLogFormatJSON(t *testing.T) {
 	s := serveStdio(t, nil, "--log-format", "json")
 	s.call(t, "Noisy", map[string]any{"fail": true})
-	eventually(t, "the failed call in the log", func() bool { return strings.Contains(s.stderr.String(), `"msg":"tool call failed"`) })
+	eventually(t, "the failed call in the log", func() bool { return strings.Contains(s.stderr.String(), `"outcome":"error"`) })
 	var msgs []string
+	failed := false
 	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()), "\n") {
-		var rec struct{ Level, Msg string }
+		var rec struct {
+			Level, Msg, Tool, Outcome, Error string
+			Duration                         int64
+		}
 		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Level == "" || rec.Msg == "" {
 			t.Errorf("not a JSON log line: %s", line)
 		}
 		msgs = append(msgs, rec.Msg)
+		if rec.Msg == "tool call" && rec.Outcome == "error" {
+			failed = rec.Level == "WARN" && rec.Tool == "Noisy" && rec.Duration > 0 && rec.Error != ""
+		}
 	}
-	for _, want := range []string{"shell sandbox: ", "tool list", "tool log", "tool call failed"} {
+	if !failed {
+		t.Errorf("the failed call is not a WARN line with the tool, its duration and the error:\n%s", s.stderr)
+	}
+	for _, want := range []string{"shell sandbox: ", "tool list", "tool log", "tool call"} {
 		if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, want) }) {
 			t.Errorf("no %q among the messages %q", want, msgs)
 		}

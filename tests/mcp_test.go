@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -444,7 +445,7 @@ func TestMCPCancellation(t *testing.T) {
 		t.Errorf("after cancelling: %q", text(res))
 	}
 	eventually(t, "the interrupted call in the server's log", func() bool {
-		return strings.Contains(s.stderr.String(), "tool=Spin stage=call")
+		return regexp.MustCompile(`level=WARN msg="tool call" tool=Spin duration=\S+ outcome=cancelled stage=call`).MatchString(s.stderr.String())
 	})
 }
 

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -20,9 +19,9 @@ import (
 
 // The limits of HTTPHandler when HTTPOptions leave them unset.
 const (
-	// DefaultMaxInFlight is how many requests of one principal may be in flight at
-	// once.
-	DefaultMaxInFlight = 16
+	// DefaultMaxCalls is how many tools/call requests of one principal may be in
+	// flight at once.
+	DefaultMaxCalls = 16
 	// DefaultMaxBodyBytes is the largest request body, in bytes.
 	DefaultMaxBodyBytes = 4 << 20
 	// DefaultBodyTimeout is how long a request's body may take to arrive, from the
@@ -39,19 +38,26 @@ const MetadataPath = "/.well-known/oauth-protected-resource"
 // to be bound to a loopback address only.
 type HTTPOptions struct {
 	// Tokens, when set, authenticates every request by bearer token: a request
-	// without a valid one is answered 401 with a WWW-Authenticate header naming the
-	// protected-resource metadata, and an authenticated one runs for its principal.
-	// Nil serves every request as the local user.
+	// without a valid one is answered 401 with a WWW-Authenticate header, and an
+	// authenticated one runs for its principal. Nil serves every request as the
+	// local user.
 	Tokens *Tokens
+	// AuthServers, with Tokens, are the OAuth authorization servers (issuer URLs)
+	// where clients get tokens: the WWW-Authenticate header of a 401 then points at
+	// the protected-resource metadata (RFC 9728) at MetadataPath followed by the
+	// request's path, which the caller serves with ProtectedResourceMetadata.
+	// Without them the header is a bare Bearer challenge.
+	AuthServers []string
 	// AllowOrigins are the browser origins ("https://app.example.com") that may call
 	// the server. A request without an Origin header (any client but a browser) is
 	// not concerned; one with any other Origin is answered 403, except a loopback
 	// origin on a loopback connection.
 	AllowOrigins []string
-	// MaxInFlight is how many requests of one principal may be in flight at once
-	// (DefaultMaxInFlight when 0); past it a request is answered 429 with a JSON-RPC
-	// error. The local user counts as one principal.
-	MaxInFlight int
+	// MaxCalls is how many tools/call requests of one principal, all its clients
+	// together, may be in flight at once (DefaultMaxCalls when 0). Past it a call is
+	// answered at once with a JSON-RPC error (-32000, "too many calls in flight"),
+	// not queued. The local user counts as one principal.
+	MaxCalls int
 	// MaxBodyBytes bounds a request body (DefaultMaxBodyBytes when 0): a larger one is
 	// answered 413.
 	MaxBodyBytes int64
@@ -62,8 +68,8 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler returns a streamable HTTP handler for the server, hardened by opts:
-// the Origin check, authentication, the per-principal cap on requests in flight, and
-// the bounds on request bodies, in that order, before the SDK sees the request.
+// the Origin check, authentication and the bounds on request bodies, in that order,
+// before the SDK sees the request, and the per-principal cap on calls in flight.
 //
 // It is stateless, so that instances behind an ordinary load balancer serve any
 // request: each request stands alone. The transport keeps no session id, so a
@@ -81,9 +87,10 @@ type HTTPOptions struct {
 // (a loopback connection with a Host that is not) is kept.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	s.shared.Store(true)
-	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = DefaultMaxInFlight
+	if opts.MaxCalls <= 0 {
+		opts.MaxCalls = DefaultMaxCalls
 	}
+	s.callCap.Store(newCallCap(opts.MaxCalls))
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -94,13 +101,12 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		return s.view(profileOf(auth.TokenInfoFromContext(r.Context()))).srv
 	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log), MaxRequestBodyBytes: opts.MaxBodyBytes})
 	h = readBody(h, opts.MaxBodyBytes, opts.BodyTimeout)
-	h = limitInFlight(h, opts.MaxInFlight)
 	if opts.Tokens != nil {
 		// The lists of the principals' profiles are ready before their first request.
 		for _, p := range opts.Tokens.profiles() {
 			s.view(p)
 		}
-		h = requireToken(h, opts.Tokens)
+		h = requireToken(h, opts.Tokens, len(opts.AuthServers) > 0)
 	}
 	return checkOrigin(h, opts.AllowOrigins)
 }
@@ -140,9 +146,22 @@ func origin(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// requireToken authenticates requests with the SDK's bearer-token middleware; the
-// WWW-Authenticate header of its 401 names the metadata of the endpoint requested.
-func requireToken(next http.Handler, t *Tokens) http.Handler {
+// requireToken authenticates requests with the SDK's bearer-token middleware. The
+// WWW-Authenticate header of its 401 names the metadata of the endpoint requested
+// when there is some; otherwise it is the bare challenge RFC 6750 asks for, which
+// the SDK leaves out.
+func requireToken(next http.Handler, t *Tokens, metadata bool) http.Handler {
+	if !metadata {
+		check := auth.RequireBearerToken(t.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+		authenticated := check(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Del("WWW-Authenticate")
+			next.ServeHTTP(w, r)
+		}))
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="luatool"`)
+			authenticated.ServeHTTP(w, r)
+		})
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth.RequireBearerToken(t.verify, &auth.RequireBearerTokenOptions{
 			ResourceMetadataURL:    origin(r) + MetadataPath + r.URL.Path,
@@ -201,38 +220,6 @@ func loopbackOrigin(o string) bool {
 	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
-// limitInFlight answers 429, with a JSON-RPC error, to a request past the principal's
-// max requests in flight.
-func limitInFlight(next http.Handler, max int) http.Handler {
-	var mu sync.Mutex
-	counts := map[string]int{}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var name string
-		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
-			name = ti.UserID
-		}
-		mu.Lock()
-		admitted := counts[name] < max
-		if admitted {
-			counts[name]++
-		}
-		mu.Unlock()
-		if !admitted {
-			w.Header().Set("Retry-After", "1")
-			writeError(w, http.StatusTooManyRequests, codeBusy, fmt.Sprintf("too many requests in flight: at most %d at once for each principal; retry once one has ended", max))
-			return
-		}
-		defer func() {
-			mu.Lock()
-			if counts[name]--; counts[name] == 0 {
-				delete(counts, name)
-			}
-			mu.Unlock()
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
-
 // readBody reads the request body before the SDK does, bounded in size and in time:
 // a client that stalls in the middle of its body is answered 408 and its connection
 // closed once the time is up, instead of holding it and a request slot.
@@ -268,10 +255,6 @@ func readBody(next http.Handler, limit int64, timeout time.Duration) http.Handle
 		next.ServeHTTP(w, r)
 	})
 }
-
-// codeBusy is the JSON-RPC error of a request refused for the principal's load, in
-// the range JSON-RPC leaves to servers.
-const codeBusy = -32000
 
 // writeError answers with an HTTP status and a JSON-RPC error without an id (the
 // request was not read), which clients show as the reason.

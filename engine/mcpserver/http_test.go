@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -33,8 +34,36 @@ const (
 // profile denies Secret.
 type httpFixture struct {
 	url     string
-	release chan struct{} // closing it ends the Block calls
+	release chan struct{} // closing it (once: releaseAll) ends the Block calls
 	entered chan struct{} // a Block call has started
+	once    sync.Once
+	log     logBuffer // what the server logged, as slog text
+}
+
+// logBuffer is a strings.Builder for a logger that writes from many goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// releaseAll ends every Block call, so that the clients and the server can close
+// (a client's Close waits for its calls) after a test failed in the middle.
+func (f *httpFixture) releaseAll() {
+	if f.release != nil {
+		f.once.Do(func() { close(f.release) })
+	}
 }
 
 func newHTTPFixture(t *testing.T, opts HTTPOptions) *httpFixture {
@@ -61,6 +90,8 @@ func newHTTPFixture(t *testing.T, opts HTTPOptions) *httpFixture {
 			return nil, ctx.Err()
 		}
 	})
+	// {"alone": true} makes a call that must run alone.
+	block.IsConcurrencySafe = func(_ context.Context, input map[string]any) (bool, error) { return input["alone"] != true, nil }
 	change := goTool("Change", false, func(context.Context, map[string]any) (*engine.ToolResult, error) {
 		return &engine.ToolResult{Data: "changed"}, nil
 	})
@@ -85,16 +116,18 @@ func newHTTPFixture(t *testing.T, opts HTTPOptions) *httpFixture {
 			t.Fatal(err)
 		}
 	}
-	srv := New(eng, Options{})
+	srv := New(eng, Options{Logger: slog.New(slog.NewTextHandler(&f.log, nil))})
 	t.Cleanup(srv.Close)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(opts))
-	meta := ProtectedResourceMetadata("/mcp", []string{"https://auth.example.com"})
-	mux.Handle(MetadataPath, meta)
-	mux.Handle(MetadataPath+"/mcp", meta)
+	if len(opts.AuthServers) > 0 {
+		meta := ProtectedResourceMetadata("/mcp", opts.AuthServers)
+		mux.Handle(MetadataPath, meta)
+		mux.Handle(MetadataPath+"/mcp", meta)
+	}
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() {
-		close(f.release)
+		f.releaseAll()
 		hs.Close()
 	})
 	f.url = hs.URL
@@ -118,7 +151,10 @@ func (f *httpFixture) client(t *testing.T, token string, opts *mcp.ClientOptions
 	if err != nil {
 		t.Fatalf("connect with %q: %v", token, err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		f.releaseAll()
+		s.Close()
+	})
 	return s
 }
 
@@ -163,16 +199,16 @@ func toolSet(t *testing.T, s *mcp.ClientSession) map[string]bool {
 // A request without a token, or with a wrong one, is 401 with a WWW-Authenticate
 // header naming the metadata, which answers with the authorization server.
 func TestHTTPRequiresToken(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{})
+	f := newHTTPFixture(t, HTTPOptions{AuthServers: []string{"https://auth.example.com"}})
 	want := fmt.Sprintf(`Bearer resource_metadata="%s%s/mcp"`, f.url, MetadataPath)
-	for _, token := range []string{"", "not-the-token-of-anyone", aliceToken + "x"} {
+	for _, token := range []string{"", "not-the-token-of-anyone", aliceToken + "x", aliceToken[:len(aliceToken)-1]} {
 		resp := f.post(t, token, "", listRequest)
 		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != want {
 			t.Errorf("token %q: %s, WWW-Authenticate %q; want 401 and %q", token, resp.Status, resp.Header.Get("WWW-Authenticate"), want)
 		}
 	}
-	if resp := f.post(t, aliceToken, "", listRequest); resp.StatusCode != http.StatusOK {
-		t.Errorf("alice's token: %s", resp.Status)
+	if resp := f.post(t, aliceToken, "", listRequest); resp.StatusCode != http.StatusOK || resp.Header.Get("WWW-Authenticate") != "" {
+		t.Errorf("alice's token: %s, WWW-Authenticate %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
 	}
 
 	for path, resource := range map[string]string{MetadataPath + "/mcp": f.url + "/mcp", MetadataPath: f.url} {
@@ -190,6 +226,28 @@ func TestHTTPRequiresToken(t *testing.T) {
 	// The SDK's own discovery (what its OAuth clients do) accepts the metadata.
 	if _, err := oauthex.GetProtectedResourceMetadata(context.Background(), want[len(`Bearer resource_metadata="`):len(want)-1], f.url+"/mcp", http.DefaultClient); err != nil {
 		t.Errorf("the SDK's discovery: %v", err)
+	}
+}
+
+// Without authorization servers there is no metadata: a 401 is the bare challenge.
+func TestHTTPRequiresTokenWithoutMetadata(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{})
+	for _, token := range []string{"", "not-the-token-of-anyone"} {
+		resp := f.post(t, token, "", listRequest)
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="luatool"` {
+			t.Errorf("token %q: %s, WWW-Authenticate %q", token, resp.Status, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	if resp := f.post(t, bobToken, "", listRequest); resp.StatusCode != http.StatusOK || resp.Header.Get("WWW-Authenticate") != "" {
+		t.Errorf("bob's token: %s, WWW-Authenticate %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
+	}
+	resp, err := http.Get(f.url + MetadataPath + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("metadata without authorization servers: %s", resp.Status)
 	}
 }
 
@@ -257,47 +315,88 @@ func TestHTTPPrincipals(t *testing.T) {
 	}
 }
 
-// Past MaxInFlight requests of one principal, the next is 429 with a JSON-RPC error;
-// other principals are not held up.
-func TestHTTPMaxInFlight(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{MaxInFlight: 1})
+// Past MaxCalls calls of one principal in flight, the next is refused at once with
+// a JSON-RPC error; its other requests, and other principals' calls, even those
+// that must run alone, are not held up.
+func TestHTTPMaxCalls(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{MaxCalls: 1})
 	alice := f.client(t, aliceToken, nil)
-	done := make(chan string)
-	go func() {
-		text, _ := callText(t, alice, "Block")
-		done <- text
-	}()
-	<-f.entered
-	resp := f.post(t, aliceToken, "", listRequest)
-	body, _ := io.ReadAll(resp.Body)
-	var msg struct {
-		Error struct {
-			Code    int
-			Message string
+	bob := f.client(t, bobToken, nil)
+	type outcome struct {
+		text string
+		err  error
+	}
+	block := func(s *mcp.ClientSession, args map[string]any) chan outcome {
+		done := make(chan outcome, 1)
+		go func() {
+			res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "Block", Arguments: args})
+			if err != nil {
+				done <- outcome{err: err}
+				return
+			}
+			done <- outcome{text: res.Content[0].(*mcp.TextContent).Text}
+		}()
+		return done
+	}
+	// A guard, not a timed assertion: a call held up would hang the test instead of
+	// failing it.
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case <-f.entered:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s never started", what)
 		}
 	}
-	if resp.StatusCode != http.StatusTooManyRequests || json.Unmarshal(body, &msg) != nil || !strings.Contains(msg.Error.Message, "at most 1 at once") {
-		t.Errorf("alice's second request: %s %s", resp.Status, body)
+	aliceDone := block(alice, map[string]any{})
+	wait("alice's first call")
+
+	_, err := alice.CallTool(context.Background(), &mcp.CallToolParams{Name: "Block", Arguments: map[string]any{}})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -32000 || rpcErr.Message != "too many calls in flight for alice: at most 1 at once; call again once one has ended" {
+		t.Errorf("alice's second call: %v", err)
 	}
-	if resp := f.post(t, bobToken, "", listRequest); resp.StatusCode != http.StatusOK {
-		t.Errorf("bob's request while alice's runs: %s", resp.Status)
+	if tools := toolSet(t, alice); !tools["Block"] {
+		t.Errorf("alice's tools/list while her call runs: %v", tools)
 	}
+	bobDone := block(bob, map[string]any{"alone": true})
+	wait("bob's call that must run alone, beside alice's")
+
 	f.release <- struct{}{}
-	if text := <-done; text != "released" {
-		t.Errorf("Block: %q", text)
+	f.release <- struct{}{}
+	for who, done := range map[string]chan outcome{"alice": aliceDone, "bob": bobDone} {
+		if o := <-done; o.err != nil || o.text != "released" {
+			t.Errorf("%s's Block: %+v", who, o)
+		}
 	}
-	// The slot is free once the handler of the first request has returned, which may
-	// be a moment after its answer reached the client.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp := f.post(t, aliceToken, "", listRequest)
-		if resp.StatusCode == http.StatusOK {
-			break
+	// The slot is free once the call has been answered.
+	next := block(alice, map[string]any{})
+	wait("alice's call after hers ended")
+	f.release <- struct{}{}
+	if o := <-next; o.err != nil {
+		t.Errorf("alice's call after hers ended: %v", o.err)
+	}
+}
+
+// Every call is one log line with the principal, the tool, the time it took and how
+// it ended; no token is ever logged.
+func TestHTTPCallLog(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{})
+	alice := f.client(t, aliceToken, nil)
+	bob := f.client(t, bobToken, nil) // cannot be asked: an ask is a deny
+	callText(t, alice, "Count")
+	callText(t, bob, "Change")
+	log := f.log.String()
+	for _, want := range []string{
+		`level=INFO msg="tool call" principal=alice tool=Count duration=[0-9.]+[µnm]?s outcome=ok\n`,
+		`level=INFO msg="tool call" principal=bob tool=Change duration=[0-9.]+[µnm]?s outcome=denied\n`,
+	} {
+		if !regexp.MustCompile(want).MatchString(log) {
+			t.Errorf("no line %s in the log:\n%s", want, log)
 		}
-		if resp.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
-			t.Fatalf("alice's request after hers ended: %s", resp.Status)
-		}
-		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Contains(log, aliceToken) || strings.Contains(log, bobToken) {
+		t.Errorf("a token is in the log:\n%s", log)
 	}
 }
 

@@ -26,8 +26,11 @@
 // (ctx.state, readFileState, "allow always" rules, discovered tools) is then the
 // principal's own, and its tools/list is its profile's (see HTTPHandler).
 //
-// Calls arrive side by side. As in a turn of Engine.Run, calls that are
-// concurrency-safe for their input overlap and every other call runs alone.
+// Calls arrive side by side. As in a turn of Engine.Run, calls of one principal's
+// session that are concurrency-safe for their input overlap and every other call
+// runs alone, apart from the calls of that session only: principals do not wait for
+// each other. Each call is logged in one line ("tool call") with its principal,
+// tool, duration and outcome.
 package mcpserver
 
 import (
@@ -42,13 +45,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
@@ -63,10 +66,6 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// exclusive is the semaphore weight of a call that must run alone; a
-// concurrency-safe call takes 1.
-const exclusive = 1 << 30
-
 // A Server offers the tools of an engine over MCP. Create it with New, serve it
 // with MCP().Run on a transport or with HTTPHandler, and Close it to stop following
 // the engine's reloads.
@@ -74,12 +73,14 @@ type Server struct {
 	eng   *engine.Engine
 	impl  *mcp.Implementation
 	log   *slog.Logger
-	calls *semaphore.Weighted
+	turns turns
 	ids   atomic.Uint64
 	// shared is set once the server is offered over HTTP, where any number of
 	// clients may be the local user: "allow always" is then not offered to it (see
 	// elicit.go).
 	shared atomic.Bool
+	// callCap, set by HTTPHandler, bounds each principal's calls in flight.
+	callCap atomic.Pointer[callCap]
 
 	// syncMu orders Syncs and the making of views. base is the view of principals
 	// without a profile (the local user among them), views those of profiles,
@@ -117,7 +118,6 @@ func New(eng *engine.Engine, opts Options) *Server {
 		eng:   eng,
 		impl:  &mcp.Implementation{Name: opts.Name, Version: opts.Version},
 		log:   log,
-		calls: semaphore.NewWeighted(exclusive),
 		views: map[*engine.Profile]*view{},
 	}
 	s.syncMu.Lock()
@@ -284,17 +284,27 @@ func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) (ok bool) {
 }
 
 // call serves tools/call through the engine's pipeline, in one round or, when the
-// call needs the user's approval and the client can ask, two (see elicit.go).
+// call needs the user's approval and the client can ask, two (see elicit.go). It
+// logs one line for the call: who, which tool, how long, and how it ended.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	start := time.Now()
 	p := principal(req.Extra, req.Session)
 	ctx = engine.WithPrincipal(ctx, p)
-	// "Allow always" keeps rules in the principal's session: not for the local user
-	// over HTTP, who may be any number of clients.
-	offerAlways := p.Name != "" || !s.shared.Load()
 	log := s.log
 	if p.Name != "" {
 		log = log.With("principal", p.Name)
 	}
+	if c := s.callCap.Load(); c != nil {
+		release, err := c.admit(p.Name)
+		if err != nil {
+			log.Warn("tool call", "tool", req.Params.Name, "duration", time.Since(start), "outcome", "refused", "error", err)
+			return nil, err
+		}
+		defer release()
+	}
+	// "Allow always" keeps rules in the principal's session: not for the local user
+	// over HTTP, who may be any number of clients.
+	offerAlways := p.Name != "" || !s.shared.Load()
 	use := engine.ToolUse{
 		ID:    "mcp_" + strconv.FormatUint(s.ids.Add(1), 10),
 		Name:  req.Params.Name,
@@ -307,26 +317,42 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if pending.ConcurrencySafe(ctx) {
 		weight = 1
 	}
-	// Waiting ends with the client's cancellation, which the pipeline then reports.
-	if err := s.calls.Acquire(ctx, weight); err == nil {
-		defer s.calls.Release(weight)
-	}
+	defer s.turns.enter(ctx, p, weight)()
 	hooks := engine.CallHooks{OnProgress: s.progress(ctx, req)}
 	var ask *engine.PermissionRequest
 	if canElicit(req.Session) {
 		hooks.CanUseTool = permissionRound(req.Params, &ask, offerAlways)
 	}
 	r := pending.Call(engine.WithCallHooks(ctx, hooks))
-	if ask != nil {
-		return inputRequired(ctx, req.Params, ask, offerAlways), nil
-	}
 	for _, line := range r.Log {
 		log.Info("tool log", "tool", use.Name, "line", line)
 	}
+	if ask != nil {
+		log.Info("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", "asked")
+		return inputRequired(ctx, req.Params, ask, offerAlways), nil
+	}
 	if r.Err != nil {
-		log.Warn("tool call failed", "tool", use.Name, "stage", r.Stage, "error", r.Err)
+		log.Warn("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r), "stage", r.Stage, "error", r.Err)
+	} else {
+		log.Info("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r))
 	}
 	return s.result(ctx, r), nil
+}
+
+// outcome names how a call ended, for its log line: ok, or the kind of failure.
+func outcome(ctx context.Context, r *engine.Result) string {
+	switch {
+	case !r.Block.IsError:
+		return "ok"
+	case r.Stage == engine.StageAbort || ctx.Err() != nil:
+		return "cancelled"
+	case r.Stage == engine.StageInput || r.Stage == engine.StageValidate:
+		return "invalid"
+	case r.Stage == engine.StagePermission:
+		return "denied"
+	default:
+		return "error"
+	}
 }
 
 // progress returns the progress hook of a call: nil when the client gave no token.

@@ -223,27 +223,45 @@ time; then the versions of Go and gopher-lua. --json prints the fields.`,
 		about: `Offers the tools to MCP clients: over stdin and stdout, which then carry the protocol
 only, or over streamable HTTP at ADDR with --http (path /mcp; a bare :port binds to
 127.0.0.1). Tool files are reloaded as they change, unless --no-watch, and clients
-are told when the list changes. A call that needs permission is put to the user
-through the client when the client can ask; otherwise the rules and the mode decide,
-and an ask is a deny. A project folder that is not trusted is never asked about (stdin
-is the protocol): its configuration is skipped with one notice on stderr (see
-luatool help trust).
+are told when the list changes (over HTTP, see below). A call that needs permission
+is put to the user through the client when the client can ask; otherwise the rules
+and the mode decide, and an ask is a deny. A project folder that is not trusted is
+never asked about (stdin is the protocol): its configuration is skipped with one
+notice on stderr (see luatool help trust).
+
+A tools/call of a name the client was not listed is the protocol error MCP
+specifies, -32602, whose message is "No such tool available: NAME" with the closest
+listed name ("Did you mean Grep?"); every other failure is a result with isError.
 
 Over HTTP, --tokens FILE authenticates clients by bearer token: one principal a line,
-NAME TOKEN [PROFILE] (blank lines and # comments allowed; tokens of 16 bytes or more,
-each name and token once), PROFILE a settings file (relative to FILE) whose rules
-join the server's and whose mode replaces it; a tool its rules deny by name is absent
-from that principal's tools/list. Each principal's session state, file reads and
-"always" answers are its own. --auth-server URL names an OAuth authorization server
-in the protected-resource metadata at /.well-known/oauth-protected-resource. Without
---tokens every client is the local user, and an address that is not loopback is
-refused unless --insecure-no-auth. Browsers may call only from the origins of
---allow-origin (and loopback pages, on a loopback address).
+NAME TOKEN [PROFILE], with blank lines and # comments; a name is letters, digits and
+._@-, a token 16 bytes or more (openssl rand -hex 32), each name and token once.
+PROFILE is a settings file (relative to FILE) whose rules join the server's and whose
+mode replaces it; a tool it denies by name is absent from that principal's tools/list
+and unknown to its calls. A bad line, or a FILE others may read (not chmod 600),
+stops serve with file:line. Each principal has its own session: ctx.state, the files
+the model read, "always" answers, discovered tools. Without --tokens every client is
+the local user, and an address that is not loopback is refused unless
+--insecure-no-auth. A missing or wrong token is answered 401 with a WWW-Authenticate
+header; with --auth-server URL it names the OAuth protected-resource metadata at
+/.well-known/oauth-protected-resource/mcp, which names URL (luatool still checks the
+tokens of FILE only). Browsers may call only from the origins of --allow-origin (and
+loopback pages, on a loopback address).
+
+Limits over HTTP: request headers within 10s and 64 KiB, a body within 10s of them
+and 4 MiB (408, 413), --max-calls tool calls in flight per principal (default 16;
+past it a call is answered the JSON-RPC error -32000 at once). Calls that must run
+alone wait only for the calls of their own principal. HTTP clients of protocol
+2026-07-28 and later are told of tool-list changes on their subscriptions/listen
+stream; earlier ones see them at their next tools/list. Instances behind a load
+balancer share each principal's session only with one --state store.
 
 Everything serve logs goes to stderr through one logger, slog's text format or
 --log-format json: the sandbox shell commands run in, reloads and load problems,
-what tools print, failed calls.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
+what tools print, and one "tool call" line per call with the principal, the tool,
+the duration and the outcome (ok, invalid, denied, cancelled, error, asked, refused);
+never a token.`,
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {

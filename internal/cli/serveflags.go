@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/luatool/luatool/engine/mcpserver"
 )
 
 // serveConfig is what serve's flags for HTTP and logs say.
@@ -20,6 +23,9 @@ type serveConfig struct {
 	// insecureNoAuth is --insecure-no-auth: serve a non-loopback address without
 	// tokens.
 	insecureNoAuth bool
+	// maxCalls is --max-calls: each principal's calls in flight at once, 0 for
+	// mcpserver.DefaultMaxCalls.
+	maxCalls int
 	// logFormat is --log-format: text (the default) or json.
 	logFormat string
 }
@@ -43,6 +49,14 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "serve --http: serve an address that is not loopback without --tokens, to anyone who reaches it")
+	fs.Func("max-calls", fmt.Sprintf("serve --http: let each principal have at most `N` tool calls in flight at once; past it a call is answered an error at once (default %d)", mcpserver.DefaultMaxCalls), func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a number of calls: give a whole number, 1 or more", s)
+		}
+		c.maxCalls = n
+		return nil
+	})
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
 }
 
@@ -55,7 +69,7 @@ func (c *serveConfig) check(overHTTP bool) error {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"tokens", c.tokens != ""}, {"auth-server", len(c.authServers) > 0}, {"allow-origin", len(c.allowOrigins) > 0}, {"insecure-no-auth", c.insecureNoAuth}} {
+		}{{"tokens", c.tokens != ""}, {"auth-server", len(c.authServers) > 0}, {"allow-origin", len(c.allowOrigins) > 0}, {"insecure-no-auth", c.insecureNoAuth}, {"max-calls", c.maxCalls != 0}} {
 			if f.set {
 				errs = append(errs, fmt.Errorf("--%s is for serving over HTTP (--http ADDR); over stdio the client is the local user", f.name))
 			}

@@ -54,8 +54,8 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.
 		log.Warn(fmt.Sprintf("serving %s without authentication (--insecure-no-auth): anyone who reaches it may call every tool the rules allow", ln.Addr()))
 	}
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, srv.HTTPHandler(mcpserver.HTTPOptions{Tokens: tokens, AllowOrigins: c.allowOrigins}))
-	if tokens != nil {
+	mux.Handle(mcpPath, srv.HTTPHandler(mcpserver.HTTPOptions{Tokens: tokens, AuthServers: c.authServers, AllowOrigins: c.allowOrigins, MaxCalls: c.maxCalls}))
+	if len(c.authServers) > 0 {
 		meta := mcpserver.ProtectedResourceMetadata(mcpPath, c.authServers)
 		mux.Handle(mcpserver.MetadataPath, meta)
 		mux.Handle(mcpserver.MetadataPath+mcpPath, meta)

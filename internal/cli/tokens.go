@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/luatool/luatool/engine"
@@ -16,14 +18,16 @@ import (
 
 // readTokens reads the token file of --tokens: one principal a line, NAME TOKEN
 // [PROFILE], fields separated by blanks; blank lines and lines starting with # are
-// skipped. PROFILE is a settings file, relative to the token file, compiled for eng:
+// skipped. The tokens are passwords, so a file that users other than its owner may
+// read or write is refused, as ssh refuses such a private key: a warning would be
+// read after the tokens had leaked. PROFILE is a settings file, relative to the token file, compiled for eng:
 // the principal's rules and mode. Principals naming the same file share one profile.
 // Every problem is reported, each with file:line, and any problem fails the whole
 // file: nothing is served on part of it.
 func (a *app) readTokens(path string, eng *engine.Engine) (*mcpserver.Tokens, error) {
-	data, err := os.ReadFile(path)
+	data, err := readPrivate(path)
 	if err != nil {
-		return nil, fmt.Errorf("--tokens: %w", err)
+		return nil, err
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
@@ -75,6 +79,25 @@ func (a *app) readTokens(path string, eng *engine.Engine) (*mcpserver.Tokens, er
 		return nil, errors.Join(append(errs, err)...)
 	}
 	return tokens, nil
+}
+
+// readPrivate reads a file that only its owner may read or write (mode 0600 or
+// narrower). Its mode is the open file's, so that it cannot change between the check
+// and the read. Windows has no such modes: there the file is read as it is.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--tokens: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("--tokens: %w", err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
+		return nil, fmt.Errorf("%s: mode %04o lets other users read or change its tokens; make it private first: chmod 600 %s", path, perm, shellWord(path))
+	}
+	return io.ReadAll(f)
 }
 
 // readProfile reads a principal's settings file, rooted at its directory as a
