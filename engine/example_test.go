@@ -363,7 +363,8 @@ return {
 
 // A host serves its engine's tools over MCP with package mcpserver. Here the client
 // is in the same process, connected by in-memory transports; a real host runs
-// srv.MCP().Run(ctx, &mcp.StdioTransport{}) or mounts srv.HTTPHandler().
+// srv.MCP().Run(ctx, &mcp.StdioTransport{}) or mounts srv.HTTPHandler(opts), with bearer
+// tokens for many users (see the example of mcpserver.Server.HTTPHandler).
 func Example_serveMCP() {
 	cwd, _ := os.Getwd()
 	eng, err := engine.New(engine.Options{
