@@ -297,3 +297,22 @@ func TestNotebookReadLimits(t *testing.T) {
 	// A notebook that could not be shown is not recorded as read.
 	v.wantError("NotebookEdit", nbEdit("huge.ipynb", "cell-0", "x"), notReadText)
 }
+
+// TestNotebookReadPerPrincipal: what one principal read lets that principal edit,
+// never another.
+func TestNotebookReadPerPrincipal(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("n.ipynb", smallNotebook)
+	alice := engine.WithPrincipal(context.Background(), engine.Principal{Name: "alice"})
+	bob := engine.WithPrincipal(context.Background(), engine.Principal{Name: "bob"})
+	call := func(ctx context.Context, name, input string) string {
+		return v.e.Call(ctx, engine.ToolUse{ID: "toolu_1", Name: name, Input: json.RawMessage(input)}).Block.Content.String()
+	}
+	call(alice, "Read", `{"file_path": "n.ipynb"}`)
+	if got := call(bob, "NotebookEdit", nbEdit("n.ipynb", "a", "bob's")); got != "<tool_use_error>"+notReadText+"</tool_use_error>" {
+		t.Errorf("bob: %q", got)
+	}
+	if got := call(alice, "NotebookEdit", nbEdit("n.ipynb", "a", "alice's")); got != "Updated cell a with alice's" {
+		t.Errorf("alice: %q", got)
+	}
+}

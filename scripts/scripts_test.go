@@ -144,7 +144,7 @@ func TestToolsLoad(t *testing.T) {
 		props                []string
 		readOnly             bool // and concurrency-safe
 	}{
-		{"Read", "read text files with line numbers", "Read", math.Inf(1), []any{"file_path"},
+		{"Read", "read text files and notebooks", "Read", math.Inf(1), []any{"file_path"},
 			[]string{"file_path", "limit", "offset", "pages"}, true},
 		{"Glob", "find files by name pattern or wildcard", "Glob", 50000, []any{"pattern"},
 			[]string{"path", "pattern"}, true},

@@ -120,7 +120,7 @@ end
 ---@type luatool.Tool
 local tool = {
   name = "Read",
-  searchHint = "read text files with line numbers",
+  searchHint = "read text files and notebooks",
   -- Never persisted: the model asked for this text.
   maxResultSizeChars = math.huge,
   isReadOnly = true,
