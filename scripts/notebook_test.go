@@ -316,3 +316,19 @@ func TestNotebookReadPerPrincipal(t *testing.T) {
 		t.Errorf("alice: %q", got)
 	}
 }
+
+// TestNotebookOddCells: cells with fields of the wrong kind are read and edited as
+// the nearest sensible thing, never an error in the tool.
+func TestNotebookOddCells(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("odd.ipynb", `{"cells": [{"cell_type": null, "source": null, "outputs": [{"output_type": "error", "ename": "E", "evalue": 1, "traceback": ["a", 2, {}]}, {"output_type": "update_display_data"}, 7]}], "nbformat": 4, "nbformat_minor": 5}`)
+	v.want("Read", `{"file_path": "odd.ipynb"}`, "<cell id=\"cell-0\"></cell id=\"cell-0\">\n\nE: 1\na\n2")
+	v.want("NotebookEdit", nbEdit("odd.ipynb", "cell-0", "fixed"), "Updated cell cell-0 with fixed")
+	var nb map[string]any
+	if err := json.Unmarshal([]byte(v.content("odd.ipynb")), &nb); err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{map[string]any{"cell_type": "code", "source": "fixed", "execution_count": nil, "outputs": []any{}}}; !reflect.DeepEqual(nb["cells"], want) {
+		t.Errorf("cells: %v", nb["cells"])
+	}
+}

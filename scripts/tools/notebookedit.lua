@@ -253,10 +253,10 @@ Usage:
       data.old_source = notebook.source(cell.source)
       if mode == "delete" then
         table.remove(cells, pos)
-        data.cell_type = cell.cell_type
+        data.cell_type = notebook.cellType(cell)
       else
         cell.source = input.new_source
-        setType(cell, input.cell_type or cell.cell_type)
+        setType(cell, input.cell_type or notebook.cellType(cell))
         data.cell_type = cell.cell_type
       end
     end

@@ -59,6 +59,13 @@ function notebook.hasIds(nb)
   return major > 4 or (major == 4 and minor >= 5)
 end
 
+-- cellType is the type of a cell: code when it does not say.
+---@param cell table
+---@return string
+function notebook.cellType(cell)
+  return type(cell.cell_type) == "string" and cell.cell_type or "code"
+end
+
 -- cellId is the name of the cell at position i (from 1).
 ---@param cell table
 ---@param i integer
@@ -159,7 +166,7 @@ function notebook.cells(nb, path)
       cell = {}
     end
     local shown = {
-      cellType = tostring(cell.cell_type or "code"),
+      cellType = notebook.cellType(cell),
       source = join(cell.source),
       cell_id = notebook.cellId(cell, i),
     }
