@@ -51,7 +51,9 @@ const (
 // again, renamed away and back): a file found missing keeps its tool serving until it
 // has been gone for the debounce (50 ms at the least), missed by the readings of the
 // directory and shown by no file event, unless another file of the directory now
-// serves the tool's name (the file was renamed). A file that fails to load keeps its
+// serves the tool's name (the file was renamed; a file renamed and broken before a
+// reading of the directory saw it whole under its new name is a new file that fails,
+// and the tool goes with the old name). A file that fails to load keeps its
 // last good version serving (a LoadFailed event says why), and is read again a
 // debounce later, however busy the directory, in case it was read halfway through a
 // save; fixing it brings the new version. A file whose main chunk is slow (or never

@@ -90,6 +90,8 @@ type soakWriter struct {
 	served func() int
 	// brokenLeft counts the broken versions still to write in a row.
 	brokenLeft int
+	// renamed is the first good version written after the last rename.
+	renamed int
 
 	goods   []written // good versions, in order
 	deletes []window  // from a delete to the end of the recreate
@@ -131,10 +133,13 @@ func (w *soakWriter) writeGood(atomicSave bool) {
 // starts only once the engine serves the last good version: the server can only
 // serve what a reload read, and a broken version written over a good one no reload
 // has read yet would hide it, so that staleness would measure the writer's luck
-// rather than the watcher.
+// rather than the watcher. Nor does a run start after a rename before a version
+// written under the new name serves: a file renamed and broken before any reload
+// saw it under its new name is a new file that fails, and the old name's tool is
+// gone with the old name.
 func (w *soakWriter) step() {
 	path := filepath.Join(w.dir, w.file)
-	if w.brokenLeft == 0 && w.rng.IntN(3) == 0 && w.served() == w.last {
+	if served := w.served(); w.brokenLeft == 0 && w.rng.IntN(3) == 0 && served == w.last && served >= w.renamed {
 		w.brokenLeft = 1 + w.rng.IntN(15)
 	}
 	if w.brokenLeft > 0 {
@@ -155,6 +160,7 @@ func (w *soakWriter) step() {
 		}
 		w.file = to
 		w.renames++
+		w.renamed = w.next
 	case r < 20:
 		from := w.now()
 		if err := os.Remove(path); err != nil {

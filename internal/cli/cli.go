@@ -424,6 +424,11 @@ func (a *app) quickStart() {
 	}
 }
 
+// renamedFlags maps the old names of renamed flags, still accepted so that client
+// configurations written for them keep working, to their new names. Help shows the
+// new names only.
+var renamedFlags = map[string]string{"no-builtin": "no-standard-tools"}
+
 func (a *app) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet("luatool", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -432,6 +437,7 @@ func (a *app) flags() *flag.FlagSet {
 		return nil
 	})
 	fs.BoolVar(&a.cfg.noStandardTools, "no-standard-tools", false, "leave out the embedded standard tools")
+	fs.BoolVar(&a.cfg.noStandardTools, "no-builtin", false, "the old name of --no-standard-tools")
 	fs.StringVar(&a.cfg.root, "root", "", "the project `DIR`: the file tools' workspace, whose .luatool/ holds the project's tools and settings (default: the current directory)")
 	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
@@ -515,7 +521,11 @@ func (a *app) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nflags:")
 	var all []string
-	a.flags().VisitAll(func(f *flag.Flag) { all = append(all, f.Name) })
+	a.flags().VisitAll(func(f *flag.Flag) {
+		if _, old := renamedFlags[f.Name]; !old {
+			all = append(all, f.Name)
+		}
+	})
 	a.printFlags(w, all)
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 a tool result is an error or a call was denied (test: a case failed), 2 usage or load error")
 	fmt.Fprintln(w, "\nluatool help COMMAND tells more about a command.")
