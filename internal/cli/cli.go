@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/spell"
 
 	"golang.org/x/term"
@@ -47,8 +48,10 @@ type config struct {
 	settings        string
 	http            string
 	noWatch         bool
-	strict          bool
-	run             string
+	// maxInFlight is serve's --max-in-flight: the most stdio requests handled at once.
+	maxInFlight int
+	strict      bool
+	run         string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
@@ -222,8 +225,17 @@ through the client when the client can ask; otherwise the rules and the mode dec
 and an ask is a deny. A project folder that is not trusted is never asked about (stdin
 is the protocol): its configuration is skipped with one notice on stderr (see
 luatool help trust). The sandbox shell commands run in is printed on stderr at the
-start.`,
-		flags: []string{"http", "no-watch", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
+start.
+
+Over stdio, no input ends the session: a malformed message gets a JSON-RPC error
+(-32700 parse error, -32600 invalid request) with its id when one can be found, a
+malformed notification is dropped, and ids come back exactly as sent. A message is
+one line of at most 4 MiB, nested at most 256 deep. Batches are answered in sessions
+of protocol 2025-03-26 and before, and refused from 2025-06-18, which removed them.
+At most --max-in-flight requests are handled at once; while that many are in flight,
+stdin is not read, so a client that writes without reading is held back by the
+pipe. At the end of stdin the server answers every request it has read, then exits.`,
+		flags: []string{"http", "no-watch", "max-in-flight", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -352,6 +364,9 @@ func (c *config) check() error {
 			return fmt.Errorf("--%s must be positive, got %v", d.flag, d.value)
 		}
 	}
+	if c.maxInFlight < 0 {
+		return fmt.Errorf("--max-in-flight must be positive, got %d", c.maxInFlight)
+	}
 	return nil
 }
 
@@ -411,6 +426,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
+	fs.IntVar(&a.cfg.maxInFlight, "max-in-flight", 0, fmt.Sprintf("serve: handle at most `N` stdio requests at once, reading stdin no further meanwhile (default %d)", mcpserver.DefaultMaxInFlight))
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
 	fs.BoolVar(&a.cfg.revoke, "revoke", false, "trust: forget the folder instead")
