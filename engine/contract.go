@@ -247,7 +247,7 @@ func (b ResultBlock) MarshalJSON() ([]byte, error) {
 
 // CallContext is what a tool's ValidateInput, CheckPermissions and Call see of the
 // call and the session: the ToolUseContext of the original system. Lua tools see it
-// as ctx. It is built per call; State is shared by the session.
+// as ctx. It is built per call; State and Files are the session's (see Principal).
 type CallContext struct {
 	// ToolUseID is the id of the tool_use block being answered.
 	ToolUseID string
@@ -260,7 +260,7 @@ type CallContext struct {
 	Tools []string
 	// Deadline is when the call will be stopped; zero means none.
 	Deadline time.Time
-	// State is the host's application state, shared by every call of a session.
+	// State is the tools' state of the call's session (ctx.state).
 	State *State
 	// Files is the session's readFileState: what the model was shown of each file,
 	// for the read-before-write rule of Write and Edit. Shared by every call of a
@@ -282,6 +282,8 @@ type CallContext struct {
 	// the session.
 	registry *Registry
 	discover func(names ...string)
+	// rules are the permission rules in force for the call.
+	rules ruleSet
 	// hidden is what bindings.Call.Hidden reports for the call: whether a Read deny
 	// rule hides a path from listings and searches. Nil hides nothing.
 	hidden func(absPath string) bool
@@ -358,32 +360,3 @@ const (
 	ModeBypassPermissions Mode = "bypassPermissions"
 	ModeDontAsk           Mode = "dontAsk"
 )
-
-// State is a session's application state: JSON values by key. It is safe for
-// concurrent use.
-type State struct {
-	mu sync.RWMutex
-	m  map[string]any
-}
-
-// NewState returns an empty State.
-func NewState() *State { return &State{m: map[string]any{}} }
-
-// Get returns the value stored under key.
-func (s *State) Get(key string) (any, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	v, ok := s.m[key]
-	return v, ok
-}
-
-// Set stores v under key; a nil v deletes the key.
-func (s *State) Set(key string, v any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v == nil {
-		delete(s.m, key)
-		return
-	}
-	s.m[key] = v
-}

@@ -382,16 +382,20 @@ func TestContentJSON(t *testing.T) {
 }
 
 func TestStateGetSetDelete(t *testing.T) {
-	s := NewState()
-	if _, ok := s.Get("k"); ok {
-		t.Error("empty state has k")
+	e, _ := pipelineEngine(t, Options{})
+	s := e.State(bg)
+	if _, ok, err := s.Get("k"); ok || err != nil {
+		t.Errorf("empty state has k (%v)", err)
 	}
 	s.Set("k", 1.0)
-	if v, ok := s.Get("k"); !ok || v != 1.0 {
+	if v, ok, _ := s.Get("k"); !ok || v != 1.0 {
 		t.Errorf("Get = %v, %v", v, ok)
 	}
+	if err := s.Set("f", func() {}); err == nil {
+		t.Error("a value that is not JSON was stored")
+	}
 	s.Set("k", nil)
-	if _, ok := s.Get("k"); ok {
+	if _, ok, _ := s.Get("k"); ok {
 		t.Error("Set(nil) did not delete")
 	}
 }

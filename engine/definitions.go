@@ -27,8 +27,12 @@ type Definition struct {
 // Definitions returns the definitions of the tools in the current snapshot, in
 // name order. A tool whose prompt fails is left out, and the error names it; the
 // others are returned all the same.
+//
+// They are the tools the principal of ctx sees (its profile may hide some), and a
+// deferred tool is announced once discovered in its session.
 func (e *Engine) Definitions(ctx context.Context) ([]Definition, error) {
-	reg := e.Registry()
+	reg := e.registryFor(ctx)
+	discovered := e.sessionFor(ctx).discovered(ctx)
 	defs := make([]Definition, 0, len(reg.Tools()))
 	var errs []error
 	for _, t := range reg.Tools() {
@@ -46,7 +50,7 @@ func (e *Engine) Definitions(ctx context.Context) ([]Definition, error) {
 			Hints:        t.Hints(),
 			SearchHint:   t.SearchHint(),
 			Deferred:     t.Deferred(),
-			Announced:    e.Announced(t),
+			Announced:    announced(t, discovered),
 			AlwaysLoad:   t.def.AlwaysLoad,
 		})
 	}

@@ -80,7 +80,7 @@ func TestDefinitions(t *testing.T) {
 		d.Hints.Idempotent == nil || !*d.Hints.Idempotent || d.Hints.ConcurrencySafe != nil {
 		t.Errorf("hints = %+v", d.Hints)
 	}
-	e.Discover("git.status")
+	e.Discover(bg, "git.status")
 	if defs, _ := e.Definitions(bg); !defs[0].Announced {
 		t.Error("a discovered tool is not announced")
 	}

@@ -48,6 +48,18 @@
 // Run takes all the tool_use blocks of a model turn: consecutive concurrency-safe
 // calls run side by side, the others alone, and the results come back in order.
 //
+// # Principals and sessions
+//
+// Every call runs for a Principal, set on its context with WithPrincipal (the local
+// user when none is): the authenticated caller of a server, and the client's session
+// where it keeps one. What belongs to a conversation is kept per principal and
+// session, never shared: the tools' state (ctx.state; Engine.State), what the model
+// was shown of each file (readFileState; Engine.Files), the rules "allow always"
+// answers added, and the deferred tools discovered. It lives in Options.Sessions, a
+// session.Store: in memory by default, shared by several processes with a store such
+// as session/redisstore. A principal's Profile (NewProfile) adds rules and a mode to
+// the engine's, and hides the tools its rules deny by name.
+//
 // # Reloading
 //
 // Load is incremental: a source read again keeps the last good version of a file

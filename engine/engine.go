@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luatool/luatool/filestate"
+	"github.com/luatool/luatool/session"
 )
 
 // Defaults of the Options.
@@ -74,13 +74,11 @@ type Options struct {
 	// host gathered them: package engine/settings reads and merges settings files. A
 	// rule that does not parse makes New fail, naming where it came from.
 	Permissions PermissionSettings
-	// State is the session's shared state. Nil means a new empty State.
-	State *State
-	// Files is the session's readFileState, shared by its calls: what the model has
-	// been shown of each file, for the read-before-write rule of Write and Edit. The
-	// host modules that read and write files keep it (ctx.readFileState in Lua reads
-	// it). Nil means a new in-memory store for this Engine.
-	Files filestate.Store
+	// Sessions keeps what belongs to each principal's session (see Principal): the
+	// tools' state, readFileState, the rules "allow always" answers added, the
+	// discovered tools. Several engines (processes) that share one store serve a
+	// principal alike. Nil means a store in this process's memory.
+	Sessions session.Store
 	// OnProgress receives progress events as they happen. It may be called from
 	// several goroutines at once. WithCallHooks replaces it for the calls of one
 	// context.
@@ -135,11 +133,6 @@ type Engine struct {
 	// build all its states at once.
 	loadSlots chan struct{}
 
-	// sessionMu guards session: rules added by "allow always" answers, in force for
-	// the engine's life.
-	sessionMu sync.Mutex
-	session   ruleAdditions
-
 	// loadMu serializes loading; the fields after it are guarded by it.
 	loadMu      sync.Mutex
 	sources     []*sourceState
@@ -153,9 +146,6 @@ type Engine struct {
 	// ownResults is set when resultsDir was made by the engine (Options.ResultsDir was
 	// empty): Close removes it.
 	ownResults bool
-
-	// discovered are the deferred tools revealed to the model in this session.
-	discovered discoveredSet
 }
 
 // New builds an engine with the Go-native tools of opts and no Lua tools yet.
@@ -181,11 +171,8 @@ func New(opts Options) (*Engine, error) {
 	if len(opts.Roots) == 0 {
 		opts.Roots = []string{opts.Cwd}
 	}
-	if opts.State == nil {
-		opts.State = NewState()
-	}
-	if opts.Files == nil {
-		opts.Files = filestate.NewMemory(0, 0)
+	if opts.Sessions == nil {
+		opts.Sessions = session.NewMemory(0)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

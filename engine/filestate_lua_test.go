@@ -8,7 +8,6 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/filestate"
 	"github.com/luatool/luatool/hostmod"
 )
 
@@ -25,7 +24,6 @@ func TestLuaReadFileStateIsTheEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := filestate.NewMemory(0, 0)
 	src := `local fs, json = require("fs"), require("json")
 return {
   name = "Files",
@@ -54,7 +52,7 @@ return {
     return json.encode(e)
   end,
 }`
-	e := engine.NewTestEngine(t, engine.Options{Files: files, Roots: []string{root},
+	e := engine.NewTestEngine(t, engine.Options{Roots: []string{root},
 		Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}})
 	if diags := e.Load(engine.Source{Name: "t", FS: toolFS(map[string]string{"files.lua": src})}); engine.HasErrors(diags) {
 		t.Fatal(diagText(diags))
@@ -78,7 +76,7 @@ return {
 		t.Errorf("a partial read is recorded as %s", got)
 	}
 	call("read")
-	entry, ok := files.Get(path)
+	entry, ok := e.Files(bg).Get(path)
 	if got := call("get"); !ok || entry.Partial || !strings.Contains(got, `"partial":false`) || !strings.Contains(got, `"hash":"`+entry.Hash+`"`) {
 		t.Errorf("a full read is recorded as %s (store: %+v)", got, entry)
 	}

@@ -89,6 +89,9 @@ type toolFile struct {
 	hash  [sha256.Size]byte
 	tool  *Tool
 	diags []Diagnostic
+	// missingSince is when a watch's rescan first found the file missing, while it
+	// keeps the tool serving (see loadWait.confirm); zero while the file is on disk.
+	missingSince time.Time
 }
 
 // sourceState is a source and its files, by name within the source; unreadable is
@@ -138,12 +141,22 @@ func (r *loadRun) abandon() {
 // other files' changes nor the next rescan.
 const reloadGrace = 250 * time.Millisecond
 
-// loadWait says how long a rescan waits for its loads: to the end when grace is
-// zero (Load and Refresh), otherwise for grace, after which late is called, from
-// another goroutine, with the source's name once each load still running finishes.
+// loadWait says how a rescan waits. For its loads: to the end when grace is zero
+// (Load and Refresh), otherwise for grace, after which late is called, from another
+// goroutine, with the source's name once each load still running finishes.
+//
+// For files in the middle of a save, under a watch: confirm is how long a missing
+// file must have been gone before its tool is dropped (zero, for Load and Refresh:
+// at once); appeared, when set, tells when a file event last showed a file of the
+// source on disk; recheck, called on the rescan's goroutine with the source's name,
+// asks for another rescan soon: to confirm a missing file gone, or to read again a
+// file that failed to load (it may have been read halfway through a save).
 type loadWait struct {
-	grace time.Duration
-	late  func(source string)
+	grace    time.Duration
+	late     func(source string)
+	confirm  time.Duration
+	appeared func(source, file string) time.Time
+	recheck  func(source string)
 }
 
 // Load sets the sources, in order, reads them and swaps in a snapshot of the Go-native
@@ -244,9 +257,10 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, w
 }
 
 // rescan reads a source's directory: new and changed files are loaded, unchanged ones
-// skipped, missing ones dropped. It reports whether anything changed, the tools it
-// replaced or dropped, and a LoadFailed event for each file that failed this time. A
-// load that wait gives up on stays running; a later rescan takes its outcome.
+// skipped, missing ones dropped (see dropMissing). It reports whether anything
+// changed, the tools it replaced or dropped, and a LoadFailed event for each file
+// that failed this time. A load that wait gives up on stays running; a later rescan
+// takes its outcome.
 func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []*Tool, events []Event) {
 	entries, err := fs.ReadDir(s.src.FS, ".")
 	if (err == nil) != (s.unreadable == nil) {
@@ -322,8 +336,13 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 		}
 	}
 	awaitLoads(work, wait.grace)
+	// A file still loading, or failing just now, may be in the middle of a save,
+	// and may be a missing file under its new name: this rescan settles nothing
+	// about missing files.
+	settled := true
 	for _, r := range work {
 		if !r.finished() {
+			settled = false
 			if s.running[r.name] != r {
 				if s.running == nil {
 					s.running = map[string]*loadRun{}
@@ -342,6 +361,12 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 		f.hash, f.diags, changed = r.hash, r.diag, true
 		if r.tool == nil {
 			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diag})
+			settled = false
+			if wait.recheck != nil {
+				// It may have been read halfway through a save: look again soon,
+				// even while the directory keeps changing.
+				wait.recheck(s.src.Name)
+			}
 			continue
 		}
 		if f.tool != nil {
@@ -349,16 +374,56 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 		}
 		f.tool = r.tool
 	}
-	for name, f := range s.files {
-		if !seen[name] {
-			if f.tool != nil {
-				retired = append(retired, f.tool)
-			}
-			delete(s.files, name)
-			changed = true
+	dropped := dropMissing(s, seen, settled, wait)
+	for _, f := range dropped {
+		if f.tool != nil {
+			retired = append(retired, f.tool)
 		}
 	}
-	return changed, retired, events
+	return changed || len(dropped) > 0, retired, events
+}
+
+// dropMissing drops the files of s that the rescan did not see and returns them. A
+// file may be missing only for a moment while it is saved (deleted and written
+// again, renamed away and back): under a watch (wait.confirm set) a missing file
+// that has a tool keeps it serving until it has been gone for wait.confirm, missed
+// by rescans and shown by no file event, as a settled rescan (see rescan) finds,
+// unless another file of the source now serves the tool's name, which is a rename.
+func dropMissing(s *sourceState, seen map[string]bool, settled bool, wait loadWait) []*toolFile {
+	served := map[string]bool{} // tool names served by files on disk
+	for name, f := range s.files {
+		if seen[name] {
+			f.missingSince = time.Time{}
+			if f.tool != nil {
+				served[f.tool.Name()] = true
+			}
+		}
+	}
+	now := time.Now()
+	var dropped []*toolFile
+	for name, f := range s.files {
+		if seen[name] {
+			continue
+		}
+		if f.tool != nil && wait.confirm > 0 && !served[f.tool.Name()] {
+			if f.missingSince.IsZero() {
+				f.missingSince = now
+			}
+			gone := f.missingSince
+			if wait.appeared != nil {
+				if at := wait.appeared(s.src.Name, name); at.After(gone) {
+					gone = at
+				}
+			}
+			if !settled || now.Sub(gone) < wait.confirm {
+				wait.recheck(s.src.Name)
+				continue
+			}
+		}
+		dropped = append(dropped, f)
+		delete(s.files, name)
+	}
+	return dropped
 }
 
 // startLoad loads one version of a tool file on a goroutine of its own, in one of

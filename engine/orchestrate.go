@@ -15,6 +15,9 @@ type turn struct {
 	cwd   string
 	mode  Mode
 	rules ruleAdditions
+	// session is where the turn's state lives; profile is its principal's.
+	session sessionOf
+	profile *Profile
 	// abort stops the turn, when a person refused a call and asked to stop; nil for a
 	// single Call.
 	abort context.CancelFunc
@@ -25,12 +28,19 @@ type ruleAdditions struct {
 	allow, ask, deny []string
 }
 
-func (e *Engine) newTurn() *turn {
-	return &turn{cwd: e.opts.Cwd, mode: e.opts.Mode}
+// newTurn starts a turn for the principal of ctx: in its session, with its profile's
+// mode when the profile sets one.
+func (e *Engine) newTurn(ctx context.Context) *turn {
+	p := principalOf(ctx)
+	tc := &turn{cwd: e.opts.Cwd, mode: e.opts.Mode, session: e.sessionFor(ctx), profile: p.Profile}
+	if p.Profile != nil && p.Profile.mode != "" {
+		tc.mode = p.Profile.mode
+	}
+	return tc
 }
 
 // apply makes a tool's context change for the later calls of the turn.
-func (tc *turn) apply(ch *ContextChange, state *State) {
+func (tc *turn) apply(ctx context.Context, ch *ContextChange) {
 	if ch.Cwd != "" {
 		tc.cwd = ch.Cwd
 	}
@@ -40,8 +50,11 @@ func (tc *turn) apply(ch *ContextChange, state *State) {
 	tc.rules.allow = append(tc.rules.allow, ch.Allow...)
 	tc.rules.ask = append(tc.rules.ask, ch.Ask...)
 	tc.rules.deny = append(tc.rules.deny, ch.Deny...)
+	state := tc.session.state(ctx)
 	for k, v := range ch.State {
-		state.Set(k, v)
+		if err := state.Set(k, v); err != nil {
+			tc.session.e.opts.Logger.Warn("a tool's state change is lost: the session store failed", "key", k, "err", err)
+		}
 	}
 }
 
@@ -61,10 +74,10 @@ func (tc *turn) apply(ch *ContextChange, state *State) {
 // wants to interrupt only tools that allow it (a new user message arriving) can ask
 // Result.Tool.InterruptBehavior before cancelling.
 func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
-	reg := e.Registry()
+	reg := e.registryFor(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	tc := e.newTurn()
+	tc := e.newTurn(ctx)
 	tc.abort = cancel
 	pending := make([]*PendingCall, len(uses))
 	for i, use := range uses {
@@ -81,7 +94,7 @@ func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 		} else {
 			r := e.call(ctx, pending[start], tc)
 			if r.ContextChange != nil && r.Stage == StageDone {
-				tc.apply(r.ContextChange, e.opts.State)
+				tc.apply(ctx, r.ContextChange)
 			}
 			results[start] = r
 		}

@@ -193,20 +193,33 @@ type decision struct {
 	byRule bool
 }
 
-// rulesFor returns the rules in force for a call of the turn: the engine's, with the
-// session's and the turn's additions.
-func (e *Engine) rulesFor(tc *turn) ruleSet {
+// rulesFor returns the rules in force for a call of the turn: the engine's and the
+// principal's profile's, with the session's ("allow always" answers) and the turn's
+// additions.
+func (e *Engine) rulesFor(ctx context.Context, tc *turn) ruleSet {
 	rs := e.rules
-	e.sessionMu.Lock()
-	defer e.sessionMu.Unlock()
-	if len(e.session.allow)+len(tc.rules.allow)+len(tc.rules.ask)+len(tc.rules.deny) > 0 {
+	if tc.profile != nil {
+		rs = rs.join(tc.profile.rules)
+	}
+	always := tc.session.rules(ctx)
+	if len(always)+len(tc.rules.allow)+len(tc.rules.ask)+len(tc.rules.deny) > 0 {
 		rs = rs.with(ruleAdditions{
-			allow: append(append([]string(nil), e.session.allow...), tc.rules.allow...),
+			allow: append(always, tc.rules.allow...),
 			ask:   tc.rules.ask,
 			deny:  tc.rules.deny,
 		}, tc.cwd)
 	}
 	return rs
+}
+
+// join returns the rules of rs and other together.
+func (rs ruleSet) join(other ruleSet) ruleSet {
+	return ruleSet{
+		deny:  append(slices.Clip(rs.deny), other.deny...),
+		ask:   append(slices.Clip(rs.ask), other.ask...),
+		allow: append(slices.Clip(rs.allow), other.allow...),
+		home:  rs.home,
+	}
 }
 
 // hiddenPaths returns what bindings.Call.Hidden reports for a call working in cwd:
@@ -235,7 +248,7 @@ func (rs ruleSet) hiddenPaths(cwd string) func(absPath string) bool {
 
 // decide runs steps 1 to 8 of the permission order for one call.
 func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) decision {
-	rs := e.rulesFor(tc)
+	rs := cc.rules
 	// What content rules match is asked of the tool only when a rule needs it, and
 	// again after the tool updated the input.
 	var target *ruleTarget

@@ -109,7 +109,7 @@ type CanUseToolFunc func(ctx context.Context, req PermissionRequest) (Permission
 // coercion and defaults, validateInput, permissions, call under the deadline,
 // mapResult, the empty-result text and persistence of large results.
 func (e *Engine) Call(ctx context.Context, use ToolUse) *Result {
-	return e.Prepare(use).Call(ctx)
+	return e.Prepare(ctx, use).Call(ctx)
 }
 
 // A PendingCall is a tool_use looked up in one registry snapshot, with its input
@@ -126,10 +126,11 @@ type PendingCall struct {
 	err   error          // why the input failed
 }
 
-// Prepare looks use up in the current snapshot and validates its input. Problems are
-// not errors here: the PendingCall's Call reports them as the pipeline does.
-func (e *Engine) Prepare(use ToolUse) *PendingCall {
-	return e.prepare(e.Registry(), use)
+// Prepare looks use up in the current snapshot, as the principal of ctx sees it, and
+// validates its input. Problems are not errors here: the PendingCall's Call reports
+// them as the pipeline does.
+func (e *Engine) Prepare(ctx context.Context, use ToolUse) *PendingCall {
+	return e.prepare(e.registryFor(ctx), use)
 }
 
 func (e *Engine) prepare(reg *Registry, use ToolUse) *PendingCall {
@@ -164,7 +165,7 @@ func (p *PendingCall) ConcurrencySafe(ctx context.Context) bool {
 // Call runs the pending call through the rest of the pipeline, as Engine.Call does.
 // A PendingCall is run once.
 func (p *PendingCall) Call(ctx context.Context) *Result {
-	return p.e.call(ctx, p, p.e.newTurn())
+	return p.e.call(ctx, p, p.e.newTurn(ctx))
 }
 
 func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result) {
@@ -195,10 +196,10 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		Roots:     e.opts.Roots,
 		Mode:      tc.mode,
 		Tools:     reg.Names(),
-		State:     e.opts.State,
-		Files:     e.opts.Files,
+		State:     tc.session.state(ctx),
+		Files:     tc.session.files(ctx),
 		registry:  reg,
-		discover:  e.Discover,
+		discover:  func(names ...string) { tc.session.discover(ctx, names...) },
 		Log: func(line string) {
 			logMu.Lock()
 			r.Log = append(r.Log, line)
@@ -211,13 +212,14 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		},
 	}
 	// Read deny rules hide paths from whatever the tool lists or searches.
-	cc.hidden = e.rulesFor(tc).hiddenPaths(tc.cwd)
+	cc.rules = e.rulesFor(ctx, tc)
+	cc.hidden = cc.rules.hiddenPaths(tc.cwd)
 
 	// 3. Schema: decoded, coerced, defaults filled and validated by prepare.
 	input := p.input
 	if err := p.err; err != nil {
 		msg := inputValidationText(t.Name(), err)
-		if !e.Announced(t) {
+		if t.Deferred() && !tc.session.discovered(ctx)[t.Name()] {
 			msg += "\n\n" + undiscoveredHint(t.Name())
 		}
 		return r.fail(StageInput, toolUseError(msg))
@@ -374,9 +376,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		return nil, true, fmt.Sprintf("Permission to use %s has been denied.", t.Name())
 	}
 	if len(ans.AddRules) > 0 {
-		e.sessionMu.Lock()
-		e.session.allow = append(e.session.allow, ans.AddRules...)
-		e.sessionMu.Unlock()
+		tc.session.addRules(ctx, ans.AddRules)
 	}
 	if ans.UpdatedInput != nil {
 		in, denied := e.updatedInput(t, ans.UpdatedInput)

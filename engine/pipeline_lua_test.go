@@ -367,16 +367,16 @@ func TestProgressAndLog(t *testing.T) {
 // TestStateIsSharedAcrossCalls: ctx.state is the session's State, JSON values in and
 // out.
 func TestStateIsSharedAcrossCalls(t *testing.T) {
-	state := engine.NewState()
+	e := luaPipelineEngine(t, engine.Options{})
+	state := e.State(bg)
 	state.Set("count", 10.0)
-	e := luaPipelineEngine(t, engine.Options{State: state})
 	for _, want := range []string{"11", "12", "13"} {
 		engine.WantOK(t, engine.CallTool(e, bg, "Counter", `{}`), want)
 	}
-	if v, _ := state.Get("count"); v != 13.0 {
+	if v, _, _ := state.Get("count"); v != 13.0 {
 		t.Errorf("state count = %v, want 13", v)
 	}
-	if v, _ := state.Get("history"); !reflect.DeepEqual(v, map[string]any{"last": 13.0, "list": []any{1.0, 2.0}}) {
+	if v, _, _ := state.Get("history"); !reflect.DeepEqual(v, map[string]any{"last": 13.0, "list": []any{1.0, 2.0}}) {
 		t.Errorf("state history = %#v", v)
 	}
 	// Concurrent calls share it safely (run with -race).

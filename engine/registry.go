@@ -69,6 +69,24 @@ func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, [
 	return r, diags
 }
 
+// without returns the snapshot without the tools hide names (by their names; their
+// aliases and API names go with them).
+func (r *Registry) without(hide func(name string) bool) *Registry {
+	v := &Registry{byName: map[string]*Tool{}}
+	for _, t := range r.tools {
+		if !hide(t.Name()) {
+			v.tools = append(v.tools, t)
+			v.names = append(v.names, t.Name())
+		}
+	}
+	for name, t := range r.byName {
+		if !hide(t.Name()) {
+			v.byName[name] = t
+		}
+	}
+	return v
+}
+
 // Lookup finds a tool by name, alias or API name (see APIName).
 func (r *Registry) Lookup(name string) (*Tool, bool) {
 	t, ok := r.byName[name]

@@ -18,6 +18,11 @@ type WatchOptions struct {
 	// Debounce is how long a directory must be quiet after a change before it is read
 	// again: editors write a file in several steps. Default 50 ms.
 	Debounce time.Duration
+	// MaxWait bounds how long a change waits for that quiet: a directory changed
+	// without pause (a file saved every few milliseconds, a generator rewriting it)
+	// is read again at least this often. Default 4 times Debounce; a value below
+	// Debounce is raised to it.
+	MaxWait time.Duration
 	// PollInterval is how often every source is read again when file events cannot be
 	// had (no inotify watches left, an event queue overflow, Poll set). Default 1 s.
 	PollInterval time.Duration
@@ -29,37 +34,53 @@ type WatchOptions struct {
 // Default watch settings.
 const (
 	defaultDebounce     = 50 * time.Millisecond
+	defaultMaxWaits     = 4 // MaxWait, in debounces
 	defaultPollInterval = time.Second
 )
 
 // Watch keeps the tools of the engine's sources on disk (those with a Dir) current
 // with their files until ctx ends: every save takes effect as soon as the directory is
-// quiet for the debounce time. It watches directories, not files, so it follows
-// editors that save by writing a new file and renaming it over the old one, vim's
-// backup dance, JetBrains' safe write and Kubernetes' ..data symlink swaps; editor
-// temporaries are ignored; unchanged files are not reloaded. A file that fails to load
-// keeps its last good version serving (a LoadFailed event says why); fixing it brings
-// the new version. A file whose main chunk is slow (or never returns, until the
-// limits' InitTimeout) holds up no other file's change: it comes in, or fails, on its
-// own once it is done. Calls in flight finish on the version they started with. A source
-// directory that does not exist yet is picked up when it appears. When file events
-// cannot be had, Watch says so with a WatchStatus event and polls.
+// quiet for the debounce time, and a directory that is never quiet (a file saved
+// every few milliseconds) is read again at least every MaxWait. It watches
+// directories, not files, so it follows editors that save by writing a new file and
+// renaming it over the old one, vim's backup dance, JetBrains' safe write and
+// Kubernetes' ..data symlink swaps; editor temporaries are ignored; unchanged files
+// are not reloaded.
+//
+// A tool is not dropped while its file is away for a moment (deleted and written
+// again, renamed away and back): a file found missing keeps its tool serving until it
+// has been gone for the debounce (50 ms at the least), missed by the readings of the
+// directory and shown by no file event, unless another file of the directory now
+// serves the tool's name (the file was renamed; a file renamed and broken before a
+// reading of the directory saw it whole under its new name is a new file that fails,
+// and the tool goes with the old name). A file that fails to load keeps its
+// last good version serving (a LoadFailed event says why), and is read again a
+// debounce later, however busy the directory, in case it was read halfway through a
+// save; fixing it brings the new version. A file whose main chunk is slow (or never
+// returns, until the limits' InitTimeout) holds up no other file's change: it comes
+// in, or fails, on its own once it is done. Calls in flight finish on the version
+// they started with. A source directory that does not exist yet is picked up when it
+// appears. When file events cannot be had, Watch says so with a WatchStatus event and
+// polls.
 //
 // Changes reach subscribers (Subscribe) as events. Watch returns nil when ctx ends, and
 // an error only when the engine has no directory to watch.
 func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
-	if opts.Debounce <= 0 {
-		opts.Debounce = defaultDebounce
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = defaultPollInterval
-	}
-	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, pending: map[string]time.Time{}, within: map[string]string{}, late: make(chan string)}
+	opts = opts.withDefaults()
+	// A file missing for less than the debounce is taken to be in the middle of a
+	// save; the floor covers editors' delete-and-write under a debounce set near zero.
+	confirm := max(opts.Debounce, defaultDebounce)
+	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, srcDir: map[string]string{}, pending: map[string]pendingRead{},
+		appeared: map[string]time.Time{}, within: map[string]string{}, late: make(chan string)}
 	w.wait = loadWait{grace: reloadGrace, late: func(source string) {
 		select {
 		case w.late <- source:
 		case <-ctx.Done():
 		}
+	}, confirm: confirm, recheck: func(source string) {
+		w.deadline(time.Now().Add(confirm), source)
+	}, appeared: func(source, file string) time.Time {
+		return w.appeared[filepath.Join(w.srcDir[source], filepath.FromSlash(file))]
 	}}
 	for _, l := range e.opts.Loaders {
 		if sl, ok := l.(SharedLoader); ok {
@@ -76,6 +97,7 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 			dir = filepath.Clean(s.src.Dir)
 		}
 		w.dirs[dir] = append(w.dirs[dir], s.src.Name)
+		w.srcDir[s.src.Name] = dir
 	}
 	e.loadMu.Unlock()
 	if len(w.dirs) == 0 {
@@ -84,15 +106,36 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 	return w.run(ctx)
 }
 
+// withDefaults fills in the settings left zero.
+func (o WatchOptions) withDefaults() WatchOptions {
+	if o.Debounce <= 0 {
+		o.Debounce = defaultDebounce
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = defaultMaxWaits * o.Debounce
+	}
+	o.MaxWait = max(o.MaxWait, o.Debounce)
+	if o.PollInterval <= 0 {
+		o.PollInterval = defaultPollInterval
+	}
+	return o
+}
+
 // watch is the state of one Watch.
 type watch struct {
 	e    *Engine
 	opts WatchOptions
-	// dirs maps each watched directory to the names of its sources.
-	dirs map[string][]string
-	// pending holds, per source name, when it is due to be read again.
-	pending map[string]time.Time
-	fsw     *fsnotify.Watcher
+	// dirs maps each watched directory to the names of its sources; srcDir maps a
+	// source's name to its directory.
+	dirs   map[string][]string
+	srcDir map[string]string
+	// pending holds the sources, by name, that are due to be read again.
+	pending map[string]pendingRead
+	// appeared holds, by path, when a file event last showed a file of a source
+	// directory on disk (created or written), for the files with such an event in
+	// the last wait.confirm: a file missing at a rescan but seen since is not gone.
+	appeared map[string]time.Time
+	fsw      *fsnotify.Watcher
 	// missing are source directories that do not exist yet; their nearest existing
 	// ancestor is watched instead.
 	missing map[string]bool
@@ -106,6 +149,11 @@ type watch struct {
 	wait loadWait
 	late chan string
 }
+
+// A pendingRead is a source waiting to be read again: due when it is to be read,
+// which changes push back, but never past limit (MaxWait after its first change
+// not yet read, or sooner for a rescan that must confirm a file gone).
+type pendingRead struct{ due, limit time.Time }
 
 // refresh reads the sources with the given names again (all when none is given),
 // waiting for slow files no longer than reloadGrace.
@@ -137,6 +185,9 @@ func (w *watch) run(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
+		// Every case may have made a source due: a change, a lost event, a rescan
+		// that keeps a missing file until a later one confirms it gone.
+		w.arm(timer)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -145,7 +196,6 @@ func (w *watch) run(ctx context.Context) error {
 				return nil
 			}
 			w.handle(ev)
-			w.arm(timer)
 		case err, ok := <-fsw.Errors:
 			if !ok {
 				return nil
@@ -155,13 +205,11 @@ func (w *watch) run(ctx context.Context) error {
 				for dir := range w.dirs {
 					w.schedule(dir, 0)
 				}
-				w.arm(timer)
 				continue
 			}
 			w.status("watch error: " + err.Error())
 		case <-timer.C:
 			w.flush()
-			w.arm(timer)
 		case source := <-w.late:
 			w.refresh(source)
 		}
@@ -222,6 +270,9 @@ func (w *watch) handle(ev fsnotify.Event) {
 		}
 	}
 	if _, ok := w.dirs[filepath.Dir(ev.Name)]; ok && !editorTemporary(filepath.Base(ev.Name)) {
+		if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) {
+			w.appeared[ev.Name] = time.Now()
+		}
 		w.schedule(filepath.Dir(ev.Name), w.opts.Debounce)
 	}
 	if _, ok := w.dirs[ev.Name]; ok {
@@ -245,12 +296,39 @@ func (w *watch) handle(ev fsnotify.Event) {
 }
 
 // schedule makes the sources of dir due after delay, pushing back a due time already
-// set: a directory is read once it has been quiet for the debounce time.
+// set: a directory is read once it has been quiet for the debounce time, but no
+// later than MaxWait after the first change it has not read.
 func (w *watch) schedule(dir string, delay time.Duration) {
-	due := time.Now().Add(delay)
-	for _, name := range w.dirs[dir] {
-		w.pending[name] = due
+	w.scheduleAt(time.Now(), delay, w.dirs[dir]...)
+}
+
+// scheduleAt makes the sources named due at now + delay, but no later than MaxWait
+// after their first change not yet read.
+func (w *watch) scheduleAt(now time.Time, delay time.Duration, names ...string) {
+	for _, name := range names {
+		p, ok := w.pending[name]
+		if !ok {
+			p.limit = now.Add(w.opts.MaxWait)
+		}
+		p.due = now.Add(delay)
+		if p.limit.Before(p.due) {
+			p.due = p.limit
+		}
+		w.pending[name] = p
 	}
+}
+
+// deadline makes the source named due at the latest at t, whatever changes come
+// before.
+func (w *watch) deadline(t time.Time, name string) {
+	p, ok := w.pending[name]
+	if !ok || t.Before(p.limit) {
+		p.limit = t
+	}
+	if !ok || t.Before(p.due) {
+		p.due = t
+	}
+	w.pending[name] = p
 }
 
 // arm sets timer to fire when the next source is due.
@@ -259,9 +337,9 @@ func (w *watch) arm(timer *time.Timer) {
 		return
 	}
 	var next time.Time
-	for _, due := range w.pending {
-		if next.IsZero() || due.Before(next) {
-			next = due
+	for _, p := range w.pending {
+		if next.IsZero() || p.due.Before(next) {
+			next = p.due
 		}
 	}
 	timer.Reset(max(time.Until(next), 0))
@@ -270,9 +348,15 @@ func (w *watch) arm(timer *time.Timer) {
 // flush reads again the sources that are due.
 func (w *watch) flush() {
 	now := time.Now()
+	for p, at := range w.appeared {
+		// Older sightings cannot keep a missing file: it has been gone since.
+		if now.Sub(at) >= w.wait.confirm {
+			delete(w.appeared, p)
+		}
+	}
 	var due []string
-	for name, at := range w.pending {
-		if !at.After(now) {
+	for name, p := range w.pending {
+		if !p.due.After(now) {
 			due = append(due, name)
 			delete(w.pending, name)
 		}

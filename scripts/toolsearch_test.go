@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -81,11 +82,11 @@ func TestToolSearchSelect(t *testing.T) {
 		t.Errorf("result:\n%s", text)
 	}
 	for name, want := range map[string]bool{"NotebookEdit": true, "Read": true, "Nope": false, "WebFetch": false} {
-		if e.Discovered(name) != want {
+		if slices.Contains(e.DiscoveredTools(context.Background()), name) != want {
 			t.Errorf("Discovered(%s) = %v, want %v", name, !want, want)
 		}
 	}
-	if got := e.DiscoveredTools(); !reflect.DeepEqual(got, []string{"NotebookEdit", "Read"}) {
+	if got := e.DiscoveredTools(context.Background()); !reflect.DeepEqual(got, []string{"NotebookEdit", "Read"}) {
 		t.Errorf("DiscoveredTools = %v", got)
 	}
 }
@@ -118,7 +119,7 @@ func TestToolSearchKeywords(t *testing.T) {
 			t.Errorf("%s: matches = %v, want %v", c.input, got, c.want)
 		}
 		for _, name := range c.want {
-			if !e.Discovered(name) {
+			if !slices.Contains(e.DiscoveredTools(context.Background()), name) {
 				t.Errorf("%s: %s not discovered", c.input, name)
 			}
 		}
@@ -133,7 +134,7 @@ func TestToolSearchNoMatch(t *testing.T) {
 			t.Errorf("%s: %v %q", in, names, text)
 		}
 	}
-	if got := e.DiscoveredTools(); len(got) != 0 {
+	if got := e.DiscoveredTools(context.Background()); len(got) != 0 {
 		t.Errorf("DiscoveredTools = %v", got)
 	}
 }
@@ -163,7 +164,7 @@ func TestUndiscoveredToolHint(t *testing.T) {
 func TestToolSearchNotDeferred(t *testing.T) {
 	e := newSearchEnv(t)
 	ts, ok := e.Registry().Lookup("ToolSearch")
-	if !ok || ts.Deferred() || !e.Announced(ts) {
+	if !ok || ts.Deferred() {
 		t.Fatal("ToolSearch must be loaded and never deferred")
 	}
 }

@@ -325,8 +325,20 @@ func TestReloadAddRemoveRename(t *testing.T) {
 		}
 	}()
 	os.Rename(filepath.Join(dir, "a.lua"), filepath.Join(dir, "renamed.lua"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if tool, ok := w.eng.Registry().Lookup("A"); ok && tool.Source() == filepath.Join(dir, "renamed.lua") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("A is not served from renamed.lua; events: %v", w.kinds())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	w.eventually("A", "a")
-	// The tool inside renamed: A becomes C in one swap.
+	// The tool inside renamed: A becomes C in one swap. (Renamed and changed within
+	// one debounce, a.lua would be a file missing, its tool A kept until a.lua is
+	// confirmed gone.)
 	writeFile(t, filepath.Join(dir, "renamed.lua"), toolSource("C", "c"))
 	w.eventually("C", "c")
 	close(stop)
@@ -340,7 +352,7 @@ func TestReloadAddRemoveRename(t *testing.T) {
 
 	w.reset()
 	os.Remove(filepath.Join(dir, "b.lua"))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for !strings.Contains(w.answer("B"), "No such tool") {
 		if time.Now().After(deadline) {
 			t.Fatal("B still served after its file was deleted")
@@ -508,5 +520,73 @@ func TestSlowMainChunkDelaysNoOtherReload(t *testing.T) {
 				t.Errorf("Aslow answers %q once loaded, want %q", got, c.want)
 			}
 		}
+	}
+}
+
+// A file saved every 10 ms, more often than the debounce: the watcher does not wait
+// for a quiet that never comes, it reloads at least every maximum wait (400 ms
+// here) while the saves go on.
+func TestReloadNeverQuiet(t *testing.T) {
+	dir := t.TempDir()
+	w := startWatch(t, dir, engine.WatchOptions{Debounce: 100 * time.Millisecond}, map[string]string{"tool.lua": toolSource("Tool", "v0")})
+	for i := 1; i <= 300; i++ {
+		writeFile(t, filepath.Join(dir, "tool.lua"), toolSource("Tool", fmt.Sprintf("v%d", i)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.mu.Lock()
+	during := count(w.events, engine.ToolUpdated, "Tool")
+	w.mu.Unlock()
+	t.Logf("%d reloads during 300 saves", during)
+	if during < 2 {
+		t.Errorf("%d reloads while the file was saved every 10 ms for 3 s; want one every 400 ms", during)
+	}
+	w.eventually("Tool", "v300")
+}
+
+// A file deleted and written again 5 ms later, over and over: its tool is never
+// missing from the registry, though rescans (every maximum wait, 400 ms here) fall
+// between delete and write about half the time. A file missing for less than the
+// debounce (100 ms) is not gone.
+func TestReloadDeleteRecreateKeepsTool(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tool.lua")
+	w := startWatch(t, dir, engine.WatchOptions{Debounce: 100 * time.Millisecond}, map[string]string{"tool.lua": toolSource("Tool", "v0")})
+	var lookups, missing atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			lookups.Add(1)
+			if _, ok := w.eng.Registry().Lookup("Tool"); !ok {
+				missing.Add(1)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	for i := 1; i <= 300; i++ {
+		if err := os.Remove(file); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		writeFile(t, file, toolSource("Tool", fmt.Sprintf("v%d", i)))
+		time.Sleep(5 * time.Millisecond)
+	}
+	w.eventually("Tool", "v300")
+	close(stop)
+	wg.Wait()
+	updates := count(w.settle(), engine.ToolUpdated, "Tool")
+	t.Logf("%d lookups, %d found no Tool; %d reloads", lookups.Load(), missing.Load(), updates)
+	if missing.Load() > 0 {
+		t.Errorf("Tool was missing from %d of %d lookups while its file was deleted and written again", missing.Load(), lookups.Load())
+	}
+	if updates < 2 {
+		t.Errorf("only %d reloads: the rescans did not run during the churn", updates)
 	}
 }

@@ -100,7 +100,10 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 			L.Push(lua.LNil)
 			return 1
 		}
-		v, ok := c.cc.State.Get(key)
+		v, ok, err := c.cc.State.Get(key)
+		if err != nil {
+			L.RaiseError("ctx.state:get: %s", err.Error())
+		}
 		if !ok {
 			L.Push(lua.LNil)
 			return 1
@@ -121,7 +124,9 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		if c.cc.State == nil {
 			L.RaiseError("ctx.state:set: this host keeps no state")
 		}
-		c.cc.State.Set(key, v)
+		if err := c.cc.State.Set(key, v); err != nil {
+			L.RaiseError("ctx.state:set: %s", err.Error())
+		}
 		return 0
 	})
 	t.RawSetString("state", stateView)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,18 +76,17 @@ func TestToolsModuleList(t *testing.T) {
 
 func TestToolsModuleDiscover(t *testing.T) {
 	e := newModuleEngine(t)
-	hidden, _ := e.Registry().Lookup("Hidden")
-	if e.Discovered("Hidden") || e.Announced(hidden) {
+	if slices.Contains(e.DiscoveredTools(bg), "Hidden") {
 		t.Fatal("Hidden discovered before any discovery")
 	}
 	out, isErr := probe(t, e, `{"names": ["Secret", "Nope", "Hidden"]}`)
 	if isErr || out != `["Hidden"]` {
 		t.Fatalf("discover = %s (error %v)", out, isErr)
 	}
-	if !e.Discovered("Hidden") || !e.Announced(hidden) || e.Discovered("Nope") {
+	if !slices.Contains(e.DiscoveredTools(bg), "Hidden") || slices.Contains(e.DiscoveredTools(bg), "Nope") {
 		t.Error("discovery not recorded as marked")
 	}
-	if got := e.DiscoveredTools(); !reflect.DeepEqual(got, []string{"Hidden"}) {
+	if got := e.DiscoveredTools(bg); !reflect.DeepEqual(got, []string{"Hidden"}) {
 		t.Errorf("DiscoveredTools = %v", got)
 	}
 	out, isErr = probe(t, e, `{"op": "bad"}`)
@@ -125,7 +125,7 @@ func TestUndiscoveredHintOnlyForDeferred(t *testing.T) {
 	if got := r.Block.Content.String(); !r.Block.IsError || !strings.Contains(got, `"select:Hidden"`) {
 		t.Errorf("undiscovered deferred tool: %s", got)
 	}
-	e.Discover("Hidden")
+	e.Discover(bg, "Hidden")
 	r = e.Call(bg, engine.ToolUse{ID: "toolu_2", Name: "Hidden", Input: json.RawMessage(`{}`)})
 	if got := r.Block.Content.String(); !r.Block.IsError || strings.Contains(got, "ToolSearch") {
 		t.Errorf("discovered tool: %s", got)

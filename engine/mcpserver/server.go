@@ -55,8 +55,8 @@ type Options struct {
 const exclusive = 1 << 30
 
 // A Server offers the tools of an engine over MCP. Create it with New, serve it
-// with MCP().Run on a transport or with HTTPHandler, and Close it to stop following
-// the engine's reloads.
+// with ServeStdio, HTTPHandler or MCP().Run on a transport, and Close it to stop
+// following the engine's reloads.
 type Server struct {
 	eng   *engine.Engine
 	srv   *mcp.Server
@@ -106,8 +106,8 @@ func New(eng *engine.Engine, opts Options) *Server {
 	return s
 }
 
-// MCP returns the SDK server, to run on a transport: MCP().Run(ctx,
-// &mcp.StdioTransport{}).
+// MCP returns the SDK server, to run on a transport of the host's. For stdio,
+// ServeStdio is the transport that bad input cannot break.
 func (s *Server) MCP() *mcp.Server { return s.srv }
 
 // HTTPHandler returns a streamable HTTP handler for the server. It is stateless,
@@ -202,7 +202,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	// The call is weighed and run on one version of the tool: a reload between the
 	// two cannot make a call that must run alone overlap others.
-	pending := s.eng.Prepare(use)
+	pending := s.eng.Prepare(ctx, use)
 	weight := int64(exclusive)
 	if pending.ConcurrencySafe(ctx) {
 		weight = 1

@@ -40,6 +40,7 @@ type config struct {
 	yes             bool
 	format          string
 	debounce        time.Duration
+	debounceMaxWait time.Duration
 	poll            bool
 	mode            string
 	allow           []string
@@ -54,6 +55,8 @@ type config struct {
 	run         string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
+	// state is --state: the URL of the session store, "" for memory.
+	state string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
 	// revoke and listTrusted are trust's --revoke and --list.
@@ -117,7 +120,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -159,7 +162,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -235,7 +238,7 @@ of protocol 2025-03-26 and before, and refused from 2025-06-18, which removed th
 At most --max-in-flight requests are handled at once; while that many are in flight,
 stdin is not read, so a client that writes without reading is held back by the
 pipe. At the end of stdin the server answers every request it has read, then exits.`,
-		flags: []string{"http", "no-watch", "max-in-flight", "debounce", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "no-watch", "max-in-flight", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -273,7 +276,7 @@ rewritten whole and atomically.`,
 change (however the editor saves), printing each reload and each problem with
 file:line until interrupted. A broken save keeps the last good version serving. It
 needs a tool directory on disk (--tools DIR).`,
-		flags: []string{"tools", "no-standard-tools", "root", "debounce", "poll", "deny", "settings"},
+		flags: []string{"tools", "no-standard-tools", "root", "debounce", "debounce-max-wait", "poll", "deny", "settings"},
 		run:   runWatch,
 	},
 }
@@ -359,13 +362,16 @@ func (c *config) check() error {
 	for _, d := range []struct {
 		flag  string
 		value time.Duration
-	}{{"timeout", c.timeout}, {"debounce", c.debounce}} {
+	}{{"timeout", c.timeout}, {"debounce", c.debounce}, {"debounce-max-wait", c.debounceMaxWait}} {
 		if d.value < 0 {
 			return fmt.Errorf("--%s must be positive, got %v", d.flag, d.value)
 		}
 	}
 	if c.maxInFlight < 0 {
 		return fmt.Errorf("--max-in-flight must be positive, got %d", c.maxInFlight)
+	}
+	if c.debounceMaxWait > 0 && c.debounceMaxWait < c.debounce {
+		return fmt.Errorf("--debounce-max-wait %v is shorter than --debounce %v: a change waits for quiet at most that long", c.debounceMaxWait, c.debounce)
 	}
 	return nil
 }
@@ -395,6 +401,11 @@ func (a *app) quickStart() {
 	}
 }
 
+// renamedFlags maps the old names of renamed flags, still accepted so that client
+// configurations written for them keep working, to their new names. Help shows the
+// new names only.
+var renamedFlags = map[string]string{"no-builtin": "no-standard-tools"}
+
 func (a *app) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet("luatool", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -403,6 +414,7 @@ func (a *app) flags() *flag.FlagSet {
 		return nil
 	})
 	fs.BoolVar(&a.cfg.noStandardTools, "no-standard-tools", false, "leave out the embedded standard tools")
+	fs.BoolVar(&a.cfg.noStandardTools, "no-builtin", false, "the old name of --no-standard-tools")
 	fs.StringVar(&a.cfg.root, "root", "", "the project `DIR`: the file tools' workspace, whose .luatool/ holds the project's tools and settings (default: the current directory)")
 	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
@@ -423,10 +435,12 @@ func (a *app) flags() *flag.FlagSet {
 	fs.StringVar(&a.cfg.settings, "settings", "", "read permission settings from `FILE` too")
 	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT`: anthropic, openai or mcp")
 	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch, serve: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
+	fs.DurationVar(&a.cfg.debounceMaxWait, "debounce-max-wait", 0, "watch, serve: reload a directory that is never quiet at least every `DURATION` (default 4 times --debounce)")
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
 	fs.IntVar(&a.cfg.maxInFlight, "max-in-flight", 0, fmt.Sprintf("serve: handle at most `N` stdio requests at once, reading stdin no further meanwhile (default %d)", mcpserver.DefaultMaxInFlight))
+	fs.StringVar(&a.cfg.state, "state", "", "call, run, serve: keep the sessions' state (ctx.state, what the model read, \"always\" answers) at `URL`: redis://HOST:PORT (or rediss://, unix://), shared by every luatool using it (default: this process's memory)")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
 	fs.BoolVar(&a.cfg.revoke, "revoke", false, "trust: forget the folder instead")
@@ -484,7 +498,11 @@ func (a *app) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nflags:")
 	var all []string
-	a.flags().VisitAll(func(f *flag.Flag) { all = append(all, f.Name) })
+	a.flags().VisitAll(func(f *flag.Flag) {
+		if _, old := renamedFlags[f.Name]; !old {
+			all = append(all, f.Name)
+		}
+	})
 	a.printFlags(w, all)
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 a tool result is an error or a call was denied (test: a case failed), 2 usage or load error")
 	fmt.Fprintln(w, "\nluatool help COMMAND tells more about a command.")

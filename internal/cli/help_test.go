@@ -32,6 +32,12 @@ func TestCommandHelp(t *testing.T) {
 		if n := len("--" + strings.TrimSpace(f.Name+" "+arg)); n > usageColumn {
 			t.Errorf("--%s %s is longer than the column (%d)", f.Name, arg, usageColumn)
 		}
+		if to, old := renamedFlags[f.Name]; old {
+			if !listed[to] {
+				t.Errorf("--%s is the old name of --%s, which is in no command's help", f.Name, to)
+			}
+			return
+		}
 		if !listed[f.Name] {
 			t.Errorf("--%s is in no command's help", f.Name)
 		}

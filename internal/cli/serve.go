@@ -59,7 +59,7 @@ func runServe(a *app, args []string) int {
 	defer stop()
 	if !a.cfg.noWatch && onDisk(srcs) {
 		go func() {
-			if err := s.eng.Watch(ctx, engine.WatchOptions{Debounce: a.cfg.debounce, Poll: a.cfg.poll}); err != nil {
+			if err := s.eng.Watch(ctx, a.watchOptions()); err != nil {
 				fmt.Fprintf(a.stderr, "luatool: watch: %v\n", err)
 			}
 		}()

@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	sessions "github.com/luatool/luatool/session"
+	"github.com/luatool/luatool/session/redisstore"
 
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/settings"
@@ -23,15 +27,35 @@ type session struct {
 	diags      []engine.Diagnostic
 	results    string
 	ownResults bool
+	// closeStore releases the session store of --state; nil for memory.
+	closeStore func()
 }
 
 // close removes the results directory when the run made it: the process that
 // persisted the results is ending, so nothing will read them any more. A
-// --results-dir is kept.
+// --results-dir is kept. It also lets go of the session store.
 func (s *session) close() {
 	if s.ownResults {
 		os.RemoveAll(s.results)
 	}
+	if s.closeStore != nil {
+		s.closeStore()
+	}
+}
+
+// sessionStore opens the store of --state: nil (the engine's memory) when none is
+// given, a Redis server for a redis://, rediss:// or unix:// URL.
+func (a *app) sessionStore() (sessions.Store, func(), error) {
+	if a.cfg.state == "" {
+		return nil, nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := redisstore.New(ctx, a.cfg.state, redisstore.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("--state: %w", err)
+	}
+	return st, func() { st.Close() }, nil
 }
 
 // sources lists the tool directories in order: the embedded standard set,
@@ -109,6 +133,12 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		return nil, err
 	}
 	s := &session{results: results, ownResults: ownResults}
+	store, closeStore, err := a.sessionStore()
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.closeStore = closeStore
 	mods, err := hostmod.StandardWith(hostmod.Options{Roots: append(roots, results), Shell: a.cfg.shellOptions()})
 	if err != nil {
 		s.close()
@@ -131,6 +161,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		MaxToolUseConcurrency: maxToolUseConcurrency(),
 		Logger:                a.logger(),
 		ResultsDir:            results,
+		Sessions:              store,
 		Timeout:               a.cfg.timeout,
 		Cwd:                   root,
 		Roots:                 roots,

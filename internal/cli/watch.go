@@ -61,9 +61,14 @@ func runWatch(a *app, args []string) int {
 	defer unsubscribe()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := s.eng.Watch(ctx, engine.WatchOptions{Debounce: a.cfg.debounce, Poll: a.cfg.poll}); err != nil {
+	if err := s.eng.Watch(ctx, a.watchOptions()); err != nil {
 		return a.errorf("%v", err)
 	}
 	say("stopped")
 	return ExitOK
+}
+
+// watchOptions are the watch settings of the flags.
+func (a *app) watchOptions() engine.WatchOptions {
+	return engine.WatchOptions{Debounce: a.cfg.debounce, MaxWait: a.cfg.debounceMaxWait, Poll: a.cfg.poll}
 }

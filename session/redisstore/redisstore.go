@@ -1,0 +1,284 @@
+// Package redisstore keeps sessions (see package session) on a Redis server, so that
+// several luatool processes behind a load balancer serve each principal from the same
+// state. It needs Redis 5 or later (its tests run Redis 7.0); a server that speaks
+// the same protocol and runs the same Lua scripts should do as well.
+//
+// # Layout
+//
+// Under Options.Prefix, a session s has one key of its own, prefix + s with every "%"
+// and ":" percent-encoded, and two per bucket: that key + ":v:" + bucket, a hash of
+// the values by key, and that key + ":u:" + bucket, a sorted set of the same keys
+// scored by when each was last read or written. The session's own key is a hash of
+// the buckets it has, each with the counter that gives those scores. Since the encoded
+// session has no ":", no two sessions or buckets share a key, whatever bytes they hold;
+// and the principal's name comes first, as in session.Key, so that the keys of a
+// principal's sessions share a prefix.
+//
+// # Atomicity
+//
+// Each Get, Put and List is one Lua script, which the server runs with nothing else in
+// between: a Put that writes a value, marks it used and evicts the least recently used
+// keys of a full bucket is seen by every other process whole or not at all, and
+// concurrent Puts from many processes keep each bucket to its size. What spans two
+// calls (a Get then a Put of the same key) is not atomic, as with the memory store:
+// the last Put wins. The scripts name the bucket keys they touch from the session key,
+// which a standalone server allows and Redis Cluster does not: the store needs one
+// server, a primary with or without replicas. A Get writes too (the order of use), so
+// it cannot go to a read-only replica.
+//
+// # Time to live
+//
+// Every key of a session expires Options.TTL after the last Get, Put or List of any of
+// its buckets: each call renews them all, in the same script, so a session's buckets
+// live and expire together, and one bucket unused for long is not lost while the
+// session goes on. The server should not evict keys under memory pressure
+// (maxmemory-policy noeviction, the default): losing one key of a bucket but not the
+// other would let that bucket grow past its size until the session expires.
+//
+// # Failures
+//
+// A call that cannot reach the server, or gets no answer, fails within
+// Options.Timeout, or the caller's deadline if earlier, with an error naming the
+// server's address; one that fails at its deadline may still have taken effect there.
+// The client reconnects by itself once the server is back.
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/luatool/luatool/session"
+)
+
+// The defaults of Options.
+const (
+	DefaultPrefix  = "luatool:"
+	DefaultTTL     = 24 * time.Hour
+	DefaultTimeout = 5 * time.Second
+)
+
+// Options tune a Store; the zero value takes every default.
+type Options struct {
+	// Prefix begins every key the store makes (default DefaultPrefix). Processes
+	// that share sessions use the same prefix; stores whose prefixes differ see
+	// none of each other's sessions, as long as neither prefix begins the other.
+	Prefix string
+	// TTL is how long a session is kept after its last use (default DefaultTTL,
+	// at least a millisecond).
+	TTL time.Duration
+	// Timeout bounds each call, the client's retries included, when the caller's
+	// context has no earlier deadline (default DefaultTimeout). It also bounds the
+	// ping of New.
+	Timeout time.Duration
+}
+
+// A Store is a session.Store on a Redis server. It is safe for concurrent use, by
+// goroutines and by processes: see the package comment.
+type Store struct {
+	client  *redis.Client
+	addr    string
+	prefix  string
+	ttl     int64 // in milliseconds, as PEXPIRE takes it
+	timeout time.Duration
+}
+
+var _ session.Store = (*Store)(nil)
+
+// New connects to the server at rawURL, a redis:// or rediss:// (TLS) URL, or unix://
+// for a socket, in the form go-redis's ParseURL reads
+// (redis://user:password@host:port/db?dial_timeout=3s), and pings it. The error says
+// which address it could not reach, and never repeats the URL, which may hold a
+// password. Close the Store when done with it.
+func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	switch {
+	case opts.TTL == 0:
+		opts.TTL = DefaultTTL
+	case opts.TTL < time.Millisecond:
+		return nil, fmt.Errorf("redisstore: TTL %v is under a millisecond", opts.TTL)
+	}
+	switch {
+	case opts.Timeout == 0:
+		opts.Timeout = DefaultTimeout
+	case opts.Timeout < 0:
+		return nil, fmt.Errorf("redisstore: negative timeout %v", opts.Timeout)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL and its password
+		}
+		return nil, fmt.Errorf("redisstore: bad URL: %w", err)
+	}
+	switch u.Scheme {
+	case "redis", "rediss", "unix":
+	default:
+		return nil, fmt.Errorf("redisstore: URL scheme %q is not redis, rediss or unix (say redis://host:6379)", u.Scheme)
+	}
+	ro, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: bad URL: %w", err)
+	}
+	// Without this the client bounds socket reads by its own ReadTimeout alone and
+	// ignores the caller's deadline.
+	ro.ContextTimeoutEnabled = true
+	st := &Store{
+		client:  redis.NewClient(ro),
+		addr:    ro.Addr,
+		prefix:  opts.Prefix,
+		ttl:     opts.TTL.Milliseconds(),
+		timeout: opts.Timeout,
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	if err := st.client.Ping(ctx).Err(); err != nil {
+		st.client.Close()
+		return nil, fmt.Errorf("redisstore: cannot reach the server at %s: %w", st.addr, err)
+	}
+	return st, nil
+}
+
+// Close closes the Store's connections; calls after it fail.
+func (st *Store) Close() error {
+	return st.client.Close()
+}
+
+// escapeSession makes a session key free of ":", which then ends it in the keys of
+// its buckets.
+var escapeSession = strings.NewReplacer("%", "%25", ":", "%3A")
+
+// key is the server key of session s, from which the scripts name its buckets' keys.
+func (st *Store) key(s string) string {
+	return st.prefix + escapeSession.Replace(s)
+}
+
+// prelude begins every script: it names the keys of bucket ARGV[2] of session KEYS[1],
+// and defines touch, which renews every key of the session for ARGV[1] milliseconds
+// (the session's own key lists its buckets).
+const prelude = `
+local function touch(s, ttl)
+	local buckets = redis.call('HKEYS', s)
+	if #buckets == 0 then return end
+	redis.call('PEXPIRE', s, ttl)
+	for _, b in ipairs(buckets) do
+		redis.call('PEXPIRE', s .. ':v:' .. b, ttl)
+		redis.call('PEXPIRE', s .. ':u:' .. b, ttl)
+	end
+end
+local s, ttl, b = KEYS[1], ARGV[1], ARGV[2]
+local values, used = s .. ':v:' .. b, s .. ':u:' .. b
+`
+
+// getScript returns {value} for key ARGV[3] of bucket ARGV[2], marked used, or {}: a
+// table, since a bare false would reach a RESP3 client as a boolean rather than nil.
+var getScript = redis.NewScript(prelude + `
+local v = redis.call('HGET', values, ARGV[3])
+if v then
+	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), ARGV[3])
+end
+touch(s, ttl)
+if v then return {v} end
+return {}
+`)
+
+// putScript sets key ARGV[3] of bucket ARGV[2] to ARGV[5], evicting the least recently
+// used keys past ARGV[4] of them; without ARGV[5] it deletes the key.
+var putScript = redis.NewScript(prelude + `
+local k = ARGV[3]
+if #ARGV < 5 then
+	redis.call('HDEL', values, k)
+	redis.call('ZREM', used, k)
+else
+	redis.call('HSET', values, k, ARGV[5])
+	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), k)
+	local over = redis.call('ZCARD', used) - tonumber(ARGV[4])
+	if over > 0 then
+		local old = redis.call('ZPOPMIN', used, over)
+		for i = 1, #old, 2 do
+			redis.call('HDEL', values, old[i])
+		end
+	end
+end
+touch(s, ttl)
+return {}
+`)
+
+// listScript returns every key of bucket ARGV[2] followed by its value.
+var listScript = redis.NewScript(prelude + `
+local all = redis.call('HGETALL', values)
+touch(s, ttl)
+return all
+`)
+
+// run runs script on session s and bucket b, bounded by the Store's timeout.
+func (st *Store) run(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, st.timeout)
+	defer cancel()
+	out, err := script.Run(ctx, st.client, []string{st.key(s)}, append([]any{st.ttl, b.Name}, args...)...).Slice()
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: %s bucket %q at %s: %w", op, b.Name, st.addr, err)
+	}
+	return out, nil
+}
+
+// Get returns the value of key in bucket b of session s, marking it used; nil, nil
+// when there is none.
+func (st *Store) Get(ctx context.Context, s string, b session.Bucket, key string) ([]byte, error) {
+	out, err := st.run(ctx, "get from", getScript, s, b, key)
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return bulk(out[0])
+}
+
+// Put sets the value of key in bucket b of session s; a nil value deletes it.
+func (st *Store) Put(ctx context.Context, s string, b session.Bucket, key string, value []byte) error {
+	if len(value) > session.MaxValueBytes {
+		return session.ErrTooLarge
+	}
+	args := []any{key, max(b.MaxKeys, 1)}
+	if value != nil {
+		args = append(args, value)
+	}
+	_, err := st.run(ctx, "put in", putScript, s, b, args...)
+	return err
+}
+
+// List returns every key of bucket b of session s with its value.
+func (st *Store) List(ctx context.Context, s string, b session.Bucket) (map[string][]byte, error) {
+	out, err := st.run(ctx, "list", listScript, s, b)
+	if err != nil {
+		return nil, err
+	}
+	all := make(map[string][]byte, len(out)/2)
+	for i := 0; i+1 < len(out); i += 2 {
+		k, err := bulk(out[i])
+		if err != nil {
+			return nil, err
+		}
+		v, err := bulk(out[i+1])
+		if err != nil {
+			return nil, err
+		}
+		all[string(k)] = v
+	}
+	return all, nil
+}
+
+// bulk is a bulk string of a script's reply, copied.
+func bulk(v any) ([]byte, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("redisstore: the server replied %T where a string was due", v)
+	}
+	return []byte(s), nil
+}

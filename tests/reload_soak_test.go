@@ -1,0 +1,389 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/mcpserver"
+)
+
+// The reload soak: a tool file rewritten every 10-25 ms, with good and broken
+// versions, renames and delete-recreate, while 8 MCP clients call the tool over
+// streamable HTTP. It runs for 30 s; LUATOOL_SOAK=5m runs it longer.
+
+const (
+	soakDebounce = 50 * time.Millisecond
+	soakMaxWait  = 200 * time.Millisecond
+	soakClients  = 8
+	// soakStaleLimit is the worst staleness the test accepts. The watcher promises a
+	// reload at most soakMaxWait after a change, plus the reload itself; the test
+	// reports how often results were staler than soakMaxWait + 100 ms, and fails
+	// only beyond this limit, many times that, so that a loaded machine cannot make
+	// it flake while a watcher that waits for quiet (which never comes) still fails.
+	soakStaleLimit = 10 * (soakMaxWait + 100*time.Millisecond)
+)
+
+// soakGood is version n of the tool; its call answers "v<n>".
+func soakGood(n int) string {
+	return fmt.Sprintf(`local V = %d
+return {
+  name = "Soak",
+  prompt = "Version %d.",
+  inputSchema = { type = "object" },
+  isReadOnly = true,
+  isConcurrencySafe = true,
+  call = function() return "v" .. V end,
+}
+`, n, n)
+}
+
+// soakBroken are versions that must never serve: each would answer "broken <n>" if
+// it did.
+var soakBroken = []func(n int) string{
+	// A syntax error.
+	func(n int) string {
+		return fmt.Sprintf("return {\n  name = \"Soak\",\n  call = function() return \"broken %d\" end end,\n}\n", n)
+	},
+	// A runtime error in the main chunk, after the table is built.
+	func(n int) string {
+		return fmt.Sprintf(`local t = { name = "Soak", prompt = "Broken %d.", inputSchema = { type = "object" },
+  isReadOnly = true, call = function() return "broken %d" end }
+error("version %d fails on purpose")
+return t
+`, n, n, n)
+	},
+	// A table that breaks the contract (inputSchema is not a schema).
+	func(n int) string {
+		return fmt.Sprintf(`return { name = "Soak", prompt = "Broken %d.", inputSchema = %d,
+  isReadOnly = true, call = function() return "broken %d" end }
+`, n, n, n)
+	},
+	// A main chunk that returns no table.
+	func(n int) string { return fmt.Sprintf("return \"broken %d\"\n", n) },
+}
+
+// soakWriter changes the tool file and records what it wrote and when.
+type soakWriter struct {
+	t     *testing.T
+	dir   string
+	start time.Time
+	rng   *rand.Rand
+	file  string // the file's current name
+	good  bool   // whether the content on disk is a good version
+	next  int    // the next version number
+	last  int    // the last good version written
+	// served reports the version the engine serves now.
+	served func() int
+	// brokenLeft counts the broken versions still to write in a row.
+	brokenLeft int
+	// renamed is the first good version written after the last rename.
+	renamed int
+
+	goods   []written // good versions, in order
+	deletes []window  // from a delete to the end of the recreate
+	broken  int       // broken versions written
+	renames int
+}
+
+// A written good version and when it was on disk, in ns since the start.
+type written struct {
+	n  int
+	at int64
+}
+
+// A window is a span in ns since the start.
+type window struct{ from, to int64 }
+
+func (w *soakWriter) now() int64 { return int64(time.Since(w.start)) }
+
+// writeGood writes the next good version, in place or by renaming a temporary file
+// over the tool file (as VS Code saves).
+func (w *soakWriter) writeGood(atomicSave bool) {
+	n := w.next
+	w.next++
+	path := filepath.Join(w.dir, w.file)
+	if atomicSave {
+		writeFile(w.t, path+".tmp", soakGood(n))
+		if err := os.Rename(path+".tmp", path); err != nil {
+			w.t.Fatal(err)
+		}
+	} else {
+		writeFile(w.t, path, soakGood(n))
+	}
+	w.good, w.last = true, n
+	w.goods = append(w.goods, written{n, w.now()})
+}
+
+// step makes one change. Broken versions come in runs of up to 15 (a file left
+// broken for a while, as by someone typing), so that reloads read them. A run
+// starts only once the engine serves the last good version: the server can only
+// serve what a reload read, and a broken version written over a good one no reload
+// has read yet would hide it, so that staleness would measure the writer's luck
+// rather than the watcher. Nor does a run start after a rename before a version
+// written under the new name serves: a file renamed and broken before any reload
+// saw it under its new name is a new file that fails, and the old name's tool is
+// gone with the old name.
+func (w *soakWriter) step() {
+	path := filepath.Join(w.dir, w.file)
+	if served := w.served(); w.brokenLeft == 0 && w.rng.IntN(3) == 0 && served == w.last && served >= w.renamed {
+		w.brokenLeft = 1 + w.rng.IntN(15)
+	}
+	if w.brokenLeft > 0 {
+		w.brokenLeft--
+		writeFile(w.t, path, soakBroken[w.rng.IntN(len(soakBroken))](w.next))
+		w.next++
+		w.good = false
+		w.broken++
+		return
+	}
+	switch r := w.rng.IntN(100); {
+	case r < 10 && w.good:
+		// Only a good file is renamed: a broken one under a new name is no tool
+		// (its last good version belongs to the old name).
+		to := map[string]string{"soak_a.lua": "soak_b.lua", "soak_b.lua": "soak_a.lua"}[w.file]
+		if err := os.Rename(path, filepath.Join(w.dir, to)); err != nil {
+			w.t.Fatal(err)
+		}
+		w.file = to
+		w.renames++
+		w.renamed = w.next
+	case r < 20:
+		from := w.now()
+		if err := os.Remove(path); err != nil {
+			w.t.Fatal(err)
+		}
+		time.Sleep(time.Duration(w.rng.IntN(3)) * time.Millisecond)
+		w.writeGood(false)
+		w.deletes = append(w.deletes, window{from, w.now()})
+	default:
+		w.writeGood(r%3 == 0)
+	}
+}
+
+// A soakCall is one call of a client: when it started and ended (ns since the
+// start), the version it answered with (-1: none), or its failure, or an answer
+// that names no version.
+type soakCall struct {
+	start, end int64
+	version    int
+	failure    string
+	answer     string
+}
+
+func TestReloadSoak(t *testing.T) {
+	length := 30 * time.Second
+	if s := os.Getenv("LUATOOL_SOAK"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("LUATOOL_SOAK=%s: %v", s, err)
+		}
+		length = d
+	}
+	dir := t.TempDir()
+	eng := newLuaEngine(t)
+	writeFile(t, filepath.Join(dir, "soak_a.lua"), soakGood(0))
+	var loadFailed, updated atomic.Int64
+	eng.Subscribe(func(ev engine.Event) {
+		switch ev.Kind {
+		case engine.LoadFailed:
+			loadFailed.Add(1)
+		case engine.ToolUpdated:
+			updated.Add(1)
+		}
+	})
+	if diags := eng.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+		t.Fatal(diags)
+	}
+	srv := mcpserver.New(eng, mcpserver.Options{Name: "soak"})
+	t.Cleanup(srv.Close)
+	hs := httptest.NewServer(srv.HTTPHandler())
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		if err := eng.Watch(ctx, engine.WatchOptions{Debounce: soakDebounce, MaxWait: soakMaxWait}); err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-watching })
+	time.Sleep(100 * time.Millisecond) // the watcher's first look
+
+	start := time.Now()
+	var seen atomic.Int64 // the highest version a client was answered with
+	stop := make(chan struct{})
+	calls := make([][]soakCall, soakClients)
+	var clients sync.WaitGroup
+	for c := range soakClients {
+		session, err := mcp.NewClient(&mcp.Implementation{Name: "soak-" + strconv.Itoa(c), Version: "v0"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { session.Close() })
+		clients.Add(1)
+		go func() {
+			defer clients.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				call := soakCall{start: int64(time.Since(start)), version: -1}
+				cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+				res, err := session.CallTool(cctx, &mcp.CallToolParams{Name: "Soak", Arguments: map[string]any{}})
+				ccancel()
+				call.end = int64(time.Since(start))
+				switch {
+				case err != nil:
+					call.failure = err.Error()
+				case res.IsError:
+					call.failure = "isError: " + text(res)
+				default:
+					got := text(res)
+					n, err := strconv.Atoi(strings.TrimPrefix(got, "v"))
+					if !strings.HasPrefix(got, "v") || err != nil {
+						call.answer = got
+						break
+					}
+					call.version = n
+					for {
+						old := seen.Load()
+						if int64(n) <= old || seen.CompareAndSwap(old, int64(n)) {
+							break
+						}
+					}
+				}
+				calls[c] = append(calls[c], call)
+			}
+		}()
+	}
+
+	w := &soakWriter{t: t, dir: dir, start: start, rng: rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano()))),
+		file: "soak_a.lua", good: true, next: 1, goods: []written{{0, 0}}}
+	w.served = func() int {
+		r := eng.Call(ctx, engine.ToolUse{ID: "writer", Name: "Soak", Input: []byte(`{}`)})
+		n, err := strconv.Atoi(strings.TrimPrefix(r.Block.Content.String(), "v"))
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	for time.Since(start) < length {
+		time.Sleep(time.Duration(10+w.rng.IntN(16)) * time.Millisecond)
+		w.step()
+	}
+	// A last good version, which every client must come to see.
+	w.writeGood(false)
+	last := int64(w.next - 1)
+	eventually(t, fmt.Sprintf("the last version (%d) served", last), func() bool { return seen.Load() >= last })
+	close(stop)
+	clients.Wait()
+
+	good := map[int]bool{}
+	for _, g := range w.goods {
+		good[g.n] = true
+	}
+	inDelete := func(c soakCall) bool {
+		for _, d := range w.deletes {
+			end := d.to
+			// A file absent for longer than the debounce is gone: its tool may be
+			// dropped and comes back with the next reload.
+			if time.Duration(d.to-d.from) >= soakDebounce {
+				end += int64(soakStaleLimit)
+			}
+			if c.start <= end && c.end >= d.from {
+				return true
+			}
+		}
+		return false
+	}
+	var total, failedOutside, failedInside, brokenResults int
+	var stale []time.Duration
+	versionsSeen := map[int]bool{}
+	var examples []string
+	for _, cs := range calls {
+		for _, c := range cs {
+			total++
+			if c.failure != "" {
+				if inDelete(c) {
+					failedInside++
+				} else {
+					failedOutside++
+					if len(examples) < 5 {
+						examples = append(examples, fmt.Sprintf("at %v: %s", time.Duration(c.start), c.failure))
+					}
+				}
+				continue
+			}
+			if !good[c.version] {
+				// "broken <n>", or the number of a version that does not load.
+				brokenResults++
+				if len(examples) < 5 {
+					examples = append(examples, fmt.Sprintf("at %v: version %d answered %q", time.Duration(c.start), c.version, c.answer))
+				}
+				continue
+			}
+			versionsSeen[c.version] = true
+			// Staleness: how long before the call a newer good version was on disk.
+			i, _ := slices.BinarySearchFunc(w.goods, c.version+1, func(g written, n int) int { return g.n - n })
+			s := time.Duration(0)
+			if i < len(w.goods) && w.goods[i].at < c.start {
+				s = time.Duration(c.start - w.goods[i].at)
+			}
+			stale = append(stale, s)
+		}
+	}
+	slices.Sort(stale)
+	pct := func(p float64) time.Duration {
+		if len(stale) == 0 {
+			return 0
+		}
+		return stale[min(len(stale)-1, int(float64(len(stale))*p))]
+	}
+	over := len(stale) - atMost(stale, soakMaxWait+100*time.Millisecond)
+	t.Logf("%v: %d calls by %d clients; %d failed outside delete windows, %d inside (%d deletes); %d results from a broken version",
+		length, total, soakClients, failedOutside, failedInside, len(w.deletes), brokenResults)
+	t.Logf("staleness: p50 %v, p99 %v, p99.9 %v, worst %v; %d results staler than max-wait + 100 ms (%v)",
+		pct(0.5), pct(0.99), pct(0.999), pct(1), over, soakMaxWait+100*time.Millisecond)
+	t.Logf("versions: %d good written, %d seen by clients; %d broken written, %d failed loads reported; %d renames; %d updates",
+		len(w.goods), len(versionsSeen), w.broken, loadFailed.Load(), w.renames, updated.Load())
+	if failedOutside > 0 {
+		t.Errorf("%d calls failed outside delete windows, e.g. %v", failedOutside, examples)
+	}
+	if brokenResults > 0 {
+		t.Errorf("%d results came from a broken version, e.g. %v", brokenResults, examples)
+	}
+	if worst := pct(1); worst > soakStaleLimit {
+		t.Errorf("a result was %v older than the last good version (limit %v)", worst, soakStaleLimit)
+	}
+	if w.broken == 0 || loadFailed.Load() == 0 || len(w.deletes) == 0 || w.renames == 0 {
+		t.Errorf("the soak did not exercise every kind of change")
+	}
+}
+
+// atMost returns how many of the sorted durations are at most d.
+func atMost(sorted []time.Duration, d time.Duration) int {
+	i, _ := slices.BinarySearchFunc(sorted, d, func(a, b time.Duration) int {
+		if a <= b {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
