@@ -394,3 +394,35 @@ func TestJSONDecodeErrorsAreReturnedNotRaised(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+func TestJSONEncodeIndent(t *testing.T) {
+	vm := newTestVM(t, Config{})
+	got := eval(t, vm, `local json = require("json")
+		return json.encode({b = {1, json.array()}, a = {}, c = "<x>"}, {indent = 1})`)
+	want := "{\n \"a\": {},\n \"b\": [\n  1,\n  []\n ],\n \"c\": \"<x>\"\n}"
+	if got.String() != want {
+		t.Errorf("indent 1:\n got %q\nwant %q", got, want)
+	}
+	if got := eval(t, vm, `return require("json").encode({a = {1}}, {indent = 0})`); got.String() != `{"a":[1]}` {
+		t.Errorf("indent 0: %s", got)
+	}
+	for src, msg := range map[string]string{
+		`return require("json").encode({}, {indent = 9})`:   "bad argument #2 to 'json.encode' (option 'indent': 0 to 8 spaces expected, got 9)",
+		`return require("json").encode({}, {indent = -1})`:  "bad argument #2 to 'json.encode' (option 'indent': 0 to 8 spaces expected, got -1)",
+		`return require("json").encode({}, {indnet = 2})`:   "unknown option 'indnet', did you mean 'indent'?",
+		`return require("json").encode({}, {indent = "x"})`: "option 'indent': number expected, got string",
+	} {
+		if _, err := tryEval(vm, src); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: error %v, want %q", src, err, msg)
+		}
+	}
+}
+
+func TestJSONEncodeOverTheStringLimit(t *testing.T) {
+	vm := newTestVM(t, Config{Limits: Limits{MaxStringBytes: 1000}})
+	_, err := tryEval(vm, `local t = {} for i = 1, 100 do t[i] = {{{i}}} end
+		return require("json").encode(t, {indent = 8})`)
+	if err == nil || !strings.Contains(err.Error(), "json.encode: the result would be") {
+		t.Errorf("error %v, want json.encode over the limit", err)
+	}
+}

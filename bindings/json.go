@@ -1,12 +1,19 @@
 package bindings
 
 import (
+	"fmt"
+	"strings"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 const jsonModuleName = "json"
+
+// maxJSONIndent bounds json.encode's indent option: enough for any layout people
+// read, too little for the indentation alone to blow up a deeply nested value.
+const maxJSONIndent = 8
 
 // openJSON builds the json module, which every VM offers because its sentinels are
 // part of the value model: json.null stands for JSON null where Lua's nil would drop
@@ -34,13 +41,21 @@ func (vm *VM) openJSON() *lua.LTable {
 		return 1
 	}))
 	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
+		args := NewArgs(L, "json.encode")
+		indent := args.Options(2, "indent").Int("indent", 0)
+		if indent < 0 || indent > maxJSONIndent {
+			args.Error(2, fmt.Sprintf("option 'indent': 0 to %d spaces expected, got %d", maxJSONIndent, indent))
+		}
 		v, err := vm.FromLua(L.Get(1))
 		if err != nil {
 			L.RaiseError("json.encode: %s", err.Error())
 		}
-		b, err := jsonvalue.Encode(v)
+		b, err := jsonvalue.EncodeIndent(v, strings.Repeat(" ", indent))
 		if err != nil {
 			L.RaiseError("json.encode: %s", err.Error())
+		}
+		if len(b) > vm.limits.MaxStringBytes {
+			vm.tooLong(L, "json.encode", int64(len(b)))
 		}
 		L.Push(lua.LString(b))
 		return 1

@@ -162,8 +162,8 @@ var knownSchemaDiffs = map[string]string{
 	"Grep.offset: type integer, want number":     "counts are integers",
 	"Grep.offset: minimum 0, want none":          "negative offset rejected by the schema",
 
-	// Read handles text only (no images, PDFs or notebooks), and its hint says so.
-	`Read: searchHint "read text files with line numbers", want "read files, images, PDFs, notebooks"`: "our Read reads text only (no images, PDFs, notebooks)",
+	// Read handles text files and notebooks (no images or PDFs), and its hint says so.
+	`Read: searchHint "read text files and notebooks", want "read files, images, PDFs, notebooks"`: "our Read reads text files and notebooks, no images or PDFs",
 }
 
 // schemaDiffs describes every difference between tool and orig, one line each.

@@ -134,7 +134,7 @@ func TestToolsLoad(t *testing.T) {
 	v := newEnv(t)
 	ctx := context.Background()
 	reg := v.e.Registry()
-	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Bash", "Edit", "Glob", "Grep", "Read", "ToolSearch", "Write"}) {
+	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "Write"}) {
 		t.Fatalf("tools = %v", got)
 	}
 	cases := []struct {
@@ -144,7 +144,7 @@ func TestToolsLoad(t *testing.T) {
 		props                []string
 		readOnly             bool // and concurrency-safe
 	}{
-		{"Read", "read text files with line numbers", "Read", math.Inf(1), []any{"file_path"},
+		{"Read", "read text files and notebooks", "Read", math.Inf(1), []any{"file_path"},
 			[]string{"file_path", "limit", "offset", "pages"}, true},
 		{"Glob", "find files by name pattern or wildcard", "Glob", 50000, []any{"pattern"},
 			[]string{"path", "pattern"}, true},
@@ -156,6 +156,10 @@ func TestToolsLoad(t *testing.T) {
 		{"Edit", "modify file contents in place", "Edit", 50000,
 			[]any{"file_path", "old_string", "new_string"},
 			[]string{"file_path", "new_string", "old_string", "replace_all"}, false},
+		{"NotebookEdit", "edit Jupyter notebook cells (.ipynb)", "Edit Notebook", 50000,
+			[]any{"notebook_path", "new_source"},
+			[]string{"cell_id", "cell_type", "edit_mode", "new_source", "notebook_path"}, false},
+		{"TaskGet", "show a task of the task list by id", "TaskGet", 50000, []any{"taskId"}, []string{"taskId"}, true},
 	}
 	for _, c := range cases {
 		tool, ok := reg.Lookup(c.name)

@@ -14,7 +14,6 @@ import (
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/hostmod"
-	"github.com/luatool/luatool/scripts"
 )
 
 // runTest runs the *_test.lua files of the given directories, or the test files
@@ -156,7 +155,7 @@ func (a *app) testEngine(dir string) func(root, scratch string) (*engine.Engine,
 		}
 		var srcs []engine.Source
 		if !a.cfg.noStandardTools {
-			srcs = append(srcs, engine.Source{Name: "<standard>", FS: scripts.Tools()})
+			srcs = append(srcs, standardSource())
 		}
 		srcs = append(srcs, engine.DirSource(dir))
 		var problems []string

@@ -70,7 +70,7 @@ func (a *app) sources() ([]engine.Source, error) {
 	}
 	var srcs []engine.Source
 	if !a.cfg.noStandardTools {
-		srcs = append(srcs, engine.Source{Name: "<standard>", FS: scripts.Tools()})
+		srcs = append(srcs, standardSource())
 	}
 	for _, dir := range []string{userToolsDir(), proj.tools} {
 		if dir == "" {
@@ -191,6 +191,18 @@ func (c *config) shellOptions() hostmod.ShellOptions {
 func home() string {
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// standardSource is the embedded standard set. LUATOOL_ENABLE_TASKS set to 0, false,
+// no or off offers TodoWrite in place of the task list tools (TaskCreate, TaskGet,
+// TaskList, TaskUpdate), as CLAUDE_CODE_ENABLE_TASKS does for the original's.
+func standardSource() engine.Source {
+	var o scripts.Options
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("LUATOOL_ENABLE_TASKS"))) {
+	case "0", "false", "no", "off":
+		o.TodoWrite = true
+	}
+	return engine.Source{Name: "<standard>", FS: scripts.ToolsWith(o)}
 }
 
 // maxToolUseConcurrency is LUATOOL_MAX_TOOL_USE_CONCURRENCY, the batch limit of a

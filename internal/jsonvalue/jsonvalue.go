@@ -89,10 +89,18 @@ func number(n json.Number, path string) (any, error) {
 
 // Encode renders v as compact JSON with object keys sorted and without escaping <, >
 // and & (tool results are full of them). NaN and infinities are errors.
-func Encode(v any) ([]byte, error) {
+func Encode(v any) ([]byte, error) { return EncodeIndent(v, "") }
+
+// EncodeIndent is Encode with each element of an object or array on a line of its
+// own, indented by indent per level of nesting; an empty indent is Encode's compact
+// form.
+func EncodeIndent(v any, indent string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}

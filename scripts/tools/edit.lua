@@ -12,7 +12,7 @@ local fs = require("fs")
 local quote, unquote = require("path").quote, require("path").unquote
 local files = require("files")
 
-local fail, missingText, stale = files.fail, files.missingText, files.stale
+local fail, missingText, stale, isCRLF = files.fail, files.missingText, files.stale, files.isCRLF
 local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
 local EXISTS = "Cannot create new file - file already exists."
 
@@ -31,13 +31,6 @@ end
 
 local function isBlank(s)
   return s:match("^%s*$") ~= nil
-end
-
--- isCRLF tells whether a file's lines end in "\r\n" more often than in a bare "\n".
-local function isCRLF(raw)
-  local crlf = select(2, raw:gsub("\r\n", ""))
-  local lf = select(2, raw:gsub("\n", "")) - crlf
-  return crlf > lf
 end
 
 -- toLF makes every line end in "\n", as the text is matched.

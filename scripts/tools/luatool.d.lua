@@ -534,11 +534,16 @@ function json.array(t) end
 ---@return boolean
 function json.isarray(v) end
 
+---@class luatool.JSONEncodeOptions
+---@field indent? integer Put each element of an object or array on a line of its own, indented by this many spaces a level (0 to 8; default 0: compact).
+
 ---Encodes a value, objects with sorted keys; raises an error for what JSON cannot
----hold (functions, NaN, cycles, mixed or sparse tables).
+---hold (functions, NaN, cycles, mixed or sparse tables) and for a text over the
+---string limit.
 ---@param v any
+---@param opts? luatool.JSONEncodeOptions
 ---@return string
-function json.encode(v) end
+function json.encode(v, opts) end
 
 ---Decodes text, or returns nil and why.
 ---@param text string

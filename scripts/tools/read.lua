@@ -1,9 +1,12 @@
 -- Read: reads a text file and shows it to the model with line numbers, as Claude
--- Code's Read does for text files. Images, PDFs and notebooks are not supported.
--- A UTF-16 file (with its byte order mark) is shown as text: fs.lines decodes it.
+-- Code's Read does for text files, and a Jupyter notebook (.ipynb) as its cells with
+-- their outputs, as the original renders them (lib/notebook.lua; offset and limit do
+-- not apply to notebooks). Images and PDFs are not supported. A UTF-16 file (with
+-- its byte order mark) is shown as text: fs.lines decodes it.
 --
--- Limits: without a limit, a file over 256 KB is refused; any content over an
--- estimated 25,000 tokens (4 bytes a token) is refused. Unlike the original, there is
+-- Limits: without a limit, a file over 256 KB is refused (for a notebook, cells over
+-- 256 KB as JSON, as in the original); any content over an estimated 25,000 tokens
+-- (4 bytes a token) is refused. Unlike the original, there is
 -- no "file unchanged" stub and no malware reminder.
 --
 -- Every successful read is recorded in the session's readFileState (the whole file's
@@ -15,6 +18,8 @@
 local fs = require("fs")
 local quote, unquote = require("path").quote, require("path").unquote
 local files = require("files")
+local json = require("json")
+local notebook = require("notebook")
 
 local fail, missingText = files.fail, files.missingText
 
@@ -53,6 +58,45 @@ local function tooLargeText(size)
     formatSize(size), formatSize(MAX_SIZE_BYTES))
 end
 
+local function tooManyTokens(text)
+  local tokens = math.ceil(#text / BYTES_PER_TOKEN)
+  if tokens > MAX_TOKENS then
+    fail(("File content (about %d tokens) exceeds the maximum of %d tokens. Read it in parts with offset and limit, or search it with Grep."):format(
+      tokens, MAX_TOKENS))
+  end
+end
+
+local function notebookTooLarge(size, path)
+  return ("Notebook content (%s) exceeds the maximum allowed size (%s). Read parts of it with Bash and jq: cat %s | jq '.cells[:20]' shows the first 20 cells, jq '.cells | length' counts them."):format(
+    formatSize(size), formatSize(MAX_SIZE_BYTES), quote(path))
+end
+
+-- readNotebook reads a notebook whole, records it as read, and returns its cells as
+-- Read shows them.
+local function readNotebook(path, ctx)
+  local raw, info, code = fs.read(path, { maxBytes = MAX_RANGE_BYTES, record = true })
+  if not raw then
+    if code == "toolarge" then
+      local st = fs.stat(path)
+      fail(notebookTooLarge(st and st.size or 0, path))
+    end
+    fail(code == "notfound" and missingText(path, ctx) or info)
+  end
+  local nb, err, isJSON = notebook.parse(raw)
+  if not nb and isJSON then
+    fail("Notebook file is not a Jupyter notebook: " .. err .. ".")
+  elseif not nb then
+    fail("Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): " .. err)
+  end
+  local cells = notebook.cells(nb, path)
+  local shown = json.encode(cells)
+  if #shown > MAX_SIZE_BYTES then
+    fail(notebookTooLarge(#shown, path))
+  end
+  tooManyTokens(shown)
+  return { data = { type = "notebook", file = { filePath = path, cells = cells } } }
+end
+
 -- numbered renders text as cat -n does, compactly: "N\tline".
 local function numbered(text, first)
   local out, pos, n = {}, 1, first
@@ -76,7 +120,7 @@ end
 ---@type luatool.Tool
 local tool = {
   name = "Read",
-  searchHint = "read text files with line numbers",
+  searchHint = "read text files and notebooks",
   -- Never persisted: the model asked for this text.
   maxResultSizeChars = math.huge,
   isReadOnly = true,
@@ -91,7 +135,8 @@ Usage:
 - By default the whole file is read. A file over 256 KB must be read in parts: offset is the first line to read (1-based) and limit the number of lines. When you know which part you need, read just that part; Grep finds it.
 - Content over about 25,000 tokens is refused; read a smaller range.
 - The result is numbered like cat -n: each line starts with its line number and a tab. The number and the tab are not part of the file; leave them out when you quote or edit the text.
-- This tool reads text files only. It cannot read a directory (use Glob to list files) or binary files such as images, PDFs or archives; the pages parameter (for PDFs) is not supported.
+- A Jupyter notebook (.ipynb) is shown whole as its cells, each with its outputs, whatever offset and limit say; the cell ids shown are those NotebookEdit takes.
+- Otherwise this tool reads text files only. It cannot read a directory (use Glob to list files) or binary files such as images, PDFs or archives; the pages parameter (for PDFs) is not supported.
 - Reading a file that does not exist is harmless: you get an error saying so.
 - You can call several tools in one response. When several files may be useful, read them all at once.
 - An empty file gives a warning instead of content.]],
@@ -169,7 +214,7 @@ Usage:
     if not info.isFile then
       return { result = false, errorCode = 9, message = "Path is not a regular file: " .. quote(path) }
     end
-    if input.limit == nil and info.size > MAX_SIZE_BYTES then
+    if input.limit == nil and info.size > MAX_SIZE_BYTES and ext ~= "ipynb" then
       return { result = false, errorCode = 6, message = tooLargeText(info.size) }
     end
     return true
@@ -179,6 +224,9 @@ Usage:
   ---@param ctx luatool.Context
   call = function(input, ctx)
     local path = fs.abs(input.file_path, ctx.cwd)
+    if extension(path) == "ipynb" then
+      return readNotebook(path, ctx)
+    end
     local offset = input.offset
     if offset == nil or offset < 1 then
       offset = 1
@@ -197,11 +245,7 @@ Usage:
       fail(info)
     end
     ---@cast info luatool.LinesInfo
-    local tokens = math.ceil(#text / BYTES_PER_TOKEN)
-    if tokens > MAX_TOKENS then
-      fail(("File content (about %d tokens) exceeds the maximum of %d tokens. Read it in parts with offset and limit, or search it with Grep."):format(
-        tokens, MAX_TOKENS))
-    end
+    tooManyTokens(text)
     return {
       data = {
         type = "text",
@@ -217,8 +261,11 @@ Usage:
   end,
 
   -- mapResult is what the model sees: the numbered lines, or a warning in a
-  -- <system-reminder> when there are none.
+  -- <system-reminder> when there are none; a notebook's cells.
   mapResult = function(data)
+    if data.type == "notebook" then
+      return notebook.blocks(data.file.cells)
+    end
     local file = data.file
     if file.numLines > 0 then
       return numbered(file.content, file.startLine)
@@ -231,6 +278,10 @@ Usage:
   end,
 
   renderToolResultMessage = function(data)
+    if data.type == "notebook" then
+      local cells = #data.file.cells
+      return ("Read %d %s"):format(cells, cells == 1 and "cell" or "cells")
+    end
     local n = data.file.numLines
     if data.file.totalLines == 0 then
       return "Read an empty file"

@@ -33,3 +33,21 @@ test.case("needs no permission", function(t)
   local r = t:call("Read", { file_path = t:path("a.txt") })
   assert.eq(r.asked, false)
 end)
+
+test.case("shows a notebook as its cells with their outputs", function(t)
+  t:write("nb.ipynb", [[{"cells": [
+    {"cell_type": "markdown", "id": "m", "metadata": {}, "source": ["# T\n", "x"]},
+    {"cell_type": "code", "id": "c", "metadata": {}, "execution_count": 1, "source": "1 + 1",
+     "outputs": [{"output_type": "execute_result", "data": {"text/plain": ["2"]}, "metadata": {}, "execution_count": 1}]}
+  ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}]])
+  local r = t:call("Read", { file_path = t:path("nb.ipynb"), offset = 2, limit = 1 })
+  assert.eq(r.text, '<cell id="m"><cell_type>markdown</cell_type># T\nx</cell id="m">\n<cell id="c">1 + 1</cell id="c">\n\n2')
+  assert.eq(r.data.type, "notebook")
+end)
+
+test.case("a notebook that is not JSON is an error result", function(t)
+  t:write("bad.ipynb", "{ not json")
+  local r = t:call("Read", { file_path = t:path("bad.ipynb") })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "^Notebook file is not valid JSON %(it may be truncated, corrupted, or still being written%): ")
+end)

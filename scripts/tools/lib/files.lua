@@ -1,6 +1,6 @@
--- files: what the standard file tools (Read, Write, Edit, and the search tools) share:
--- how a failure reaches the model, the texts of a missing file and of the
--- read-before-write rule, and when a file read earlier is stale.
+-- files: what the standard file tools (Read, Write, Edit, NotebookEdit, and the search
+-- tools) share: how a failure reaches the model, the texts of a missing file and of
+-- the read-before-write rule, when a file read earlier is stale, and its line endings.
 
 ---@type luatool.fs
 local fs = require("fs")
@@ -65,6 +65,16 @@ end
 ---@param info luatool.ReadInfo
 function files.stale(entry, info)
   return info.hash ~= entry.hash
+end
+
+-- isCRLF tells whether a file's lines end in "\r\n" more often than in a bare "\n",
+-- so that a tool rewriting it keeps its line endings.
+---@param raw string
+---@return boolean
+function files.isCRLF(raw)
+  local crlf = select(2, raw:gsub("\r\n", ""))
+  local lf = select(2, raw:gsub("\n", "")) - crlf
+  return crlf > lf
 end
 
 return files

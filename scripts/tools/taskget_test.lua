@@ -1,0 +1,21 @@
+local test = require("test")
+local assert = require("assert")
+
+test.case("shows a task with its links", function(t)
+  t:call("TaskCreate", { subject = "a", description = "first" })
+  t:call("TaskCreate", { subject = "b", description = "second" })
+  t:call("TaskUpdate", { taskId = "2", addBlockedBy = { "1" } })
+  assert.eq(t:call("TaskGet", { taskId = "1" }).text, "Task #1: a\nStatus: pending\nDescription: first\nBlocks: #2")
+  assert.eq(t:call("TaskGet", { taskId = "2" }).text, "Task #2: b\nStatus: pending\nDescription: second\nBlocked by: #1")
+end)
+
+test.case("an unknown id is not found, not an error", function(t)
+  local r = t:call("TaskGet", { taskId = "999" })
+  assert.eq(r.isError, false)
+  assert.eq(r.text, "Task not found")
+end)
+
+test.case("the id is a string", function(t)
+  local r = t:call("TaskGet", { taskId = { "1" } })
+  assert.eq(r.stage, "input")
+end)

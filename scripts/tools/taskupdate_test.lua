@@ -1,0 +1,37 @@
+local test = require("test")
+local assert = require("assert")
+
+test.case("names the fields that changed", function(t)
+  t:call("TaskCreate", { subject = "a", description = "d" })
+  local r = t:call("TaskUpdate", { taskId = "1", status = "in_progress" })
+  assert.eq(r.text, "Updated task #1 status")
+  assert.eq(r.data.statusChange, { from = "pending", to = "in_progress" })
+  assert.eq(t:call("TaskUpdate", { taskId = "1", status = "in_progress", subject = "a" }).text, "Updated task #1 ")
+  assert.eq(t:call("TaskUpdate", { taskId = "1", subject = "b", owner = "me", metadata = { k = "v" } }).text,
+    "Updated task #1 subject, owner, metadata")
+end)
+
+test.case("deleting removes the task and the references to it", function(t)
+  t:call("TaskCreate", { subject = "a", description = "d" })
+  t:call("TaskCreate", { subject = "b", description = "d" })
+  t:call("TaskUpdate", { taskId = "1", addBlocks = { "2" } })
+  assert.eq(t:call("TaskUpdate", { taskId = "2", status = "deleted" }).text, "Updated task #2 deleted")
+  assert.eq(t:call("TaskGet", { taskId = "2" }).text, "Task not found")
+  assert.eq(t:call("TaskGet", { taskId = "1" }).text, "Task #1: a\nStatus: pending\nDescription: d")
+  -- The id is not given again.
+  assert.eq(t:call("TaskCreate", { subject = "c", description = "d" }).text, "Task #3 created successfully: c")
+end)
+
+test.case("an unknown id is not found, not an error", function(t)
+  local r = t:call("TaskUpdate", { taskId = "7", status = "completed" })
+  assert.eq(r.isError, false)
+  assert.eq(r.text, "Task not found")
+end)
+
+test.case("a status outside the workflow is refused", function(t)
+  t:call("TaskCreate", { subject = "a", description = "d" })
+  local r = t:call("TaskUpdate", { taskId = "1", status = "done" })
+  assert.eq(r.stage, "input")
+  assert.matches(r.text, "`status` is invalid")
+  assert.eq(t:call("TaskList", {}).text, "#1 [pending] a")
+end)

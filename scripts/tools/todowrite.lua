@@ -1,0 +1,92 @@
+-- TodoWrite: the original's older task list tool, which replaces the whole list on
+-- every call. Claude Code offers it in place of TaskCreate, TaskGet, TaskList and
+-- TaskUpdate when its task tools are turned off (CLAUDE_CODE_ENABLE_TASKS=0); so does
+-- luatool: scripts.Tools leaves this file out and scripts.ToolsWith offers it instead
+-- of the task tools (the CLI with LUATOOL_ENABLE_TASKS=0).
+--
+-- The list is kept in ctx.state, in the session of the call's principal; a list whose
+-- items are all completed is cleared, as in the original, so the next call starts
+-- from nothing.
+
+local json = require("json")
+
+local KEY = "todos"
+
+---@class TodoItem
+---@field content string
+---@field status "pending"|"in_progress"|"completed"
+---@field activeForm string
+
+---@class TodoWriteInput
+---@field todos TodoItem[]
+
+---@type luatool.Tool
+local tool = {
+  name = "TodoWrite",
+  searchHint = "update the session todo list (legacy)",
+  maxResultSizeChars = 100000,
+  -- It changes only the session's list: no permission needed, in plan mode too.
+  isReadOnly = true,
+  isConcurrencySafe = false,
+
+  prompt = [[
+Writes the task list of this session, which the user sees as your working plan.
+
+- Each item has `content`, a `status` (pending, in_progress or completed) and an `activeForm`: the present-continuous label shown while it is in progress.
+- Every call sends the whole list, which replaces the one before.
+- Keep one item in_progress at a time, and mark it completed as soon as it is done.]],
+
+  inputSchema = {
+    type = "object",
+    properties = {
+      todos = {
+        type = "array",
+        description = "The whole todo list, as it is now",
+        items = {
+          type = "object",
+          properties = {
+            content = { type = "string", minLength = 1 },
+            status = { type = "string", enum = { "pending", "in_progress", "completed" } },
+            activeForm = { type = "string", minLength = 1 },
+          },
+          required = { "content", "status", "activeForm" },
+          additionalProperties = false,
+        },
+      },
+    },
+    required = { "todos" },
+    additionalProperties = false,
+  },
+
+  description = "Update the todo list",
+
+  ---@param input TodoWriteInput
+  ---@param ctx luatool.Context
+  call = function(input, ctx)
+    local old = ctx.state:get(KEY) or json.array()
+    local allDone = true
+    for _, item in ipairs(input.todos) do
+      if item.status ~= "completed" then
+        allDone = false
+      end
+    end
+    ctx.state:set(KEY, allDone and json.array() or input.todos)
+    return { data = { oldTodos = old, newTodos = input.todos } }
+  end,
+
+  mapResult = function()
+    return "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable"
+  end,
+
+  renderToolResultMessage = function(data)
+    local done = 0
+    for _, item in ipairs(data.newTodos) do
+      if item.status == "completed" then
+        done = done + 1
+      end
+    end
+    return ("%d of %d done"):format(done, #data.newTodos)
+  end,
+}
+
+return tool
