@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/spell"
 
 	"golang.org/x/term"
@@ -49,8 +50,10 @@ type config struct {
 	settings        string
 	http            string
 	noWatch         bool
-	strict          bool
-	run             string
+	// maxInFlight is serve's --max-in-flight: the most stdio requests handled at once.
+	maxInFlight int
+	strict      bool
+	run         string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
 	// state is --state: the URL of the session store, "" for memory.
@@ -229,6 +232,15 @@ and the mode decide, and an ask is a deny. A project folder that is not trusted 
 never asked about (stdin is the protocol): its configuration is skipped with one
 notice on stderr (see luatool help trust).
 
+Over stdio, no input ends the session: a malformed message gets a JSON-RPC error
+(-32700 parse error, -32600 invalid request) with its id when one can be found, a
+malformed notification is dropped, and ids come back exactly as sent. A message is
+one line of at most 4 MiB, nested at most 256 deep. Batches are answered in sessions
+of protocol 2025-03-26 and before, and refused from 2025-06-18, which removed them.
+At most --max-in-flight requests are handled at once; while that many are in flight,
+stdin is not read, so a client that writes without reading is held back by the
+pipe. At the end of stdin the server answers every request it has read, then exits.
+
 A tools/call of a name the client was not listed is the protocol error MCP
 specifies, -32602, whose message is "No such tool available: NAME" with the closest
 listed name ("Did you mean Grep?"); every other failure is a result with isError.
@@ -261,7 +273,7 @@ Everything serve logs goes to stderr through one logger, slog's text format or
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked, refused);
 never a token.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -393,6 +405,9 @@ func (c *config) check() error {
 			return fmt.Errorf("--%s must be positive, got %v", d.flag, d.value)
 		}
 	}
+	if c.maxInFlight < 0 {
+		return fmt.Errorf("--max-in-flight must be positive, got %d", c.maxInFlight)
+	}
 	if c.debounceMaxWait > 0 && c.debounceMaxWait < c.debounce {
 		return fmt.Errorf("--debounce-max-wait %v is shorter than --debounce %v: a change waits for quiet at most that long", c.debounceMaxWait, c.debounce)
 	}
@@ -463,6 +478,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	a.cfg.serve.flags(fs)
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
+	fs.IntVar(&a.cfg.maxInFlight, "max-in-flight", 0, fmt.Sprintf("serve: handle at most `N` stdio requests at once, reading stdin no further meanwhile (default %d)", mcpserver.DefaultMaxInFlight))
 	fs.StringVar(&a.cfg.state, "state", "", "call, run, serve: keep the sessions' state (ctx.state, what the model read, \"always\" answers) at `URL`: redis://HOST:PORT (or rediss://, unix://), shared by every luatool using it (default: this process's memory)")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
