@@ -454,8 +454,9 @@ func sizeText(n int) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// pushResponse pushes {status, statusText, headers, body, url, json}: header names
-// in lower case, repeated headers joined with ", "; json when the content type is
+// pushResponse pushes {status, statusText, headers, body, url, location, json}:
+// header names in lower case, repeated headers joined with ", "; location, for a
+// redirect not followed, its Location made absolute; json when the content type is
 // JSON (application/json or +json) and the body parses.
 func pushResponse(L *lua.LState, resp *http.Response, body []byte) {
 	t := L.CreateTable(0, 6)
@@ -473,6 +474,11 @@ func pushResponse(L *lua.LState, resp *http.Response, body []byte) {
 	t.RawSetString("headers", headers)
 	t.RawSetString("body", lua.LString(body))
 	t.RawSetString("url", lua.LString(resp.Request.URL.String()))
+	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		if target, err := resp.Request.URL.Parse(loc); err == nil {
+			t.RawSetString("location", lua.LString(target.String()))
+		}
+	}
 	if isJSON(resp.Header.Get("Content-Type")) {
 		if v, err := bindings.DecodeJSON(L, string(body)); err == nil {
 			t.RawSetString("json", v)

@@ -247,8 +247,8 @@ func TestHTTPRedirects(t *testing.T) {
 	out = v.must(call("api.test", "rebind.test"), `return http.get(...)`, v.url("api.test", "/redirect?to="+url.QueryEscape(v.url("rebind.test", "/hello"))))
 	wantFailure(t, out, "rebind.test resolves to 127.0.0.1, which is a loopback address", "private")
 	// Not followed at all with redirects = 0.
-	out = v.must(call("api.test"), `local r = assert(http.get(..., { redirects = 0 })) return r.status, r.headers.location`, v.url("api.test", "/redirect?to=/hello"))
-	if fmt.Sprint(out) != "[302 /hello]" {
+	out = v.must(call("api.test"), `local r = assert(http.get(..., { redirects = 0 })) return r.status, r.headers.location, r.location`, v.url("api.test", "/redirect?to=/hello"))
+	if fmt.Sprint(out) != "[302 /hello "+v.url("api.test", "/hello")+"]" {
 		t.Errorf("redirects = 0: %v", out)
 	}
 	// Bounded.

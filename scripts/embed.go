@@ -1,11 +1,11 @@
 // Package scripts holds luatool's standard tool set, written in Lua: Read, Write,
-// Edit, Glob, Grep, Bash and ToolSearch, with their *_test.lua files. The files are
+// Edit, Glob, Grep, Bash, WebFetch and ToolSearch, with their *_test.lua files. The files are
 // embedded in the binary; a host loads them with
 //
 //	e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
 //
-// and offers the host modules they require, fs, glob, grep and shell, through
-// luaload.Options.Modules (hostmod.Standard builds those four and path; ToolSearch
+// and offers the host modules they require, fs, glob, grep, shell and http, through
+// luaload.Options.Modules (hostmod.Standard builds those five and path; ToolSearch
 // needs only the engine's own tools module and json, which every tool has). The same
 // files, in scripts/tools, can be loaded from disk instead for hot reload while they
 // are edited.

@@ -26,7 +26,8 @@ import (
 //	ctx:aborted()                      true once the call is cancelled or past its deadline
 //	ctx:log(...)                       like print: a line in the call's log
 //	ctx:summarize(content, prompt)     the host's model's answer to prompt about
-//	                                   content (call only), or nil and why
+//	                                   content (call only), or nil, why and
+//	                                   "unavailable" (no model) or "failed"
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
 //	ctx.readFileState:get(path)        what the model was shown of the file, or nil:
 //	                                   {hash=, mtime=, offset=, limit=, partial=}
@@ -104,7 +105,8 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		if c.cc.Summarize == nil {
 			L.Push(lua.LNil)
 			L.Push(lua.LString("the host offers no model to summarize with"))
-			return 2
+			L.Push(lua.LString("unavailable"))
+			return 3
 		}
 		ctx := L.Context()
 		if ctx == nil {
@@ -114,7 +116,8 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		if err != nil {
 			L.Push(lua.LNil)
 			L.Push(lua.LString("summarize: " + err.Error()))
-			return 2
+			L.Push(lua.LString("failed"))
+			return 3
 		}
 		L.Push(lua.LString(text))
 		return 1

@@ -117,12 +117,13 @@ function Context:aborted() end
 function Context:log(...) end
 
 ---Asks the host's small model to answer prompt about content (as WebFetch does with
----a page), in call only: its answer, or nil and why when the host offers no model or
----the model failed.
+---a page), in call only: its answer, or nil, why and "unavailable" (the host offers
+---no model) or "failed" (the model did).
 ---@param content string
 ---@param prompt string
 ---@return string? answer
 ---@return string? err
+---@return "unavailable"|"failed"|nil code
 function Context:summarize(content, prompt) end
 
 ---The session's state: JSON values by key, shared by the calls of a session.
@@ -464,6 +465,7 @@ function shell.readonly(command, opts) end
 ---@field headers table<string, string> By name in lower case; repeated headers joined with ", ".
 ---@field body string
 ---@field url string The URL of the final response, after redirects.
+---@field location? string A redirect's Location made absolute, when the response is a redirect that was not followed (redirects = 0, or a 3xx the request stopped at).
 ---@field json? any The body decoded, when the content type is JSON and it parses.
 
 ---@class luatool.MarkdownOptions
