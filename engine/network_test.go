@@ -161,3 +161,19 @@ func TestSummarizeReachesTheCall(t *testing.T) {
 		t.Errorf("%s, %q", r.Block.Content, got)
 	}
 }
+
+// A permission request for a tool that declares hosts names them.
+func TestAskNamesDeclaredHosts(t *testing.T) {
+	var seen []string
+	var granted bool
+	def := netTool{network: []string{"api.github.com", "*.example.com"}, seen: &seen, granted: &granted}.def()
+	def.IsReadOnly = nil // not read-only: the call asks
+	var msg string
+	e := newTestEngine(t, Options{Tools: []ToolDef{def}, CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
+		msg = req.Message
+		return PermissionDecision{Behavior: Allow}, nil
+	}})
+	if r := e.Call(bg, ToolUse{ID: "1", Name: "Fetch"}); r.Block.IsError || msg != "Fetch wants to make changes and needs your permission. It may reach api.github.com, *.example.com." {
+		t.Errorf("%s; asked with %q", r.Block.Content, msg)
+	}
+}
