@@ -411,7 +411,7 @@ func readBody(resp *http.Response, max int, progress func(any)) ([]byte, error) 
 	tooLarge := func() error {
 		return newOpError(codeTooLarge, "the response body of %s is over the cap of %s (maxBytes = %d)", where, sizeText(max), max)
 	}
-	if resp.ContentLength > int64(max) {
+	if resp.ContentLength > int64(max) && resp.Request.Method != http.MethodHead {
 		return nil, tooLarge()
 	}
 	var buf bytes.Buffer

@@ -294,6 +294,11 @@ func TestHTTPBodyCap(t *testing.T) {
 	u := v.url("api.test", "/stream?n="+strconv.Itoa(hostmod.DefaultHTTPMaxBytes+1))
 	out = v.must(call("api.test"), `return http.get(...)`, u)
 	wantFailure(t, out, "is over the cap of 10 MiB (maxBytes = 10485760)", "toolarge")
+	// A HEAD of a large body reads none of it.
+	out = v.must(call("api.test"), `local r = assert(http.request{ method = "HEAD", url = ..., maxBytes = 10 }) return r.status, r.headers["content-length"]`, v.url("api.test", "/sized"))
+	if fmt.Sprint(out) != "[200 5000]" {
+		t.Errorf("HEAD: %v", out)
+	}
 	out = v.must(call("api.test"), `local r = assert(http.get(..., { maxBytes = 5000 })) return #r.body`, v.url("api.test", "/sized"))
 	if fmt.Sprint(out[0]) != "5000" {
 		t.Errorf("a body at the cap: %v", out)
