@@ -177,3 +177,22 @@ func (o Options) Bool(key string, def bool) bool {
 		return false
 	}
 }
+
+// Table returns option key, which must be a table, or nil when absent.
+func (o Options) Table(key string) *lua.LTable {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return nil
+	case *lua.LTable:
+		return v
+	default:
+		o.wrong(key, "table", v)
+		return nil
+	}
+}
+
+// Value returns option key as it is, of any type, and whether it is given.
+func (o Options) Value(key string) (lua.LValue, bool) {
+	v := o.get(key)
+	return v, v != lua.LNil
+}

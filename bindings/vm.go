@@ -154,6 +154,17 @@ type Call struct {
 	// the call: a Read deny rule matches it. Host functions that list or search files
 	// skip such paths. Nil hides nothing.
 	Hidden func(absPath string) bool
+	// Network lists the hosts the call may reach through host modules that use the
+	// network (http): patterns of package netpolicy, from the tool's network member,
+	// or the hosts its permission decision covered (NetworkGranted) for a tool that
+	// declares "*". Nil reaches no host. Loaders set it for a tool's call only.
+	Network []string
+	// NetworkGranted says that Network holds the hosts a permission granted rather
+	// than the tool's declaration, for the wording of refusals.
+	NetworkGranted bool
+	// Progress, if set, reports the call's progress (a JSON value) to the host, as a
+	// long download does. Nil drops it.
+	Progress func(data any)
 
 	logged     int
 	coroutines int

@@ -33,6 +33,13 @@ type ToolDef struct {
 	SearchHint string
 	// ShouldDefer withholds the schema until the tool is discovered; AlwaysLoad wins over it.
 	ShouldDefer, AlwaysLoad bool
+	// Network lists the hosts the tool's call may reach through host modules that use
+	// the network (patterns of package netpolicy: "api.github.com", "*.example.com",
+	// an address or a prefix), or is "*" alone for a tool that fetches what the model
+	// asks: each host it reaches then needs a permission of its own, through the
+	// "domain:HOST" entries of its RuleContent, which it must have. Empty means the
+	// tool reaches no host. See Tool.Network and CallContext.Network.
+	Network []string
 	// MaxResultSizeChars is the size above which a result is persisted to a file. Zero
 	// means the default; math.Inf(1) means never persist. The effective threshold is
 	// at most DefaultMaxResultSizeChars.
@@ -270,10 +277,16 @@ type CallContext struct {
 	Progress func(data any)
 	// Log receives lines the tool logs (Lua print and ctx:log).
 	Log func(line string)
+	// Summarize, if set, answers a prompt about a content with the host's small model
+	// (Options.Summarize), as WebFetch does with the page it fetched. Nil when the
+	// host has none.
+	Summarize func(ctx context.Context, content, prompt string) (string, error)
 
 	// writable is set while call runs for a tool that is not read-only for its input:
 	// only then may host functions change anything (see Writable).
 	writable bool
+	// network is what the running call may reach, set while call runs (see Network).
+	network callNetwork
 	// shown are the files the call showed the model (Show), committed to Files when
 	// the call succeeds.
 	shownMu sync.Mutex

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
+	"github.com/luatool/luatool/netpolicy"
 )
 
 // The defaults table. Each member a ToolDef leaves out gets the value in "absent";
@@ -35,6 +36,7 @@ import (
 //	isIdempotent                 false (a hint for MCP clients only)      load error
 //	maxResultSizeChars           50000 (effective min(x, 50000))          load error
 //	outputSchema                 none                                     load error
+//	network                      none (no host)                           load error
 //	description                  the tool name                            the tool name
 //	userFacingName               the tool name                            the tool name
 //	isEnabled                    true                                     false (hidden)
@@ -103,6 +105,8 @@ type Tool struct {
 	def    ToolDef
 	schema *Schema
 	output *Schema
+	// network is def.Network parsed (see checkNetwork).
+	network netpolicy.List
 	// log receives, once per member, the failures of members that have a safe answer
 	// (see failed). Nil discards them. Set by the engine before the tool is offered.
 	log *slog.Logger
@@ -158,6 +162,11 @@ func Build(def ToolDef) (*Tool, error) {
 			problem("outputSchema", fmt.Errorf("outputSchema: %w", err))
 		}
 		t.output = s
+	}
+	if def.Network != nil {
+		if err := t.checkNetwork(); err != nil {
+			problem("network", err)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

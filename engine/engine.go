@@ -94,6 +94,11 @@ type Options struct {
 	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
 	// given the rules that would allow this one. The CLI names its flags.
 	ApprovalHint func(rules []string) string
+	// Summarize, if set, is the host's small model: it answers prompt about content
+	// (a web page converted to Markdown, for WebFetch) in a few sentences. Tools reach
+	// it through CallContext.Summarize (Lua: ctx:summarize), only while their call
+	// runs. Nil means the host has none, and WebFetch returns the page itself.
+	Summarize func(ctx context.Context, content, prompt string) (string, error)
 }
 
 // ProgressEvent is one ctx:progress report of a running call.

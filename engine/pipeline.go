@@ -210,6 +210,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 				hooks.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: data})
 			}
 		},
+		Summarize: e.opts.Summarize,
 	}
 	// Read deny rules hide paths from whatever the tool lists or searches.
 	cc.rules = e.rulesFor(ctx, tc)
@@ -257,10 +258,11 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		bounded, cancel = e.bound(ctx, cc)
 	}
 
-	// 6. Call under the deadline.
+	// 6. Call under the deadline, with the hosts it may reach.
+	cc.network = networkOf(bounded, t, input)
 	cc.writable = !cc.readOnly
 	tr, err := guard(t.Name(), func() (*ToolResult, error) { return t.def.Call(bounded, input, cc) })
-	cc.writable = false
+	cc.writable, cc.network = false, callNetwork{}
 	var pe *PanicError
 	if errors.As(err, &pe) {
 		// The tool's own code panicked: the machinery around it failed, in the
@@ -354,8 +356,12 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		}
 		return nil, false, e.unansweredText(t, "", suggestions)
 	}
+	msg := d.message
+	if note := networkNote(bounded, t, d.input); note != "" {
+		msg = strings.TrimSpace(msg + " " + note)
+	}
 	req := PermissionRequest{
-		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: d.message,
+		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: msg,
 		Description: t.Description(bounded, d.input),
 		Suggestions: suggestions,
 	}

@@ -8,12 +8,16 @@ type Options struct {
 	Roots []string
 	// Shell configures how the shell module runs commands.
 	Shell ShellOptions
+	// HTTP configures the http module: the host's network policy, and for tests a
+	// resolver and TLS roots of their own.
+	HTTP HTTPOptions
 }
 
 // Standard returns the host modules the standard tool set of package scripts
-// requires, all confined to roots, with the shell module's defaults: fs, glob, grep
-// and shell, for Read, Write, Edit, Glob, Grep and Bash, and path, which touches no
-// file. It is StandardWith(Options{Roots: roots}).
+// requires, all confined to roots, with the shell and http modules' defaults: fs,
+// glob, grep and shell, for Read, Write, Edit, Glob, Grep and Bash, http for
+// WebFetch, and path, which touches no file. It is StandardWith(Options{Roots:
+// roots}).
 func Standard(roots []string) ([]*bindings.Module, error) {
 	return StandardWith(Options{Roots: roots})
 }
@@ -30,5 +34,5 @@ func StandardWith(opts Options) ([]*bindings.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*bindings.Module{rs.fsModule(), rs.globModule(), rs.grepModule(), shell, Path()}, nil
+	return []*bindings.Module{rs.fsModule(), rs.globModule(), rs.grepModule(), shell, HTTP(opts.HTTP), Path()}, nil
 }

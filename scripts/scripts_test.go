@@ -134,7 +134,7 @@ func TestToolsLoad(t *testing.T) {
 	v := newEnv(t)
 	ctx := context.Background()
 	reg := v.e.Registry()
-	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "Write"}) {
+	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "WebFetch", "Write"}) {
 		t.Fatalf("tools = %v", got)
 	}
 	cases := []struct {

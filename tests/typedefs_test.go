@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +23,7 @@ import (
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/hostmod"
+	"github.com/luatool/luatool/netpolicy"
 )
 
 // luaDefs is what scripts/tools/luatool.d.lua declares: its classes (by the name
@@ -285,7 +288,7 @@ local function failed(name, ...)
 end
 `
 
-const toolReturns = `local fs, glob, grep, shell, tools = require("fs"), require("glob"), require("grep"), require("shell"), require("tools")
+const toolReturns = `local fs, glob, grep, shell, tools, http = require("fs"), require("glob"), require("grep"), require("shell"), require("tools"), require("http")
 returned("fs.read", 2, fs.read("a.txt"))
 returned("fs.lines", 2, fs.lines("a.txt", { offset = 2 }))
 returned("fs.stat", 1, fs.stat("a.txt"))
@@ -294,6 +297,9 @@ returned("grep.count", 1, grep.count("one"))
 returned("grep.content", 1, grep.content("one", { after = 1 }))
 returned("shell.run", 1, shell.run("echo hi"))
 returned("tools.list", 1, tools.list())
+returned("http.request", 1, http.request{ url = SERVER .. "/json" })
+returned("http.get", 1, http.get(SERVER .. "/json"))
+returned("http.post", 1, http.post(SERVER .. "/json", "body"))
 returned("FileStates:get", 1, ctx.readFileState:get(ctx.cwd .. "/b.txt")) -- fs.write recorded it
 failed("fs.read", fs.read("missing.txt"))
 failed("fs.read", fs.read("/"))
@@ -306,6 +312,9 @@ failed("glob.find", glob.find("["))
 failed("grep.files", grep.files("(", {}))
 failed("grep.files", grep.files("x", { type = "nosuchtype" }))
 failed("shell.split", shell.split("echo 'unclosed"))
+failed("http.get", http.get("http://undeclared.invalid/"))
+failed("http.get", http.get("ftp://127.0.0.1/"))
+failed("http.get", http.get(SERVER .. "/json", { maxBytes = 1 }))
 `
 
 const testReturns = `returned("TestContext:call", 1, t:call("Nop", {}))
@@ -359,8 +368,14 @@ func runProbe(t *testing.T, defs *luaDefs, modules []string) (probeResult, map[s
 		toolRecv[class] = expr
 		lines = append(lines, fmt.Sprintf("keys[%q] = keysOf(%s)", class, expr))
 	}
-	writeFile(t, filepath.Join(dir, "probe.lua"), keysFn+`return {
-  name = "Probe", prompt = "p", inputSchema = { type = "object" }, isReadOnly = false,
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"ok": true}`)
+	}))
+	t.Cleanup(srv.Close)
+	writeFile(t, filepath.Join(dir, "probe.lua"), keysFn+`local SERVER = "`+srv.URL+`"
+return {
+  name = "Probe", prompt = "p", inputSchema = { type = "object" }, isReadOnly = false, network = { "127.0.0.1" },
   call = function(_, ctx)
     local keys = {}
     `+strings.Join(lines, "\n    ")+`
@@ -386,8 +401,12 @@ end)`)
 
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "a.txt"), "one\ntwo\nthree\n")
+	loopbackOK, err := netpolicy.NewPolicy(nil, []string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	newEngine := func(root, scratch string) (*engine.Engine, error) {
-		mods, err := hostmod.Standard([]string{root})
+		mods, err := hostmod.StandardWith(hostmod.Options{Roots: []string{root}, HTTP: hostmod.HTTPOptions{Policy: loopbackOK}})
 		if err != nil {
 			return nil, err
 		}

@@ -63,8 +63,11 @@ func missingCommaHint(src []byte, line int, msg string) string {
 	return fmt.Sprintf(" (is a comma missing at the end of line %d?)", line-1)
 }
 
-// aliasesKind is the kind of the aliases member.
-var aliasesKind = func() engine.MemberKind { m, _ := engine.LookupMember("aliases"); return m.Kind }()
+// aliasesKind and networkKind are the kinds of the aliases and network members.
+var (
+	aliasesKind = func() engine.MemberKind { m, _ := engine.LookupMember("aliases"); return m.Kind }()
+	networkKind = func() engine.MemberKind { m, _ := engine.LookupMember("network"); return m.Kind }()
+)
 
 // memberNames are the names of the contract's members, for hints.
 var memberNames = func() []string {
@@ -138,6 +141,11 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 	if v, ok := get("aliases").(*lua.LTable); ok && kindMatches(aliasesKind, v) {
 		for i := 1; i <= v.Len(); i++ {
 			def.Aliases = append(def.Aliases, lua.LVAsString(v.RawGetInt(i)))
+		}
+	}
+	if v, ok := get("network").(*lua.LTable); ok && kindMatches(networkKind, v) {
+		for i := 1; i <= v.Len(); i++ {
+			def.Network = append(def.Network, lua.LVAsString(v.RawGetInt(i)))
 		}
 	}
 	if v, ok := get("searchHint").(lua.LString); ok {
@@ -254,6 +262,8 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		c.Files = cc.Files
 		if member == "call" {
 			c.Show = cc.Show
+			c.Progress = cc.Progress
+			c.Network, c.NetworkGranted = cc.Network()
 		}
 		if member == "call" && cc.Writable() {
 			c.Access = bindings.AccessWrite

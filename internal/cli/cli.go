@@ -70,6 +70,9 @@ type config struct {
 	shellEnv       []string
 	// serve holds serve's flags for HTTP and logs (see serveflags.go).
 	serve serveConfig
+	// allowNet and denyNet are the host patterns of --allow-net and --deny-net: the
+	// network policy the flags add to the settings files'.
+	allowNet, denyNet []string
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -103,10 +106,11 @@ destructive, openWorld, deferred}.`,
 		about: `Shows one tool as the engine sees it once the defaults are merged: its user-facing
 name, aliases, search hint, flags for an empty input, interrupt behaviour, when its
 results are persisted, the prompt the model reads, its input and output schemas, and
-the limits every call runs under, and the sandbox shell commands run in. NAME may
+the limits every call runs under, the sandbox shell commands run in, the hosts the
+tool may reach (its network member) and the host's network policy. NAME may
 be an alias; a mistyped name gets a suggestion. --json prints the same as one
 object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runDescribe,
 	},
 	"call": {
@@ -123,7 +127,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -165,7 +169,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -208,7 +212,7 @@ modules its tools have (fs, glob, grep, shell, path), confined as the tools' are
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
 case is a usage error. Prints a line per case and the counts; a failed assertion
 names the test file and line. Exit code 1 when a case failed. --json for CI.`,
-		flags: []string{"run", "tools", "no-standard-tools", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"run", "tools", "no-standard-tools", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runTest,
 	},
 	"version": {
@@ -273,7 +277,7 @@ Everything serve logs goes to stderr through one logger, slog's text format or
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked, refused);
 never a token.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -486,7 +490,15 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.listTrusted, "list", false, "trust: list the trusted folders")
 	fs.StringVar(&a.cfg.run, "run", "", "test: run only the cases whose names match the Go regular expression `PATTERN`")
 	fs.BoolVar(&a.cfg.noShellSandbox, "no-shell-sandbox", false, "run shell commands without the kernel sandbox (Landlock): the read-only classifier alone then confines them")
-	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP")
+	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP (every host: the shell gets no per-host policy)")
+	fs.Func("allow-net", "let tools that declare `HOST` reach it although it is a loopback, private or link-local address (a name, an address or a prefix; repeatable)", func(s string) error {
+		a.cfg.allowNet = append(a.cfg.allowNet, s)
+		return nil
+	})
+	fs.Func("deny-net", "let no tool reach `HOST` (a name, *.domain, an address, a prefix, or * for every host; repeatable; beats --allow-net and what tools declare)", func(s string) error {
+		a.cfg.denyNet = append(a.cfg.denyNet, s)
+		return nil
+	})
 	fs.Func("shell-env", "pass the environment variable `NAME` to shell commands too (repeatable)", func(s string) error {
 		a.cfg.shellEnv = append(a.cfg.shellEnv, s)
 		return nil

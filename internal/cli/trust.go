@@ -351,6 +351,25 @@ func (a *app) announcePermissions(perm engine.PermissionSettings) {
 	}
 }
 
+// announceNetwork says on stderr which hosts a project's settings let tools reach
+// although they are loopback, private or link-local addresses, with the file.
+func (a *app) announceNetwork(n settings.Network) {
+	var files []string
+	byFile := map[string][]string{}
+	for _, e := range n.Allow {
+		if e.Source != projectLayer {
+			continue
+		}
+		if _, ok := byFile[e.File]; !ok {
+			files = append(files, e.File)
+		}
+		byFile[e.File] = append(byFile[e.File], e.Pattern)
+	}
+	for _, f := range files {
+		fmt.Fprintf(a.stderr, "luatool: network allow list from %s: %s\n", f, strings.Join(byFile[f], ", "))
+	}
+}
+
 // trustListPath is the file of trusted folders, trusted.json in the user's luatool
 // configuration directory; "" when there is none.
 func trustListPath() string {

@@ -9,10 +9,11 @@
 --
 -- Phases. A tool file's main chunk runs when the file loads (luatool check and list
 -- load it too): it may build values and require modules, but the functions of fs,
--- glob, grep, shell and tools refuse ("fs.read is not available while the tool file
--- loads: call it from call()"). Members other than call run read-only: they may read
--- inside the roots, never write or run a command that is not read-only. call may
--- change things when the tool is not read-only for its input and the call was allowed.
+-- glob, grep, shell, http and tools refuse ("fs.read is not available while the tool
+-- file loads: call it from call()"). Members other than call run read-only: they may
+-- read inside the roots, never write or run a command that is not read-only, and
+-- never reach the network. call may change things when the tool is not read-only for
+-- its input and the call was allowed, and reach the hosts its network member names.
 --
 -- Shared code. require("name") loads lib/name.lua beside the tool files
 -- (require("a.b"): lib/a/b.lua) after the host modules and json: a Lua module,
@@ -34,6 +35,7 @@
 ---@field maxResultSizeChars? number Results longer than this are persisted to a file (default 50000; math.huge: never).
 ---@field inputSchema table A JSON Schema whose root is type = "object".
 ---@field outputSchema? table The JSON Schema of the data call returns.
+---@field network? string[] The hosts call may reach with the http module: "api.github.com", "*.example.com" (its subdomains), an address or a prefix ("10.0.0.0/8"); or { "*" } for a tool that fetches what the model asks, which must then have ruleContent return "domain:HOST" for the host a call reaches, each host needing a permission of its own (default: none).
 ---@field prompt string|fun(opts: {tools: string[]}): string The model-facing description.
 ---@field description? string|fun(input: table, opts: table): string A one-line summary of a call, for people.
 ---@field userFacingName? string|fun(input: table): string The label people see (default name).
@@ -114,6 +116,16 @@ function Context:aborted() end
 ---@param ... any
 function Context:log(...) end
 
+---Asks the host's small model to answer prompt about content (as WebFetch does with
+---a page), in call only: its answer, or nil, why and "unavailable" (the host offers
+---no model) or "failed" (the model did).
+---@param content string
+---@param prompt string
+---@return string? answer
+---@return string? err
+---@return "unavailable"|"failed"|nil code
+function Context:summarize(content, prompt) end
+
 ---The session's state: JSON values by key, shared by the calls of a session.
 ---@class luatool.State
 local State = {}
@@ -155,10 +167,11 @@ function FileStates:get(path) end
 -- message and a code: "outside", "notfound", "isdir", "notdir", "notfile",
 -- "toolarge", "denied", "badpattern", "badtype", "cancelled", "io", "readonly"
 -- (fs.write, or a shell command not classified read-only, in a read-only call),
--- "stale" and "exists" (fs.write), "badcommand" (shell).
+-- "stale" and "exists" (fs.write), "badcommand" (shell), "undeclared", "blocked",
+-- "private", "badurl", "timeout", "network" and "redirects" (http).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
@@ -430,6 +443,71 @@ function shell.split(command) end
 ---@return string? why
 ---@return "hidden"|"outside"|"writes"|nil code
 function shell.readonly(command, opts) end
+
+---The options every http function takes.
+---@class luatool.HTTPOptions
+---@field headers? table<string, string> Request headers by name (User-Agent defaults to luatool's).
+---@field timeout? integer Milliseconds the whole request may take (the call's deadline applies anyway); past it, code "timeout".
+---@field maxBytes? integer The cap on the response body (default 10 MiB, at most the string limit, 16 MiB); over it, code "toolarge".
+---@field redirects? integer How many redirects to follow, each checked like the first request (default 10, 0 to 20; 0 returns the 3xx response itself).
+
+---@class luatool.HTTPPostOptions: luatool.HTTPOptions
+---@field body? string The request body.
+---@field json? any A value sent as JSON (Content-Type application/json unless headers say otherwise); not with body.
+
+---@class luatool.HTTPRequest: luatool.HTTPPostOptions
+---@field url string An http or https URL.
+---@field method? string GET, or POST when there is a body; a read-only call may only GET, HEAD or OPTIONS (else code "readonly").
+
+---@class luatool.HTTPResponse
+---@field status integer The HTTP status code (any: a 404 is a response, not a failure).
+---@field statusText string "OK", "Not Found", ...
+---@field headers table<string, string> By name in lower case; repeated headers joined with ", ".
+---@field body string
+---@field url string The URL of the final response, after redirects.
+---@field location? string A redirect's Location made absolute, when the response is a redirect that was not followed (redirects = 0, or a 3xx the request stopped at).
+---@field json? any The body decoded, when the content type is JSON and it parses.
+
+---@class luatool.MarkdownOptions
+---@field baseUrl? string Links and images are made absolute against it.
+
+---require("http"): requests from call() to the hosts the tool's network member names
+---(or, for network = { "*" }, the hosts the call's permission covers). The host's
+---policy may deny more, and refuses loopback, private, link-local and cloud metadata
+---addresses unless it names them, checked on the address dialled. Failures return
+---nil, a message and a code: "undeclared", "blocked", "private", "badurl",
+---"readonly", "toolarge", "timeout", "cancelled", "network", "redirects".
+---@class luatool.http
+local http = {}
+
+---@param opts luatool.HTTPRequest
+---@return luatool.HTTPResponse?
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.request(opts) end
+
+---@param url string
+---@param opts? luatool.HTTPOptions
+---@return luatool.HTTPResponse?
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.get(url, opts) end
+
+---A POST with a string body, or with the options of a table.
+---@param url string
+---@param opts string|luatool.HTTPPostOptions
+---@return luatool.HTTPResponse?
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.post(url, opts) end
+
+---HTML as Markdown (CommonMark with tables; head, script and style dropped).
+---@param html string
+---@param opts? luatool.MarkdownOptions
+---@return string? markdown
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.markdown(html, opts) end
 
 ---require("path"): pure functions on slash-separated paths; no file is touched.
 ---@class luatool.path
