@@ -1,5 +1,6 @@
 // Package settings reads Claude Code-shaped settings files: the permission rules, the
-// mode and the additional directories a person or a project sets for luatool. Each
+// mode and the additional directories a person or a project sets for luatool, and
+// the values it hands tools ("env"). Each
 // file is one layer with a name for messages (Layer); Merge stacks layers in order.
 // Where the files are, and what the command line adds, is for the host to say: the
 // package reads no environment variable and knows no flag.
@@ -11,10 +12,17 @@
 //
 // Inside "permissions" every key must be known: a misspelt key would drop rules the
 // user believes are in force, so it is an error with a hint. At the top level, keys
-// other than "permissions" and "$schema" are reported as warnings and otherwise
-// ignored, so that a Claude-style file carrying "env", "model" or "hooks" still
-// loads; a key that looks like a misspelling of "permissions" is an error. Every rule
-// is checked with engine.CheckRule as it is read.
+// other than those luatool reads (topLevelKeys) and "$schema" are reported as
+// warnings and otherwise ignored, so that a Claude-style file carrying "model" or
+// "hooks" still loads; a key that looks like a misspelling of one luatool reads is an
+// error. Every rule is checked with engine.CheckRule as it is read.
+//
+// "env" holds the values tools read with env.get, in Claude Code's shape, a name
+// and a string for every tool, or a name and an object for a value that is secret or
+// given to some tools only (see the env method):
+//
+//	{"env": {"UNITS": "metric",
+//	         "WEATHER_API_KEY": {"value": "...", "secret": true, "tools": ["Weather"]}}}
 package settings
 
 import (
@@ -50,6 +58,8 @@ type Layer struct {
 type Settings struct {
 	// Permissions are the permission rules, mode and additional directories.
 	Permissions engine.PermissionSettings
+	// Env are the values handed to tools, in the order given (see engine.NewEnv).
+	Env []engine.EnvVar
 }
 
 // An Error is one problem with a settings file. ReadFile reports every problem it
@@ -102,13 +112,14 @@ func ReadFile(path string, layer Layer) (Settings, []string, error) {
 	if len(r.errs) > 0 {
 		return Settings{}, nil, errors.Join(r.errs...)
 	}
-	return Settings{Permissions: r.out}, r.warnings, nil
+	return Settings{Permissions: r.out, Env: r.envVars}, r.warnings, nil
 }
 
 // Merge merges layers given in order (later layers over earlier ones): the rule lists
 // are concatenated in that order, the mode is that of the last layer that sets one,
-// and the additional directories are those of every layer, each once, in order of
-// first appearance. The result shares no slice with the layers.
+// the additional directories are those of every layer, each once, in order of
+// first appearance, and a later env value of a name replaces an earlier one. The
+// result shares no slice with the layers.
 func Merge(layers ...Settings) Settings {
 	var out engine.PermissionSettings
 	seen := map[string]bool{}
@@ -127,8 +138,11 @@ func Merge(layers ...Settings) Settings {
 			}
 		}
 	}
-	return Settings{Permissions: out}
+	return Settings{Permissions: out, Env: mergeEnv(layers)}
 }
+
+// topLevelKeys are the keys of a settings file luatool reads.
+func topLevelKeys() []string { return []string{"permissions", "env"} }
 
 // permissionKeys are the keys a "permissions" object may hold.
 func permissionKeys() []string {
@@ -146,6 +160,7 @@ type reader struct {
 	dec      *json.Decoder
 	broken   bool // the token stream failed; stop walking
 	out      engine.PermissionSettings
+	envVars  []engine.EnvVar
 	warnings []string
 	errs     []error
 }
@@ -181,13 +196,15 @@ func (r *reader) read() {
 		switch {
 		case key == "permissions":
 			r.permissions()
+		case key == "env":
+			r.env()
 		case key == "$schema":
 			r.skip()
-		case spell.Suggest(key, []string{"permissions"}) != "":
-			r.problem(off, "", "unknown top-level key %q (did you mean permissions?)", key)
+		case spell.Suggest(key, topLevelKeys()) != "":
+			r.problem(off, "", "unknown top-level key %q (did you mean %s?)", key, spell.Suggest(key, topLevelKeys()))
 			r.skip()
 		default:
-			r.warnings = append(r.warnings, fmt.Sprintf("%s: unknown top-level key %q ignored; luatool reads only \"permissions\"", r.position(off), key))
+			r.warnings = append(r.warnings, fmt.Sprintf("%s: unknown top-level key %q ignored; luatool reads only %s", r.position(off), key, quotedList(topLevelKeys())))
 			r.skip()
 		}
 	}
@@ -400,6 +417,18 @@ func tokenKind(tok json.Token) string {
 	default:
 		return "null"
 	}
+}
+
+// quotedList renders names as `"a", "b" and "c"`.
+func quotedList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	if len(quoted) == 1 {
+		return quoted[0]
+	}
+	return strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1]
 }
 
 // dedupeDirs returns dirs without repeats, in order of first appearance.

@@ -64,6 +64,8 @@ type config struct {
 	noShellSandbox bool
 	shellNetwork   bool
 	shellEnv       []string
+	// env are the names of --env: variables passed through to tools (env.get).
+	env []string
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -88,7 +90,7 @@ bare --deny NAME hides a tool. When a tool file fails to load, the problem goes 
 stderr and the others are listed; with --strict the exit code is then 2, so that a
 script never takes part of the set for the whole. --json prints an array of {name, aliases, source, readOnly, concurrencySafe,
 destructive, openWorld, deferred}.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict", "json"},
 		run:   runList,
 	},
 	"describe": {
@@ -100,7 +102,7 @@ results are persisted, the prompt the model reads, its input and output schemas,
 the limits every call runs under, and the sandbox shell commands run in. NAME may
 be an alias; a mistyped name gets a suggestion. --json prints the same as one
 object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runDescribe,
 	},
 	"call": {
@@ -117,7 +119,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -159,7 +161,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -171,7 +173,7 @@ export had to change for an API (a name with dots, a schema OpenAI's strict mode
 not take as written) is noted on stderr; a name the API cannot take at all is an
 error. A tool that failed to load, or whose prompt fails, is left out and named on
 stderr; like list, --strict then exits 2.`,
-		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict"},
+		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict"},
 		run:   runSchema,
 	},
 	"check": {
@@ -185,7 +187,7 @@ input (the prompt; description, userFacingName, the flags and the renderings for
 empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
 directory and the embedded set. Ends with the counts; exit code 2 when any file has
 an error. --json prints {"ok", "tools", "diagnostics"}.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "json"},
 		run:   runCheck,
 	},
 	"test": {
@@ -195,8 +197,9 @@ an error. --json prints {"ok", "tools", "diagnostics"}.`,
 given (default: the files of the tool directories). Each case runs in a fresh Lua
 state, in a new temporary root, with a new engine holding the tools of its test
 file's directory (over the embedded set, unless --no-standard-tools) and no settings files:
-tests are hermetic. A test file may require test, assert and json, and the host
-modules its tools have (fs, glob, grep, shell, path), confined as the tools' are.
+tests are hermetic (env gives the tools nothing). A test file may require test, assert
+and json, and the host modules its tools have (fs, glob, grep, shell, path), confined
+as the tools' are.
 
 --run PATTERN runs only the cases whose names match the Go regular expression
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
@@ -226,7 +229,7 @@ and an ask is a deny. A project folder that is not trusted is never asked about 
 is the protocol): its configuration is skipped with one notice on stderr (see
 luatool help trust). The sandbox shell commands run in is printed on stderr at the
 start.`,
-		flags: []string{"http", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -428,6 +431,10 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP")
 	fs.Func("shell-env", "pass the environment variable `NAME` to shell commands too (repeatable)", func(s string) error {
 		a.cfg.shellEnv = append(a.cfg.shellEnv, s)
+		return nil
+	})
+	fs.Func("env", "give tools the environment variable `NAME`, as a secret (env.get; repeatable)", func(s string) error {
+		a.cfg.env = append(a.cfg.env, s)
 		return nil
 	})
 	return fs

@@ -123,10 +123,16 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	perms, err := a.permissions(root)
+	conf, err := a.settings(root)
 	if err != nil {
 		return nil, err
 	}
+	perms := conf.Permissions
+	env, err := a.toolEnv(conf.Env)
+	if err != nil {
+		return nil, err
+	}
+	a.display().redactWith(env.Redactor())
 	roots := append([]string{root}, perms.AdditionalDirectories...)
 	results, ownResults, err := a.resultsDir()
 	if err != nil {
@@ -168,12 +174,14 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Permissions:           perms,
 		CanUseTool:            a.canUseTool(),
 		ApprovalHint:          a.approvalHint,
+		Env:                   env,
 	})
 	if err != nil {
 		s.close()
 		return nil, err
 	}
 	s.eng, s.diags = eng, eng.Load(srcs...)
+	a.warnEnvTools(env, eng.Registry())
 	if a.normalGC != nil {
 		a.normalGC()
 	}
@@ -204,29 +212,35 @@ func maxToolUseConcurrency() int {
 	return n
 }
 
-// permissions reads the settings files (user, project at root when the folder is
+// permissions returns the permissions of the settings (see settings).
+func (a *app) permissions(root string) (engine.PermissionSettings, error) {
+	s, err := a.settings(root)
+	return s.Permissions, err
+}
+
+// settings reads the settings files (user, project at root when the folder is
 // trusted, --settings) and the flags, merged in that order. Warnings go to stderr;
 // any problem is an error naming the file or flag. A mode other than default and
 // project allow rules are announced on stderr (see announcePermissions).
-func (a *app) permissions(root string) (engine.PermissionSettings, error) {
+func (a *app) settings(root string) (settings.Settings, error) {
 	proj, err := a.project()
 	if err != nil {
-		return engine.PermissionSettings{}, err
+		return settings.Settings{}, err
 	}
 	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: proj.settingsRoot, Explicit: a.cfg.settings})
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "luatool: warning: %s\n", w)
 	}
 	if err != nil {
-		return engine.PermissionSettings{}, err
+		return settings.Settings{}, err
 	}
 	fromFlags, err := a.cfg.flagSettings(root)
 	if err != nil {
-		return engine.PermissionSettings{}, err
+		return settings.Settings{}, err
 	}
-	perms := settings.Merge(fromFiles, fromFlags).Permissions
-	a.announcePermissions(perms)
-	return perms, nil
+	merged := settings.Merge(fromFiles, fromFlags)
+	a.announcePermissions(merged.Permissions)
+	return merged, nil
 }
 
 // approvalHint tells the person running luatool how to allow a call that needed
