@@ -169,6 +169,10 @@ func (l *Loader) Limits() bindings.Limits { return l.opts.Limits.WithDefaults() 
 // slice must not be modified.
 func (l *Loader) Modules() []*bindings.Module { return l.opts.Modules }
 
+// ToolModules returns every module a tool file may require besides json: the host's
+// (Modules) and the loader's own (tools, env). The slice must not be modified.
+func (l *Loader) ToolModules() []*bindings.Module { return l.modules }
+
 // LuaModules returns a resolver of the Lua modules of a tool directory, as tool files
 // of it require them, for hosts that run other Lua code beside the tools (luatool
 // test runs test files with it); base names the directory in messages.

@@ -199,7 +199,8 @@ state, in a new temporary root, with a new engine holding the tools of its test
 file's directory (over the embedded set, unless --no-standard-tools) and no settings files:
 tests are hermetic (env gives the tools nothing). A test file may require test, assert
 and json, and the host modules its tools have (fs, glob, grep, shell, path), confined
-as the tools' are.
+as the tools' are. t:stub(module, fns) replaces a module for the tools' calls of the
+rest of a case, so that a tool that reaches the world is tested without it.
 
 --run PATTERN runs only the cases whose names match the Go regular expression
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no

@@ -610,6 +610,16 @@ function TestContext:read(rel) end
 ---@return luatool.TestResult
 function TestContext:call(name, input, opts) end
 
+---Stubs a module for the tools' calls in the rest of the case: a call of
+---module.f runs fns.f instead, with the arguments and results as JSON values (an
+---error it raises is the real function's error; error(msg, 0) leaves out the test's
+---position). The stub replaces the module whole: a function fns leaves out fails
+---when a tool calls it. Any module the tools may require but json; a later t:stub of
+---the module replaces this one. The test file's own use of the module stays real.
+---@param module string
+---@param fns table<string, function>
+function TestContext:stub(module, fns) end
+
 ---require("test"): registers the cases of a test file.
 ---@class luatool.test
 local test = {}
