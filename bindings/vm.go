@@ -56,6 +56,8 @@ type VM struct {
 	chunk     string
 	watchdog  *Watchdog
 	call      *Call
+	// stubs are the Stubs of the running call's context, nil for most calls.
+	stubs     Stubs
 	broken    bool
 	hostPanic *HostPanic
 	// coroutinesEver counts the coroutines the state has created: a Pool retires a
@@ -439,12 +441,13 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 		defer done()
 	}
 	L := vm.L
-	vm.call = c
+	outerStubs := vm.stubs
+	vm.call, vm.stubs = c, stubsOf(ctx)
 	vm.refreshModuleData()
 	L.SetContext(ctx)
 	defer func() {
 		L.RemoveContext()
-		vm.call = nil
+		vm.call, vm.stubs = nil, outerStubs
 	}()
 	base := L.GetTop()
 	L.Push(fn)

@@ -72,6 +72,17 @@
 // as session/redisstore. A principal's Profile (NewProfile) adds rules and a mode to
 // the engine's, and hides the tools its rules deny by name.
 //
+// # Values for tools, and secrets
+//
+// Options.Env holds the values a host hands its tools explicitly (EnvVar: a name, a
+// value, the tools that may read it, whether it is secret); Lua tools read them
+// with env.get, never the process's environment. The Redactor of an Env replaces
+// its secrets with [redacted:NAME] in everything the engine hands on: results
+// (content, data, newMessages, mcpMeta), logs, progress, errors, renderings, prompts
+// and the messages of permission asks, and the records it writes to
+// Options.Logger; a host redacts its own output with the same Redactor
+// (Env.Redactor).
+//
 // # Reloading
 //
 // Load is incremental: a source read again keeps the last good version of a file

@@ -90,6 +90,10 @@ type Options struct {
 	// member that failed and was given its safe answer (once per member of a tool
 	// version, with the error's file and line), for example. Nil discards it.
 	Logger *slog.Logger
+	// Env holds the values the host hands its tools explicitly (Lua's env.get), by
+	// tool, and marks the secrets among them, which the engine redacts from whatever
+	// it hands on (see Redactor). Nil hands tools nothing.
+	Env *Env
 	// ApprovalHint, if set, is added to the text of a call that needed approval when
 	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
 	// given the rules that would allow this one. The CLI names its flags.
@@ -182,6 +186,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if r := opts.Env.Redactor(); r != nil {
+		opts.Logger = slog.New(r.Handler(opts.Logger.Handler()))
+	}
 	if opts.MemberTimeout <= 0 {
 		opts.MemberTimeout = defaultMemberTimeout
 	}
@@ -206,7 +213,7 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
 		}
-		t.log, t.bound = opts.Logger, opts.MemberTimeout
+		t.log, t.bound, t.redact = opts.Logger, opts.MemberTimeout, opts.Env.Redactor()
 		e.goTools = append(e.goTools, t)
 	}
 	reg, _ := newRegistry(e.goTools, e.isEnabled)

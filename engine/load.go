@@ -430,7 +430,7 @@ func dropMissing(s *sourceState, seen map[string]bool, settled bool, wait loadWa
 // the engine's load slots.
 func (e *Engine) startLoad(l Loader, s *sourceState, name string, data []byte, hash [sha256.Size]byte) *loadRun {
 	r := &loadRun{name: name, hash: hash, done: make(chan struct{})}
-	file, env := path.Join(s.src.Name, name), LoadEnv{FS: s.src.FS}
+	file, env := path.Join(s.src.Name, name), LoadEnv{FS: s.src.FS, Env: e.opts.Env}
 	go func() {
 		defer close(r.done)
 		e.loadSlots <- struct{}{}

@@ -171,6 +171,10 @@ func (p *PendingCall) Call(ctx context.Context) *Result {
 func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result) {
 	use, reg := p.use, p.reg
 	r = &Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}
+	redact := e.opts.Env.Redactor()
+	if redact != nil {
+		defer redactResult(redact, r)
+	}
 
 	// 1. Lookup.
 	t := p.tool
@@ -201,13 +205,14 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		registry:  reg,
 		discover:  func(names ...string) { tc.session.discover(ctx, names...) },
 		Log: func(line string) {
+			line = redact.String(line)
 			logMu.Lock()
 			r.Log = append(r.Log, line)
 			logMu.Unlock()
 		},
 		Progress: func(data any) {
 			if hooks.OnProgress != nil {
-				hooks.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: data})
+				hooks.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: redact.Value(data)})
 			}
 		},
 		Summarize: e.opts.Summarize,
@@ -297,11 +302,29 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	if isEmpty(content) {
 		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
 	}
-	content = validUTF8(content)
+	// Redacted before it may be persisted: the model reads a persisted result too.
+	content = validUTF8(redact.Content(content))
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	cc.commitShown()
 	return r
+}
+
+// redactResult redacts what a call hands on (see Redactor). The content of a call
+// that ran to the end was redacted before it was persisted; redacting it again
+// could find a secret inside a marker.
+func redactResult(redact *Redactor, r *Result) {
+	if r.Stage != StageDone {
+		r.Block.Content = redact.Content(r.Block.Content)
+	}
+	r.Data = redact.Value(r.Data)
+	if r.NewMessages != nil {
+		r.NewMessages = redact.Value(r.NewMessages).([]any)
+	}
+	if r.MCPMeta != nil {
+		r.MCPMeta = redact.Value(r.MCPMeta).(map[string]any)
+	}
+	r.Err = redact.Error(r.Err)
 }
 
 func (r *Result) fail(stage Stage, text string) *Result {
@@ -361,7 +384,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		msg = strings.TrimSpace(msg + " " + note)
 	}
 	req := PermissionRequest{
-		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: msg,
+		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: e.opts.Env.Redactor().String(msg),
 		Description: t.Description(bounded, d.input),
 		Suggestions: suggestions,
 	}

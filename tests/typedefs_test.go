@@ -459,7 +459,7 @@ func reachable(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	modules := []string{luaload.ToolsModuleName, "json"}
+	modules := []string{luaload.ToolsModuleName, luaload.EnvModuleName, "json"}
 	for _, m := range mods {
 		modules = append(modules, m.Name)
 	}

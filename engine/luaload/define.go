@@ -26,6 +26,10 @@ type luaTool struct {
 	src  []byte
 	pool *bindings.Pool
 	gate *bindings.Gate
+	// env holds the values of the engine's host (env.get); name is the tool's name,
+	// which decides which of them it may read, set once the file has loaded.
+	env  *engine.Env
+	name string
 
 	linesOnce sync.Once
 	lines     map[string]int // member -> line, see memberLine
@@ -236,6 +240,10 @@ func typeName(v lua.LValue) string {
 // running on it (nil for members that have none): the tools module reads it.
 type currentCall struct{}
 
+// runningTool is the host value of a state that holds the luaTool whose member runs
+// on it: the env module reads it.
+type runningTool struct{}
+
 // with runs fn on a pooled state under ctx, with the call's log going to cc.Log;
 // member is the member fn calls, as tracebacks name it. Only call, of a tool that is
 // not read-only for its input, gets write access; every other member reads.
@@ -270,6 +278,7 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		}
 	}
 	vm.SetHostValue(currentCall{}, cc)
+	vm.SetHostValue(runningTool{}, lt)
 	defer vm.SetHostValue(currentCall{}, (*engine.CallContext)(nil))
 	return fn(vm, c)
 }

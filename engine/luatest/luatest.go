@@ -24,6 +24,9 @@
 //	t:call(name, input, opts) call a tool; opts.answer = "allow" or "deny" answers
 //	                          an ask (none: the ask is denied), opts.id sets the
 //	                          tool_use id
+//	t:stub(module, fns)       from now on in the case, the tools' calls of module's
+//	                          functions run those of fns (a table of functions by
+//	                          name) instead
 //
 // t:call returns {text, isError, stage, data, asked, log}: the result's text as the
 // model sees it, whether it is an error, the stage where the call ended ("done" when
@@ -38,6 +41,27 @@
 // given) and returns the error's message. A failed assertion names the test file and
 // line; its text starts with the message, when one is given, and values in it are
 // shown as JSON.
+//
+// # Stubs
+//
+// t:stub replaces a module the tools may require (any host module, tools or env;
+// not json, which touches nothing) for the tools' calls of the rest of the case, so
+// that a tool that calls an API, runs commands or reads secrets is tested without
+// them:
+//
+//	t:stub("http", { get = function(url) return { status = 200, body = "{}" } end })
+//
+// The stub replaces the module whole: a function of it that fns leaves out fails
+// when a tool calls it ("http.post is not stubbed"), so a test never reaches the
+// world by a function it forgot. A stub is a function of the test file: it may keep
+// what it was called with in a local of the case, for the case to assert on. Its
+// arguments and results cross from the tool's state as JSON values, an error it
+// raises is raised in the tool as the real function's would be (error(msg, 0) gives
+// the message without the test file's position), and it runs under the tool call's
+// deadline. A module no tool can require, a function the module does not have, or a
+// stub that is not a function is an error at the t:stub line, with a did-you-mean.
+// Stubs are for the tools' calls: the test file's own use of a module is real. Each
+// case starts with none.
 //
 // Besides test, assert and json, a test file may require the host modules of its
 // case's engine (its Lua loader's modules: with hostmod.Standard, fs, glob, grep, shell and
@@ -239,7 +263,9 @@ func prepare(prog *bindings.Program, opts Options) (_ *prepared, err error) {
 	p.reg = &registered{}
 	modules := []*bindings.Module{testModule(p.reg), assertModule()}
 	var luaModules func(string) (*bindings.Program, error)
+	var toolModules []*bindings.Module
 	if l := luaload.Of(eng); l != nil {
+		toolModules = l.ToolModules()
 		for _, m := range l.Modules() {
 			if m.Name == "test" || m.Name == "assert" {
 				return nil, fmt.Errorf("%s: the engine's host module %q has the name of a test module", prog.Name, m.Name)
@@ -251,6 +277,7 @@ func prepare(prog *bindings.Program, opts Options) (_ *prepared, err error) {
 	}
 	p.vm = bindings.NewVM(bindings.Config{Limits: opts.Limits, Modules: modules, LuaModules: luaModules})
 	p.cleanup = append(p.cleanup, p.vm.Close)
+	p.env.stubs = newCaseStubs(p.vm, toolModules)
 	if err := p.vm.Run(prog); err != nil {
 		return nil, err
 	}

@@ -1,5 +1,6 @@
 // Package settings reads Claude Code-shaped settings files: the permission rules, the
-// mode and the additional directories a person or a project sets for luatool. Each
+// mode and the additional directories a person or a project sets for luatool, and
+// the values it hands tools ("env"). Each
 // file is one layer with a name for messages (Layer); Merge stacks layers in order.
 // Where the files are, and what the command line adds, is for the host to say: the
 // package reads no environment variable and knows no flag.
@@ -16,13 +17,20 @@
 // deny refuses hosts whatever a tool declares; allow names the hosts (or addresses)
 // that may be reached although they are loopback, private or link-local addresses.
 //
-// Inside "permissions" and "network" every key must be known: a misspelt key would
-// drop rules the user believes are in force, so it is an error with a hint. At the
-// top level, keys other than "permissions", "network" and "$schema" are reported as
-// warnings and otherwise ignored, so that a Claude-style file carrying "env", "model"
-// or "hooks" still loads; a key that looks like a misspelling of "permissions" or
-// "network" is an error. Every rule is checked with engine.CheckRule as it is read,
-// every host pattern with netpolicy.ParsePattern.
+// "env" holds the values tools read with env.get, in Claude Code's shape, a name
+// and a string for every tool, or a name and an object for a value that is secret or
+// given to some tools only (see the env method):
+//
+//	{"env": {"UNITS": "metric",
+//	         "WEATHER_API_KEY": {"value": "...", "secret": true, "tools": ["Weather"]}}}
+//
+// Inside "permissions", "network" and the objects of "env" every key must be known:
+// a misspelt key would drop rules the user believes are in force, so it is an error
+// with a hint. At the top level, keys other than those luatool reads (topLevelKeys)
+// and "$schema" are reported as warnings and otherwise ignored, so that a
+// Claude-style file carrying "model" or "hooks" still loads; a key that looks like a
+// misspelling of one luatool reads is an error. Every rule is checked with
+// engine.CheckRule as it is read, every host pattern with netpolicy.ParsePattern.
 package settings
 
 import (
@@ -61,6 +69,8 @@ type Settings struct {
 	Permissions engine.PermissionSettings
 	// Network is the host's network policy.
 	Network Network
+	// Env are the values handed to tools, in the order given (see engine.NewEnv).
+	Env []engine.EnvVar
 }
 
 // Network is the "network" object: host patterns, with where each came from.
@@ -139,13 +149,14 @@ func ReadFile(path string, layer Layer) (Settings, []string, error) {
 	if len(r.errs) > 0 {
 		return Settings{}, nil, errors.Join(r.errs...)
 	}
-	return Settings{Permissions: r.out, Network: r.network}, r.warnings, nil
+	return Settings{Permissions: r.out, Network: r.network, Env: r.envVars}, r.warnings, nil
 }
 
 // Merge merges layers given in order (later layers over earlier ones): the rule lists
 // are concatenated in that order, the mode is that of the last layer that sets one,
-// and the additional directories are those of every layer, each once, in order of
-// first appearance. The result shares no slice with the layers.
+// the additional directories are those of every layer, each once, in order of
+// first appearance, and a later env value of a name replaces an earlier one. The
+// result shares no slice with the layers.
 func Merge(layers ...Settings) Settings {
 	var out engine.PermissionSettings
 	var network Network
@@ -167,8 +178,11 @@ func Merge(layers ...Settings) Settings {
 			}
 		}
 	}
-	return Settings{Permissions: out, Network: network}
+	return Settings{Permissions: out, Network: network, Env: mergeEnv(layers)}
 }
+
+// topLevelKeys are the keys of a settings file luatool reads.
+func topLevelKeys() []string { return []string{"permissions", "network", "env"} }
 
 // permissionKeys are the keys a "permissions" object may hold.
 func permissionKeys() []string {
@@ -187,6 +201,7 @@ type reader struct {
 	broken   bool // the token stream failed; stop walking
 	out      engine.PermissionSettings
 	network  Network
+	envVars  []engine.EnvVar
 	warnings []string
 	errs     []error
 }
@@ -224,13 +239,15 @@ func (r *reader) read() {
 			r.permissions()
 		case key == "network":
 			r.networkLists()
+		case key == "env":
+			r.env()
 		case key == "$schema":
 			r.skip()
-		case spell.Suggest(key, []string{"permissions", "network"}) != "":
-			r.problem(off, "", "unknown top-level key %q (did you mean %s?)", key, spell.Suggest(key, []string{"permissions", "network"}))
+		case spell.Suggest(key, topLevelKeys()) != "":
+			r.problem(off, "", "unknown top-level key %q (did you mean %s?)", key, spell.Suggest(key, topLevelKeys()))
 			r.skip()
 		default:
-			r.warnings = append(r.warnings, fmt.Sprintf("%s: unknown top-level key %q ignored; luatool reads only \"permissions\" and \"network\"", r.position(off), key))
+			r.warnings = append(r.warnings, fmt.Sprintf("%s: unknown top-level key %q ignored; luatool reads only %s", r.position(off), key, quotedList(topLevelKeys())))
 			r.skip()
 		}
 	}
@@ -489,6 +506,18 @@ func tokenKind(tok json.Token) string {
 	default:
 		return "null"
 	}
+}
+
+// quotedList renders names as `"a", "b" and "c"`.
+func quotedList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	if len(quoted) == 1 {
+		return quoted[0]
+	}
+	return strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1]
 }
 
 // dedupeDirs returns dirs without repeats, in order of first appearance.

@@ -186,7 +186,7 @@ func TestSettingsMalformed(t *testing.T) {
 			[]string{`duplicate key "deny"`}},
 		{"misspelt permissions", `{"Permission": {"deny": ["Bash"]}}`, 1, 2, "",
 			[]string{`unknown top-level key "Permission" (did you mean permissions?)`}},
-		{"columns count characters", "{\"env\": \"héllo\", \"permissions\": 1}", 1, 33, "permissions",
+		{"columns count characters", "{\"model\": \"héllo\", \"permissions\": 1}", 1, 35, "permissions",
 			[]string{"must be an object, not a number"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,7 +261,7 @@ func TestSettingsReportsEveryProblem(t *testing.T) {
 func TestSettingsUnknownTopLevelKeyWarns(t *testing.T) {
 	path := writeSettings(t, t.TempDir(), "settings.json", `{
   "$schema": "https://json.schemastore.org/claude-code-settings.json",
-  "env": {"DEBUG": "1", "big": 1e999},
+  "hooks": {"DEBUG": "1", "big": 1e999},
   "permissions": {"allow": ["Read"]},
   "model": "opus"
 }`)
@@ -270,8 +270,8 @@ func TestSettingsUnknownTopLevelKeyWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		path + `:3:3: unknown top-level key "env" ignored; luatool reads only "permissions" and "network"`,
-		path + `:5:3: unknown top-level key "model" ignored; luatool reads only "permissions" and "network"`,
+		path + `:3:3: unknown top-level key "hooks" ignored; luatool reads only "permissions", "network" and "env"`,
+		path + `:5:3: unknown top-level key "model" ignored; luatool reads only "permissions", "network" and "env"`,
 	}
 	if !reflect.DeepEqual(warnings, want) {
 		t.Errorf("warnings\n%q\nwant\n%q", warnings, want)

@@ -73,6 +73,8 @@ type config struct {
 	// allowNet and denyNet are the host patterns of --allow-net and --deny-net: the
 	// network policy the flags add to the settings files'.
 	allowNet, denyNet []string
+	// env are the names of --env: variables passed through to tools (env.get).
+	env []string
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -97,7 +99,7 @@ bare --deny NAME hides a tool. When a tool file fails to load, the problem goes 
 stderr and the others are listed; with --strict the exit code is then 2, so that a
 script never takes part of the set for the whole. --json prints an array of {name, aliases, source, readOnly, concurrencySafe,
 destructive, openWorld, deferred}.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict", "json"},
 		run:   runList,
 	},
 	"describe": {
@@ -110,7 +112,7 @@ the limits every call runs under, the sandbox shell commands run in, the hosts t
 tool may reach (its network member) and the host's network policy. NAME may
 be an alias; a mistyped name gets a suggestion. --json prints the same as one
 object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runDescribe,
 	},
 	"call": {
@@ -127,7 +129,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -169,7 +171,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -181,7 +183,7 @@ export had to change for an API (a name with dots, a schema OpenAI's strict mode
 not take as written) is noted on stderr; a name the API cannot take at all is an
 error. A tool that failed to load, or whose prompt fails, is left out and named on
 stderr; like list, --strict then exits 2.`,
-		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict"},
+		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict"},
 		run:   runSchema,
 	},
 	"check": {
@@ -195,7 +197,7 @@ input (the prompt; description, userFacingName, the flags and the renderings for
 empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
 directory and the embedded set. Ends with the counts; exit code 2 when any file has
 an error. --json prints {"ok", "tools", "diagnostics"}.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "json"},
 		run:   runCheck,
 	},
 	"test": {
@@ -205,8 +207,10 @@ an error. --json prints {"ok", "tools", "diagnostics"}.`,
 given (default: the files of the tool directories). Each case runs in a fresh Lua
 state, in a new temporary root, with a new engine holding the tools of its test
 file's directory (over the embedded set, unless --no-standard-tools) and no settings files:
-tests are hermetic. A test file may require test, assert and json, and the host
-modules its tools have (fs, glob, grep, shell, path), confined as the tools' are.
+tests are hermetic (env gives the tools nothing). A test file may require test, assert
+and json, and the host modules its tools have (fs, glob, grep, shell, path), confined
+as the tools' are. t:stub(module, fns) replaces a module for the tools' calls of the
+rest of a case, so that a tool that reaches the world is tested without it.
 
 --run PATTERN runs only the cases whose names match the Go regular expression
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
@@ -277,7 +281,7 @@ Everything serve logs goes to stderr through one logger, slog's text format or
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked, refused);
 never a token.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -501,6 +505,10 @@ func (a *app) flags() *flag.FlagSet {
 	})
 	fs.Func("shell-env", "pass the environment variable `NAME` to shell commands too (repeatable)", func(s string) error {
 		a.cfg.shellEnv = append(a.cfg.shellEnv, s)
+		return nil
+	})
+	fs.Func("env", "give tools the environment variable `NAME`, as a secret (env.get; repeatable)", func(s string) error {
+		a.cfg.env = append(a.cfg.env, s)
 		return nil
 	})
 	return fs

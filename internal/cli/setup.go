@@ -135,6 +135,11 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 	if err != nil {
 		return nil, err // each entry was checked as it was read
 	}
+	env, err := a.toolEnv(set.Env)
+	if err != nil {
+		return nil, err
+	}
+	a.display().redactWith(env.Redactor())
 	roots := append([]string{root}, perms.AdditionalDirectories...)
 	results, ownResults, err := a.resultsDir()
 	if err != nil {
@@ -176,12 +181,14 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Permissions:           perms,
 		CanUseTool:            a.canUseTool(),
 		ApprovalHint:          a.approvalHint,
+		Env:                   env,
 	})
 	if err != nil {
 		s.close()
 		return nil, err
 	}
 	s.eng, s.diags = eng, eng.Load(srcs...)
+	a.warnEnvTools(env, eng.Registry())
 	if a.normalGC != nil {
 		a.normalGC()
 	}

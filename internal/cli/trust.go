@@ -296,8 +296,11 @@ func (p project) describe(w io.Writer) {
 	if len(perm.AdditionalDirectories) > 0 {
 		fmt.Fprintf(w, "    additional directories: %s\n", strings.Join(perm.AdditionalDirectories, ", "))
 	}
-	if perm.Mode == "" && len(perm.Allow)+len(perm.Ask)+len(perm.Deny)+len(perm.AdditionalDirectories) == 0 {
-		fmt.Fprintln(w, "    no mode, rules or directories")
+	if len(s.Env) > 0 {
+		fmt.Fprintf(w, "    env: %s\n", envList(s.Env))
+	}
+	if perm.Mode == "" && len(perm.Allow)+len(perm.Ask)+len(perm.Deny)+len(perm.AdditionalDirectories)+len(s.Env) == 0 {
+		fmt.Fprintln(w, "    no mode, rules, directories or env")
 	}
 }
 

@@ -1,6 +1,6 @@
 ---@meta
 -- Type definitions for luatool tools, the host modules of package hostmod, the
--- loader's tools module, json, and the test and assert modules of tool tests, for
+-- loader's tools and env modules, json, and the test and assert modules of tool tests, for
 -- the Lua language server (set runtime.version to "Lua 5.1", runtime.path to
 -- "lib/?.lua" and add this file to workspace.library in .luarc.json; luatool new does
 -- all three). The engine never loads this file. tests/typedefs_test.go fails when it
@@ -9,7 +9,7 @@
 --
 -- Phases. A tool file's main chunk runs when the file loads (luatool check and list
 -- load it too): it may build values and require modules, but the functions of fs,
--- glob, grep, shell, http and tools refuse ("fs.read is not available while the tool
+-- glob, grep, shell, http, tools and env refuse ("fs.read is not available while the tool
 -- file loads: call it from call()"). Members other than call run read-only: they may
 -- read inside the roots, never write or run a command that is not read-only, and
 -- never reach the network. call may change things when the tool is not read-only for
@@ -595,6 +595,24 @@ function tools.list() end
 ---@return string[]
 function tools.discover(names) end
 
+---require("env"): the values the host hands this tool explicitly (settings "env",
+---luatool --env NAME), never the process's environment. A value may be given to some
+---tools only, by name; a secret may be read by call only (elsewhere env.get of it
+---raises an error), and the engine shows it as [redacted:NAME] in results, logs,
+---renderings and errors.
+---@class luatool.env
+local env = {}
+
+---The value of name for this tool, or nil when the host gives it none (a value for
+---other tools only is nil too).
+---@param name string
+---@return string?
+function env.get(name) end
+
+---The names this tool may read, sorted (secrets included).
+---@return string[]
+function env.names() end
+
 ---require("json"): JSON, with the sentinels of the value model.
 ---@class luatool.json
 ---@field null userdata Stands for JSON null where nil would drop a key or end an array.
@@ -674,6 +692,16 @@ function TestContext:read(rel) end
 ---@param opts? luatool.TestCallOptions
 ---@return luatool.TestResult
 function TestContext:call(name, input, opts) end
+
+---Stubs a module for the tools' calls in the rest of the case: a call of
+---module.f runs fns.f instead, with the arguments and results as JSON values (an
+---error it raises is the real function's error; error(msg, 0) leaves out the test's
+---position). The stub replaces the module whole: a function fns leaves out fails
+---when a tool calls it. Any module the tools may require but json; a later t:stub of
+---the module replaces this one. The test file's own use of the module stays real.
+---@param module string
+---@param fns table<string, function>
+function TestContext:stub(module, fns) end
 
 ---require("test"): registers the cases of a test file.
 ---@class luatool.test
