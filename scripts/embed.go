@@ -1,5 +1,5 @@
 // Package scripts holds luatool's standard tool set, written in Lua: Read, Write,
-// Edit, Glob, Grep, Bash and ToolSearch, with their *_test.lua files. The files are
+// Edit, Glob, Grep, Bash, TaskStop and ToolSearch, with their *_test.lua files. The files are
 // embedded in the binary; a host loads them with
 //
 //	e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
