@@ -330,10 +330,11 @@ func (ts *taskSet) find(session, id string) *task {
 
 // stop ends t: SIGTERM to its process group, SIGKILL after taskStopGrace, and
 // returns once it has ended and its output file is complete. The first reason
-// given is the one its output file shows.
+// given while the shell still runs is the one its output file shows; a shell that
+// has exited by itself keeps its exit code.
 func (ts *taskSet) stop(t *task, reason stopReason) {
 	t.mu.Lock()
-	if t.reason == notStopped {
+	if t.reason == notStopped && !t.exited {
 		t.reason = reason
 	}
 	t.mu.Unlock()
