@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ func TestMCPBackgroundEndsWithTheServer(t *testing.T) {
 			}
 			if err != nil || n == 0 {
 				t.Errorf("the background command's child %d outlived the server (%v, %v)\nserver stderr:\n%s", pid, sig, err, s.stderr)
+			}
+			if sig == syscall.SIGKILL {
+				os.RemoveAll(filepath.Dir(m[1])) // what the killed server left
 			}
 			if sig == syscall.SIGTERM {
 				// The engine closed: it removed the output file too.

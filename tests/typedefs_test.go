@@ -409,6 +409,7 @@ end)`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer eng.Close() // the probe's background command and its output file
 	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_probe", Name: "Probe", Input: []byte(`{}`)})
 	if r.Block.IsError {
 		t.Fatalf("probe: %s", r.Block.Content)
