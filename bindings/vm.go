@@ -167,6 +167,16 @@ type Call struct {
 	// Progress, if set, reports the call's progress (a JSON value) to the host, as a
 	// long download does. Nil drops it.
 	Progress func(data any)
+	// Session identifies the session the call runs in (a principal's: see
+	// engine.Principal). Host functions that keep what a call starts beyond the
+	// call, as the shell module keeps background commands, keep it by session, so
+	// that no session sees or stops another's. "" is a session of its own.
+	Session string
+	// OnClose, if set, registers fn to run when the host ends everything its calls
+	// started (engine.Engine.Close); cancel unregisters it, for what ended by itself.
+	// Nil means the host ends nothing after the call, and host functions that would
+	// start something outliving the call refuse: such a thing would run unbounded.
+	OnClose func(fn func()) (cancel func())
 
 	logged     int
 	coroutines int

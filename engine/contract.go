@@ -281,6 +281,10 @@ type CallContext struct {
 	// (Options.Summarize), as WebFetch does with the page it fetched. Nil when the
 	// host has none.
 	Summarize func(ctx context.Context, content, prompt string) (string, error)
+	// Session is the key of the session the call runs in (its principal's, see
+	// Principal). Host modules keep what a call starts beyond the call by it (the
+	// shell module's background commands), so that no session reaches another's.
+	Session string
 
 	// writable is set while call runs for a tool that is not read-only for its input:
 	// only then may host functions change anything (see Writable).
@@ -295,6 +299,8 @@ type CallContext struct {
 	// the session.
 	registry *Registry
 	discover func(names ...string)
+	// engine made the call; OnClose registers with it.
+	engine *Engine
 	// rules are the permission rules in force for the call.
 	rules ruleSet
 	// hidden is what bindings.Call.Hidden reports for the call: whether a Read deny
@@ -317,6 +323,20 @@ func (cc *CallContext) HiddenPaths() func(absPath string) bool {
 		return nil
 	}
 	return cc.hidden
+}
+
+// OnClose registers fn to run when the engine that runs the call closes
+// (Engine.Close), for what the call starts that outlives it, such as a background
+// command; the returned cancel unregisters fn, once that thing has ended by itself.
+// Close runs the functions registered at once, each on a goroutine of its own, and
+// returns when all have returned. OnClose returns nil, and fn never runs, for a
+// CallContext no engine made: its caller must then not start anything it could not
+// end.
+func (cc *CallContext) OnClose(fn func()) (cancel func()) {
+	if cc == nil || cc.engine == nil {
+		return nil
+	}
+	return cc.engine.onClose(fn)
 }
 
 // Show records that the call shows the model a file (absolute, clean path): the

@@ -155,6 +155,12 @@ type Engine struct {
 	// ownResults is set when resultsDir was made by the engine (Options.ResultsDir was
 	// empty): Close removes it.
 	ownResults bool
+
+	// closeMu guards closers, what calls registered to end at Close
+	// (CallContext.OnClose), by registration number.
+	closeMu    sync.Mutex
+	closers    map[int]func()
+	nextCloser int
 }
 
 // New builds an engine with the Go-native tools of opts and no Lua tools yet.
@@ -221,11 +227,24 @@ func New(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Close releases what the engine holds outside its tools: the results directory it
-// made (Options.ResultsDir empty) is removed with the results in it; a directory the
-// host named is left alone. Calls made after Close may persist results again, in a new
-// directory. Close is safe to call more than once.
+// Close releases what the engine holds outside its tools. First it ends what calls
+// started to outlive them (CallContext.OnClose): the background commands of the
+// shell module are stopped, their process groups killed, and Close returns only
+// once they have ended. Then the results directory it made (Options.ResultsDir
+// empty) is removed with the results in it; a directory the host named is left
+// alone. Calls made after Close may start things and persist results again, for the
+// next Close to end. Close is safe to call more than once.
 func (e *Engine) Close() error {
+	e.closeMu.Lock()
+	closers := e.closers
+	e.closers = nil
+	e.closeMu.Unlock()
+	var wg sync.WaitGroup
+	for _, fn := range closers {
+		wg.Go(fn)
+	}
+	wg.Wait()
+
 	e.resultsMu.Lock()
 	defer e.resultsMu.Unlock()
 	if !e.ownResults || e.resultsDir == "" {
@@ -234,6 +253,23 @@ func (e *Engine) Close() error {
 	err := os.RemoveAll(e.resultsDir)
 	e.resultsDir, e.ownResults = "", false
 	return err
+}
+
+// onClose registers fn for Close; cancel unregisters it.
+func (e *Engine) onClose(fn func()) (cancel func()) {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closers == nil {
+		e.closers = map[int]func(){}
+	}
+	id := e.nextCloser
+	e.nextCloser++
+	e.closers[id] = fn
+	return func() {
+		e.closeMu.Lock()
+		defer e.closeMu.Unlock()
+		delete(e.closers, id)
+	}
 }
 
 // Registry returns the current snapshot.

@@ -202,6 +202,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		Tools:     reg.Names(),
 		State:     tc.session.state(ctx),
 		Files:     tc.session.files(ctx),
+		Session:   tc.session.key,
+		engine:    e,
 		registry:  reg,
 		discover:  func(names ...string) { tc.session.discover(ctx, names...) },
 		Log: func(line string) {

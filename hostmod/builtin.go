@@ -23,16 +23,19 @@ func Standard(roots []string) ([]*bindings.Module, error) {
 }
 
 // StandardWith returns the standard host modules configured by opts, sharing one
-// set of roots. The modules hold no open files (each call opens the root it needs
-// and closes it), so there is nothing to close.
+// set of roots, so that fs reads the output files of the shell's background
+// commands for their session. The modules hold no open files (each call opens the
+// root it needs and closes it), so there is nothing to close: background commands
+// end with the engine whose call started them (Engine.Close).
 func StandardWith(opts Options) ([]*bindings.Module, error) {
 	rs, err := newRootSet(opts.Roots)
 	if err != nil {
 		return nil, err
 	}
-	shell, err := rs.shellModule(opts.Shell)
+	shell, tasks, err := rs.shellModule(opts.Shell)
 	if err != nil {
 		return nil, err
 	}
+	rs.outputs = tasks // fs reads the output files of a session's background commands
 	return []*bindings.Module{rs.fsModule(), rs.globModule(), rs.grepModule(), shell, HTTP(opts.HTTP), Path()}, nil
 }

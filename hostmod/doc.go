@@ -55,6 +55,27 @@
 // so the sandbox either refuses every TCP connection (the default) or lets them all
 // through (ShellOptions.Network).
 //
+// # Background commands
+//
+// shell.start runs a command in the background, beyond the call that starts it, under
+// the same sandbox and environment as shell.run, for at most its timeout (default 10
+// minutes, at most 2 hours). It belongs to the call's session (bindings.Call.Session):
+// only that session finds it (shell.task), stops it (shell.stop: SIGTERM to its
+// process group, SIGKILL two seconds later) or reads its output file. The file, in a
+// directory of its own made by os.MkdirTemp (mode 0700, under the system's temporary
+// directory), receives stdout and stderr as they come and ends, when the command has
+// ended, with "[exited with code N]" or "[killed]". fs.read, fs.lines, fs.stat and
+// fs.exists open it for that session although it lies outside the roots; nothing
+// writes it but the module. Bounds: ShellOptions.MaxTasks running per session (10),
+// MaxTasksTotal in all (40), MaxTaskOutput bytes of output (4 MiB, past which the
+// command is stopped), and the files of a session's last 50 ended commands.
+//
+// A command never outlives its engine nor the program: shell.start registers it
+// with bindings.Call.OnClose, and Engine.Close stops it and removes its file;
+// should the program end first, by any means, the guard of package sandbox kills
+// its process group. When the shell ends, what is left of its group is killed too.
+// Where the host gives no OnClose (a member other than call), shell.start refuses.
+//
 // # Conventions
 //
 // Wrong arguments are programming errors and raise, in the standard wording:
@@ -82,15 +103,16 @@
 // "io" (anything else), "readonly" (fs.write, or a shell command not classified
 // read-only, in a call that is read-only), "stale" (an ifUnchangedSince or ifHash
 // condition of fs.write failed), "exists" (fs.write's ifAbsent), "badcommand" (a
-// shell command that does not parse), and for http "undeclared" (a host the call
-// may not reach), "blocked" (the host's policy denies it), "private" (a special
-// address the policy does not name), "badurl", "timeout" (the request's own
-// timeout option), "network" (lookup, connection, TLS) and "redirects" (more than
-// the request follows). scripts/tools/luatool.d.lua declares every
-// function, option and code for editors, and tests/typedefs_test.go checks it
-// against this package.
+// shell command that does not parse) and "limit" (shell.start past a limit), and for
+// http "undeclared" (a host the call may not reach), "blocked" (the host's policy
+// denies it), "private" (a special address the policy does not name), "badurl",
+// "timeout" (the request's own timeout option), "network" (lookup, connection, TLS)
+// and "redirects" (more than the request follows). scripts/tools/luatool.d.lua
+// declares every function, option and code for editors, and tests/typedefs_test.go
+// checks it against this package.
 //
 // Lists come back as tables marked as JSON arrays, so an empty list stays [] when a
 // tool returns it. Functions that walk directories stop when the call's context ends.
-// Modules are immutable and safe for use by any number of VMs at once.
+// Modules are safe for use by any number of VMs at once; only the shell module keeps
+// anything between calls (its background commands).
 package hostmod

@@ -1,7 +1,7 @@
 // Package scripts holds luatool's standard tool set, written in Lua: Read, Write,
-// Edit, Glob, Grep, Bash, NotebookEdit, WebFetch, ToolSearch and the task list
-// tools, with their *_test.lua files. The files are embedded in the binary; a host
-// loads them with
+// Edit, Glob, Grep, Bash, TaskStop, NotebookEdit, WebFetch, ToolSearch and the task
+// list tools, with their *_test.lua files. The files are embedded in the binary; a
+// host loads them with
 //
 //	e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
 //

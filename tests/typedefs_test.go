@@ -296,6 +296,10 @@ returned("fs.write", 1, fs.write("b.txt", "written"))
 returned("grep.count", 1, grep.count("one"))
 returned("grep.content", 1, grep.content("one", { after = 1 }))
 returned("shell.run", 1, shell.run("echo hi"))
+local bg = shell.start("sleep 1000")
+returned("shell.task", 1, shell.task(bg))
+returned("shell.stop", 1, shell.stop(bg))
+failed("shell.stop", shell.stop(bg))
 returned("tools.list", 1, tools.list())
 returned("http.request", 1, http.request{ url = SERVER .. "/json" })
 returned("http.get", 1, http.get(SERVER .. "/json"))
@@ -424,6 +428,7 @@ end)`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer eng.Close() // the probe's background command and its output file
 	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_probe", Name: "Probe", Input: []byte(`{}`)})
 	if r.Block.IsError {
 		t.Fatalf("probe: %s", r.Block.Content)

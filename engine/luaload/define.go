@@ -268,8 +268,11 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		c.Log = cc.Log
 		c.Hidden = cc.HiddenPaths()
 		c.Files = cc.Files
+		c.Session = cc.Session
 		if member == "call" {
-			c.Show = cc.Show
+			// Only call may start what outlives it: the other members are
+			// questions, bounded and read-only.
+			c.Show, c.OnClose = cc.Show, cc.OnClose
 			c.Progress = cc.Progress
 			c.Network, c.NetworkGranted = cc.Network()
 		}

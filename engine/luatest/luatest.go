@@ -96,9 +96,10 @@ type Options struct {
 	// NewEngine builds the engine of one case, with its tools loaded, confined to
 	// root (a new empty directory). scratch is another new directory, outside root,
 	// for what the engine keeps besides (persisted results): tools cannot see it.
-	// Both are removed after the case. The engine's Modules are the host modules the
-	// test file may require. An error fails the case; in the first environment,
-	// which lists the file's cases, it fails the file.
+	// Both are removed after the case, and the engine is closed, ending what its
+	// calls started (background commands). The engine's Modules are the host
+	// modules the test file may require. An error fails the case; in the first
+	// environment, which lists the file's cases, it fails the file.
 	NewEngine func(root, scratch string) (*engine.Engine, error)
 	// Limits bound the test file's own Lua states.
 	Limits bindings.Limits
@@ -259,6 +260,8 @@ func prepare(prog *bindings.Program, opts Options) (_ *prepared, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prog.Name, err)
 	}
+	// What the case's calls started (background commands) ends with the case.
+	p.cleanup = append(p.cleanup, func() { eng.Close() })
 	p.env = &caseEnv{root: root, eng: eng}
 	p.reg = &registered{}
 	modules := []*bindings.Module{testModule(p.reg), assertModule()}

@@ -34,10 +34,15 @@ type session struct {
 	network netpolicy.Policy
 }
 
-// close removes the results directory when the run made it: the process that
-// persisted the results is ending, so nothing will read them any more. A
-// --results-dir is kept. It also lets go of the session store.
+// close closes the engine, which stops the background commands its calls started:
+// they end with the command that started them (luatool serve, run or call). It
+// removes the results directory when the run made it: the process that persisted
+// the results is ending, so nothing will read them any more. A --results-dir is
+// kept. It also lets go of the session store.
 func (s *session) close() {
+	if s.eng != nil {
+		s.eng.Close()
+	}
 	if s.ownResults {
 		os.RemoveAll(s.results)
 	}

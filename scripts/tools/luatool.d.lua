@@ -167,11 +167,11 @@ function FileStates:get(path) end
 -- message and a code: "outside", "notfound", "isdir", "notdir", "notfile",
 -- "toolarge", "denied", "badpattern", "badtype", "cancelled", "io", "readonly"
 -- (fs.write, or a shell command not classified read-only, in a read-only call),
--- "stale" and "exists" (fs.write), "badcommand" (shell), "undeclared", "blocked",
+-- "stale" and "exists" (fs.write), "badcommand" and "limit" (shell), "undeclared", "blocked",
 -- "private", "badurl", "timeout", "network" and "redirects" (http).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"limit"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
@@ -393,11 +393,19 @@ function grep.check(pattern, opts) end
 
 ---@class luatool.StartOptions
 ---@field cwd? string The working directory, inside the roots (default the first root).
+---@field timeout? integer Milliseconds the background command may run, 1 to 7200000 (default 600000).
+
+---A running background command of the call's session.
+---@class luatool.BackgroundTask
+---@field id string Its id: "b" and eight of [0-9a-z].
+---@field command string The command as started.
+---@field outputFile string The file its output goes to.
 
 ---@class luatool.ReadOnlyOptions
 ---@field cwd? string The directory relative paths of the command start from (default the first root).
 
----@class luatool.RunOptions: luatool.StartOptions
+---@class luatool.RunOptions
+---@field cwd? string The working directory, inside the roots (default the first root).
 ---@field timeout? integer Milliseconds, more than 0 (default 120000).
 ---@field maxOutput? integer Bytes of output kept (default 1 MiB).
 
@@ -415,14 +423,35 @@ local shell = {}
 ---@return luatool.ErrorCode? code
 function shell.run(command, opts) end
 
----Starts command in the background, unbounded by the call; its output goes to a
----file.
+---Starts command in the background, beyond the call, in the same sandbox and
+---environment as shell.run; its stdout and stderr go to a file of its own, which
+---ends with "[exited with code N]" or "[killed]" once the command has ended, and
+---which fs.read, fs.lines, fs.stat and fs.exists open for the call's session only.
+---It is stopped at its timeout, when the engine closes, and with luatool. Only call()
+---may start one; "limit" when too many are running (10 in a session, 40 in all, by
+---default).
 ---@param command string
 ---@param opts? luatool.StartOptions
 ---@return string? id
 ---@return string path_or_err The output file, or the error.
 ---@return luatool.ErrorCode? code
 function shell.start(command, opts) end
+
+---The background command id, when it is running in the call's session; nil once it
+---has ended (by itself, by its timeout or by shell.stop) and for another session's.
+---@param id string
+---@return luatool.BackgroundTask? task
+function shell.task(id) end
+
+---Stops the background command id of the call's session: SIGTERM to its process
+---group, SIGKILL two seconds later; returns once it has ended. "notfound" when no
+---command of that id is running in the session. Only a call that may change
+---things may stop one.
+---@param id string
+---@return luatool.BackgroundTask? task
+---@return string? err
+---@return luatool.ErrorCode? code
+function shell.stop(id) end
 
 ---The simple commands of command, in source order, as written: split at ;, &, &&,
 ---||, | and newlines, with those inside blocks and substitutions ($(...), `...`).
