@@ -7,6 +7,10 @@
 //	mods, _ := hostmod.Standard(roots)
 //	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: roots})
 //
+// Beside the host's modules, every tool may require json, the loader's tools module
+// and the pure modules of package puremod (re, time, base64, hex, url, crypto, uuid),
+// which compute and reach nothing on the host.
+//
 // # Loading a file
 //
 // Load takes one file through these steps:
@@ -45,6 +49,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/puremod"
 )
 
 // ToolsModuleName is the name of the module the loader offers every Lua tool, beside
@@ -58,8 +63,11 @@ const LibDir = "lib"
 // limits.
 type Options struct {
 	// Modules are the host modules tools may require. Capabilities are opt-in: a tool
-	// can reach only what is listed here, json, and the loader's own tools module
-	// (ToolsModuleName), which reveals tool definitions and nothing else.
+	// can reach only what is listed here, json, the pure modules of package puremod
+	// (re, time, base64, hex, url, crypto, uuid), which compute and reach nothing,
+	// and the loader's own tools module (ToolsModuleName), which reveals tool
+	// definitions and nothing else. A module listed here with the name of a pure
+	// module replaces it.
 	Modules []*bindings.Module
 	// Limits bound the Lua states.
 	Limits bindings.Limits
@@ -75,7 +83,8 @@ type Options struct {
 // its memory watchdog).
 type Loader struct {
 	opts     Options
-	modules  []*bindings.Module // the host's and the tools module
+	required []*bindings.Module // the host's and the pure ones
+	modules  []*bindings.Module // required and the tools module
 	watchdog *bindings.Watchdog
 	gate     *bindings.Gate
 }
@@ -90,8 +99,13 @@ func New(opts Options) *Loader {
 			panic(fmt.Sprintf("luaload: module %s: the name is reserved for the loader's own module", m.Name))
 		}
 	}
-	l := &Loader{opts: opts}
-	l.modules = append(slices.Clip(opts.Modules), toolsModule())
+	l := &Loader{opts: opts, required: slices.Clip(opts.Modules)}
+	for _, m := range puremod.Modules() {
+		if !slices.ContainsFunc(opts.Modules, func(h *bindings.Module) bool { return h.Name == m.Name }) {
+			l.required = append(l.required, m)
+		}
+	}
+	l.modules = append(slices.Clip(l.required), toolsModule())
 	if err := bindings.CheckModules(l.modules); err != nil {
 		panic("luaload: " + err.Error())
 	}
@@ -152,9 +166,9 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 // Limits returns the limits the loader's states run under, defaults filled in.
 func (l *Loader) Limits() bindings.Limits { return l.opts.Limits.WithDefaults() }
 
-// Modules returns the host modules tools may require (not the tools module). The
-// slice must not be modified.
-func (l *Loader) Modules() []*bindings.Module { return l.opts.Modules }
+// Modules returns the modules tools may require besides the tools module: the
+// host's and the pure ones. The slice must not be modified.
+func (l *Loader) Modules() []*bindings.Module { return l.required }
 
 // LuaModules returns a resolver of the Lua modules of a tool directory, as tool files
 // of it require them, for hosts that run other Lua code beside the tools (luatool
