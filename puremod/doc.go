@@ -67,8 +67,8 @@
 // sign; a name is the longest run of letters, digits and underscores, so write
 // ${1}x for group 1 followed by x. A reference to a group the pattern does not have,
 // and a $ that starts none, raise (Go's Expand would read them as empty text and
-// "$"). A table is indexed by the first capture (the whole match without groups); a
-// function is called with the captures. A value of nil or false keeps the match; a
+// "$"). A table is indexed by the text of group 1 (the whole match without groups);
+// a function is called with the captures. A value of nil or false keeps the match; a
 // string or number replaces it. The count returned is the number of matches.
 //
 // split cuts s at every match, except an empty match at the very start or end of s:

@@ -550,8 +550,8 @@ function re.gmatch(s, pattern) end
 ---s with (the first n) matches replaced, and the number of matches. repl is a
 ---template ($1 or ${1} a group, $0 the whole match, $name or ${name} a named
 ---group, $$ a dollar sign; a reference to a group the pattern lacks raises, and
----${1}x is group 1 then x), a table indexed by the first capture, or a function
----called with the captures; nil or false keeps the match.
+---${1}x is group 1 then x), a table indexed by group 1 (the whole match without
+---groups), or a function called with the captures; nil or false keeps the match.
 ---@param s string
 ---@param pattern string
 ---@param repl string|table|fun(...):any
