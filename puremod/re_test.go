@@ -173,6 +173,7 @@ var (
 		``, `x*`, `a`, `a*`, `a+?`, `(a)|b`, `\b`, `\B`, `^`, `$`, `(?m)^`, `(?m)$`, `^a`, `(?m)^\w+`,
 		`\bfoo\b`, `\w+`, `(\w)(\d)?`, `.`, `(?s).`, `[^a]`, `é|e`, `\pL+`, `(?i)AB`, `a|ab|abc`,
 		`(a*)(b*)`, `foo\w*`, `(?P<x>o)+`, `\Bo`, `o\b`, `\Ao`, `(?U)a+`, `ab\b`,
+		`\b(?P<w>\w)`, `(?m)^(\w)(\w)?`, `\b\Q.\E?o`, `(?i)\bA`, `(?U)\b\w+`,
 	}
 	iterSubjects = []string{
 		"", "a", "aaa", "ab ab", "foo bar foobar", "a\nab\n\nb", "héllo wörld", "\xffa\xfe", "x y", "aabbab", "AbaB",
