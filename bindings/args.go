@@ -68,6 +68,24 @@ func (a Args) whole(n int, f float64) int {
 	return int(f)
 }
 
+// OptInt returns argument n, or def when it is nil.
+func (a Args) OptInt(n int, def int) int {
+	if a.L.Get(n) == lua.LNil {
+		return def
+	}
+	return a.Int(n)
+}
+
+// Number returns argument n, which must be a number, NaN and the infinities
+// included.
+func (a Args) Number(n int) float64 {
+	v, ok := a.L.Get(n).(lua.LNumber)
+	if !ok {
+		a.typeError(n, "number")
+	}
+	return float64(v)
+}
+
 // Table returns argument n, which must be a table.
 func (a Args) Table(n int) *lua.LTable {
 	t, ok := a.L.Get(n).(*lua.LTable)

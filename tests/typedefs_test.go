@@ -178,7 +178,7 @@ func (d *luaDefs) classOfType(typ string) (class string, list, ok bool) {
 // Where Lua code reaches what luatool.d.lua declares: the modules are required; the
 // other classes are reached from a tool's ctx or a test's t.
 var (
-	toolSide = map[string]string{"Context": "ctx", "State": "ctx.state", "FileStates": "ctx.readFileState"}
+	toolSide = map[string]string{"Context": "ctx", "State": "ctx.state", "FileStates": "ctx.readFileState", "Regexp": `require("re").compile("x")`}
 	testSide = map[string]string{"test": `require("test")`, "assert": `require("assert")`, "TestContext": "t"}
 )
 
@@ -319,6 +319,26 @@ failed("shell.split", shell.split("echo 'unclosed"))
 failed("http.get", http.get("http://undeclared.invalid/"))
 failed("http.get", http.get("ftp://127.0.0.1/"))
 failed("http.get", http.get(SERVER .. "/json", { maxBytes = 1 }))
+local re, time, url = require("re"), require("time"), require("url")
+returned("url.parse", 1, url.parse("https://u:p@h:8080/a?q=1#f"))
+-- A compiled pattern holds functions, which JSON cannot: its fields are probed.
+local rx = re.compile("(a)")
+returned("re.compile", 1, { pattern = rx.pattern })
+failed("re.find", re.find("x", "("))
+failed("re.match", re.match("x", "("))
+failed("re.gmatch", re.gmatch("x", "("))
+failed("re.gsub", re.gsub("x", "(", ""))
+failed("re.split", re.split("x", "("))
+failed("re.compile", re.compile("("))
+failed("time.format", time.format(0, nil, "Nowhere/Land"))
+failed("time.parse", time.parse("never"))
+failed("time.duration", time.duration("1d"))
+failed("base64.decode", require("base64").decode("!"))
+failed("hex.decode", require("hex").decode("x"))
+failed("url.parse", url.parse("%zz"))
+failed("url.resolve", url.resolve("%zz", "x"))
+failed("url.unescape", url.unescape("%zz"))
+failed("url.decodequery", url.decodequery("%zz"))
 `
 
 const testReturns = `returned("TestContext:call", 1, t:call("Nop", {}))
@@ -457,7 +477,8 @@ end)`)
 	return res, probes
 }
 
-// reachable returns the module names a tool can require, as Go offers them.
+// reachable returns the module names a tool can require, as Go offers them: the
+// standard host modules and what the Lua loader adds.
 func reachable(t *testing.T) []string {
 	t.Helper()
 	mods, err := hostmod.Standard([]string{t.TempDir()})
@@ -465,7 +486,7 @@ func reachable(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	modules := []string{luaload.ToolsModuleName, luaload.EnvModuleName, "json"}
-	for _, m := range mods {
+	for _, m := range luaload.New(luaload.Options{Modules: mods}).Modules() {
 		modules = append(modules, m.Name)
 	}
 	return modules

@@ -7,6 +7,10 @@
 //	mods, _ := hostmod.Standard(roots)
 //	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: roots})
 //
+// Beside the host's modules, every tool may require json, the loader's tools module
+// and the pure modules of package puremod (re, time, base64, hex, url, crypto, uuid),
+// which compute and reach nothing on the host.
+//
 // # Loading a file
 //
 // Load takes one file through these steps:
@@ -56,6 +60,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/puremod"
 )
 
 // ToolsModuleName is the name of the module the loader offers every Lua tool, beside
@@ -69,9 +74,12 @@ const LibDir = "lib"
 // limits.
 type Options struct {
 	// Modules are the host modules tools may require. Capabilities are opt-in: a tool
-	// can reach only what is listed here, json, and the loader's own modules: tools
-	// (ToolsModuleName), which reveals tool definitions and nothing else, and env
-	// (EnvModuleName), the values the engine's host hands the tool (engine.Env).
+	// can reach only what is listed here, json, the pure modules of package puremod
+	// (re, time, base64, hex, url, crypto, uuid), which compute and reach nothing,
+	// and the loader's own modules: tools (ToolsModuleName), which reveals tool
+	// definitions and nothing else, and env (EnvModuleName), the values the engine's
+	// host hands the tool (engine.Env). A module listed here with the name of a pure
+	// module replaces it.
 	Modules []*bindings.Module
 	// Limits bound the Lua states.
 	Limits bindings.Limits
@@ -87,7 +95,8 @@ type Options struct {
 // its memory watchdog).
 type Loader struct {
 	opts     Options
-	modules  []*bindings.Module // the host's and the loader's own (tools, env)
+	required []*bindings.Module // the host's and the pure ones
+	modules  []*bindings.Module // required and the loader's own (tools, env)
 	watchdog *bindings.Watchdog
 	gate     *bindings.Gate
 }
@@ -102,8 +111,13 @@ func New(opts Options) *Loader {
 			panic(fmt.Sprintf("luaload: module %s: the name is reserved for the loader's own module", m.Name))
 		}
 	}
-	l := &Loader{opts: opts}
-	l.modules = append(slices.Clip(opts.Modules), toolsModule(), envModule())
+	l := &Loader{opts: opts, required: slices.Clip(opts.Modules)}
+	for _, m := range puremod.Modules() {
+		if !slices.ContainsFunc(opts.Modules, func(h *bindings.Module) bool { return h.Name == m.Name }) {
+			l.required = append(l.required, m)
+		}
+	}
+	l.modules = append(slices.Clip(l.required), toolsModule(), envModule())
 	if err := bindings.CheckModules(l.modules); err != nil {
 		panic("luaload: " + err.Error())
 	}
@@ -165,9 +179,9 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 // Limits returns the limits the loader's states run under, defaults filled in.
 func (l *Loader) Limits() bindings.Limits { return l.opts.Limits.WithDefaults() }
 
-// Modules returns the host modules tools may require (not the loader's own). The
-// slice must not be modified.
-func (l *Loader) Modules() []*bindings.Module { return l.opts.Modules }
+// Modules returns the modules tools may require besides the loader's own (tools,
+// env): the host's and the pure ones. The slice must not be modified.
+func (l *Loader) Modules() []*bindings.Module { return l.required }
 
 // ToolModules returns every module a tool file may require besides json: the host's
 // (Modules) and the loader's own (tools, env). The slice must not be modified.

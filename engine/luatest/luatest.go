@@ -65,7 +65,7 @@
 //
 // Besides test, assert and json, a test file may require the host modules of its
 // case's engine (its Lua loader's modules: with hostmod.Standard, fs, glob, grep, shell and
-// path), to set up or inspect what the tools work on. They are the very modules the
+// path, and always the pure modules re, time, base64, hex, url, crypto and uuid), to set up or inspect what the tools work on. They are the very modules the
 // tools get, so they reach what the tools reach, the case's root, and no more. The
 // main chunk runs again for every case, in the case's environment.
 package luatest

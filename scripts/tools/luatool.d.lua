@@ -1,11 +1,12 @@
 ---@meta
 -- Type definitions for luatool tools, the host modules of package hostmod, the
--- loader's tools and env modules, json, and the test and assert modules of tool tests, for
--- the Lua language server (set runtime.version to "Lua 5.1", runtime.path to
--- "lib/?.lua" and add this file to workspace.library in .luarc.json; luatool new does
--- all three). The engine never loads this file. tests/typedefs_test.go fails when it
--- and the Go code disagree: in the members and functions of each table, in the keys
--- each options table accepts, and in the fields of what the functions return.
+-- pure modules of package puremod, the loader's tools and env modules, json, and the test
+-- and assert modules of tool tests, for the Lua language server (set
+-- runtime.version to "Lua 5.1", runtime.path to "lib/?.lua" and add this file to
+-- workspace.library in .luarc.json; luatool new does all three). The engine never
+-- loads this file. tests/typedefs_test.go fails when it and the Go code disagree: in
+-- the members and functions of each table, in the keys each options table accepts,
+-- and in the fields of what the functions return.
 --
 -- Phases. A tool file's main chunk runs when the file loads (luatool check and list
 -- load it too): it may build values and require modules, but the functions of fs,
@@ -171,7 +172,7 @@ function FileStates:get(path) end
 -- "private", "badurl", "timeout", "network" and "redirects" (http).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"limit"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"limit"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"|"badtime"|"badencoding"
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
@@ -599,6 +600,378 @@ function path.quote(p) end
 ---@param s string
 ---@return string
 function path.unquote(s) end
+
+------------------------------------------------------------------------------
+-- Pure modules (package puremod): they compute and reach nothing on the host, so
+-- they work in every phase, a tool file's main chunk included (time.sleep alone
+-- refuses there). Failures a tool should handle return nil, a message and a code:
+-- "badpattern" (re), "badtime" (time), "badencoding" (base64, hex), "badurl" (url).
+-- Positions are 1-based byte offsets. No function takes or makes a string over the
+-- sandbox's string limit (16 MiB by default): past it they raise.
+------------------------------------------------------------------------------
+
+---require("re"): regular expressions in Go's RE2 syntax. Unlike Lua patterns,
+---which backtrack (luatool stops them after 200 million steps), RE2 matches in time
+---linear in the subject, whatever the pattern; a long match stops at the call's
+---deadline. Every function taking a pattern returns nil, the message and
+---"badpattern" for one that does not compile, is over 16 KiB or compiles to over
+---32,768 instructions. Compiled patterns are cached (the 256 last used), so
+---re.find(s, "...") in a loop compiles once.
+---
+---The captures are what string.match returns: one value per group (nil for a group
+---that took no part), or the whole match when the pattern has no group. A pattern
+---that names a group ((?P<name>...) or (?<name>...)) gives one table of the named
+---groups by name instead.
+---@class luatool.re
+local re = {}
+
+---Where the pattern first matches from init (default 1; negative counts from the
+---end): start and end (inclusive), then the captures when the pattern has groups;
+---nil when it does not match. The text before init still counts for ^, \A and \b.
+---@param s string
+---@param pattern string
+---@param init? integer
+---@return integer|nil start
+---@return integer|string|nil end_or_err
+---@return luatool.ErrorCode|string|table|nil ...
+function re.find(s, pattern, init) end
+
+---The captures of the first match from init (default 1), or nil.
+---@param s string
+---@param pattern string
+---@param init? integer
+---@return string|table|nil ...
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.match(s, pattern, init) end
+
+---An iterator over the captures of each match, for a generic for. Matches follow
+---one another as in Go's FindAll: an empty match right after a match is skipped.
+---@param s string
+---@param pattern string
+---@return function? iterator
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.gmatch(s, pattern) end
+
+---s with (the first n) matches replaced, and the number of matches. repl is a
+---template ($1 or ${1} a group, $0 the whole match, $name or ${name} a named
+---group, $$ a dollar sign; a reference to a group the pattern lacks raises, and
+---${1}x is group 1 then x), a table indexed by group 1 (the whole match without
+---groups), or a function called with the captures; nil or false keeps the match.
+---@param s string
+---@param pattern string
+---@param repl string|table|fun(...):any
+---@param n? integer
+---@return string? result
+---@return integer|string|nil count_or_err
+---@return luatool.ErrorCode? code
+function re.gsub(s, pattern, repl, n) end
+
+---The pieces of s between the matches, at most n (the last holds the rest). An
+---empty match at the very start or end splits nothing off: re.split("abc", "") is
+---{"a", "b", "c"}, re.split("", ",") is {""}.
+---@param s string
+---@param pattern string
+---@param n? integer
+---@return string[]? pieces
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.split(s, pattern, n) end
+
+---s with every RE2 metacharacter escaped: a pattern matching s literally.
+---@param s string
+---@return string
+function re.escape(s) end
+
+---The compiled pattern, whose methods are the functions above without the
+---pattern; call them with a colon.
+---@param pattern string
+---@return luatool.Regexp? rx
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.compile(pattern) end
+
+---What re.compile returns.
+---@class luatool.Regexp
+---@field pattern string The pattern's source.
+local Regexp = {}
+
+---As re.find.
+---@param s string
+---@param init? integer
+---@return integer? start
+---@return integer? end_
+---@return string|table|nil ...
+function Regexp:find(s, init) end
+
+---As re.match.
+---@param s string
+---@param init? integer
+---@return string|table|nil ...
+function Regexp:match(s, init) end
+
+---As re.gmatch.
+---@param s string
+---@return function iterator
+function Regexp:gmatch(s) end
+
+---As re.gsub.
+---@param s string
+---@param repl string|table|fun(...):any
+---@param n? integer
+---@return string result
+---@return integer count
+function Regexp:gsub(s, repl, n) end
+
+---As re.split.
+---@param s string
+---@param n? integer
+---@return string[]
+function Regexp:split(s, n) end
+
+---require("time"): the clock, sleeping, dates and durations. Times are numbers of
+---milliseconds since the Unix epoch. A layout is a Go layout (the reference time
+---"Mon Jan 2 15:04:05 MST 2006") or the name of one of Go's: "RFC3339",
+---"RFC3339Nano", "RFC1123", "RFC1123Z", "RFC822", "RFC822Z", "RFC850", "ANSIC",
+---"UnixDate", "RubyDate", "Kitchen", "Stamp", "StampMilli", "StampMicro",
+---"StampNano", "DateTime", "DateOnly", "TimeOnly". A zone is "UTC" (the default),
+---an offset such as "+05:30", or an IANA name such as "Europe/Paris"; the host's
+---local zone is not offered.
+---@class luatool.time
+local time = {}
+
+---Milliseconds since the epoch, a whole number.
+---@return integer
+function time.now() end
+
+---Milliseconds, with a fraction, since an arbitrary start: for timing.
+---@return number
+function time.monotonic() end
+
+---Waits ms milliseconds (a fraction allowed) without using a CPU. At the call's
+---deadline or cancellation it raises, and the call ends there. Not in a tool
+---file's main chunk.
+---@param ms number
+function time.sleep(ms) end
+
+---The time as text in layout (default RFC 3339 with milliseconds when there are
+---some, "2024-05-01T12:00:00.25Z") and zone; nil, why and "badtime" for an unknown
+---zone.
+---@param ms number
+---@param layout? string
+---@param zone? string
+---@return string? text
+---@return string? err
+---@return luatool.ErrorCode? code
+function time.format(ms, layout, zone) end
+
+---The time s stands for, read with layout (default RFC 3339, fractional seconds
+---accepted) in zone when s names none; nil, why and "badtime" when it does not
+---parse.
+---@param s string
+---@param layout? string
+---@param zone? string
+---@return number? ms
+---@return string? err
+---@return luatool.ErrorCode? code
+function time.parse(s, layout, zone) end
+
+---A Go duration ("1h30m", "250ms", "1.5s"; units ns, us, ms, s, m, h) in ms; nil,
+---why and "badtime" when it does not parse.
+---@param s string
+---@return number? ms
+---@return string? err
+---@return luatool.ErrorCode? code
+function time.duration(s) end
+
+---ms as Go writes a duration: "1h30m0s", "1.5ms".
+---@param ms number
+---@return string
+function time.formatduration(ms) end
+
+---@class luatool.Base64EncodeOptions
+---@field url? boolean The URL alphabet (- and _ for + and /).
+---@field pad? boolean End with = padding (default true).
+
+---@class luatool.Base64DecodeOptions
+---@field url? boolean The URL alphabet.
+
+---require("base64")
+---@class luatool.base64
+local base64 = {}
+
+---s in base64.
+---@param s string
+---@param opts? luatool.Base64EncodeOptions
+---@return string
+function base64.encode(s, opts) end
+
+---The bytes s encodes; padding is optional and line breaks are skipped. nil, why
+---and "badencoding" when s is not base64 of the alphabet.
+---@param s string
+---@param opts? luatool.Base64DecodeOptions
+---@return string? bytes
+---@return string? err
+---@return luatool.ErrorCode? code
+function base64.decode(s, opts) end
+
+---require("hex")
+---@class luatool.hex
+local hex = {}
+
+---s in lowercase hexadecimal.
+---@param s string
+---@return string
+function hex.encode(s) end
+
+---The bytes s encodes (either case); nil, why and "badencoding" otherwise.
+---@param s string
+---@return string? bytes
+---@return string? err
+---@return luatool.ErrorCode? code
+function hex.decode(s) end
+
+---What url.parse returns: every part, "" when the URL has none.
+---@class luatool.URL
+---@field scheme string
+---@field username string
+---@field password string
+---@field host string The host name or address, without brackets or port.
+---@field port? integer Absent when the URL names none.
+---@field path string Decoded.
+---@field rawpath string The path as escaped in the URL.
+---@field query string The query string, without "?" (url.decodequery reads it).
+---@field fragment string Decoded, without "#".
+---@field opaque string What follows "scheme:" in a URL such as mailto:x@y.
+
+---What url.build takes: the parts of a URL, each optional.
+---@class luatool.URLParts
+---@field scheme? string
+---@field username? string
+---@field password? string
+---@field host? string
+---@field port? integer
+---@field path? string
+---@field rawpath? string The escaped path, kept as given (it must decode to path).
+---@field query? string|table A query string, or a table encoded as url.encodequery does.
+---@field fragment? string
+---@field opaque? string
+
+---@class luatool.EscapeOptions
+---@field path? boolean Escape for one path segment (space as %20, / escaped) rather than a query (space as +).
+
+---require("url")
+---@class luatool.url
+local url = {}
+
+---The parts of a URL, or nil, why and "badurl".
+---@param s string
+---@return luatool.URL? parts
+---@return string? err
+---@return luatool.ErrorCode? code
+function url.parse(s) end
+
+---The URL of its parts (url.build(url.parse(s)) is s).
+---@param opts luatool.URLParts
+---@return string
+function url.build(opts) end
+
+---ref resolved against base, as a link in a page at base (RFC 3986); nil, why and
+---"badurl" when either does not parse.
+---@param base string
+---@param ref string
+---@return string? resolved
+---@return string? err
+---@return luatool.ErrorCode? code
+function url.resolve(base, ref) end
+
+---s escaped for a query value (or, with path, a path segment).
+---@param s string
+---@param opts? luatool.EscapeOptions
+---@return string
+function url.escape(s, opts) end
+
+---The text s escapes; nil, why and "badurl" for a bad escape.
+---@param s string
+---@param opts? luatool.EscapeOptions
+---@return string? text
+---@return string? err
+---@return luatool.ErrorCode? code
+function url.unescape(s, opts) end
+
+---A query string of names sorted, each value a string, number or boolean, or a
+---list of them (the name repeated): "a=1&b=x+y".
+---@param query table<string, string|number|boolean|(string|number|boolean)[]>
+---@return string
+function url.encodequery(query) end
+
+---Each name's first value, and each name's values as a list; nil, why and "badurl"
+---when s does not parse. A leading "?" is skipped.
+---@param s string
+---@return table<string, string>|nil first
+---@return table<string, string[]>|string all_or_err
+---@return luatool.ErrorCode? code
+function url.decodequery(s) end
+
+---@class luatool.DigestOptions
+---@field raw? boolean The digest's bytes rather than lowercase hex.
+
+---require("crypto"): digests and HMAC.
+---@class luatool.crypto
+local crypto = {}
+
+---SHA-256 of s.
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.sha256(s, opts) end
+
+---SHA-512 of s.
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.sha512(s, opts) end
+
+---SHA-1 of s (not for security).
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.sha1(s, opts) end
+
+---MD5 of s (not for security).
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.md5(s, opts) end
+
+---The HMAC of message with key; hash is "sha256", "sha512", "sha1" or "md5".
+---@param hash string
+---@param key string
+---@param message string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.hmac(hash, key, message, opts) end
+
+---Whether a and b are equal, in time independent of where they differ: compare a
+---signature with it.
+---@param a string
+---@param b string
+---@return boolean
+function crypto.equal(a, b) end
+
+---require("uuid")
+---@class luatool.uuid
+local uuid = {}
+
+---A random (version 4) UUID, lowercase.
+---@return string
+function uuid.v4() end
+
+---A time-ordered (version 7, RFC 9562) UUID: those a process makes sort in the
+---order they were made.
+---@return string
+function uuid.v7() end
 
 ---@class luatool.ToolInfo
 ---@field name string
