@@ -137,11 +137,8 @@ func (s *caseStubs) run(L *lua.LState, fn string, stub *lua.LFunction) int {
 	toolVM, testL := bindings.VMOf(L), s.vm.L
 	args := make([]lua.LValue, L.GetTop())
 	for i := range args {
-		v, err := toolVM.FromLua(L.Get(i + 1))
-		if err == nil {
-			args[i], err = s.vm.ToLua(v)
-		}
-		if err != nil {
+		var err error
+		if args[i], err = crossValue(toolVM, s.vm, L.Get(i+1)); err != nil {
 			bindings.NewArgs(L, fn).Error(i+1, "a stubbed function takes JSON values: "+err.Error())
 		}
 	}
@@ -165,17 +162,27 @@ func (s *caseStubs) run(L *lua.LState, fn string, stub *lua.LFunction) int {
 	}
 	n := testL.GetTop() - base
 	for i := 1; i <= n; i++ {
-		v, err := s.vm.FromLua(testL.Get(base + i))
-		var lv lua.LValue
-		if err == nil {
-			lv, err = toolVM.ToLua(v)
-		}
+		lv, err := crossValue(s.vm, toolVM, testL.Get(base+i))
 		if err != nil {
 			L.RaiseError("%s (stub): result #%d is not a JSON value: %v", fn, i, err)
 		}
 		L.Push(lv)
 	}
 	return n
+}
+
+// crossValue is v, of from's state, as a value of to's: a JSON value, converted,
+// or nil, which stays nil (not JSON's null) so that a stub returning nothing, or a
+// tool leaving an argument out, reads as it would without the stub.
+func crossValue(from, to *bindings.VM, v lua.LValue) (lua.LValue, error) {
+	if v == lua.LNil {
+		return lua.LNil, nil
+	}
+	j, err := from.FromLua(v)
+	if err != nil {
+		return nil, err
+	}
+	return to.ToLua(j)
 }
 
 // errorValue is the error a stub raised, as a value of the tool's state: its

@@ -40,6 +40,7 @@ return {
   call = function(input)
     if input.fn then return weather.forecast(function() end) end
     local f = weather.forecast(input.city)
+    if f == nil then return "no forecast" end
     if type(f) == "table" then return { data = f } end
     return f
   end,
@@ -131,6 +132,13 @@ test.case("stubbed", function(t)
   assert.eq(t:call("Forecast", { city = "Rome" }).text, "second Rome")
 end)
 
+test.case("nil crosses as nil, not as JSON's null", function(t)
+  local got
+  t:stub("weather", { forecast = function(city) got = type(city) return nil end })
+  assert.eq(t:call("Forecast", {}).text, "no forecast")
+  assert.eq(got, "nil")
+end)
+
 test.case("real in the next case", function(t)
   assert.eq(t:call("Forecast", { city = "Oslo" }).text, "real forecast for Oslo")
 end)
@@ -151,7 +159,7 @@ test.case("shell is real without a stub", function(t)
 end)
 `, 0)
 	requirePassed(t, r)
-	if len(r.Cases) != 4 {
+	if len(r.Cases) != 5 {
 		t.Errorf("cases: %+v", r.Cases)
 	}
 }
