@@ -2,6 +2,7 @@ package hostmod
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -205,7 +206,9 @@ func (lr lineRange) has(n int) bool {
 
 // luaLines is fs.lines(path[, {offset=, limit=, maxBytes=}]): the selected lines of a
 // text file joined by "\n", without line terminators ("\r\n" counts as one), and info
-// with totalLines, startLine, numLines, encoding and hash (of the whole raw file)
+// with totalLines, startLine, numLines, encoding, endsWithNewline (the last line has
+// a terminator), nulInHead (a NUL byte in the first 8 KB as stored, UTF-16 aside)
+// and hash (of the whole raw file)
 // besides stat's fields. The text is decoded as fs.read decodes it, and lines are
 // counted in the decoded text. offset is the first
 // line, 1-based (0 counts as 1); limit is the number of lines (default all). The
@@ -239,12 +242,14 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 			return newOpError(codeTooLarge, "%s is %d bytes, over the limit of %d", loc.abs, st.Size(), lr.maxBytes)
 		}
 		var total, selected int
+		var endsWithNewline bool
 		h := sha256.New()
-		dec, enc, err := decodingReader(io.TeeReader(f, h))
+		head := &headBuffer{max: nulWindow}
+		dec, enc, err := decodingReader(io.TeeReader(f, io.MultiWriter(h, head)))
 		if err != nil {
 			return err
 		}
-		text, total, selected, err = readLines(ctx, dec, lr)
+		text, total, selected, endsWithNewline, err = readLines(ctx, dec, lr)
 		if errors.Is(err, errTooLarge) {
 			return newOpError(codeTooLarge, "the selected lines of %s are over the limit of %d bytes", loc.abs, lr.maxBytes)
 		}
@@ -257,6 +262,8 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		info["numLines"] = selected
 		info["hash"] = hex.EncodeToString(h.Sum(nil))
 		info["encoding"] = enc
+		info["endsWithNewline"] = endsWithNewline
+		info["nulInHead"] = enc != encUTF16LE && enc != encUTF16BE && bytes.IndexByte(head.b, 0) >= 0
 		if record {
 			e := filestate.Entry{Hash: info["hash"].(string), Mtime: mtimeSeconds(st.ModTime()),
 				Partial: lr.start > 1 || selected < total}
@@ -279,6 +286,24 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 }
 
 var errTooLarge = errors.New("over maxBytes")
+
+// nulWindow is how much of a file's start fs.lines looks at for a NUL byte, the sign
+// of binary data or of UTF-16/UTF-32 without a byte order mark.
+const nulWindow = 8 << 10
+
+// headBuffer keeps the first max bytes written to it.
+type headBuffer struct {
+	b   []byte
+	max int
+}
+
+// Write implements io.Writer; it never fails.
+func (w *headBuffer) Write(p []byte) (int, error) {
+	if room := w.max - len(w.b); room > 0 {
+		w.b = append(w.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
 
 // stringLimit is the most a read may return: the maxBytes asked for, but never more
 // than the state's string limit (a file's content becomes one Lua string).
@@ -315,8 +340,8 @@ func readAtMost(ctx context.Context, r io.Reader, max int) ([]byte, error) {
 
 // readLines reads r to its end, keeping the lines lr selects. A last line without a
 // terminator counts; the empty string after a final "\n" does not, as with wc -l and
-// cat -n.
-func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, total, selected int, err error) {
+// cat -n: endsWithNewline tells whether there is one, for a caller that counts it.
+func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, total, selected int, endsWithNewline bool, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	n := 1           // the line being read
 	open := false    // part of line n has been read
@@ -324,7 +349,7 @@ func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, tot
 	for i := 0; ; i++ {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, 0, newOpError(codeCancelled, "read cancelled: %v", err)
+				return nil, 0, 0, false, newOpError(codeCancelled, "read cancelled: %v", err)
 			}
 		}
 		chunk, rerr := br.ReadSlice('\n')
@@ -344,7 +369,7 @@ func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, tot
 				}
 				text = append(text, body...)
 				if lr.maxBytes > 0 && len(text) > lr.maxBytes {
-					return nil, 0, 0, errTooLarge
+					return nil, 0, 0, false, errTooLarge
 				}
 			}
 			if ends {
@@ -366,9 +391,9 @@ func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, tot
 					text = text[:len(text)-1]
 				}
 			}
-			return text, total, selected, nil
+			return text, total, selected, total > 0 && !open, nil
 		default:
-			return nil, 0, 0, rerr
+			return nil, 0, 0, false, rerr
 		}
 	}
 }

@@ -106,6 +106,7 @@ func TestFSLines(t *testing.T) {
 		"crlf.txt", "one\r\ntwo\r\n\r\nfour",
 		"empty.txt", "",
 		"blank.txt", "\n",
+		"nul.bin", "a\x00b\n",
 	)
 	roots := []string{root}
 	cases := []struct {
@@ -113,24 +114,26 @@ func TestFSLines(t *testing.T) {
 		text       string
 		total, num int
 		start      int
+		eol        bool
 	}{
-		{"five.txt", "nil", "one\ntwo\nthree\nfour\nfive", 5, 5, 1},
-		{"five.txt", "{offset = 2, limit = 2}", "two\nthree", 5, 2, 2},
-		{"five.txt", "{offset = 0, limit = 1}", "one", 5, 1, 1},
-		{"five.txt", "{offset = 4}", "four\nfive", 5, 2, 4},
-		{"five.txt", "{offset = 5, limit = 10}", "five", 5, 1, 5},
-		{"five.txt", "{offset = 6}", "", 5, 0, 6},
-		{"noeol.txt", "nil", "one\ntwo", 2, 2, 1},
-		{"crlf.txt", "nil", "one\ntwo\n\nfour", 4, 4, 1},
-		{"crlf.txt", "{offset = 3, limit = 1}", "", 4, 1, 3},
-		{"empty.txt", "nil", "", 0, 0, 1},
-		{"blank.txt", "nil", "", 1, 1, 1},
+		{"five.txt", "nil", "one\ntwo\nthree\nfour\nfive", 5, 5, 1, true},
+		{"five.txt", "{offset = 2, limit = 2}", "two\nthree", 5, 2, 2, true},
+		{"five.txt", "{offset = 0, limit = 1}", "one", 5, 1, 1, true},
+		{"five.txt", "{offset = 4}", "four\nfive", 5, 2, 4, true},
+		{"five.txt", "{offset = 5, limit = 10}", "five", 5, 1, 5, true},
+		{"five.txt", "{offset = 6}", "", 5, 0, 6, true},
+		{"noeol.txt", "nil", "one\ntwo", 2, 2, 1, false},
+		{"crlf.txt", "nil", "one\ntwo\n\nfour", 4, 4, 1, false},
+		{"crlf.txt", "{offset = 3, limit = 1}", "", 4, 1, 3, false},
+		{"empty.txt", "nil", "", 0, 0, 1, false},
+		{"blank.txt", "nil", "", 1, 1, 1, true},
+		{"nul.bin", "{offset = 2}", "", 1, 0, 2, true},
 	}
 	for _, c := range cases {
 		out := mustLua(t, roots, `local p = ...; return fs.lines(p, `+c.opts+`)`, filepath.Join(root, c.file))
 		info := out[1].(map[string]any)
-		if out[0] != c.text || info["totalLines"] != float64(c.total) || info["numLines"] != float64(c.num) || info["startLine"] != float64(c.start) {
-			t.Errorf("lines(%s, %s) = %q, %v; want %q, total %d, num %d, start %d", c.file, c.opts, out[0], info, c.text, c.total, c.num, c.start)
+		if out[0] != c.text || info["totalLines"] != float64(c.total) || info["numLines"] != float64(c.num) || info["startLine"] != float64(c.start) || info["endsWithNewline"] != c.eol || info["nulInHead"] != (c.file == "nul.bin") {
+			t.Errorf("lines(%s, %s) = %q, %v; want %q, total %d, num %d, start %d, endsWithNewline %v", c.file, c.opts, out[0], info, c.text, c.total, c.num, c.start, c.eol)
 		}
 	}
 

@@ -12,6 +12,9 @@ import (
 	"github.com/luatool/luatool/engine"
 )
 
+// current ends the success texts of Write and Edit, as in the original.
+const current = " (file state is current in your context — no need to Read it back)"
+
 const (
 	notReadText  = "File has not been read yet. Read it first before writing to it."
 	modifiedText = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
@@ -99,17 +102,17 @@ func TestWriteAndEditAskPermission(t *testing.T) {
 
 func TestWrite(t *testing.T) {
 	v := newWriteEnv(t)
-	v.want("Write", write("deep/er/new.txt", "hello\n"), "File created successfully at: "+v.path("deep/er/new.txt"))
+	v.want("Write", write("deep/er/new.txt", "hello\n"), "File created successfully at: "+v.path("deep/er/new.txt")+current)
 	if got := v.content("deep/er/new.txt"); got != "hello\n" {
 		t.Errorf("new.txt = %q", got)
 	}
 	// The write is recorded: writing again needs no Read.
-	v.want("Write", write(v.path("deep/er/new.txt"), "again\n"), "The file "+v.path("deep/er/new.txt")+" has been updated successfully.")
+	v.want("Write", write(v.path("deep/er/new.txt"), "again\n"), "The file "+v.path("deep/er/new.txt")+" has been updated successfully."+current)
 
 	v.write("a.txt", "old\n")
 	v.wantError("Write", write("a.txt", "x"), "<tool_use_error>"+notReadText+"</tool_use_error>")
 	v.read("a.txt", `, "limit": 1`) // the whole file: not partial
-	v.want("Write", write("a.txt", "new\r\ncontent"), "The file "+v.path("a.txt")+" has been updated successfully.")
+	v.want("Write", write("a.txt", "new\r\ncontent"), "The file "+v.path("a.txt")+" has been updated successfully."+current)
 	if got := v.content("a.txt"); got != "new\r\ncontent" {
 		t.Errorf("a.txt = %q (Write writes the content as given)", got)
 	}
@@ -126,7 +129,7 @@ func TestWrite(t *testing.T) {
 		t.Errorf("b.txt = %q", got)
 	}
 	v.read("b.txt")
-	v.want("Write", write("b.txt", "x"), "The file "+v.path("b.txt")+" has been updated successfully.")
+	v.want("Write", write("b.txt", "x"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
 
 	v.wantError("Write", write("deep", "x"), "Path is a directory")
 	v.wantError("Write", `{"file_path": "a.txt"}`, "content")
@@ -138,7 +141,7 @@ func TestEditValidation(t *testing.T) {
 	v.wantError("Edit", edit("a.txt", "same", "same"),
 		"<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>")
 	v.wantError("Edit", edit("a", "x", "y"),
-		"<tool_use_error>File does not exist. Note: your current working directory is "+v.root+". Did you mean "+v.path("a.md")+"?</tool_use_error>")
+		"<tool_use_error>File does not exist. Note: your current working directory is "+v.root+". Did you mean a.md?</tool_use_error>")
 	v.wantError("Edit", edit("a.txt", "", "new"), "<tool_use_error>Cannot create new file - file already exists.</tool_use_error>")
 	v.wantError("Edit", edit("a.txt", "beta", "delta"), "<tool_use_error>"+notReadText+"</tool_use_error>")
 
@@ -162,7 +165,7 @@ func TestEditModifiedButSameContentAccepted(t *testing.T) {
 	v.write("a.txt", "one\n")
 	v.read("a.txt")
 	v.touch("a.txt") // newer, same content: accepted after a full read
-	v.want("Edit", edit("a.txt", "one", "two"), "The file "+v.path("a.txt")+" has been updated successfully.")
+	v.want("Edit", edit("a.txt", "one", "two"), "The file "+v.path("a.txt")+" has been updated successfully."+current)
 	if got := v.content("a.txt"); got != "two\n" {
 		t.Errorf("a.txt = %q", got)
 	}
@@ -172,7 +175,7 @@ func TestEditReplaces(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("a.txt", "alpha beta\nalpha gamma\n")
 	v.read("a.txt")
-	updated := "The file " + v.path("a.txt") + " has been updated successfully."
+	updated := "The file " + v.path("a.txt") + " has been updated successfully." + current
 	v.want("Edit", edit("a.txt", "alpha beta", "first"), updated)
 	// The edit refreshed readFileState: a second edit needs no new Read.
 	v.want("Edit", edit("a.txt", "alpha", "$1 %1 %% $& \\1"), updated)
@@ -183,7 +186,7 @@ func TestEditReplaces(t *testing.T) {
 	v.write("b.txt", "x.y x.y x.y\n")
 	v.read("b.txt")
 	v.want("Edit", edit("b.txt", "x.y", "%0", true),
-		"The file "+v.path("b.txt")+" has been updated. All occurrences were successfully replaced.")
+		"The file "+v.path("b.txt")+" has been updated. All occurrences were successfully replaced."+current)
 	if got := v.content("b.txt"); got != "%0 %0 %0\n" {
 		t.Errorf("b.txt = %q", got)
 	}
@@ -191,7 +194,7 @@ func TestEditReplaces(t *testing.T) {
 	// Deleting text deletes the line break after it.
 	v.write("c.txt", "keep\ndrop\nkeep too\n")
 	v.read("c.txt")
-	v.want("Edit", edit("c.txt", "drop", ""), "The file "+v.path("c.txt")+" has been updated successfully.")
+	v.want("Edit", edit("c.txt", "drop", ""), "The file "+v.path("c.txt")+" has been updated successfully."+current)
 	if got := v.content("c.txt"); got != "keep\nkeep too\n" {
 		t.Errorf("c.txt = %q", got)
 	}
@@ -202,14 +205,14 @@ func TestEditCurlyQuotes(t *testing.T) {
 	v.write("q.txt", "He said “hello” and it’s fine.\n")
 	v.read("q.txt")
 	v.want("Edit", edit("q.txt", `said "hello" and it's`, `said "goodbye" and it's`),
-		"The file "+v.path("q.txt")+" has been updated successfully.")
+		"The file "+v.path("q.txt")+" has been updated successfully."+current)
 	if got := v.content("q.txt"); got != "He said “goodbye” and it’s fine.\n" {
 		t.Errorf("q.txt = %q", got)
 	}
 	// Straight quotes in the file stay straight.
 	v.write("s.txt", `x = "a"`+"\n")
 	v.read("s.txt")
-	v.want("Edit", edit("s.txt", `"a"`, `"b"`), "The file "+v.path("s.txt")+" has been updated successfully.")
+	v.want("Edit", edit("s.txt", `"a"`, `"b"`), "The file "+v.path("s.txt")+" has been updated successfully."+current)
 	if got := v.content("s.txt"); got != `x = "b"`+"\n" {
 		t.Errorf("s.txt = %q", got)
 	}
@@ -219,7 +222,7 @@ func TestEditKeepsCRLF(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", "one\r\ntwo\r\nthree\r\n")
 	v.read("w.txt")
-	v.want("Edit", edit("w.txt", "one\ntwo", "1\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	v.want("Edit", edit("w.txt", "one\ntwo", "1\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
 	if got := v.content("w.txt"); got != "1\r\n2\r\n2.5\r\nthree\r\n" {
 		t.Errorf("w.txt = %q", got)
 	}
@@ -227,13 +230,13 @@ func TestEditKeepsCRLF(t *testing.T) {
 
 func TestEditCreates(t *testing.T) {
 	v := newWriteEnv(t)
-	v.want("Edit", edit("new/dir/f.txt", "", "content\n"), "The file "+v.path("new/dir/f.txt")+" has been updated successfully.")
+	v.want("Edit", edit("new/dir/f.txt", "", "content\n"), "The file "+v.path("new/dir/f.txt")+" has been updated successfully."+current)
 	if got := v.content("new/dir/f.txt"); got != "content\n" {
 		t.Errorf("f.txt = %q", got)
 	}
 	// An empty (or blank) file may be filled without reading it.
 	v.write("empty.txt", " \n")
-	v.want("Edit", edit("empty.txt", "", "filled\n"), "The file "+v.path("empty.txt")+" has been updated successfully.")
+	v.want("Edit", edit("empty.txt", "", "filled\n"), "The file "+v.path("empty.txt")+" has been updated successfully."+current)
 	if got := v.content("empty.txt"); got != "filled\n" {
 		t.Errorf("empty.txt = %q", got)
 	}
@@ -301,12 +304,12 @@ func TestEditKeepsUTF16AndCRLF(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", utf16LE("one é\r\ntwo\r\nthree\r\n"))
 	v.read("w.txt")
-	v.want("Edit", edit("w.txt", "one é\ntwo", "1 ü\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	v.want("Edit", edit("w.txt", "one é\ntwo", "1 ü\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\nthree\r\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
 	// The edit recorded the new content: another edit needs no Read.
-	v.want("Edit", edit("w.txt", "three", "3"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	v.want("Edit", edit("w.txt", "three", "3"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\n3\r\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
@@ -316,7 +319,7 @@ func TestEditKeepsUTF8BOM(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("b.txt", "\uFEFFfirst line\n")
 	v.read("b.txt")
-	v.want("Edit", edit("b.txt", "first", "1st"), "The file "+v.path("b.txt")+" has been updated successfully.")
+	v.want("Edit", edit("b.txt", "first", "1st"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
 	if got := v.content("b.txt"); got != "\uFEFF1st line\n" {
 		t.Errorf("b.txt = %q", got)
 	}
@@ -326,17 +329,17 @@ func TestWriteKeepsEncoding(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", utf16LE("old\r\n"), "b.txt", "\uFEFFold\n")
 	v.read("w.txt")
-	v.want("Write", write("w.txt", "new ñ\n"), "The file "+v.path("w.txt")+" has been updated successfully.")
+	v.want("Write", write("w.txt", "new ñ\n"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("new ñ\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
 	v.read("b.txt")
-	v.want("Write", write("b.txt", "new\n"), "The file "+v.path("b.txt")+" has been updated successfully.")
+	v.want("Write", write("b.txt", "new\n"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
 	if got := v.content("b.txt"); got != "\uFEFFnew\n" {
 		t.Errorf("b.txt = %q", got)
 	}
 	// A new file is UTF-8.
-	v.want("Write", write("n.txt", "ñ\n"), "File created successfully at: "+v.path("n.txt"))
+	v.want("Write", write("n.txt", "ñ\n"), "File created successfully at: "+v.path("n.txt")+current)
 	if got := v.content("n.txt"); got != "ñ\n" {
 		t.Errorf("n.txt = %q", got)
 	}

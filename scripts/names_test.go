@@ -65,7 +65,7 @@ func TestOddNamesReadBack(t *testing.T) {
 	v := newEnvWith(t, allowAll, "work")
 	v.writeOdd("work/")
 	for _, n := range oddNames {
-		v.want("Read", `{"file_path": `+js(n.shown)+`}`, "1\tneedle")
+		v.want("Read", `{"file_path": `+js(n.shown)+`}`, "1\tneedle\n2\t")
 		if _, isErr := v.call("Edit", `{"file_path": `+js(n.shown)+`, "old_string": "needle", "new_string": "found"}`); isErr {
 			t.Errorf("Edit %s failed", n.shown)
 		}

@@ -49,7 +49,7 @@ var nbScenario = []nbCall{
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb_noids.ipynb", "cell_id": "cell-9", "new_source": "q"}`, isError: true, text: "<tool_use_error>Cell with index 9 does not exist in notebook.</tool_use_error>"},
 	// The original numbers the empty line after the final newline ("1\tjust
 	// text\n2\t"): a known difference of Read's text files, not of notebooks.
-	{tool: "Read", input: `{"file_path": "<WS>/notanotebook.txt"}`, text: "1\tjust text"},
+	{tool: "Read", input: `{"file_path": "<WS>/notanotebook.txt"}`, text: "1\tjust text\n2\t"},
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/notanotebook.txt", "cell_id": "code1", "new_source": "x"}`, isError: true, text: "<tool_use_error>File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.</tool_use_error>"},
 	// The original goes on with "JSON Parse error: Expected '}'".
 	{tool: "Read", input: `{"file_path": "<WS>/bad.ipynb"}`, isError: true, text: "Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): ", prefix: true},

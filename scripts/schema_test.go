@@ -65,6 +65,8 @@ var originals = map[string]origTool{
 			"offset":    {typ: "integer", min: fp(0)}, // num*, int ≥ 0
 			"limit":     {typ: "integer", min: fp(1)}, // num*, int > 0
 			"pages":     str,
+			// In 2.1.328's tools array (cc-oracle's cc-tools.json), not in the reference.
+			"allow_large": boolean,
 		},
 		required: []string{"file_path"},
 		readOnly: map[string]bool{`{}`: true, `{"file_path":"/x"}`: true},

@@ -110,6 +110,15 @@ func (v *env) want(name, input, text string) {
 	}
 }
 
+// wantExact checks a failed call's exact text.
+func (v *env) wantExact(name, input, text string) {
+	v.t.Helper()
+	got, isErr := v.call(name, input)
+	if !isErr || got != text {
+		v.t.Errorf("%s %s:\n got (error %v) %q\nwant error %q", name, input, isErr, got, text)
+	}
+}
+
 // wantError checks that a call fails with a text containing each of parts.
 func (v *env) wantError(name, input string, parts ...string) {
 	v.t.Helper()
@@ -146,7 +155,7 @@ func TestToolsLoad(t *testing.T) {
 		readOnly             bool // and concurrency-safe
 	}{
 		{"Read", "read text files and notebooks", "Read", math.Inf(1), []any{"file_path"},
-			[]string{"file_path", "limit", "offset", "pages"}, true},
+			[]string{"allow_large", "file_path", "limit", "offset", "pages"}, true},
 		{"Glob", "find files by name pattern or wildcard", "Glob", 50000, []any{"pattern"},
 			[]string{"path", "pattern"}, true},
 		{"Grep", "search file contents with regex (ripgrep)", "Search", 20000, []any{"pattern"},
@@ -229,26 +238,34 @@ func TestRead(t *testing.T) {
 		"src/main.ts", "",
 	)
 	a := filepath.Join(v.root, "a.go")
-	v.want("Read", `{"file_path": `+js(a)+`}`, "1\tpackage a\n2\t\n3\tfunc A() {}")
-	v.want("Read", `{"file_path": "a.go"}`, "1\tpackage a\n2\t\n3\tfunc A() {}")
+	// As in the original, the empty line after the final newline is numbered and
+	// counted.
+	v.want("Read", `{"file_path": `+js(a)+`}`, "1\tpackage a\n2\t\n3\tfunc A() {}\n4\t")
+	v.want("Read", `{"file_path": "a.go"}`, "1\tpackage a\n2\t\n3\tfunc A() {}\n4\t")
 	v.want("Read", `{"file_path": "a.go", "offset": 2, "limit": 1}`, "2\t")
-	v.want("Read", `{"file_path": "a.go", "offset": 3}`, "3\tfunc A() {}")
+	v.want("Read", `{"file_path": "a.go", "offset": 3}`, "3\tfunc A() {}\n4\t")
+	v.want("Read", `{"file_path": "a.go", "offset": 3, "limit": 1}`, "3\tfunc A() {}")
+	v.want("Read", `{"file_path": "a.go", "offset": 4}`, "4\t")
 	v.want("Read", `{"file_path": "a.go", "offset": 0, "limit": 1}`, "1\tpackage a")
 	v.want("Read", `{"file_path": "a.go", "offset": "2", "limit": "2"}`, "2\t\n3\tfunc A() {}")
-	v.want("Read", `{"file_path": "crlf.txt"}`, "1\tone\n2\ttwo")
+	v.want("Read", `{"file_path": "crlf.txt"}`, "1\tone\n2\ttwo\n3\t")
 	v.want("Read", `{"file_path": "noeol.txt"}`, "1\tx")
 	v.want("Read", `{"file_path": "empty.txt"}`, "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>")
 	v.want("Read", `{"file_path": "a.go", "offset": 9}`,
-		"<system-reminder>Warning: the file exists but is shorter than the provided offset (9). The file has 3 lines.</system-reminder>")
+		"<system-reminder>Warning: the file exists but is shorter than the provided offset (9). The file has 4 lines.</system-reminder>")
 
 	cwdNote := "Note: your current working directory is " + v.root + "."
-	v.wantError("Read", `{"file_path": "nope.go"}`,
-		"<tool_use_error>File does not exist. "+cwdNote+"</tool_use_error>")
-	v.wantError("Read", `{"file_path": "src/main.js"}`,
-		"File does not exist. "+cwdNote+" Did you mean "+filepath.Join(v.root, "src", "main.ts")+"?")
-	v.wantError("Read", `{"file_path": "src"}`, "<tool_use_error>Path is a directory, not a file: "+filepath.Join(v.root, "src"))
-	v.wantError("Read", `{"file_path": "a.go", "pages": "1-2"}`, "<tool_use_error>PDF pages are not supported by this Read tool")
-	v.wantError("Read", `{"file_path": "logo.png"}`, "<tool_use_error>This tool cannot read binary files. The file appears to be a binary .png file.")
+	// The original's texts: a missing file and a directory are not wrapped in
+	// <tool_use_error>, and the hint names the other file alone.
+	v.wantExact("Read", `{"file_path": "nope.go"}`, "File does not exist. "+cwdNote)
+	v.wantExact("Read", `{"file_path": "src/main.js"}`, "File does not exist. "+cwdNote+" Did you mean main.ts?")
+	v.wantExact("Read", `{"file_path": "src"}`, "EISDIR: illegal operation on a directory, read '"+filepath.Join(v.root, "src")+"'")
+	// pages is checked, then ignored on a text file.
+	v.want("Read", `{"file_path": "a.go", "pages": "1-2", "limit": 1}`, "1\tpackage a")
+	v.want("Read", `{"file_path": "a.go", "pages": "3", "limit": 1}`, "1\tpackage a")
+	v.wantExact("Read", `{"file_path": "a.go", "pages": "1,3"}`, `<tool_use_error>Invalid pages parameter: "1,3". Give one page ("3") or one range ("1-5"), not a list. To read several pages or ranges, read each one separately. Pages are 1-indexed.</tool_use_error>`)
+	v.wantError("Read", `{"file_path": "a.go", "pages": "0"}`, "Invalid pages parameter")
+	v.wantExact("Read", `{"file_path": "logo.png"}`, "<tool_use_error>This tool cannot read binary files. The file appears to be a binary .png file. Use a skill for this file type if one is available, or a shell command or script that can read the format.</tool_use_error>")
 
 	// Schema errors come from the engine, in the original's words.
 	v.wantError("Read", `{}`, "InputValidationError: Read failed", "The required parameter `file_path` is missing")
@@ -264,15 +281,24 @@ func TestReadLimits(t *testing.T) {
 		"big.txt", strings.Repeat(line, 3000), // 300,000 bytes: over 256 KB
 		"wide.txt", strings.Repeat(line, 1200), // 120,000 bytes: under 256 KB, over 25,000 tokens
 	)
-	v.wantError("Read", `{"file_path": "big.txt"}`,
-		"<tool_use_error>File content (293 KB) exceeds the maximum allowed size (256 KB). Read it in parts with offset and limit")
-	v.wantError("Read", `{"file_path": "big.txt", "offset": 10}`, "exceeds the maximum allowed size")
+	advice := "Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true — only if you genuinely need all of it or the user asked for the whole file."
+	v.wantExact("Read", `{"file_path": "big.txt"}`, "File content (293KB) exceeds maximum allowed size (256KB). "+advice)
+	v.wantError("Read", `{"file_path": "big.txt", "offset": 10}`, "exceeds maximum allowed size")
 	got, isErr := v.call("Read", `{"file_path": "big.txt", "offset": 2999, "limit": 5}`)
-	if want := "2999\t" + line[:99] + "\n3000\t" + line[:99]; isErr || got != want {
+	if want := "2999\t" + line[:99] + "\n3000\t" + line[:99] + "\n3001\t"; isErr || got != want {
 		t.Errorf("big file with limit: %v %q", isErr, got)
 	}
-	v.wantError("Read", `{"file_path": "wide.txt"}`, "File content (about 30000 tokens) exceeds the maximum of 25000 tokens")
-	v.wantError("Read", `{"file_path": "big.txt", "limit": 1100}`, "exceeds the maximum of 25000 tokens")
+	v.wantExact("Read", `{"file_path": "wide.txt"}`, "File content (30000 tokens) exceeds maximum allowed tokens (25000). "+advice)
+	v.wantError("Read", `{"file_path": "big.txt", "limit": 1100}`, "exceeds maximum allowed tokens (25000)")
+	// allow_large lifts both limits.
+	for _, in := range []string{`{"file_path": "big.txt", "allow_large": true}`, `{"file_path": "wide.txt", "allow_large": true}`, `{"file_path": "big.txt", "limit": 1100, "allow_large": true}`} {
+		if got, isErr := v.call("Read", in); isErr || !strings.HasPrefix(got, "1\t"+line[:99]+"\n2\t") {
+			t.Errorf("%s: %v %.80q", in, isErr, got)
+		}
+	}
+	if got, _ := v.call("Read", `{"file_path": "big.txt", "allow_large": true}`); !strings.HasSuffix(got, "\n3000\t"+line[:99]+"\n3001\t") {
+		t.Errorf("big.txt with allow_large ends %q", got[len(got)-40:])
+	}
 	if _, isErr := v.call("Read", `{"file_path": "wide.txt", "limit": 900}`); isErr {
 		t.Errorf("900 lines of wide.txt refused")
 	}

@@ -42,7 +42,7 @@ end
 local function ended(t, path)
   for _ = 1, 500 do
     local r = t:call("Read", { file_path = path })
-    if r.text:match("\n%d+\t%[exited with code %d+%]$") or r.text:match("\n%d+\t%[killed[^%]]*%]$") then
+    if r.text:match("\n%d+\t%[exited with code %d+%]\n%d+\t$") or r.text:match("\n%d+\t%[killed[^%]]*%]\n%d+\t$") then
       return r
     end
     t:call("Bash", { command = "sleep 0.1" })
@@ -53,17 +53,17 @@ end
 test.case("a background command writes its output to a file Read shows", function(t)
   local _, path = start(t, { command = "echo started; echo finished" })
   local r = ended(t, path)
-  assert.eq(r.text, "1\tstarted\n2\tfinished\n3\t\n4\t[exited with code 0]")
+  assert.eq(r.text, "1\tstarted\n2\tfinished\n3\t\n4\t[exited with code 0]\n5\t")
 end)
 
 test.case("a background command that fails leaves its output and code", function(t)
   local _, path = start(t, { command = "echo bad >&2; exit 4" })
-  assert.eq(ended(t, path).text, "1\tbad\n2\t\n3\t[exited with code 4]")
+  assert.eq(ended(t, path).text, "1\tbad\n2\t\n3\t[exited with code 4]\n4\t")
 end)
 
 test.case("a background command past its timeout is stopped", function(t)
   local id, path = start(t, { command = "echo early; sleep 1000", timeout = 100 })
-  assert.eq(ended(t, path).text, "1\tearly\n2\t\n3\t[killed]")
+  assert.eq(ended(t, path).text, "1\tearly\n2\t\n3\t[killed]\n4\t")
   assert.eq(t:call("TaskStop", { task_id = id }).text, "<tool_use_error>No task found with ID: " .. id .. "</tool_use_error>")
 end)
 

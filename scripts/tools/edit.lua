@@ -343,9 +343,9 @@ Usage:
 
   mapResult = function(data)
     if data.replaceAll then
-      return "The file " .. quote(data.filePath) .. " has been updated. All occurrences were successfully replaced."
+      return "The file " .. quote(data.filePath) .. " has been updated. All occurrences were successfully replaced." .. files.CURRENT
     end
-    return "The file " .. quote(data.filePath) .. " has been updated successfully."
+    return "The file " .. quote(data.filePath) .. " has been updated successfully." .. files.CURRENT
   end,
 
   renderToolResultMessage = function(data)

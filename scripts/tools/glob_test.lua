@@ -23,5 +23,5 @@ test.case("a name with a newline is one quoted line, and Read takes it back", fu
   local r = t:call("Glob", { pattern = "*.txt" })
   assert.eq(r.text, '"two\\nlines.txt"')
   assert.eq(r.data.filenames, { '"two\\nlines.txt"' })
-  assert.matches(t:call("Read", { file_path = r.text }).text, "^1\tinside$")
+  assert.matches(t:call("Read", { file_path = r.text }).text, "^1\tinside\n2\t$")
 end)

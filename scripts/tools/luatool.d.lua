@@ -197,6 +197,8 @@ function FileStates:get(path) end
 ---@field totalLines integer Lines in the file.
 ---@field startLine integer The first line selected (1-based).
 ---@field numLines integer Lines selected.
+---@field endsWithNewline boolean The file's last line ends with a line terminator (totalLines does not count the empty string after it).
+---@field nulInHead boolean The first 8 KB of the file as stored hold a NUL byte (binary data, or UTF-16/UTF-32 without a byte order mark); false for UTF-16 with its mark.
 
 ---What fs.write returns.
 ---@class luatool.WriteInfo: luatool.FileInfo

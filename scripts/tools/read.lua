@@ -45,6 +45,7 @@ local function extension(path)
   return (path:match("%.([^./]+)$") or ""):lower()
 end
 
+-- formatSize words a notebook's size.
 local function formatSize(bytes)
   if bytes < 1024 then
     return bytes .. " bytes"
@@ -53,17 +54,84 @@ local function formatSize(bytes)
   return (kb:gsub("%.0 KB$", " KB"))
 end
 
+-- kilobytes words a size as the original's text-file limit does: "293KB".
+local function kilobytes(bytes)
+  return (("%.1f"):format(bytes / 1024):gsub("%.0$", "")) .. "KB"
+end
+
+-- The advice that ends the original's texts for content over a limit.
+local OVER_LIMIT_ADVICE = "Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. To read it anyway, up to what still fits in your context, call Read again with allow_large: true — only if you genuinely need all of it or the user asked for the whole file."
+
 local function tooLargeText(size)
-  return ("File content (%s) exceeds the maximum allowed size (%s). Read it in parts with offset and limit, or search it with Grep."):format(
-    formatSize(size), formatSize(MAX_SIZE_BYTES))
+  return ("File content (%s) exceeds maximum allowed size (%s). %s"):format(
+    kilobytes(size), kilobytes(MAX_SIZE_BYTES), OVER_LIMIT_ADVICE)
 end
 
 local function tooManyTokens(text)
-  local tokens = math.ceil(#text / BYTES_PER_TOKEN)
+  local tokens = math.floor(#text / BYTES_PER_TOKEN)
   if tokens > MAX_TOKENS then
-    fail(("File content (about %d tokens) exceeds the maximum of %d tokens. Read it in parts with offset and limit, or search it with Grep."):format(
-      tokens, MAX_TOKENS))
+    fail(("File content (%d tokens) exceeds maximum allowed tokens (%d). %s"):format(tokens, MAX_TOKENS, OVER_LIMIT_ADVICE))
   end
+end
+
+-- The note after the lines of a file whose start holds a NUL byte, in the original's
+-- words.
+local NUL_NOTE = "\n\n[This file has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+
+-- The bytes each lead byte of UTF-8 admits next: the first continuation byte's range
+-- (the others are 0x80-0xBF) and how many continuation bytes follow.
+local function leadOf(b)
+  if b >= 0xC2 and b <= 0xDF then return 0x80, 0xBF, 1 end
+  if b == 0xE0 then return 0xA0, 0xBF, 2 end
+  if b == 0xED then return 0x80, 0x9F, 2 end
+  if b >= 0xE1 and b <= 0xEF then return 0x80, 0xBF, 2 end
+  if b == 0xF0 then return 0x90, 0xBF, 3 end
+  if b >= 0xF1 and b <= 0xF3 then return 0x80, 0xBF, 3 end
+  if b == 0xF4 then return 0x80, 0x8F, 3 end
+  return nil
+end
+
+-- fixRun replaces the invalid parts of a run of non-ASCII bytes, one U+FFFD for each
+-- maximal invalid subpart, as the original's UTF-8 decoding does (so "\xff\xfe" is
+-- two replacement characters, not one).
+local function fixRun(run)
+  local out, i, n = {}, 1, #run
+  while i <= n do
+    local lo, hi, need = leadOf(run:byte(i))
+    local j = i + 1
+    local ok = lo ~= nil
+    for k = 1, need or 0 do
+      local c = run:byte(j)
+      local first = k == 1
+      if not c or c < (first and lo or 0x80) or c > (first and hi or 0xBF) then
+        ok = false
+        break
+      end
+      j = j + 1
+    end
+    out[#out + 1] = ok and run:sub(i, j - 1) or "\239\191\189"
+    i = j
+  end
+  return table.concat(out)
+end
+
+-- validText is text with each invalid UTF-8 sequence replaced as fixRun does.
+local function validText(text)
+  if not text:find("[\128-\255]") then
+    return text
+  end
+  return (text:gsub("[\128-\255]+", fixRun))
+end
+
+-- validPages tells whether pages names one page ("3") or one range ("1-5") of
+-- 1-based pages, the forms the original accepts.
+local function validPages(pages)
+  local a, b = pages:match("^(%d+)%-(%d+)$")
+  if a then
+    return tonumber(a) >= 1 and tonumber(b) >= tonumber(a)
+  end
+  local one = pages:match("^%d+$")
+  return one ~= nil and tonumber(one) >= 1
 end
 
 local function notebookTooLarge(size, path)
@@ -116,6 +184,7 @@ end
 ---@field offset? integer
 ---@field limit? integer
 ---@field pages? string
+---@field allow_large? boolean
 
 ---@type luatool.Tool
 local tool = {
@@ -151,16 +220,22 @@ Usage:
       offset = {
         type = "integer",
         minimum = 0,
+        maximum = 9007199254740991,
         description = "The line number to start reading from (1-based). Only needed when the file is too large to read at once",
       },
       limit = {
         type = "integer",
-        minimum = 1,
+        exclusiveMinimum = 0,
+        maximum = 9007199254740991,
         description = "The number of lines to read. Only needed when the file is too large to read at once",
       },
       pages = {
         type = "string",
         description = 'Page range for PDF files, such as "1-5". PDFs are not supported by this Read tool: leave this out',
+      },
+      allow_large = {
+        type = "boolean",
+        description = "Set to true to read a text file, or a range of its lines, over the size and token limits, up to 8 MB. Use it only when you really need all of it or the user asked for the whole file; otherwise read it in parts or search it",
       },
     },
     required = { "file_path" },
@@ -189,33 +264,16 @@ Usage:
   ---@param input ReadInput
   ---@param ctx luatool.Context
   validateInput = function(input, ctx)
-    if input.pages ~= nil then
+    if input.pages ~= nil and not validPages(input.pages) then
       return { result = false, errorCode = 7,
-        message = "PDF pages are not supported by this Read tool: it reads text files only. Remove the pages parameter." }
+        message = ('Invalid pages parameter: "%s". Give one page ("3") or one range ("1-5"), not a list. To read several pages or ranges, read each one separately. Pages are 1-indexed.'):format(input.pages) }
     end
     local path = fs.abs(input.file_path, ctx.cwd)
     local ext = extension(path)
     if BINARY[ext] then
       return { result = false, errorCode = 4,
         message = "This tool cannot read binary files. The file appears to be a binary ." .. ext ..
-          " file. Use a tool made for that format instead." }
-    end
-    local info, err, code = fs.stat(path)
-    if not info then
-      if code == "notfound" then
-        return { result = false, errorCode = 2, message = missingText(path, ctx) }
-      end
-      return { result = false, errorCode = 3, message = err }
-    end
-    if info.isDir then
-      return { result = false, errorCode = 10,
-        message = "Path is a directory, not a file: " .. quote(path) .. ". Use Glob to find the files in it." }
-    end
-    if not info.isFile then
-      return { result = false, errorCode = 9, message = "Path is not a regular file: " .. quote(path) }
-    end
-    if input.limit == nil and info.size > MAX_SIZE_BYTES and ext ~= "ipynb" then
-      return { result = false, errorCode = 6, message = tooLargeText(info.size) }
+          " file. Use a skill for this file type if one is available, or a shell command or script that can read the format." }
     end
     return true
   end,
@@ -224,37 +282,63 @@ Usage:
   ---@param ctx luatool.Context
   call = function(input, ctx)
     local path = fs.abs(input.file_path, ctx.cwd)
+    local info, err, code = fs.stat(path)
+    if not info then
+      fail(code == "notfound" and missingText(path, ctx) or err)
+    elseif info.isDir then
+      fail("EISDIR: illegal operation on a directory, read '" .. quote(path) .. "'")
+    elseif not info.isFile then
+      fail("Path is not a regular file: " .. quote(path))
+    end
     if extension(path) == "ipynb" then
       return readNotebook(path, ctx)
+    end
+    local large = input.allow_large == true
+    if input.limit == nil and info.size > MAX_SIZE_BYTES and not large then
+      fail(tooLargeText(info.size))
     end
     local offset = input.offset
     if offset == nil or offset < 1 then
       offset = 1
     end
-    local maxBytes = input.limit == nil and MAX_SIZE_BYTES or MAX_RANGE_BYTES
-    local text, info, code = fs.lines(path, { offset = offset, limit = input.limit, maxBytes = maxBytes, record = true })
+    local maxBytes = (input.limit == nil and not large) and MAX_SIZE_BYTES or MAX_RANGE_BYTES
+    local text, linesInfo, lcode = fs.lines(path, { offset = offset, limit = input.limit, maxBytes = maxBytes, record = true })
     if not text then
-      if code == "notfound" then
+      if lcode == "notfound" then
         fail(missingText(path, ctx))
-      elseif code == "toolarge" and input.limit == nil then
+      elseif lcode == "toolarge" and maxBytes == MAX_SIZE_BYTES then
         local st = fs.stat(path)
         fail(tooLargeText(st and st.size or 0))
-      elseif code == "toolarge" then
+      elseif lcode == "toolarge" then
         fail(("The requested lines exceed %s. Read fewer lines."):format(formatSize(MAX_RANGE_BYTES)))
       end
-      fail(info)
+      fail(linesInfo)
     end
-    ---@cast info luatool.LinesInfo
-    tooManyTokens(text)
+    ---@cast linesInfo luatool.LinesInfo
+    -- The original counts the empty line after a final newline as a line of its own,
+    -- and shows it when the range reaches it.
+    local total, shown = linesInfo.totalLines, linesInfo.numLines
+    if linesInfo.endsWithNewline then
+      total = total + 1
+      if offset <= total and (input.limit == nil or offset + input.limit > total) then
+        text = shown > 0 and text .. "\n" or ""
+        shown = shown + 1
+      end
+    end
+    text = validText(text)
+    if not large then
+      tooManyTokens(text)
+    end
     return {
       data = {
         type = "text",
         file = {
           filePath = path,
           content = text,
-          numLines = info.numLines,
-          startLine = info.startLine,
-          totalLines = info.totalLines,
+          numLines = shown,
+          startLine = linesInfo.startLine,
+          totalLines = total,
+          nulInHead = linesInfo.nulInHead or nil,
         },
       },
     }
@@ -268,7 +352,7 @@ Usage:
     end
     local file = data.file
     if file.numLines > 0 then
-      return numbered(file.content, file.startLine)
+      return numbered(file.content, file.startLine) .. (file.nulInHead and NUL_NOTE or "")
     end
     if file.totalLines == 0 then
       return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"

@@ -18,7 +18,7 @@ test.case("stops a running background command", function(t)
   assert.eq(r.asked, false)
   assert.eq(r.text, ('{"message":"Successfully stopped task: %s (sleep 1000)","task_id":"%s","task_type":"local_bash","command":"sleep 1000"}'):format(id, id))
   assert.eq(r.data, { message = "Successfully stopped task: " .. id .. " (sleep 1000)", task_id = id, task_type = "local_bash", command = "sleep 1000" })
-  assert.eq(t:call("Read", { file_path = path }).text, "1\t\n2\t[killed]")
+  assert.eq(t:call("Read", { file_path = path }).text, "1\t\n2\t[killed]\n3\t")
 end)
 
 test.case("a stopped command is gone", function(t)

@@ -134,9 +134,9 @@ Usage:
 
   mapResult = function(data)
     if data.type == "create" then
-      return "File created successfully at: " .. quote(data.filePath)
+      return "File created successfully at: " .. quote(data.filePath) .. files.CURRENT
     end
-    return "The file " .. quote(data.filePath) .. " has been updated successfully."
+    return "The file " .. quote(data.filePath) .. " has been updated successfully." .. files.CURRENT
   end,
 
   renderToolResultMessage = function(data)

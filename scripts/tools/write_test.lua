@@ -5,7 +5,7 @@ test.case("creates a file when allowed", function(t)
   local r = t:call("Write", { file_path = t:path("dir/new.txt"), content = "one\ntwo\n" }, { answer = "allow" })
   assert.eq(r.isError, false)
   assert.eq(r.asked, true)
-  assert.eq(r.text, "File created successfully at: " .. t:path("dir/new.txt"))
+  assert.eq(r.text, "File created successfully at: " .. t:path("dir/new.txt") .. " (file state is current in your context — no need to Read it back)")
   assert.eq(t:read("dir/new.txt"), "one\ntwo\n")
 end)
 

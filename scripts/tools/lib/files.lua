@@ -12,6 +12,10 @@ files.NOT_READ = "File has not been read yet. Read it first before writing to it
 files.MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 files.UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
 
+-- CURRENT ends the success text of Write and Edit, as in the original: the model
+-- knows the file's new content without reading it back.
+files.CURRENT = " (file state is current in your context — no need to Read it back)"
+
 -- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
 -- position out of the message.
 ---@param msg string
@@ -26,7 +30,8 @@ function files.cwdNote(ctx)
 end
 
 -- similarFile finds a file next to path with the same name but another extension,
--- for a "Did you mean" hint.
+-- for a "Did you mean" hint; it returns the other file's name alone, as the original
+-- names it.
 ---@param path string
 ---@return string?
 function files.similarFile(path)
@@ -40,7 +45,7 @@ function files.similarFile(path)
   local stem = name:match("^(.+)%.[^.]*$") or name
   for _, other in ipairs(fs.list(dir) or {}) do
     if other ~= name and (other:match("^(.+)%.[^.]*$") or other) == stem then
-      return (dir == "/" and "" or dir) .. "/" .. other
+      return other
     end
   end
   return nil
