@@ -115,9 +115,6 @@ var (
 	// luatool cannot notify the model when a background command ends (there is no
 	// channel for it over MCP or the CLI), so its start text does not promise it.
 	noNotification = strings.NewReplacer(" You will be notified when it completes.", "")
-	// The engine words an input error "issue(s)" for any number of problems; the
-	// original has "issue" for one (an engine-wide wording, not this tool's).
-	engineIssues = strings.NewReplacer("the following issue:\n", "the following issue(s):\n")
 )
 
 // readWithoutLastLine is the original's Read text less its final numbered line,
@@ -233,7 +230,7 @@ func TestBackgroundGroundTruth(t *testing.T) {
 			}
 			continue
 		}
-		want := engineIssues.Replace(subst(c.want))
+		want := subst(c.want)
 		if c.content != "" {
 			var content string
 			want, content = readWithoutLastLine(want, c.content)
