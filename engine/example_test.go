@@ -75,7 +75,7 @@ return {
 	fmt.Println(r.Block.IsError, r.Block.Content.String())
 	// Output:
 	// Hello, Ada! Hello, Ada!
-	// true <tool_use_error>InputValidationError: Greet failed due to the following issue(s):
+	// true <tool_use_error>InputValidationError: Greet failed due to the following issue:
 	// The required parameter `name` is missing</tool_use_error>
 }
 

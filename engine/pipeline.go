@@ -471,7 +471,12 @@ func inputValidationText(name string, err error) string {
 	if !errors.As(err, &ve) {
 		ve = &ValidationError{Problems: []string{err.Error()}}
 	}
-	return "InputValidationError: " + name + " failed due to the following issue(s):\n" + strings.Join(ve.Problems, "\n")
+	// The original says "issue" for one problem and "issues" for several.
+	noun := "issues"
+	if len(ve.Problems) == 1 {
+		noun = "issue"
+	}
+	return "InputValidationError: " + name + " failed due to the following " + noun + ":\n" + strings.Join(ve.Problems, "\n")
 }
 
 // undiscoveredHint is added to the input error of a deferred tool the model has not

@@ -397,7 +397,7 @@ func TestPipelineOrder(t *testing.T) {
 		text   string
 	}{
 		{`{"step":"none"}`, []string{"validate", "permission", "call", "map"}, StageDone, "done"},
-		{`{}`, nil, StageInput, "<tool_use_error>InputValidationError: Order failed due to the following issue(s):\nThe required parameter `step` is missing</tool_use_error>"},
+		{`{}`, nil, StageInput, "<tool_use_error>InputValidationError: Order failed due to the following issue:\nThe required parameter `step` is missing</tool_use_error>"},
 		{`{"step":"validate"}`, []string{"validate"}, StageValidate, "<tool_use_error>stopped at validate</tool_use_error>"},
 		{`{"step":"permission"}`, []string{"validate", "permission"}, StagePermission, "stopped at permission"},
 		{`{"step":"call"}`, []string{"validate", "permission", "call"}, StageCall, "stopped at call"},
@@ -439,22 +439,30 @@ func TestSchemaFailureEnvelope(t *testing.T) {
 	}{
 		{`{"count":"abc","extra":1,"todos":[{"content":"x"}]}`, []string{
 			"The required parameter `path` is missing",
-			"An unexpected parameter `extra` was provided",
-			"The parameter `count` type is expected as `integer` but provided as `string`",
 			"The required parameter `todos[0].activeForm` is missing",
+			"An unexpected parameter `extra` was provided",
+			"The parameter `count` type is expected as `number` but provided as `string`",
 		}},
 		{`{"path":5,"todos":[{"content":"x","activeForm":3}]}`, []string{
 			"The parameter `path` type is expected as `string` but provided as `number`",
 			"The parameter `todos[0].activeForm` type is expected as `string` but provided as `number`",
 		}},
 		{`{"path":"p","todos":[],"count":"1.5"}`, []string{
-			"The parameter `count` type is expected as `integer` but provided as `string`",
+			"The parameter `count` type is expected as `number` but provided as `string`",
+		}},
+		// The original's validator calls an integer a number, except to a fraction.
+		{`{"path":"p","todos":[],"count":1.5}`, []string{
+			"The parameter `count` type is expected as `integer` but provided as `number`",
 		}},
 		{`[1,2]`, []string{"The input must be a JSON object"}},
 		{`{"path": }`, nil}, // not JSON: one line saying so
 	}
-	const head = "<tool_use_error>InputValidationError: TodoWrite failed due to the following issue(s):\n"
 	for _, tt := range tests {
+		// The original: "issue" for one problem, "issues" for several.
+		head := "<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\n"
+		if len(tt.lines) > 1 {
+			head = "<tool_use_error>InputValidationError: TodoWrite failed due to the following issues:\n"
+		}
 		r := call(e, bg, "TodoWrite", tt.input)
 		text := r.Block.Content.String()
 		if !r.Block.IsError || r.Stage != StageInput || !strings.HasPrefix(text, head) || !strings.HasSuffix(text, "</tool_use_error>") {
@@ -471,29 +479,11 @@ func TestSchemaFailureEnvelope(t *testing.T) {
 			}
 			continue
 		}
-		if !sameSet(got, tt.lines) {
-			t.Errorf("%s: problems\n%s\nwant (any order)\n%s", tt.input, strings.Join(got, "\n"), strings.Join(tt.lines, "\n"))
+		// In the original's order: missing, unexpected, wrong type, the rest.
+		if !reflect.DeepEqual(got, tt.lines) {
+			t.Errorf("%s: problems\n%s\nwant\n%s", tt.input, strings.Join(got, "\n"), strings.Join(tt.lines, "\n"))
 		}
 	}
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	count := map[string]int{}
-	for _, s := range a {
-		count[s]++
-	}
-	for _, s := range b {
-		count[s]--
-	}
-	for _, n := range count {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSchemaFailureTextIsDeterministic exposes a bug: the problems come out in the

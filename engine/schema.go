@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"sort"
 	"strconv"
@@ -338,14 +339,25 @@ func leafErrors(ve *jsonschema.ValidationError, expandAlternatives bool) []*json
 	return out
 }
 
-// problems words each leaf error the way models know from the original system.
+// The kinds of problem, in the order the original lists them: missing parameters
+// first, then unexpected ones, then wrong types, then everything else.
+const (
+	problemMissing = iota
+	problemUnexpected
+	problemType
+	problemOther
+	problemKinds
+)
+
+// problems words each leaf error the way models know from the original system, and
+// lists them in its order (by kind, and by location within a kind).
 func problems(ve *jsonschema.ValidationError) []string {
-	var out []string
+	var byKind [problemKinds][]string
 	seen := map[string]bool{}
-	add := func(s string) {
+	add := func(k int, s string) {
 		if !seen[s] {
 			seen[s] = true
-			out = append(out, s)
+			byKind[k] = append(byKind[k], s)
 		}
 	}
 	for _, e := range leafErrors(ve, false) {
@@ -353,26 +365,106 @@ func problems(ve *jsonschema.ValidationError) []string {
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
 			for _, name := range sorted(k.Missing) {
-				add(fmt.Sprintf("The required parameter `%s` is missing", joinDisplay(loc, name)))
+				add(problemMissing, fmt.Sprintf("The required parameter `%s` is missing", joinDisplay(loc, name)))
 			}
 		case *kind.AdditionalProperties:
 			for _, name := range sorted(k.Properties) {
-				add(fmt.Sprintf("An unexpected parameter `%s` was provided", joinDisplay(loc, name)))
+				add(problemUnexpected, fmt.Sprintf("An unexpected parameter `%s` was provided", joinDisplay(loc, name)))
 			}
 		case *kind.Type:
 			if loc == "" {
-				add(wordGeneric(loc, k.LocalizedString(printer)))
+				add(problemOther, wordGeneric(loc, k.LocalizedString(printer)))
 				continue
 			}
-			add(fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.Join(k.Want, " | "), k.Got))
+			add(problemType, fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.Join(expectedTypes(k), " | "), k.Got))
 		default:
-			add(wordGeneric(loc, e.ErrorKind.LocalizedString(printer)))
+			add(problemOther, wordGeneric(loc, constraintText(e.ErrorKind)))
 		}
 	}
+	out := slices.Concat(byKind[:]...)
 	if len(out) == 0 {
 		out = append(out, ve.Error())
 	}
 	return out
+}
+
+// expectedTypes are the expected types of a type failure as the original names them:
+// its validator calls an integer a number, unless a number was given (a fraction
+// where an integer is wanted).
+func expectedTypes(k *kind.Type) []string {
+	if k.Got == "number" {
+		return k.Want
+	}
+	out := make([]string, 0, len(k.Want))
+	for _, w := range k.Want {
+		if w == "integer" {
+			w = "number"
+		}
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// constraintText words a failed constraint as the original's validator does
+// ("Invalid option: expected one of "a"|"b"", "Too small: expected number to be
+// >=0"), so that a model reads the texts it knows; other kinds keep the
+// validator's own wording.
+func constraintText(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Enum:
+		if len(k.Want) == 0 {
+			break // nothing is allowed: the validator's wording says so
+		}
+		if len(k.Want) == 1 {
+			return "Invalid input: expected " + jsonText(k.Want[0])
+		}
+		vals := make([]string, len(k.Want))
+		for i, v := range k.Want {
+			vals[i] = jsonText(v)
+		}
+		return "Invalid option: expected one of " + strings.Join(vals, "|")
+	case *kind.Const:
+		return "Invalid input: expected " + jsonText(k.Want)
+	case *kind.AnyOf, *kind.OneOf:
+		return "Invalid input"
+	case *kind.Minimum:
+		return "Too small: expected number to be >=" + ratText(k.Want)
+	case *kind.ExclusiveMinimum:
+		return "Too small: expected number to be >" + ratText(k.Want)
+	case *kind.Maximum:
+		return "Too big: expected number to be <=" + ratText(k.Want)
+	case *kind.ExclusiveMaximum:
+		return "Too big: expected number to be <" + ratText(k.Want)
+	case *kind.MinLength:
+		return fmt.Sprintf("Too small: expected string to have >=%d characters", k.Want)
+	case *kind.MaxLength:
+		return fmt.Sprintf("Too big: expected string to have <=%d characters", k.Want)
+	case *kind.MinItems:
+		return fmt.Sprintf("Too small: expected array to have >=%d items", k.Want)
+	case *kind.MaxItems:
+		return fmt.Sprintf("Too big: expected array to have <=%d items", k.Want)
+	}
+	return k.LocalizedString(printer)
+}
+
+// jsonText is v as JSON, the way the original quotes an expected value.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// ratText is a bound as a decimal number: 0, 2.5, 9007199254740991.
+func ratText(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 func sorted(ss []string) []string {

@@ -48,6 +48,9 @@ import (
 //	maxColumns  content only: a line longer than this many bytes is replaced by
 //	            "[Omitted long matching line]" or "[Omitted long context line]", as
 //	            rg --max-columns does; default 500, 0 for no limit
+//	onlyMatching content only: a matching line gives one line per non-empty match
+//	            on it, the matched text alone (rg -o); a multiline match gives the
+//	            part of it on each line it covers; context lines are as they are
 //
 // check takes content's options and compiles the pattern, globs and type without
 // searching (path is not looked at), so that a tool can refuse a bad query while it
@@ -127,6 +130,7 @@ type grepQuery struct {
 	before    int
 	after     int
 	maxCols   int
+	only      bool // onlyMatching: print the matched parts of matching lines
 	filter    fileFilter
 	// hidden, if set, excludes files and directories of a tree search by their path
 	// relative to the directory searched (bindings.Call.Hidden).
@@ -289,13 +293,14 @@ func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir st
 	pattern := args.String(1)
 	keys := []string{"path", "glob", "type", "ignoreCase", "multiline"}
 	if mode == modeContent || mode == modeCheck {
-		keys = append(keys, "before", "after", "maxColumns")
+		keys = append(keys, "before", "after", "maxColumns", "onlyMatching")
 	}
 	o := args.Options(2, keys...)
 	q = &grepQuery{mode: mode, multiline: o.Bool("multiline", false)}
 	dir = rs.abs(o.String("path", ""), "")
 	if mode == modeContent || mode == modeCheck {
 		q.before, q.after, q.maxCols = o.Int("before", 0), o.Int("after", 0), o.Int("maxColumns", defaultMaxColumns)
+		q.only = o.Bool("onlyMatching", false)
 		if q.before < 0 || q.after < 0 || q.maxCols < 0 {
 			args.Error(2, "options 'before', 'after' and 'maxColumns' must not be negative")
 		}
@@ -510,6 +515,7 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 	}
 	var matched []int // indexes of matching lines, ascending
 	var starts []int  // line offsets, for content
+	var locs [][]int  // the matches' byte ranges in data, for onlyMatching
 	count := 0
 	switch {
 	case q.multiline && q.mode == modeFiles:
@@ -517,7 +523,7 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			count = 1
 		}
 	case q.multiline:
-		locs := q.re.FindAllIndex(data, -1)
+		locs = q.re.FindAllIndex(data, -1)
 		count = len(locs)
 		if count > 0 && q.mode == modeContent {
 			starts = lineStarts(data)
@@ -529,7 +535,7 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
 				end = off + j
 			}
-			line := bytes.TrimSuffix(data[off:end], []byte{'\r'})
+			start, line := off, bytes.TrimSuffix(data[off:end], []byte{'\r'})
 			off = end + 1
 			if !q.re.Match(line) {
 				continue
@@ -540,6 +546,11 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			}
 			if q.mode == modeContent {
 				matched = append(matched, i)
+				if q.only {
+					for _, m := range q.re.FindAllIndex(line, -1) {
+						locs = append(locs, []int{start + m[0], start + m[1]})
+					}
+				}
 			}
 		}
 	}
@@ -551,7 +562,7 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 		if starts == nil {
 			starts = lineStarts(data)
 		}
-		h.groups = q.group(data, starts, matched)
+		h.groups = q.group(data, starts, matched, locs)
 	}
 	return h, true
 }
@@ -609,8 +620,10 @@ func multilineMatches(data []byte, locs [][]int, starts []int) []int {
 }
 
 // group builds the printed groups: each matching line with its context, groups that
-// touch or overlap merged, as ripgrep prints them between "--" separators.
-func (q *grepQuery) group(data []byte, starts []int, matched []int) [][]hitLine {
+// touch or overlap merged, as ripgrep prints them between "--" separators. With
+// onlyMatching, a matching line is replaced by its parts of locs (the matches' byte
+// ranges, ascending).
+func (q *grepQuery) group(data []byte, starts []int, matched []int, locs [][]int) [][]hitLine {
 	isMatch := make(map[int]bool, len(matched))
 	for _, i := range matched {
 		isMatch[i] = true
@@ -625,7 +638,11 @@ func (q *grepQuery) group(data []byte, starts []int, matched []int) [][]hitLine 
 			cur = nil
 		}
 		for i := max(lo, last+1); i <= hi; i++ {
-			cur = append(cur, q.printed(data, starts, i, isMatch[i]))
+			if q.only && isMatch[i] {
+				cur = append(cur, q.matchedParts(data, starts, i, locs)...)
+			} else {
+				cur = append(cur, q.printed(data, starts, i, isMatch[i]))
+			}
 			last = i
 		}
 	}
@@ -633,6 +650,28 @@ func (q *grepQuery) group(data []byte, starts []int, matched []int) [][]hitLine 
 		groups = append(groups, cur)
 	}
 	return groups
+}
+
+// matchedParts are the non-empty parts of the matches in locs that lie on line i,
+// one printed line each, as rg -o prints them.
+func (q *grepQuery) matchedParts(data []byte, starts []int, i int, locs [][]int) []hitLine {
+	lo := starts[i]
+	hi := lo + len(lineText(data, starts, i))
+	// The first match that ends after the line begins.
+	k, _ := slices.BinarySearchFunc(locs, lo, func(m []int, off int) int { return cmp.Compare(m[1], off+1) })
+	var out []hitLine
+	for ; k < len(locs) && locs[k][0] < hi; k++ {
+		a, b := max(locs[k][0], lo), min(locs[k][1], hi)
+		if a >= b {
+			continue
+		}
+		text := string(data[a:b])
+		if q.maxCols > 0 && len(text) > q.maxCols {
+			text = "[Omitted long matching line]"
+		}
+		out = append(out, hitLine{n: i + 1, text: text, match: true})
+	}
+	return out
 }
 
 // printed is line i as ripgrep prints it, long lines replaced.

@@ -333,3 +333,24 @@ func TestGrepConfinement(t *testing.T) {
 	}
 	wantFailure(t, grepCall(t, roots, "files", "x", "{path = root .. '/missing'}"), "no such file", "notfound")
 }
+
+// onlyMatching prints the matched parts of each matching line, one a line, as rg -o
+// does: empty matches print nothing, context lines print whole, a multiline match
+// prints its part on each line it covers, and a line's "\r\n" is never part of it.
+func TestGrepOnlyMatching(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, "f.txt", "a1 b2 c3\nnone\nctx\nx9\r\n", "g.txt", "start\nmid\nend\n")
+	tests := []struct{ pattern, opts, want string }{
+		{`[a-z]\d`, "{path = root .. '/f.txt', onlyMatching = true}", "f.txt:1:a1\nf.txt:1:b2\nf.txt:1:c3\nf.txt:4:x9\n"},
+		{`\d*`, "{path = root .. '/f.txt', onlyMatching = true}", "f.txt:1:1\nf.txt:1:2\nf.txt:1:3\nf.txt:4:9\n"},
+		{`x\d`, "{path = root .. '/f.txt', onlyMatching = true, before = 1}", "f.txt-3-ctx\nf.txt:4:x9\n"},
+		{`9\s*`, "{path = root .. '/f.txt', onlyMatching = true, multiline = true}", "f.txt:4:9\n"},
+		{`t\nmi`, "{path = root .. '/g.txt', onlyMatching = true, multiline = true}", "g.txt:1:t\ng.txt:2:mi\n"},
+		{`[a-z]\d`, "{path = root .. '/f.txt'}", "f.txt:1:a1 b2 c3\nf.txt:4:x9\n"},
+	}
+	for _, tt := range tests {
+		if got := grepContent(t, root, tt.pattern, tt.opts); got != tt.want {
+			t.Errorf("%s %s =\n%s\nwant\n%s", tt.pattern, tt.opts, got, tt.want)
+		}
+	}
+}

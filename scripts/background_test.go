@@ -115,9 +115,6 @@ var (
 	// luatool cannot notify the model when a background command ends (there is no
 	// channel for it over MCP or the CLI), so its start text does not promise it.
 	noNotification = strings.NewReplacer(" You will be notified when it completes.", "")
-	// The engine words an input error "issue(s)" for any number of problems; the
-	// original has "issue" for one (an engine-wide wording, not this tool's).
-	engineIssues = strings.NewReplacer("the following issue:\n", "the following issue(s):\n")
 )
 
 // TestBackgroundGroundTruth replays the original's recorded background session
@@ -225,7 +222,7 @@ func TestBackgroundGroundTruth(t *testing.T) {
 			}
 			continue
 		}
-		want := engineIssues.Replace(subst(c.want))
+		want := subst(c.want)
 		if c.content != "" {
 			// The original's content keeps the final newline, and its numbering
 			// counts the empty line after it.

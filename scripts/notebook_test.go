@@ -41,7 +41,7 @@ var nbScenario = []nbCall{
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb.ipynb", "cell_id": "nope", "new_source": "", "edit_mode": "delete"}`, isError: true, text: "<tool_use_error>Cell with ID \"nope\" not found in notebook.</tool_use_error>"},
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb.ipynb", "cell_id": "intro", "new_source": "print(1)", "cell_type": "code"}`, text: "Updated cell intro with print(1)"},
 	// The original's text is its schema library's JSON report.
-	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb.ipynb", "cell_id": "code1", "new_source": "z", "edit_mode": "append"}`, isError: true, problems: []string{"The parameter `edit_mode` is invalid: value must be one of 'replace', 'insert', 'delete'"}},
+	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb.ipynb", "cell_id": "code1", "new_source": "z", "edit_mode": "append"}`, isError: true, problems: []string{"The parameter `edit_mode` is invalid: Invalid option: expected one of \"replace\"|\"insert\"|\"delete\""}},
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb.ipynb", "cell_id": "cell-1", "new_source": "by index"}`, text: "Updated cell cell-1 with by index"},
 	{tool: "Read", input: `{"file_path": "<WS>/nb.ipynb"}`, text: "<cell id=\"<ID2>\">import os</cell id=\"<ID2>\">\n<cell id=\"intro\">by index</cell id=\"intro\">\n<cell id=\"code1\">print('bye')</cell id=\"code1\">\n<cell id=\"<ID1>\"><cell_type>markdown</cell_type>## Inserted</cell id=\"<ID1>\">"},
 	{tool: "Read", input: `{"file_path": "<WS>/nb_noids.ipynb"}`, text: "<cell id=\"cell-0\">a = 1</cell id=\"cell-0\">\n<cell id=\"cell-1\">b = 2</cell id=\"cell-1\">"},
@@ -65,7 +65,7 @@ var nbScenario = []nbCall{
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb_rich.ipynb", "cell_id": "img", "new_source": "plot(2)"}`, text: "Updated cell img with plot(2)"},
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb_rich.ipynb", "cell_id": "raw1", "new_source": "line 1\nline 2\n"}`, text: "Updated cell raw1 with line 1\nline 2\n"},
 	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb_rich.ipynb", "cell_id": "err", "new_source": "", "edit_mode": "delete", "cell_type": "markdown"}`, text: "Deleted cell err"},
-	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb_rich.ipynb", "cell_id": "multi", "new_source": "q", "cell_type": "raw"}`, isError: true, problems: []string{"The parameter `cell_type` is invalid: value must be one of 'code', 'markdown'"}},
+	{tool: "NotebookEdit", input: `{"notebook_path": "<WS>/nb_rich.ipynb", "cell_id": "multi", "new_source": "q", "cell_type": "raw"}`, isError: true, problems: []string{"The parameter `cell_type` is invalid: Invalid option: expected one of \"code\"|\"markdown\""}},
 	{tool: "Read", input: `{"file_path": "<WS>/nb_rich.ipynb"}`, text: "<cell id=\"img\">plot(2)</cell id=\"img\">\n<cell id=\"multi\">print('a')\nprint('b')\n'x'</cell id=\"multi\">\n\na\nb\n\n\nwarn\n\n\n'x'\n<cell id=\"raw1\"><cell_type>raw</cell_type>line 1\nline 2\n</cell id=\"raw1\">"},
 }
 
@@ -103,7 +103,7 @@ func TestNotebookAsRecorded(t *testing.T) {
 		case isErr != c.isError:
 			t.Errorf("call %d %s %s: is_error %v: %q", i+1, c.tool, c.input, isErr, got)
 		case c.problems != nil:
-			want = "<tool_use_error>InputValidationError: " + c.tool + " failed due to the following issue(s):\n" + strings.Join(c.problems, "\n") + "</tool_use_error>"
+			want = validationText(c.tool, c.problems)
 			if got != want {
 				t.Errorf("call %d %s %s:\n got %q\nwant %q", i+1, c.tool, c.input, got, want)
 			}

@@ -159,7 +159,7 @@ func TestToolsLoad(t *testing.T) {
 		{"Glob", "find files by name pattern or wildcard", "Glob", 50000, []any{"pattern"},
 			[]string{"path", "pattern"}, true},
 		{"Grep", "search file contents with regex (ripgrep)", "Search", 20000, []any{"pattern"},
-			[]string{"-A", "-B", "-C", "-i", "-n", "context", "glob", "head_limit", "multiline", "offset", "output_mode", "path", "pattern", "type"}, true},
+			[]string{"-A", "-B", "-C", "-i", "-n", "-o", "context", "glob", "head_limit", "multiline", "offset", "output_mode", "path", "pattern", "type"}, true},
 		{"Write", "create or overwrite files", "Write", 50000, // 100000, capped at the persist threshold
 			[]any{"file_path", "content"},
 			[]string{"content", "file_path"}, false},
@@ -201,13 +201,6 @@ func TestToolsLoad(t *testing.T) {
 		sortStrings(names)
 		if !reflect.DeepEqual(names, c.props) {
 			t.Errorf("%s: properties %v, want %v", c.name, names, c.props)
-		}
-	}
-	grep, _ := reg.Lookup("Grep")
-	props := grep.InputSchema()["properties"].(map[string]any)
-	for name, def := range map[string]any{"output_mode": "files_with_matches", "-n": true, "head_limit": 250.0, "offset": 0.0, "multiline": false} {
-		if got := props[name].(map[string]any)["default"]; got != def {
-			t.Errorf("Grep.%s default = %v, want %v", name, got, def)
 		}
 	}
 	edit, _ := reg.Lookup("Edit")
@@ -448,7 +441,26 @@ func TestGrepContext(t *testing.T) {
 			"f.txt-7-line 7\nf.txt-8-line 8\nf.txt-9-line 9\nf.txt:10:hit 10\nf.txt-11-line 11\nf.txt-12-line 12")
 	// Context is for content mode only.
 	v.want("Grep", `{"pattern": "hit", "-C": 3}`, "Found 1 file\nf.txt")
-	v.wantError("Grep", `{"pattern": "hit", "-C": -1}`, "InputValidationError", "-C")
+	// The schema is the original's (any number), so the tool refuses what is not a count.
+	v.wantError("Grep", `{"pattern": "hit", "-C": -1}`, "<tool_use_error>-C must be a whole number of lines or entries, 0 or more; got -1</tool_use_error>")
+	v.wantError("Grep", `{"pattern": "hit", "-A": 1.5}`, "<tool_use_error>-A must be a whole number of lines or entries, 0 or more; got 1.5</tool_use_error>")
+}
+
+// -o shows the matched parts alone, one a line; a single file as path shows no file
+// name, as rg prints none for one file (the oracle's grep_o and grep_head_offset).
+func TestGrepOnlyMatchingAndSingleFile(t *testing.T) {
+	v := newEnv(t)
+	v.write("notes.md", "# Notes\nTODO: write it\nnothing\nTODO: add tests and TODO: ship\n")
+	v.write("other.md", "TODO: more\n")
+	v.want("Grep", `{"pattern": "TODO: \\w+", "output_mode": "content", "-o": true}`,
+		"notes.md:2:TODO: write\nnotes.md:4:TODO: add\nnotes.md:4:TODO: ship\nother.md:1:TODO: more")
+	v.want("Grep", `{"pattern": "TODO: \\w+", "output_mode": "content", "-o": true, "-n": false, "path": "notes.md"}`,
+		"TODO: write\nTODO: add\nTODO: ship")
+	v.want("Grep", `{"pattern": "TODO", "output_mode": "content", "-B": 1, "path": "notes.md", "head_limit": 3}`,
+		"1-# Notes\n2:TODO: write it\n3-nothing\n\n[Showing results with pagination = limit: 3]")
+	// -o is for content mode only; a directory as path keeps the names.
+	v.want("Grep", `{"pattern": "TODO", "-o": true, "path": "."}`, "Found 2 files\nother.md\nnotes.md") // newest first
+	v.want("Grep", `{"pattern": "ship", "output_mode": "content", "path": "."}`, "notes.md:4:TODO: add tests and TODO: ship")
 }
 
 func TestGrepPagination(t *testing.T) {
@@ -501,7 +513,8 @@ func TestGrepErrors(t *testing.T) {
 	v.wantError("Grep", `{"pattern": "x", "glob": "[x"}`, `<tool_use_error>invalid glob "[x"`)
 	v.wantError("Grep", `{"pattern": "x", "path": "nope"}`, "<tool_use_error>Path does not exist: nope. "+cwdNote+"</tool_use_error>")
 	v.wantError("Grep", `{"pattern": "x", "output_mode": "lines"}`, "InputValidationError: Grep failed", "output_mode")
-	v.wantError("Grep", `{"pattern": "x", "head_limit": -1}`, "InputValidationError", "head_limit")
+	v.wantError("Grep", `{"pattern": "x", "head_limit": -1}`, "<tool_use_error>head_limit must be a whole number of lines or entries, 0 or more; got -1</tool_use_error>")
+	v.wantError("Grep", `{"pattern": "x", "offset": "two"}`, "InputValidationError: Grep failed due to the following issue:\nThe parameter `offset` type is expected as `number` but provided as `string`")
 	v.wantError("Grep", `{"pattern": "x", "-X": 1}`, "An unexpected parameter `-X` was provided")
 }
 

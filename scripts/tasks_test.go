@@ -52,6 +52,17 @@ func newEngineWith(t *testing.T, fsys fs.FS) *engine.Engine {
 	return e
 }
 
+// validationText is the original's input validation error for problems: "issue"
+// for one, "issues" for several.
+func validationText(tool string, problems []string) string {
+	noun := "issues"
+	if len(problems) == 1 {
+		noun = "issue"
+	}
+	return "<tool_use_error>InputValidationError: " + tool + " failed due to the following " + noun + ":\n" +
+		strings.Join(problems, "\n") + "</tool_use_error>"
+}
+
 // replay makes each recorded call in turn, for the principal of ctx, and compares.
 func replay(t *testing.T, e *engine.Engine, ctx context.Context, calls []recorded) {
 	t.Helper()
@@ -63,7 +74,7 @@ func replay(t *testing.T, e *engine.Engine, ctx context.Context, calls []recorde
 			continue
 		}
 		if c.problems != nil {
-			want := "<tool_use_error>InputValidationError: " + c.tool + " failed due to the following issue(s):\n" + strings.Join(c.problems, "\n") + "</tool_use_error>"
+			want := validationText(c.tool, c.problems)
 			if got != want {
 				t.Errorf("call %d %s %s:\n got %q\nwant %q", i+1, c.tool, c.input, got, want)
 			}
@@ -102,7 +113,7 @@ var taskScenario = []recorded{
 	{"TaskList", `{}`, false, "#1 [completed] Write the parser (v2) (me)", `{"tasks": [{"id": "1", "subject": "Write the parser (v2)", "status": "completed", "owner": "me", "blockedBy": []}]}`, nil},
 	{"TaskGet", `{"taskId": "2"}`, false, "Task not found", `{"task": null}`, nil},
 	// The original's text is its schema library's JSON report of a failed union.
-	{"TaskUpdate", `{"taskId": "1", "status": "bogus"}`, true, "", "", []string{"The parameter `status` is invalid: value must be one of 'pending', 'in_progress', 'completed', 'deleted'"}},
+	{"TaskUpdate", `{"taskId": "1", "status": "bogus"}`, true, "", "", []string{"The parameter `status` is invalid: Invalid option: expected one of \"pending\"|\"in_progress\"|\"completed\"|\"deleted\""}},
 	// The id of the deleted task 2 is not given again.
 	{"TaskCreate", `{"subject": "Only a subject"}`, false, "Task #3 created successfully: Only a subject", `{"task": {"id": "3", "subject": "Only a subject", "description": "Only a subject"}}`, nil},
 	{"TaskUpdate", `{"taskId": "1"}`, false, "Updated task #1 ", `{"success": true, "taskId": "1", "updatedFields": []}`, nil},
@@ -138,7 +149,7 @@ var todoScenario = []recorded{
 	// one of "pending"|"in_progress"|"completed"".
 	{"TodoWrite", `{"todos": [{"content": "x", "status": "doing"}]}`, true, "", "", []string{
 		"The required parameter `todos[0].activeForm` is missing",
-		"The parameter `todos[0].status` is invalid: value must be one of 'pending', 'in_progress', 'completed'",
+		"The parameter `todos[0].status` is invalid: Invalid option: expected one of \"pending\"|\"in_progress\"|\"completed\"",
 	}},
 	// The list was all completed, so it was cleared: the old list is empty.
 	{"TodoWrite", `{"todos": []}`, false, todoText, `{"oldTodos": [], "newTodos": []}`, nil},

@@ -14,21 +14,43 @@ local quote, unquote = require("path").quote, require("path").unquote
 
 local DEFAULT_HEAD_LIMIT = 250
 
+-- The schema is the original's: counts are numbers without bounds or defaults, so
+-- the defaults are applied here and validateInput refuses what is not a count.
 ---@class GrepInput
 ---@field pattern string
 ---@field path? string
 ---@field glob? string
----@field output_mode "content"|"files_with_matches"|"count"
----@field ["-B"] integer?
----@field ["-A"] integer?
----@field ["-C"] integer?
----@field context? integer
----@field ["-n"] boolean
+---@field output_mode? "content"|"files_with_matches"|"count"
+---@field ["-B"] number?
+---@field ["-A"] number?
+---@field ["-C"] number?
+---@field context? number
+---@field ["-n"] boolean?
 ---@field ["-i"] boolean?
+---@field ["-o"] boolean?
 ---@field type? string
----@field head_limit integer
----@field offset integer
----@field multiline boolean
+---@field head_limit? number
+---@field offset? number
+---@field multiline? boolean
+
+-- The options that count lines or entries: each must be a whole number, not negative.
+local COUNTS = { "-B", "-A", "-C", "context", "head_limit", "offset" }
+
+-- withDefaults returns the input with the original's defaults for what it leaves out.
+---@param input GrepInput
+---@return GrepInput
+local function withDefaults(input)
+  local out = {}
+  for k, v in pairs(input) do
+    out[k] = v
+  end
+  out.output_mode = input.output_mode or "files_with_matches"
+  out.head_limit = input.head_limit or DEFAULT_HEAD_LIMIT
+  out.offset = input.offset or 0
+  out["-n"] = input["-n"] ~= false
+  out.multiline = input.multiline == true
+  return out
+end
 
 ---@param input GrepInput
 ---@param ctx luatool.Context
@@ -89,7 +111,7 @@ local function searchOptions(input, ctx)
     glob = input.glob,
     type = input.type,
     ignoreCase = input["-i"],
-    multiline = input.multiline,
+    multiline = input.multiline == true,
   }
 end
 
@@ -132,10 +154,13 @@ end
 function modes.content(input, ctx)
   local opts = searchOptions(input, ctx)
   opts.before, opts.after = contextLines(input)
+  opts.onlyMatching = input["-o"] == true
   local groups, err = grep.content(input.pattern, opts)
   if not groups then
     fail(err)
   end
+  -- A single file searched prints no file name, as rg does given one file.
+  local single = #groups > 0 and groups[1].path == opts.path
   -- ripgrep prints "--" between groups only when context lines were asked for.
   local separate = opts.before > 0 or opts.after > 0
   local lines = {}
@@ -143,13 +168,14 @@ function modes.content(input, ctx)
     if separate and gi > 1 then
       lines[#lines + 1] = "--"
     end
-    local path = quote(fs.rel(group.path, ctx.cwd))
+    local prefix = single and "" or quote(fs.rel(group.path, ctx.cwd))
     for _, l in ipairs(group.lines) do
       local sep = l.match and ":" or "-"
+      local head = single and "" or prefix .. sep
       if input["-n"] then
-        lines[#lines + 1] = path .. sep .. l.line .. sep .. l.text
+        lines[#lines + 1] = head .. l.line .. sep .. l.text
       else
-        lines[#lines + 1] = path .. sep .. l.text
+        lines[#lines + 1] = head .. l.text
       end
     end
   end
@@ -199,57 +225,50 @@ Usage:
       output_mode = {
         type = "string",
         enum = { "content", "files_with_matches", "count" },
-        default = "files_with_matches",
         description = 'What to show: "content" shows matching lines (with -A/-B/-C, -n and head_limit), "files_with_matches" shows file paths (with head_limit), "count" shows match counts per file (with head_limit). Defaults to "files_with_matches"',
       },
       ["-B"] = {
-        type = "integer",
-        minimum = 0,
+        type = "number",
         description = 'Lines to show before each match (rg -B). Requires output_mode "content"; ignored otherwise',
       },
       ["-A"] = {
-        type = "integer",
-        minimum = 0,
+        type = "number",
         description = 'Lines to show after each match (rg -A). Requires output_mode "content"; ignored otherwise',
       },
       ["-C"] = {
-        type = "integer",
-        minimum = 0,
+        type = "number",
         description = 'Lines to show before and after each match (rg -C). Requires output_mode "content"; ignored otherwise',
       },
       context = {
-        type = "integer",
-        minimum = 0,
+        type = "number",
         description = 'The same as -C, which it overrides. Requires output_mode "content"; ignored otherwise',
       },
       ["-n"] = {
         type = "boolean",
-        default = true,
         description = 'Show line numbers (rg -n). Requires output_mode "content"; ignored otherwise. Defaults to true',
       },
       ["-i"] = {
         type = "boolean",
         description = "Case-insensitive search (rg -i)",
       },
+      ["-o"] = {
+        type = "boolean",
+        description = 'Show only the matched part of each matching line, one match per line (rg -o). Requires output_mode "content"; ignored otherwise. Defaults to false',
+      },
       type = {
         type = "string",
         description = "File type to search (rg --type), such as js, py, rust, go, java. Quicker than glob for standard file types",
       },
       head_limit = {
-        type = "integer",
-        minimum = 0,
-        default = DEFAULT_HEAD_LIMIT,
+        type = "number",
         description = "Show only the first N lines or entries of the output, like | head -N, after offset. Defaults to 250; 0 means no limit (use it sparingly: large results fill the context)",
       },
       offset = {
-        type = "integer",
-        minimum = 0,
-        default = 0,
+        type = "number",
         description = "Skip the first N lines or entries before head_limit applies, like | tail -n +N+1 | head -N. Defaults to 0",
       },
       multiline = {
         type = "boolean",
-        default = false,
         description = "Let patterns span lines, with . matching newlines (rg -U --multiline-dotall). Defaults to false",
       },
     },
@@ -281,6 +300,13 @@ Usage:
   ---@param input GrepInput
   ---@param ctx luatool.Context
   validateInput = function(input, ctx)
+    for _, name in ipairs(COUNTS) do
+      local n = input[name]
+      if n and (n < 0 or n ~= math.floor(n)) then
+        return { result = false, errorCode = 4,
+          message = ("%s must be a whole number of lines or entries, 0 or more; got %s"):format(name, tostring(n)) }
+      end
+    end
     local ok, bad = grep.check(input.pattern, searchOptions(input, ctx))
     if not ok then
       return { result = false, errorCode = 2, message = bad }
@@ -302,6 +328,7 @@ Usage:
   ---@param input GrepInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
+    input = withDefaults(input)
     local data = modes[input.output_mode](input, ctx)
     if input.offset > 0 then
       data.appliedOffset = input.offset

@@ -333,6 +333,7 @@ function glob.check(pattern, opts) end
 ---@field before? integer Context lines before each match.
 ---@field after? integer Context lines after each match.
 ---@field maxColumns? integer Longer lines are replaced by a marker (default 500; 0: never).
+---@field onlyMatching? boolean A matching line gives the matched parts alone, one a line (rg -o).
 
 ---@class luatool.GrepCount
 ---@field path string
