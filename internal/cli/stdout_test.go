@@ -42,9 +42,10 @@ func TestResultsOnTerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "x.txt"), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Read shows line 1 without its "\r\n" and line 2 after a tab.
-	exact := "1\t\x1b[2Jcleared\n2\tbell\a\tok\n"
-	shown := "1\t\uFFFD[2Jcleared\n2\tbell\uFFFD\tok\n"
+	// Read shows line 1 without its "\r\n", line 2 after a tab, and the empty line 3
+	// after the final newline.
+	exact := "1\t\x1b[2Jcleared\n2\tbell\a\tok\n3\t\n"
+	shown := "1\t\uFFFD[2Jcleared\n2\tbell\uFFFD\tok\n3\t\n"
 	turn := `[{"type": "tool_use", "id": "toolu_\u001b[31m", "name": "Read", "input": {"file_path": "x.txt"}}]`
 
 	run := func(stdout interface {
@@ -71,7 +72,7 @@ func TestResultsOnTerminal(t *testing.T) {
 		t.Errorf("run piped printed %q, want %q", got, want)
 	}
 	// JSON escapes every control character: exact and safe on a terminal as it is.
-	if got := run(&terminalBuffer{}, "--json", "call", "Read", `{"file_path": "x.txt"}`); !strings.Contains(got, `"content": "1\t\u001b[2Jcleared\n2\tbell\u0007\tok"`) {
+	if got := run(&terminalBuffer{}, "--json", "call", "Read", `{"file_path": "x.txt"}`); !strings.Contains(got, `"content": "1\t\u001b[2Jcleared\n2\tbell\u0007\tok\n3\t"`) {
 		t.Errorf("--json on a terminal printed %s", got)
 	}
 }
