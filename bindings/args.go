@@ -68,6 +68,24 @@ func (a Args) whole(n int, f float64) int {
 	return int(f)
 }
 
+// OptInt returns argument n, or def when it is nil.
+func (a Args) OptInt(n int, def int) int {
+	if a.L.Get(n) == lua.LNil {
+		return def
+	}
+	return a.Int(n)
+}
+
+// Number returns argument n, which must be a number, NaN and the infinities
+// included.
+func (a Args) Number(n int) float64 {
+	v, ok := a.L.Get(n).(lua.LNumber)
+	if !ok {
+		a.typeError(n, "number")
+	}
+	return float64(v)
+}
+
 // Table returns argument n, which must be a table.
 func (a Args) Table(n int) *lua.LTable {
 	t, ok := a.L.Get(n).(*lua.LTable)
@@ -176,4 +194,23 @@ func (o Options) Bool(key string, def bool) bool {
 		o.wrong(key, "boolean", v)
 		return false
 	}
+}
+
+// Table returns option key, which must be a table, or nil when absent.
+func (o Options) Table(key string) *lua.LTable {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return nil
+	case *lua.LTable:
+		return v
+	default:
+		o.wrong(key, "table", v)
+		return nil
+	}
+}
+
+// Value returns option key as it is, of any type, and whether it is given.
+func (o Options) Value(key string) (lua.LValue, bool) {
+	v := o.get(key)
+	return v, v != lua.LNil
 }

@@ -39,9 +39,41 @@ func (p *chunkPass) at(d, line int) bool {
 }
 
 func (p *chunkPass) stmts(list []ast.Stmt, d int) {
-	for _, s := range list {
+	for i, s := range list {
 		p.stmt(s, d+1)
+		if f, ok := s.(*ast.GenericForStmt); ok {
+			list[i] = forOverLocals(f)
+		}
 	}
+}
+
+// forOverLocals returns the generic for f as a block that evaluates its expression
+// list into three locals first, then iterates over them:
+//
+//	for k, v in EXPLIST do ... end  ->  do local (for f), (for s), (for c) = EXPLIST
+//	                                       for k, v in (for f), (for s), (for c) do ... end end
+//
+// which Lua defines to mean the same. gopher-lua v1.1.2 miscompiles a generic for
+// whose expression calls a field of a call's result (`for m in require("re").gmatch(s,
+// p) do`, `for x in get().f() do`): the loop raises "attempt to call a non-function
+// object", or runs no time at all; through locals it runs as Lua says. The names
+// cannot be written in Lua source, so they hide nothing of the tool's.
+func forOverLocals(f *ast.GenericForStmt) ast.Stmt {
+	names := []string{"(for f)", "(for s)", "(for c)"}
+	decl := &ast.LocalAssignStmt{Names: names, Exprs: f.Exprs}
+	decl.SetLine(f.Line())
+	decl.SetLastLine(f.Line())
+	f.Exprs = make([]ast.Expr, len(names))
+	for i, n := range names {
+		id := &ast.IdentExpr{Value: n}
+		id.SetLine(f.Line())
+		id.SetLastLine(f.Line())
+		f.Exprs[i] = id
+	}
+	block := &ast.DoBlockStmt{Stmts: []ast.Stmt{decl, f}}
+	block.SetLine(f.Line())
+	block.SetLastLine(f.LastLine())
+	return block
 }
 
 func (p *chunkPass) exprs(list []ast.Expr, d int) {

@@ -45,6 +45,11 @@ func (vm *VM) exposeFunc(name string, fn reflect.Value, pure bool) lua.LValue {
 		if !pure {
 			Require(L, name, AccessRead)
 		}
+		if vm.stubs != nil {
+			if stub := vm.stubs.Stub(name); stub != nil {
+				return stub(L)
+			}
+		}
 		for i := 1; i <= L.GetTop(); i++ {
 			var pt reflect.Type
 			switch {

@@ -79,6 +79,17 @@ func (vm *VM) openJSON() *lua.LTable {
 	return t
 }
 
+// DecodeJSON parses s into a Lua value for the state of L as json.decode does
+// (arrays marked, null as json.null), stopping when the call's context ends first:
+// for host functions that hand scripts decoded JSON, such as an HTTP response.
+func DecodeJSON(L *lua.LState, s string) (lua.LValue, error) {
+	v, err := decodeJSON(L, s)
+	if err != nil {
+		return nil, err
+	}
+	return VMOf(L).ToLua(v)
+}
+
 // jsonAsideBytes is the size from which json.decode parses on a goroutine of its
 // own: parsing is Go code that cannot look at the context, and a document at the
 // string limit takes a second or more; set aside, it cannot keep the call past its

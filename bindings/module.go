@@ -79,6 +79,7 @@ type Module struct {
 func (m *Module) open(vm *VM) *lua.LTable {
 	t := vm.L.CreateTable(0, len(m.Funcs)+len(m.Values))
 	for name, fn := range m.Funcs {
+		fn = vm.stubbable(m.Name+"."+name, fn)
 		if !m.Pure {
 			fn = loadPhaseGuard(m.Name+"."+name, fn)
 		}

@@ -56,6 +56,8 @@ type VM struct {
 	chunk     string
 	watchdog  *Watchdog
 	call      *Call
+	// stubs are the Stubs of the running call's context, nil for most calls.
+	stubs     Stubs
 	broken    bool
 	hostPanic *HostPanic
 	// coroutinesEver counts the coroutines the state has created: a Pool retires a
@@ -154,6 +156,27 @@ type Call struct {
 	// the call: a Read deny rule matches it. Host functions that list or search files
 	// skip such paths. Nil hides nothing.
 	Hidden func(absPath string) bool
+	// Network lists the hosts the call may reach through host modules that use the
+	// network (http): patterns of package netpolicy, from the tool's network member,
+	// or the hosts its permission decision covered (NetworkGranted) for a tool that
+	// declares "*". Nil reaches no host. Loaders set it for a tool's call only.
+	Network []string
+	// NetworkGranted says that Network holds the hosts a permission granted rather
+	// than the tool's declaration, for the wording of refusals.
+	NetworkGranted bool
+	// Progress, if set, reports the call's progress (a JSON value) to the host, as a
+	// long download does. Nil drops it.
+	Progress func(data any)
+	// Session identifies the session the call runs in (a principal's: see
+	// engine.Principal). Host functions that keep what a call starts beyond the
+	// call, as the shell module keeps background commands, keep it by session, so
+	// that no session sees or stops another's. "" is a session of its own.
+	Session string
+	// OnClose, if set, registers fn to run when the host ends everything its calls
+	// started (engine.Engine.Close); cancel unregisters it, for what ended by itself.
+	// Nil means the host ends nothing after the call, and host functions that would
+	// start something outliving the call refuse: such a thing would run unbounded.
+	OnClose func(fn func()) (cancel func())
 
 	logged     int
 	coroutines int
@@ -428,12 +451,13 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 		defer done()
 	}
 	L := vm.L
-	vm.call = c
+	outerStubs := vm.stubs
+	vm.call, vm.stubs = c, stubsOf(ctx)
 	vm.refreshModuleData()
 	L.SetContext(ctx)
 	defer func() {
 		L.RemoveContext()
-		vm.call = nil
+		vm.call, vm.stubs = nil, outerStubs
 	}()
 	base := L.GetTop()
 	L.Push(fn)

@@ -537,6 +537,14 @@ func argsModule() *Module {
 			L.Push(lua.LString(NewArgs(L, "x.optstr").OptString(1, "def")))
 			return 1
 		},
+		"optint": func(L *lua.LState) int {
+			L.Push(lua.LNumber(NewArgs(L, "x.optint").OptInt(1, 7)))
+			return 1
+		},
+		"num": func(L *lua.LState) int {
+			L.Push(lua.LNumber(NewArgs(L, "x.num").Number(1)))
+			return 1
+		},
 	}}
 }
 
@@ -549,6 +557,9 @@ func TestArgsWording(t *testing.T) {
 		{`x.int(1/0)`, "bad argument #1 to 'x.int' (whole number expected, got +Inf)"},
 		{`x.tbl(print)`, "bad argument #1 to 'x.tbl' (table expected, got function)"},
 		{`x.optstr({})`, "bad argument #1 to 'x.optstr' (string expected, got table)"},
+		{`x.optint("2")`, "bad argument #1 to 'x.optint' (number expected, got string)"},
+		{`x.optint(0.5)`, "bad argument #1 to 'x.optint' (whole number expected, got 0.5)"},
+		{`x.num(true)`, "bad argument #1 to 'x.num' (number expected, got boolean)"},
 	}
 	vm := newTestVM(t, Config{Modules: []*Module{argsModule()}})
 	for _, tt := range tests {
@@ -565,7 +576,7 @@ func TestArgsWording(t *testing.T) {
 			t.Errorf("%s: line %d, want 2 (the caller's line)", tt.call, se.Line)
 		}
 	}
-	for call, want := range map[string]string{`x.y("s")`: "s", `x.int(4)`: "4", `x.optstr()`: "def"} {
+	for call, want := range map[string]string{`x.y("s")`: "s", `x.int(4)`: "4", `x.optstr()`: "def", `x.optint()`: "7", `x.optint(-3)`: "-3", `x.num(2.5)`: "2.5"} {
 		if got := eval(t, vm, "local x = require('x') return "+call); got.String() != want {
 			t.Errorf("%s = %s, want %s", call, got, want)
 		}

@@ -42,3 +42,44 @@ func TestCloseRemovesTheEnginesResults(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseEndsWhatCallsStarted: what a call registered with OnClose runs at Close,
+// once, and before Close returns, unless it was cancelled; each call sees its
+// principal's session key. A CallContext no engine made cannot register.
+func TestCloseEndsWhatCallsStarted(t *testing.T) {
+	ended := map[string]int{}
+	var cancels = map[string]func(){}
+	start := ToolDef{
+		Name: "Start", Prompt: func(context.Context, PromptOptions) (string, error) { return "p", nil },
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+		Call: func(_ context.Context, in map[string]any, cc *CallContext) (*ToolResult, error) {
+			name := in["name"].(string)
+			cancels[name] = cc.OnClose(func() { ended[name]++ })
+			return &ToolResult{Data: cc.Session}, nil
+		},
+	}
+	e, err := New(Options{Tools: []ToolDef{start}, Cwd: t.TempDir(), Mode: ModeBypassPermissions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kept", "cancelled"} {
+		ctx := WithPrincipal(bg, Principal{Name: "ann", Session: name})
+		r := e.Call(ctx, ToolUse{ID: "toolu_" + name, Name: "Start", Input: []byte(`{"name":"` + name + `"}`)})
+		if r.Block.IsError || r.Block.Content.String() != "ann/"+name {
+			t.Fatalf("%s: %s", name, r.Block.Content.String())
+		}
+	}
+	cancels["cancelled"]()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ended["kept"] != 1 || ended["cancelled"] != 0 {
+		t.Errorf("ended %v, want kept once and cancelled never", ended)
+	}
+	if (&CallContext{}).OnClose(func() {}) != nil {
+		t.Error("a CallContext no engine made registered a closer")
+	}
+}

@@ -33,6 +33,13 @@ type ToolDef struct {
 	SearchHint string
 	// ShouldDefer withholds the schema until the tool is discovered; AlwaysLoad wins over it.
 	ShouldDefer, AlwaysLoad bool
+	// Network lists the hosts the tool's call may reach through host modules that use
+	// the network (patterns of package netpolicy: "api.github.com", "*.example.com",
+	// an address or a prefix), or is "*" alone for a tool that fetches what the model
+	// asks: each host it reaches then needs a permission of its own, through the
+	// "domain:HOST" entries of its RuleContent, which it must have. Empty means the
+	// tool reaches no host. See Tool.Network and CallContext.Network.
+	Network []string
 	// MaxResultSizeChars is the size above which a result is persisted to a file. Zero
 	// means the default; math.Inf(1) means never persist. The effective threshold is
 	// at most DefaultMaxResultSizeChars.
@@ -270,10 +277,20 @@ type CallContext struct {
 	Progress func(data any)
 	// Log receives lines the tool logs (Lua print and ctx:log).
 	Log func(line string)
+	// Summarize, if set, answers a prompt about a content with the host's small model
+	// (Options.Summarize), as WebFetch does with the page it fetched. Nil when the
+	// host has none.
+	Summarize func(ctx context.Context, content, prompt string) (string, error)
+	// Session is the key of the session the call runs in (its principal's, see
+	// Principal). Host modules keep what a call starts beyond the call by it (the
+	// shell module's background commands), so that no session reaches another's.
+	Session string
 
 	// writable is set while call runs for a tool that is not read-only for its input:
 	// only then may host functions change anything (see Writable).
 	writable bool
+	// network is what the running call may reach, set while call runs (see Network).
+	network callNetwork
 	// shown are the files the call showed the model (Show), committed to Files when
 	// the call succeeds.
 	shownMu sync.Mutex
@@ -282,6 +299,8 @@ type CallContext struct {
 	// the session.
 	registry *Registry
 	discover func(names ...string)
+	// engine made the call; OnClose registers with it.
+	engine *Engine
 	// rules are the permission rules in force for the call.
 	rules ruleSet
 	// hidden is what bindings.Call.Hidden reports for the call: whether a Read deny
@@ -304,6 +323,20 @@ func (cc *CallContext) HiddenPaths() func(absPath string) bool {
 		return nil
 	}
 	return cc.hidden
+}
+
+// OnClose registers fn to run when the engine that runs the call closes
+// (Engine.Close), for what the call starts that outlives it, such as a background
+// command; the returned cancel unregisters fn, once that thing has ended by itself.
+// Close runs the functions registered at once, each on a goroutine of its own, and
+// returns when all have returned. OnClose returns nil, and fn never runs, for a
+// CallContext no engine made: its caller must then not start anything it could not
+// end.
+func (cc *CallContext) OnClose(fn func()) (cancel func()) {
+	if cc == nil || cc.engine == nil {
+		return nil
+	}
+	return cc.engine.onClose(fn)
 }
 
 // Show records that the call shows the model a file (absolute, clean path): the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
+	"github.com/luatool/luatool/netpolicy"
 )
 
 // The defaults table. Each member a ToolDef leaves out gets the value in "absent";
@@ -35,6 +36,7 @@ import (
 //	isIdempotent                 false (a hint for MCP clients only)      load error
 //	maxResultSizeChars           50000 (effective min(x, 50000))          load error
 //	outputSchema                 none                                     load error
+//	network                      none (no host)                           load error
 //	description                  the tool name                            the tool name
 //	userFacingName               the tool name                            the tool name
 //	isEnabled                    true                                     false (hidden)
@@ -103,12 +105,17 @@ type Tool struct {
 	def    ToolDef
 	schema *Schema
 	output *Schema
+	// network is def.Network parsed (see checkNetwork).
+	network netpolicy.List
 	// log receives, once per member, the failures of members that have a safe answer
 	// (see failed). Nil discards them. Set by the engine before the tool is offered.
 	log *slog.Logger
 	// bound limits each question member (see ask); Build sets defaultMemberTimeout and
 	// the engine its Options.MemberTimeout.
 	bound time.Duration
+	// redact keeps the secrets of the engine's Env out of the texts the tool gives
+	// people and the model (prompt, description, renderings). Nil redacts nothing.
+	redact *Redactor
 	// reported holds the members whose failure was logged: once per tool version
 	// is enough to tell the author, and a broken member may be asked on every call.
 	reported sync.Map
@@ -159,6 +166,11 @@ func Build(def ToolDef) (*Tool, error) {
 		}
 		t.output = s
 	}
+	if def.Network != nil {
+		if err := t.checkNetwork(); err != nil {
+			problem("network", err)
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -208,17 +220,18 @@ func (t *Tool) MaxResultSizeChars() float64 {
 // Prompt returns the model-facing description. An error here is the only error of a
 // question member: there is no safe substitute for a description.
 func (t *Tool) Prompt(ctx context.Context, opts PromptOptions) (string, error) {
-	return askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.Prompt(ctx, opts) })
+	s, err := askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.Prompt(ctx, opts) })
+	return t.redact.String(s), t.redact.Error(err)
 }
 
 // Description returns the per-call human summary, or the name.
 func (t *Tool) Description(ctx context.Context, input map[string]any) string {
-	return t.stringOr("description", t.def.Description, ctx, input, t.def.Name)
+	return t.redact.String(t.stringOr("description", t.def.Description, ctx, input, t.def.Name))
 }
 
 // UserFacingName returns the label shown to people, or the name.
 func (t *Tool) UserFacingName(ctx context.Context, input map[string]any) string {
-	return t.stringOr("userFacingName", t.def.UserFacingName, ctx, input, t.def.Name)
+	return t.redact.String(t.stringOr("userFacingName", t.def.UserFacingName, ctx, input, t.def.Name))
 }
 
 // IsEnabled reports whether the tool is offered at all; false on error.
@@ -411,9 +424,9 @@ func defaultMapResult(data any) (Content, error) {
 // the user-facing name with the input's fields.
 func (t *Tool) RenderToolUse(ctx context.Context, input map[string]any) string {
 	if s, ok := t.optionalString("renderToolUseMessage", t.def.RenderToolUseMessage, ctx, input); ok {
-		return s
+		return t.redact.String(s)
 	}
-	return t.UserFacingName(ctx, input) + "(" + summarizeInput(input) + ")"
+	return t.redact.String(t.UserFacingName(ctx, input) + "(" + summarizeInput(input) + ")")
 }
 
 // RenderResult renders a result's data for a person, or "" to show the content.
@@ -426,7 +439,7 @@ func (t *Tool) RenderResult(ctx context.Context, data any) string {
 		t.failed("renderToolResultMessage", err, "the content is shown instead")
 		return ""
 	}
-	return s
+	return t.redact.String(s)
 }
 
 // RenderProgress renders one progress event for a person.
@@ -434,11 +447,11 @@ func (t *Tool) RenderProgress(ctx context.Context, progress any) string {
 	if t.def.RenderToolUseProgressMessage != nil {
 		s, err := askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.RenderToolUseProgressMessage(ctx, progress) })
 		if err == nil {
-			return s
+			return t.redact.String(s)
 		}
 		t.failed("renderToolUseProgressMessage", err, "the default rendering is used")
 	}
-	return defaultProgressText(progress)
+	return t.redact.String(defaultProgressText(progress))
 }
 
 // defaultProgressText renders progress data for a person when the tool has no
@@ -470,7 +483,7 @@ func formatCount(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) 
 // RenderRejected renders a refused tool use for a person.
 func (t *Tool) RenderRejected(ctx context.Context, input map[string]any) string {
 	if s, ok := t.optionalString("renderToolUseRejectedMessage", t.def.RenderToolUseRejectedMessage, ctx, input); ok {
-		return s
+		return t.redact.String(s)
 	}
 	return t.UserFacingName(ctx, input) + " was not allowed to run"
 }
@@ -480,11 +493,11 @@ func (t *Tool) RenderError(ctx context.Context, message string) string {
 	if t.def.RenderToolUseErrorMessage != nil {
 		s, err := askMember(t, ctx, func(ctx context.Context) (string, error) { return t.def.RenderToolUseErrorMessage(ctx, message) })
 		if err == nil {
-			return s
+			return t.redact.String(s)
 		}
 		t.failed("renderToolUseErrorMessage", err, "the default rendering is used")
 	}
-	return "Error: " + message
+	return t.redact.String("Error: " + message)
 }
 
 func (t *Tool) close() {

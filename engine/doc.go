@@ -48,6 +48,18 @@
 // Run takes all the tool_use blocks of a model turn: consecutive concurrency-safe
 // calls run side by side, the others alone, and the results come back in order.
 //
+// # The network
+//
+// A tool lists the hosts its call may reach (ToolDef.Network, the network member);
+// the call, and no other member, is handed them (CallContext.Network), and the host
+// modules that use the network refuse the rest. A tool that lists "*" reaches what
+// the model names: the hosts of the "domain:HOST" entries of its ruleContent, for
+// which the permission step decides, and which it cannot allow itself, so that each
+// host needs a rule (WebFetch(domain:example.com)), a mode or a person. What the
+// host refuses for every tool (its deny list, private addresses) is the host
+// modules' business (package netpolicy). Options.Summarize lends tools the host's
+// small model (CallContext.Summarize), as WebFetch uses it for the page it fetched.
+//
 // # Principals and sessions
 //
 // Every call runs for a Principal, set on its context with WithPrincipal (the local
@@ -59,6 +71,17 @@
 // session.Store: in memory by default, shared by several processes with a store such
 // as session/redisstore. A principal's Profile (NewProfile) adds rules and a mode to
 // the engine's, and hides the tools its rules deny by name.
+//
+// # Values for tools, and secrets
+//
+// Options.Env holds the values a host hands its tools explicitly (EnvVar: a name, a
+// value, the tools that may read it, whether it is secret); Lua tools read them
+// with env.get, never the process's environment. The Redactor of an Env replaces
+// its secrets with [redacted:NAME] in everything the engine hands on: results
+// (content, data, newMessages, mcpMeta), logs, progress, errors, renderings, prompts
+// and the messages of permission asks, and the records it writes to
+// Options.Logger; a host redacts its own output with the same Redactor
+// (Env.Redactor).
 //
 // # Reloading
 //

@@ -90,10 +90,19 @@ type Options struct {
 	// member that failed and was given its safe answer (once per member of a tool
 	// version, with the error's file and line), for example. Nil discards it.
 	Logger *slog.Logger
+	// Env holds the values the host hands its tools explicitly (Lua's env.get), by
+	// tool, and marks the secrets among them, which the engine redacts from whatever
+	// it hands on (see Redactor). Nil hands tools nothing.
+	Env *Env
 	// ApprovalHint, if set, is added to the text of a call that needed approval when
 	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
 	// given the rules that would allow this one. The CLI names its flags.
 	ApprovalHint func(rules []string) string
+	// Summarize, if set, is the host's small model: it answers prompt about content
+	// (a web page converted to Markdown, for WebFetch) in a few sentences. Tools reach
+	// it through CallContext.Summarize (Lua: ctx:summarize), only while their call
+	// runs. Nil means the host has none, and WebFetch returns the page itself.
+	Summarize func(ctx context.Context, content, prompt string) (string, error)
 }
 
 // ProgressEvent is one ctx:progress report of a running call.
@@ -146,6 +155,12 @@ type Engine struct {
 	// ownResults is set when resultsDir was made by the engine (Options.ResultsDir was
 	// empty): Close removes it.
 	ownResults bool
+
+	// closeMu guards closers, what calls registered to end at Close
+	// (CallContext.OnClose), by registration number.
+	closeMu    sync.Mutex
+	closers    map[int]func()
+	nextCloser int
 }
 
 // New builds an engine with the Go-native tools of opts and no Lua tools yet.
@@ -177,6 +192,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if r := opts.Env.Redactor(); r != nil {
+		opts.Logger = slog.New(r.Handler(opts.Logger.Handler()))
+	}
 	if opts.MemberTimeout <= 0 {
 		opts.MemberTimeout = defaultMemberTimeout
 	}
@@ -201,7 +219,7 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
 		}
-		t.log, t.bound = opts.Logger, opts.MemberTimeout
+		t.log, t.bound, t.redact = opts.Logger, opts.MemberTimeout, opts.Env.Redactor()
 		e.goTools = append(e.goTools, t)
 	}
 	reg, _ := newRegistry(e.goTools, e.isEnabled)
@@ -209,11 +227,24 @@ func New(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Close releases what the engine holds outside its tools: the results directory it
-// made (Options.ResultsDir empty) is removed with the results in it; a directory the
-// host named is left alone. Calls made after Close may persist results again, in a new
-// directory. Close is safe to call more than once.
+// Close releases what the engine holds outside its tools. First it ends what calls
+// started to outlive them (CallContext.OnClose): the background commands of the
+// shell module are stopped, their process groups killed, and Close returns only
+// once they have ended. Then the results directory it made (Options.ResultsDir
+// empty) is removed with the results in it; a directory the host named is left
+// alone. Calls made after Close may start things and persist results again, for the
+// next Close to end. Close is safe to call more than once.
 func (e *Engine) Close() error {
+	e.closeMu.Lock()
+	closers := e.closers
+	e.closers = nil
+	e.closeMu.Unlock()
+	var wg sync.WaitGroup
+	for _, fn := range closers {
+		wg.Go(fn)
+	}
+	wg.Wait()
+
 	e.resultsMu.Lock()
 	defer e.resultsMu.Unlock()
 	if !e.ownResults || e.resultsDir == "" {
@@ -222,6 +253,23 @@ func (e *Engine) Close() error {
 	err := os.RemoveAll(e.resultsDir)
 	e.resultsDir, e.ownResults = "", false
 	return err
+}
+
+// onClose registers fn for Close; cancel unregisters it.
+func (e *Engine) onClose(fn func()) (cancel func()) {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closers == nil {
+		e.closers = map[int]func(){}
+	}
+	id := e.nextCloser
+	e.nextCloser++
+	e.closers[id] = fn
+	return func() {
+		e.closeMu.Lock()
+		defer e.closeMu.Unlock()
+		delete(e.closers, id)
+	}
 }
 
 // Registry returns the current snapshot.

@@ -93,7 +93,7 @@ func Example_embed() {
 	input := json.RawMessage(`{"pattern": "*.txt"}`)
 
 	// README: Embed in Go
-	mods, err := hostmod.Standard([]string{dir}) // fs, glob, grep, shell, path: confined to dir
+	mods, err := hostmod.Standard([]string{dir}) // fs, glob, grep, shell, http, path: confined to dir
 	if err != nil {
 		panic(err)
 	}

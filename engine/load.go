@@ -2,8 +2,10 @@ package engine
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"sort"
@@ -178,8 +180,15 @@ type loadWait struct {
 // one name are both left out, with an error naming both. A file that fails to load is
 // reported; its last good version (from an earlier Load of a source of the same name)
 // keeps serving. Files whose content has not changed since the last read are not
-// loaded again. Load returns the diagnostics of the whole set, in source order.
+// loaded again. Load returns the diagnostics of the whole set, in source order. A
+// source with a Dir and no FS reads the directory (as DirSource).
 func (e *Engine) Load(sources ...Source) []Diagnostic {
+	sources = slices.Clone(sources)
+	for i, src := range sources {
+		if src.FS == nil && src.Dir != "" {
+			sources[i].FS = os.DirFS(src.Dir)
+		}
+	}
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	known := map[string]*sourceState{}
@@ -277,7 +286,13 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, w
 func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []*Tool, events []Event) {
 	s.scans++
 	listed := time.Now() // a file the listing misses was away at a moment after this
-	entries, err := fs.ReadDir(s.src.FS, ".")
+	var entries []fs.DirEntry
+	var err error
+	if s.src.FS == nil {
+		err = errors.New("the source has no files: set its FS or Dir")
+	} else {
+		entries, err = fs.ReadDir(s.src.FS, ".")
+	}
 	if (err == nil) != (s.unreadable == nil) {
 		changed = true
 	}
@@ -493,7 +508,7 @@ func (s *sourceState) lastShown(name string, seen map[string]bool, wait loadWait
 // the engine's load slots.
 func (e *Engine) startLoad(l Loader, s *sourceState, name string, data []byte, hash [sha256.Size]byte) *loadRun {
 	r := &loadRun{name: name, hash: hash, scan: s.scans, done: make(chan struct{})}
-	file, env := path.Join(s.src.Name, name), LoadEnv{FS: s.src.FS}
+	file, env := path.Join(s.src.Name, name), LoadEnv{FS: s.src.FS, Env: e.opts.Env}
 	go func() {
 		defer close(r.done)
 		e.loadSlots <- struct{}{}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -184,5 +185,25 @@ func TestIsEnabledIsBounded(t *testing.T) {
 	}
 	if _, ok := e.Registry().Lookup("Ok"); !ok {
 		t.Error("the other tool is not offered")
+	}
+}
+
+// A source given by its Dir alone is read from that directory; one with neither FS
+// nor Dir is an error diagnostic, not a panic.
+func TestLoadSourceByDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "read.lua"), []byte(namedTool("Read", "read")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newLuaEngine(t, engine.Options{})
+	if diags := e.Load(engine.Source{Name: "d", Dir: dir}); engine.HasErrors(diags) {
+		t.Fatalf("a source by Dir:\n%s", diagText(diags))
+	}
+	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Read"}) {
+		t.Errorf("registry = %v", got)
+	}
+	diags := e.Load(engine.Source{Name: "empty"})
+	if d, ok := findDiag(diags, engine.SeverityError, "the source has no files: set its FS or Dir"); !ok || d.File != "empty" {
+		t.Errorf("a source with neither FS nor Dir:\n%s", diagText(diags))
 	}
 }

@@ -38,6 +38,9 @@ type LoadEnv struct {
 	// FS holds the files of the tool file's directory, for the files it may use
 	// (SharedLoader).
 	FS fs.FS
+	// Env holds the values the engine's host hands its tools (Options.Env), for the
+	// loader to give each tool what is its own; nil for none.
+	Env *Env
 }
 
 // A MemberError is a problem Build found with one member of a ToolDef. Build joins
@@ -145,6 +148,6 @@ func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool
 			warn(s.member, "%s", msg)
 		}
 	}
-	t.log, t.bound = e.opts.Logger, e.opts.MemberTimeout
+	t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
 	return t, diags
 }

@@ -105,6 +105,7 @@ var members = []Member{
 	{Name: "isIdempotent", Kind: kindBool, Absent: "false (a hint for MCP clients only)", OnError: loadError, given: func(d *ToolDef) bool { return d.Hints.Idempotent != nil }},
 	{Name: "maxResultSizeChars", Kind: kindNumber, Absent: "50000 (effective min(x, 50000))", OnError: loadError, given: func(d *ToolDef) bool { return d.MaxResultSizeChars != 0 }},
 	{Name: "outputSchema", Kind: kindSchema, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.OutputSchema != nil }},
+	{Name: "network", Kind: kindStrings, Absent: "none (no host)", OnError: loadError, given: func(d *ToolDef) bool { return len(d.Network) > 0 }},
 	{Name: "description", Kind: kindStringFn, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.Description != nil }},
 	{Name: "userFacingName", Kind: kindStringFn, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.UserFacingName != nil }},
 	{Name: "isEnabled", Kind: kindBoolFn, Absent: "true", OnError: "false (hidden)", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsEnabled != nil }},

@@ -25,7 +25,9 @@ import (
 //  6. the mode: bypassPermissions allows; acceptEdits allows edits (the Edit family)
 //     of paths inside the roots; default and plan change nothing here;
 //  7. an allow rule, tool-level or content, that matches allows;
-//  8. the tool's own allow allows; what is left is an ask, which goes to CanUseTool.
+//  8. the tool's own allow allows (but for a tool that declares network "*", which
+//     needs a rule, a mode or a person for every host it reaches: its allow counts
+//     as passthrough); what is left is an ask, which goes to CanUseTool.
 //     In dontAsk mode an ask is a deny, and with no callback it is a deny that says
 //     what would allow the call.
 //
@@ -282,6 +284,11 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 	p := t.CheckPermissions(ctx, input, cc)
 	if p.Behavior == Deny {
 		return decision{behavior: Deny, message: p.Message}
+	}
+	if p.Behavior == Allow && t.perDomain() {
+		// A tool that reaches any host the model names cannot allow itself: each
+		// host needs a rule, a mode or a person (see network.go).
+		p.Behavior = Passthrough
 	}
 	if p.UpdatedInput != nil {
 		updated, err := t.Schema().Prepare(p.UpdatedInput)

@@ -171,6 +171,10 @@ func (p *PendingCall) Call(ctx context.Context) *Result {
 func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result) {
 	use, reg := p.use, p.reg
 	r = &Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}
+	redact := e.opts.Env.Redactor()
+	if redact != nil {
+		defer redactResult(redact, r)
+	}
 
 	// 1. Lookup.
 	t := p.tool
@@ -198,18 +202,22 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		Tools:     reg.Names(),
 		State:     tc.session.state(ctx),
 		Files:     tc.session.files(ctx),
+		Session:   tc.session.key,
+		engine:    e,
 		registry:  reg,
 		discover:  func(names ...string) { tc.session.discover(ctx, names...) },
 		Log: func(line string) {
+			line = redact.String(line)
 			logMu.Lock()
 			r.Log = append(r.Log, line)
 			logMu.Unlock()
 		},
 		Progress: func(data any) {
 			if hooks.OnProgress != nil {
-				hooks.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: data})
+				hooks.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: redact.Value(data)})
 			}
 		},
+		Summarize: e.opts.Summarize,
 	}
 	// Read deny rules hide paths from whatever the tool lists or searches.
 	cc.rules = e.rulesFor(ctx, tc)
@@ -257,10 +265,11 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		bounded, cancel = e.bound(ctx, cc)
 	}
 
-	// 6. Call under the deadline.
+	// 6. Call under the deadline, with the hosts it may reach.
+	cc.network = networkOf(bounded, t, input)
 	cc.writable = !cc.readOnly
 	tr, err := guard(t.Name(), func() (*ToolResult, error) { return t.def.Call(bounded, input, cc) })
-	cc.writable = false
+	cc.writable, cc.network = false, callNetwork{}
 	var pe *PanicError
 	if errors.As(err, &pe) {
 		// The tool's own code panicked: the machinery around it failed, in the
@@ -295,11 +304,29 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	if isEmpty(content) {
 		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
 	}
-	content = validUTF8(content)
+	// Redacted before it may be persisted: the model reads a persisted result too.
+	content = validUTF8(redact.Content(content))
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	cc.commitShown()
 	return r
+}
+
+// redactResult redacts what a call hands on (see Redactor). The content of a call
+// that ran to the end was redacted before it was persisted; redacting it again
+// could find a secret inside a marker.
+func redactResult(redact *Redactor, r *Result) {
+	if r.Stage != StageDone {
+		r.Block.Content = redact.Content(r.Block.Content)
+	}
+	r.Data = redact.Value(r.Data)
+	if r.NewMessages != nil {
+		r.NewMessages = redact.Value(r.NewMessages).([]any)
+	}
+	if r.MCPMeta != nil {
+		r.MCPMeta = redact.Value(r.MCPMeta).(map[string]any)
+	}
+	r.Err = redact.Error(r.Err)
 }
 
 func (r *Result) fail(stage Stage, text string) *Result {
@@ -354,8 +381,12 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		}
 		return nil, false, e.unansweredText(t, "", suggestions)
 	}
+	msg := d.message
+	if note := networkNote(bounded, t, d.input); note != "" {
+		msg = strings.TrimSpace(msg + " " + note)
+	}
 	req := PermissionRequest{
-		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: d.message,
+		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: e.opts.Env.Redactor().String(msg),
 		Description: t.Description(bounded, d.input),
 		Suggestions: suggestions,
 	}

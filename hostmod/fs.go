@@ -49,7 +49,8 @@ import (
 // A path is absolute or relative to the first root. It must lie inside a root:
 // anything else, whether by "..", an absolute path elsewhere or a symbolic link
 // leading out, fails with code "outside" and the message "path P is outside the
-// allowed roots". Failures a script can handle return nil, a message and a code
+// allowed roots". The one exception: read, lines, stat and exists open the output
+// file of a background command (shell.start) of the calling session. Failures a script can handle return nil, a message and a code
 // (see the package documentation); wrong arguments raise errors.
 //
 // Each root must be an existing directory. The module keeps no file open between
@@ -147,7 +148,7 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 	ctx := contextOf(L)
 	var content []byte
 	var info map[string]any
-	err := rs.do(p, func(r *os.Root, loc location) error {
+	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
 		f, st, err := openRegular(r, loc)
 		if err != nil {
 			return err
@@ -227,7 +228,7 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 	ctx := contextOf(L)
 	var text []byte
 	var info map[string]any
-	err := rs.do(p, func(r *os.Root, loc location) error {
+	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
 		f, st, err := openRegular(r, loc)
 		if err != nil {
 			return err
@@ -377,7 +378,7 @@ func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, tot
 func (rs *rootSet) luaStat(L *lua.LState) int {
 	p := bindings.NewArgs(L, "fs.stat").String(1)
 	var info map[string]any
-	err := rs.do(p, func(r *os.Root, loc location) error {
+	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
 		st, err := r.Stat(loc.name)
 		if err != nil {
 			return err
@@ -396,7 +397,7 @@ func (rs *rootSet) luaStat(L *lua.LState) int {
 // otherwise false and the reason.
 func (rs *rootSet) luaExists(L *lua.LState) int {
 	p := bindings.NewArgs(L, "fs.exists").String(1)
-	err := rs.do(p, func(r *os.Root, loc location) error {
+	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
 		_, err := r.Stat(loc.name)
 		return err
 	})

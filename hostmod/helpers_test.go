@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,4 +164,78 @@ func access(readOnly bool) bindings.Access {
 		return bindings.AccessRead
 	}
 	return bindings.AccessWrite
+}
+
+// closeHost stands for the engine: it keeps what calls register with OnClose and
+// runs it all at close, as Engine.Close does.
+type closeHost struct {
+	mu   sync.Mutex
+	fns  map[int]func()
+	next int
+}
+
+func (h *closeHost) onClose(fn func()) func() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fns == nil {
+		h.fns = map[int]func(){}
+	}
+	id := h.next
+	h.next++
+	h.fns[id] = fn
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.fns, id)
+	}
+}
+
+func (h *closeHost) close() {
+	h.mu.Lock()
+	fns := h.fns
+	h.fns = nil
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, fn := range fns {
+		wg.Go(fn)
+	}
+	wg.Wait()
+}
+
+// registered is how many closers are registered.
+func (h *closeHost) registered() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.fns)
+}
+
+var trailerRE = regexp.MustCompile(`\n\[(exited with code \d+|killed[^\]]*)\]\n$`)
+
+// ended waits until the output file at path is complete (ends with its trailer) and
+// returns it. The minute is a bound for a broken test, not a measure.
+func ended(t *testing.T, path string) string {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if err == nil && trailerRE.Match(b) {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never ended: %q, %v", path, b, err)
+		}
+	}
+}
+
+// holds waits until the output file at path holds want so far.
+func holds(t *testing.T, path, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(path)
+		if string(b) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s holds %q, want %q", path, b, want)
+		}
+	}
 }

@@ -71,6 +71,10 @@ type rootDir struct {
 // root and gives the clear message for paths that are plainly outside.
 type rootSet struct {
 	dirs []rootDir
+	// outputs are the background commands of the shell module of the same roots,
+	// whose output files, outside the roots, their session's reads may open too
+	// (doRead). Nil for a set with no shell module.
+	outputs *taskSet
 }
 
 // newRootSet checks that every root is an existing directory.
@@ -192,6 +196,29 @@ func (rs *rootSet) do(p string, op func(r *os.Root, loc location) error) error {
 	err = rs.run(rloc, op)
 	if isEscape(err) {
 		return newOpError(codeOutside, "path %s is outside the allowed roots", loc.abs)
+	}
+	return err
+}
+
+// doRead is do for the functions that only read (fs.read, fs.lines, fs.stat,
+// fs.exists): a path outside the roots that is the output file of one of the
+// calling session's background commands is read in that file's own directory
+// (through an os.Root on it, as the roots are). No other session, and no function
+// that writes, lists or searches, reaches it.
+func (rs *rootSet) doRead(L *lua.LState, p string, op func(r *os.Root, loc location) error) error {
+	err := rs.do(p, op)
+	var oe *opError
+	if !errors.As(err, &oe) || oe.code != codeOutside {
+		return err
+	}
+	abs := rs.abs(p, "")
+	dir, ok := rs.outputs.outputDir(sessionOf(L), abs)
+	if !ok {
+		return err
+	}
+	name, _ := within(dir, abs)
+	if rerr := rs.run(location{abs: abs, dir: dir, name: name}, op); !isEscape(rerr) {
+		return rerr
 	}
 	return err
 }

@@ -2,14 +2,12 @@ package hostmod
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -38,28 +36,28 @@ func Shell(roots []string, opts ShellOptions) (*bindings.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rs.shellModule(opts)
+	m, _, err := rs.shellModule(opts)
+	return m, err
 }
 
 // A shellState is what the shell module keeps between calls: its options, the
-// Landlock ABI its commands run under (0 for none), and where background jobs write
-// their output.
+// Landlock ABI its commands run under (0 for none), and the background commands.
 type shellState struct {
-	rs   *rootSet
-	opts ShellOptions
-	abi  int
-	mu   sync.Mutex
-	dir  string // temporary directory of background output files, made on first use
-	next int
+	rs    *rootSet
+	opts  ShellOptions
+	abi   int
+	tasks *taskSet
 }
 
-// shellModule builds the shell module. A kernel without a usable Landlock leaves
-// commands to the read-only classifier, as NoSandbox does (Describe says so).
-func (rs *rootSet) shellModule(opts ShellOptions) (*bindings.Module, error) {
+// shellModule builds the shell module, and returns its background commands too,
+// whose output files the fs module of the same roots lets their session read. A
+// kernel without a usable Landlock leaves commands to the read-only classifier, as
+// NoSandbox does (Describe says so).
+func (rs *rootSet) shellModule(opts ShellOptions) (*bindings.Module, *taskSet, error) {
 	if err := opts.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s := &shellState{rs: rs, opts: opts}
+	s := &shellState{rs: rs, opts: opts, tasks: newTaskSet(opts)}
 	if abi, err := opts.sandbox(); err == nil {
 		s.abi = abi
 	}
@@ -69,10 +67,12 @@ func (rs *rootSet) shellModule(opts ShellOptions) (*bindings.Module, error) {
 		Funcs: map[string]lua.LGFunction{
 			"run":      s.luaRun,
 			"start":    s.luaStart,
+			"task":     s.luaTask,
+			"stop":     s.luaStop,
 			"split":    luaSplit,
 			"readonly": s.luaReadOnly,
 		},
-	}, nil
+	}, s.tasks, nil
 }
 
 // shellPath is bash, or sh when bash is missing.
@@ -303,61 +303,80 @@ func (s *shellState) luaRun(L *lua.LState) int {
 	return 1
 }
 
-// start runs command in the background, its output going to a file; the job is not
-// bounded by the call and runs until it ends, when its scratch directory is removed.
-func (s *shellState) start(script, dir string, write bool) (id, path string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dir == "" {
-		if s.dir, err = os.MkdirTemp("", "luatool-shell-"); err != nil {
-			return "", "", err
-		}
-	}
-	s.next++
-	id = "bash_" + strconv.Itoa(s.next)
-	path = filepath.Join(s.dir, id+".output")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", "", err
-	}
-	defer f.Close()
-	sc, err := newScratch()
-	if err != nil {
-		return "", "", err
-	}
-	cmd := s.command(script, dir, sc)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := s.startCommand(cmd, sc, write); err != nil {
-		sc.remove()
-		return "", "", err
-	}
-	go func() {
-		_ = cmd.Wait()
-		sc.remove()
-	}()
-	return id, path, nil
-}
-
-// shell.start(command, {cwd=}) starts command in the background and returns its id
-// and the path of the file receiving its output, or nil, message, code.
+// shell.start(command, {cwd=, timeout=ms}) starts command in the background, for at
+// most timeout (default 10 minutes, at most 2 hours), and returns its id and the
+// path of the file receiving its output, or nil, message, code. Only call may
+// start one, in an engine that ends it when it closes (bindings.Call.OnClose); a
+// read-only call only a command classified read-only, which the sandbox keeps
+// read-only for its whole life.
 func (s *shellState) luaStart(L *lua.LState) int {
 	a := bindings.NewArgs(L, "shell.start")
 	cmdText := a.String(1)
-	o := a.Options(2, "cwd")
-	if err := s.refuseWrites(L, cmdText, o.String("cwd", "")); err != nil {
+	o := a.Options(2, "cwd", "timeout")
+	cwd := o.String("cwd", "")
+	timeout := o.Int("timeout", int(defaultTaskTimeout/time.Millisecond))
+	if timeout <= 0 || timeout > int(maxTaskTimeout/time.Millisecond) {
+		a.Error(2, fmt.Sprintf("option 'timeout' must be between 1 and %d", maxTaskTimeout/time.Millisecond))
+	}
+	c := bindings.CurrentCall(L)
+	if c == nil || c.OnClose == nil {
+		L.RaiseError("shell.start is available only in call(): a background command must end with the engine that started it")
+	}
+	if err := s.refuseWrites(L, cmdText, cwd); err != nil {
 		return push(L, err)
 	}
-	dir, err := s.workDir(o.String("cwd", ""))
+	dir, err := s.workDir(cwd)
 	if err != nil {
 		return push(L, err)
 	}
-	id, path, err := s.start(cmdText, dir, mayWrite(L))
+	t, err := s.tasks.start(s, c.Session, c.OnClose, cmdText, dir, mayWrite(L), time.Duration(timeout)*time.Millisecond)
 	if err != nil {
-		return push(L, fmt.Errorf("shell.start: %w", err))
+		var oe *opError
+		if !errors.As(err, &oe) {
+			err = fmt.Errorf("shell.start: %w", err)
+		}
+		return push(L, err)
 	}
-	L.Push(lua.LString(id))
-	L.Push(lua.LString(path))
+	L.Push(lua.LString(t.id))
+	L.Push(lua.LString(t.path))
 	return 2
+}
+
+// sessionOf is the session of the current call ("" outside one).
+func sessionOf(L *lua.LState) string {
+	if c := bindings.CurrentCall(L); c != nil {
+		return c.Session
+	}
+	return ""
+}
+
+// shell.task(id) returns {id=, command=, outputFile=} of the background command id
+// when it is running in the call's session, or nil.
+func (s *shellState) luaTask(L *lua.LState) int {
+	id := bindings.NewArgs(L, "shell.task").String(1)
+	t := s.tasks.find(sessionOf(L), id)
+	if t == nil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	pushValue(L, t.info())
+	return 1
+}
+
+// shell.stop(id) stops the background command id of the call's session (SIGTERM to
+// its process group, SIGKILL two seconds later) and returns once it has ended:
+// {id=, command=, outputFile=}, or nil, message, "notfound" when no command of that
+// id is running in the session. Only a call that may change things may stop one.
+func (s *shellState) luaStop(L *lua.LState) int {
+	id := bindings.NewArgs(L, "shell.stop").String(1)
+	bindings.Require(L, "shell.stop", bindings.AccessWrite)
+	t := s.tasks.find(sessionOf(L), id)
+	if t == nil {
+		return push(L, newOpError(codeNotFound, "no background command %s is running in this session", id))
+	}
+	s.tasks.stop(t, stopAsked)
+	pushValue(L, t.info())
+	return 1
 }
 
 // shell.split(command) returns the simple commands of command as a list, or nil,

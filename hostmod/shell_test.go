@@ -31,7 +31,9 @@ func shellCallErr(t *testing.T, ctx context.Context, root string, readOnly bool,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: ctx, Access: access(readOnly)}, body, args...)
+	host := &closeHost{}
+	defer host.close()
+	return runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: ctx, Access: access(readOnly), OnClose: host.onClose}, body, args...)
 }
 
 // run calls shell.run(command, opts) in a writable call and returns its result table.
@@ -175,25 +177,5 @@ func TestShellSplitAndReadOnly(t *testing.T) {
 	out = shellCall(t, context.Background(), root, true, "return require('json').encode(shell.split(''))")
 	if out[0] != "[]" {
 		t.Errorf("split of nothing encodes as %v, want []", out[0])
-	}
-}
-
-func TestShellStart(t *testing.T) {
-	root := t.TempDir()
-	out := shellCall(t, context.Background(), root, false, "return shell.start('echo started')")
-	id, path := out[0].(string), out[1].(string)
-	if id == "" {
-		t.Fatalf("start: %v", out)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if string(b) == "started\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("output file %s holds %q", path, b)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -29,10 +29,21 @@ type ShellOptions struct {
 	// beyond the minimal environment (see environ); a name listed here wins over
 	// that environment's value for it.
 	PassEnv []string
+	// MaxTasks bounds the background commands (shell.start) running at once in one
+	// session; zero means 10. MaxTasksTotal bounds them in all sessions together;
+	// zero means 40. A start beyond either fails with code "limit".
+	MaxTasks, MaxTasksTotal int
+	// MaxTaskOutput bounds the output file of a background command, in bytes: a
+	// command whose output passes it is stopped, and its file ends with a line that
+	// says so. Zero means 4 MiB.
+	MaxTaskOutput int
 }
 
-// check refuses PassEnv names that could not be variables.
+// check refuses PassEnv names that could not be variables, and negative limits.
 func (o ShellOptions) check() error {
+	if o.MaxTasks < 0 || o.MaxTasksTotal < 0 || o.MaxTaskOutput < 0 {
+		return errors.New("hostmod: ShellOptions: MaxTasks, MaxTasksTotal and MaxTaskOutput must not be negative")
+	}
 	for _, name := range o.PassEnv {
 		if name == "" || strings.ContainsAny(name, "=\x00") {
 			return fmt.Errorf("hostmod: ShellOptions.PassEnv: %q is not an environment variable name", name)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/hostmod"
@@ -196,20 +195,15 @@ func TestShellStartSandboxed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: context.Background(), Access: bindings.AccessWrite},
+	host := &closeHost{}
+	defer host.close()
+	out, err := runWith(t, []*bindings.Module{mod}, &bindings.Call{Context: context.Background(), Access: bindings.AccessWrite, OnClose: host.onClose},
 		"return shell.start(...)", "cat readme.txt; cat "+secret+"; echo done")
 	if err != nil || out[0] == nil {
 		t.Fatalf("start: %v, %v", out, err)
 	}
-	path := out[1].(string)
-	var b []byte
-	for deadline := time.Now().Add(10 * time.Second); !strings.HasSuffix(string(b), "done\n"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("output file %s holds %q", path, b)
-		}
-		b, _ = os.ReadFile(path)
-	}
-	if got := string(b); !strings.HasPrefix(got, "project\n") || !strings.Contains(got, "Permission denied") || strings.Contains(got, "PRIVATE") {
+	got := ended(t, out[1].(string))
+	if !strings.HasPrefix(got, "project\n") || !strings.Contains(got, "Permission denied") || strings.Contains(got, "PRIVATE") || !strings.Contains(got, "done\n") {
 		t.Errorf("job output: %q", got)
 	}
 }

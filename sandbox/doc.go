@@ -1,5 +1,6 @@
 // Package sandbox starts a command confined by the kernel's Landlock security module,
-// without confining the process that starts it.
+// without confining the process that starts it, and guards process groups that must
+// end when the program ends (Guard).
 //
 // # How
 //
@@ -58,6 +59,15 @@
 //     cmd passes (its standard streams and ExtraFiles), and the launcher closes its
 //     own two before it executes the command.
 //   - Resources: CPU, memory and the disk space of the paths it may write.
+//
+// # The guard
+//
+// A command that outlives the call which started it (a background shell command)
+// must still not outlive the program. Guard registers its process group with the
+// guard, a second small role of the program's binary, started once per program:
+// when the program ends, even by SIGKILL, the kernel closes the guard's input, and
+// the guard kills with SIGKILL every process group still registered. A process
+// that leaves its group (setsid, setpgid) escapes it, as it escapes any group kill.
 //
 // The environment is the caller's business: Start passes cmd's environment as it is
 // (with cmd.Env nil, the whole environment of the process, as os/exec does).

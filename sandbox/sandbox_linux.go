@@ -65,11 +65,9 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	if err != nil {
 		return err
 	}
-	exe := "/proc/self/exe" // the running binary, even when its file has been replaced since
-	if _, err := os.Stat(exe); err != nil {
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("sandbox: the launcher (this program's binary) cannot be found: %w", err)
-		}
+	exe, err := self()
+	if err != nil {
+		return fmt.Errorf("sandbox: the launcher: %w", err)
 	}
 	fd, flags, err := ruleset(p.withSystem(), abi)
 	if err != nil {

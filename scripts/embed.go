@@ -1,12 +1,12 @@
 // Package scripts holds luatool's standard tool set, written in Lua: Read, Write,
-// Edit, Glob, Grep, Bash, NotebookEdit, ToolSearch and the task list tools, with
-// their *_test.lua files. The files are embedded in the binary; a host loads them
-// with
+// Edit, Glob, Grep, Bash, TaskStop, NotebookEdit, WebFetch, ToolSearch and the task
+// list tools, with their *_test.lua files. The files are embedded in the binary; a
+// host loads them with
 //
 //	e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
 //
-// and offers the host modules they require, fs, glob, grep and shell, through
-// luaload.Options.Modules (hostmod.Standard builds those four and path; ToolSearch
+// and offers the host modules they require, fs, glob, grep, shell and http, through
+// luaload.Options.Modules (hostmod.Standard builds those five and path; ToolSearch
 // and the task list tools need only the engine's own tools module and json, which
 // every tool has). The same files, in scripts/tools, can be loaded from disk instead
 // for hot reload while they are edited; the directory holds both task list

@@ -119,6 +119,17 @@ var originals = map[string]origTool{
 		maxChars: 20000,
 		hint:     "search file contents with regex (ripgrep)",
 	},
+	"WebFetch": { // 5.7, with offset as groundtruth-newtools.md records the schema
+		props: map[string]origProp{
+			"url":    str,
+			"prompt": str,
+			"offset": {typ: "integer", min: fp(0)},
+		},
+		required: []string{"url", "prompt"},
+		readOnly: map[string]bool{`{}`: true, `{"url":"https://example.com","prompt":"p"}`: true},
+		maxChars: 100000,
+		hint:     "fetch and extract content from a URL",
+	},
 	"Bash": { // 5.6
 		props: map[string]origProp{
 			"command":                   str,

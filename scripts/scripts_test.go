@@ -60,6 +60,7 @@ func newEnvWith(t *testing.T, canUse engine.CanUseToolFunc, cwd ...string) *env 
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { e.Close() })
 	for _, d := range e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
 		if d.Severity != engine.SeverityNotice {
 			t.Fatalf("load: %s", d)
@@ -134,7 +135,7 @@ func TestToolsLoad(t *testing.T) {
 	v := newEnv(t)
 	ctx := context.Background()
 	reg := v.e.Registry()
-	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "Write"}) {
+	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "TaskCreate", "TaskGet", "TaskList", "TaskStop", "TaskUpdate", "ToolSearch", "WebFetch", "Write"}) {
 		t.Fatalf("tools = %v", got)
 	}
 	cases := []struct {

@@ -30,6 +30,7 @@ func TestImportsPointDown(t *testing.T) {
 		"engine/mcpserver":   {"bindings", "engine/luaload"},
 		"bindings/...":       {"engine", "hostmod", "scripts", "internal/cli", "cmd"},
 		"hostmod/...":        {"engine", "scripts", "internal/cli", "cmd"},
+		"puremod/...":        {"engine", "hostmod", "sandbox", "scripts", "internal/cli", "cmd"},
 		"scripts/...":        {"..."},
 		"srcpos/...":         {"..."},
 		"internal/spell":     {"..."},

@@ -265,8 +265,11 @@ func TestMCPHTTPPrincipals(t *testing.T) {
 	// The log says who called, what, for how long and how it ended, and never a
 	// token.
 	callOn(t, bob, "Noisy", map[string]any{})
-	eventually(t, "bob's tool log", func() bool {
-		return regexp.MustCompile(`msg="tool log" principal=bob tool=Noisy line="printed by Noisy"`).MatchString(s.stderr.String())
+	// The server writes these lines as the call ends, and they reach the test
+	// through a pipe: wait for the last.
+	eventually(t, "bob's tool log and call line", func() bool {
+		return regexp.MustCompile(`msg="tool log" principal=bob tool=Noisy line="printed by Noisy"`).MatchString(s.stderr.String()) &&
+			regexp.MustCompile(`msg="tool call" principal=bob tool=Noisy`).MatchString(s.stderr.String())
 	})
 	for _, line := range []string{
 		`level=INFO msg="tool call" principal=alice tool=Read duration=\S+ outcome=ok`,

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +23,7 @@ import (
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/hostmod"
+	"github.com/luatool/luatool/netpolicy"
 )
 
 // luaDefs is what scripts/tools/luatool.d.lua declares: its classes (by the name
@@ -175,7 +178,7 @@ func (d *luaDefs) classOfType(typ string) (class string, list, ok bool) {
 // Where Lua code reaches what luatool.d.lua declares: the modules are required; the
 // other classes are reached from a tool's ctx or a test's t.
 var (
-	toolSide = map[string]string{"Context": "ctx", "State": "ctx.state", "FileStates": "ctx.readFileState"}
+	toolSide = map[string]string{"Context": "ctx", "State": "ctx.state", "FileStates": "ctx.readFileState", "Regexp": `require("re").compile("x")`}
 	testSide = map[string]string{"test": `require("test")`, "assert": `require("assert")`, "TestContext": "t"}
 )
 
@@ -285,7 +288,7 @@ local function failed(name, ...)
 end
 `
 
-const toolReturns = `local fs, glob, grep, shell, tools = require("fs"), require("glob"), require("grep"), require("shell"), require("tools")
+const toolReturns = `local fs, glob, grep, shell, tools, http = require("fs"), require("glob"), require("grep"), require("shell"), require("tools"), require("http")
 returned("fs.read", 2, fs.read("a.txt"))
 returned("fs.lines", 2, fs.lines("a.txt", { offset = 2 }))
 returned("fs.stat", 1, fs.stat("a.txt"))
@@ -293,7 +296,14 @@ returned("fs.write", 1, fs.write("b.txt", "written"))
 returned("grep.count", 1, grep.count("one"))
 returned("grep.content", 1, grep.content("one", { after = 1 }))
 returned("shell.run", 1, shell.run("echo hi"))
+local bg = shell.start("sleep 1000")
+returned("shell.task", 1, shell.task(bg))
+returned("shell.stop", 1, shell.stop(bg))
+failed("shell.stop", shell.stop(bg))
 returned("tools.list", 1, tools.list())
+returned("http.request", 1, http.request{ url = SERVER .. "/json" })
+returned("http.get", 1, http.get(SERVER .. "/json"))
+returned("http.post", 1, http.post(SERVER .. "/json", "body"))
 returned("FileStates:get", 1, ctx.readFileState:get(ctx.cwd .. "/b.txt")) -- fs.write recorded it
 failed("fs.read", fs.read("missing.txt"))
 failed("fs.read", fs.read("/"))
@@ -306,6 +316,29 @@ failed("glob.find", glob.find("["))
 failed("grep.files", grep.files("(", {}))
 failed("grep.files", grep.files("x", { type = "nosuchtype" }))
 failed("shell.split", shell.split("echo 'unclosed"))
+failed("http.get", http.get("http://undeclared.invalid/"))
+failed("http.get", http.get("ftp://127.0.0.1/"))
+failed("http.get", http.get(SERVER .. "/json", { maxBytes = 1 }))
+local re, time, url = require("re"), require("time"), require("url")
+returned("url.parse", 1, url.parse("https://u:p@h:8080/a?q=1#f"))
+-- A compiled pattern holds functions, which JSON cannot: its fields are probed.
+local rx = re.compile("(a)")
+returned("re.compile", 1, { pattern = rx.pattern })
+failed("re.find", re.find("x", "("))
+failed("re.match", re.match("x", "("))
+failed("re.gmatch", re.gmatch("x", "("))
+failed("re.gsub", re.gsub("x", "(", ""))
+failed("re.split", re.split("x", "("))
+failed("re.compile", re.compile("("))
+failed("time.format", time.format(0, nil, "Nowhere/Land"))
+failed("time.parse", time.parse("never"))
+failed("time.duration", time.duration("1d"))
+failed("base64.decode", require("base64").decode("!"))
+failed("hex.decode", require("hex").decode("x"))
+failed("url.parse", url.parse("%zz"))
+failed("url.resolve", url.resolve("%zz", "x"))
+failed("url.unescape", url.unescape("%zz"))
+failed("url.decodequery", url.decodequery("%zz"))
 `
 
 const testReturns = `returned("TestContext:call", 1, t:call("Nop", {}))
@@ -359,8 +392,14 @@ func runProbe(t *testing.T, defs *luaDefs, modules []string) (probeResult, map[s
 		toolRecv[class] = expr
 		lines = append(lines, fmt.Sprintf("keys[%q] = keysOf(%s)", class, expr))
 	}
-	writeFile(t, filepath.Join(dir, "probe.lua"), keysFn+`return {
-  name = "Probe", prompt = "p", inputSchema = { type = "object" }, isReadOnly = false,
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"ok": true}`)
+	}))
+	t.Cleanup(srv.Close)
+	writeFile(t, filepath.Join(dir, "probe.lua"), keysFn+`local SERVER = "`+srv.URL+`"
+return {
+  name = "Probe", prompt = "p", inputSchema = { type = "object" }, isReadOnly = false, network = { "127.0.0.1" },
   call = function(_, ctx)
     local keys = {}
     `+strings.Join(lines, "\n    ")+`
@@ -386,8 +425,12 @@ end)`)
 
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "a.txt"), "one\ntwo\nthree\n")
+	loopbackOK, err := netpolicy.NewPolicy(nil, []string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	newEngine := func(root, scratch string) (*engine.Engine, error) {
-		mods, err := hostmod.Standard([]string{root})
+		mods, err := hostmod.StandardWith(hostmod.Options{Roots: []string{root}, HTTP: hostmod.HTTPOptions{Policy: loopbackOK}})
 		if err != nil {
 			return nil, err
 		}
@@ -405,6 +448,7 @@ end)`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer eng.Close() // the probe's background command and its output file
 	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_probe", Name: "Probe", Input: []byte(`{}`)})
 	if r.Block.IsError {
 		t.Fatalf("probe: %s", r.Block.Content)
@@ -433,15 +477,16 @@ end)`)
 	return res, probes
 }
 
-// reachable returns the module names a tool can require, as Go offers them.
+// reachable returns the module names a tool can require, as Go offers them: the
+// standard host modules and what the Lua loader adds.
 func reachable(t *testing.T) []string {
 	t.Helper()
 	mods, err := hostmod.Standard([]string{t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	modules := []string{luaload.ToolsModuleName, "json"}
-	for _, m := range mods {
+	modules := []string{luaload.ToolsModuleName, luaload.EnvModuleName, "json"}
+	for _, m := range luaload.New(luaload.Options{Modules: mods}).Modules() {
 		modules = append(modules, m.Name)
 	}
 	return modules

@@ -1,6 +1,7 @@
 package luaload
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +25,9 @@ import (
 //	ctx:progress(data)                 report progress (any JSON value)
 //	ctx:aborted()                      true once the call is cancelled or past its deadline
 //	ctx:log(...)                       like print: a line in the call's log
+//	ctx:summarize(content, prompt)     the host's model's answer to prompt about
+//	                                   content (call only), or nil, why and
+//	                                   "unavailable" (no model) or "failed"
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
 //	ctx.readFileState:get(path)        what the model was shown of the file, or nil:
 //	                                   {hash=, mtime=, offset=, limit=, partial=}
@@ -53,7 +57,7 @@ func luaContextFor(vm *bindings.VM, cc *engine.CallContext) *lua.LTable {
 
 func newLuaContext(vm *bindings.VM) *luaContext {
 	L := vm.L
-	c := &luaContext{vm: vm, table: L.CreateTable(0, 13)}
+	c := &luaContext{vm: vm, table: L.CreateTable(0, 14)}
 	c.view = vm.ReadOnly(c.table, "ctx")
 	t := c.table
 	// method adds a ctx method to tbl, whose read-only view self is; calling it with a
@@ -91,6 +95,32 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		}
 		vm.Log(strings.Join(parts, "\t"))
 		return 0
+	})
+	method(t, c.view, "ctx", "summarize", func(L *lua.LState) int {
+		a := bindings.NewArgs(L, "ctx:summarize")
+		content, prompt := a.String(2), a.String(3)
+		if call := bindings.CurrentCall(L); call == nil || call.Entry != "call" {
+			L.RaiseError("ctx:summarize is not available here: only call() may ask the host's model")
+		}
+		if c.cc.Summarize == nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString("the host offers no model to summarize with"))
+			L.Push(lua.LString("unavailable"))
+			return 3
+		}
+		ctx := L.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		text, err := c.cc.Summarize(ctx, content, prompt)
+		if err != nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString("summarize: " + err.Error()))
+			L.Push(lua.LString("failed"))
+			return 3
+		}
+		L.Push(lua.LString(text))
+		return 1
 	})
 	state := L.CreateTable(0, 2)
 	stateView := vm.ReadOnly(state, "ctx.state")

@@ -26,6 +26,10 @@ type luaTool struct {
 	src  []byte
 	pool *bindings.Pool
 	gate *bindings.Gate
+	// env holds the values of the engine's host (env.get); name is the tool's name,
+	// which decides which of them it may read, set once the file has loaded.
+	env  *engine.Env
+	name string
 
 	linesOnce sync.Once
 	lines     map[string]int // member -> line, see memberLine
@@ -63,8 +67,11 @@ func missingCommaHint(src []byte, line int, msg string) string {
 	return fmt.Sprintf(" (is a comma missing at the end of line %d?)", line-1)
 }
 
-// aliasesKind is the kind of the aliases member.
-var aliasesKind = func() engine.MemberKind { m, _ := engine.LookupMember("aliases"); return m.Kind }()
+// aliasesKind and networkKind are the kinds of the aliases and network members.
+var (
+	aliasesKind = func() engine.MemberKind { m, _ := engine.LookupMember("aliases"); return m.Kind }()
+	networkKind = func() engine.MemberKind { m, _ := engine.LookupMember("network"); return m.Kind }()
+)
 
 // memberNames are the names of the contract's members, for hints.
 var memberNames = func() []string {
@@ -138,6 +145,11 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 	if v, ok := get("aliases").(*lua.LTable); ok && kindMatches(aliasesKind, v) {
 		for i := 1; i <= v.Len(); i++ {
 			def.Aliases = append(def.Aliases, lua.LVAsString(v.RawGetInt(i)))
+		}
+	}
+	if v, ok := get("network").(*lua.LTable); ok && kindMatches(networkKind, v) {
+		for i := 1; i <= v.Len(); i++ {
+			def.Network = append(def.Network, lua.LVAsString(v.RawGetInt(i)))
 		}
 	}
 	if v, ok := get("searchHint").(lua.LString); ok {
@@ -228,6 +240,10 @@ func typeName(v lua.LValue) string {
 // running on it (nil for members that have none): the tools module reads it.
 type currentCall struct{}
 
+// runningTool is the host value of a state that holds the luaTool whose member runs
+// on it: the env module reads it.
+type runningTool struct{}
+
 // with runs fn on a pooled state under ctx, with the call's log going to cc.Log;
 // member is the member fn calls, as tracebacks name it. Only call, of a tool that is
 // not read-only for its input, gets write access; every other member reads.
@@ -252,14 +268,20 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		c.Log = cc.Log
 		c.Hidden = cc.HiddenPaths()
 		c.Files = cc.Files
+		c.Session = cc.Session
 		if member == "call" {
-			c.Show = cc.Show
+			// Only call may start what outlives it: the other members are
+			// questions, bounded and read-only.
+			c.Show, c.OnClose = cc.Show, cc.OnClose
+			c.Progress = cc.Progress
+			c.Network, c.NetworkGranted = cc.Network()
 		}
 		if member == "call" && cc.Writable() {
 			c.Access = bindings.AccessWrite
 		}
 	}
 	vm.SetHostValue(currentCall{}, cc)
+	vm.SetHostValue(runningTool{}, lt)
 	defer vm.SetHostValue(currentCall{}, (*engine.CallContext)(nil))
 	return fn(vm, c)
 }

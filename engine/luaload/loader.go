@@ -7,6 +7,10 @@
 //	mods, _ := hostmod.Standard(roots)
 //	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: roots})
 //
+// Beside the host's modules, every tool may require json, the loader's tools module
+// and the pure modules of package puremod (re, time, base64, hex, url, crypto, uuid),
+// which compute and reach nothing on the host.
+//
 // # Loading a file
 //
 // Load takes one file through these steps:
@@ -34,6 +38,17 @@
 // of the directory, run once per state like the tool file itself (in the load phase
 // when a tool file's main chunk requires it), and confined like everything else. A
 // change to any file in lib/ reloads every tool of the directory.
+//
+// # The loader's own modules
+//
+// Besides the host's modules and json, every tool may require two modules of the
+// loader: tools (ToolsModuleName), the definitions of the tools on offer, and env
+// (EnvModuleName), the values the engine's host hands the tool (engine.Options.Env,
+// given to the loader with each file): env.get(name) returns the value or nil, and
+// env.names() the names the tool may read. A value given to some tools only is nil
+// for the others; a secret may be read by call only, since what the other members
+// return is shown to people and the model; neither function works while the tool
+// file loads.
 package luaload
 
 import (
@@ -45,6 +60,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/puremod"
 )
 
 // ToolsModuleName is the name of the module the loader offers every Lua tool, beside
@@ -58,8 +74,12 @@ const LibDir = "lib"
 // limits.
 type Options struct {
 	// Modules are the host modules tools may require. Capabilities are opt-in: a tool
-	// can reach only what is listed here, json, and the loader's own tools module
-	// (ToolsModuleName), which reveals tool definitions and nothing else.
+	// can reach only what is listed here, json, the pure modules of package puremod
+	// (re, time, base64, hex, url, crypto, uuid), which compute and reach nothing,
+	// and the loader's own modules: tools (ToolsModuleName), which reveals tool
+	// definitions and nothing else, and env (EnvModuleName), the values the engine's
+	// host hands the tool (engine.Env). A module listed here with the name of a pure
+	// module replaces it.
 	Modules []*bindings.Module
 	// Limits bound the Lua states.
 	Limits bindings.Limits
@@ -75,23 +95,29 @@ type Options struct {
 // its memory watchdog).
 type Loader struct {
 	opts     Options
-	modules  []*bindings.Module // the host's and the tools module
+	required []*bindings.Module // the host's and the pure ones
+	modules  []*bindings.Module // required and the loader's own (tools, env)
 	watchdog *bindings.Watchdog
 	gate     *bindings.Gate
 }
 
 // New returns a loader for the options. Host modules are checked here, once: two
-// modules of one name, a module named json or tools, or a value Lua cannot be given
+// modules of one name, a module named json, tools or env, or a value Lua cannot be given
 // is a programming error of the host, and New panics with it (as http.Handle does
 // for a duplicate pattern) rather than let a tool file fail later.
 func New(opts Options) *Loader {
 	for _, m := range opts.Modules {
-		if m.Name == ToolsModuleName {
+		if m.Name == ToolsModuleName || m.Name == EnvModuleName {
 			panic(fmt.Sprintf("luaload: module %s: the name is reserved for the loader's own module", m.Name))
 		}
 	}
-	l := &Loader{opts: opts}
-	l.modules = append(slices.Clip(opts.Modules), toolsModule())
+	l := &Loader{opts: opts, required: slices.Clip(opts.Modules)}
+	for _, m := range puremod.Modules() {
+		if !slices.ContainsFunc(opts.Modules, func(h *bindings.Module) bool { return h.Name == m.Name }) {
+			l.required = append(l.required, m)
+		}
+	}
+	l.modules = append(slices.Clip(l.required), toolsModule(), envModule())
 	if err := bindings.CheckModules(l.modules); err != nil {
 		panic("luaload: " + err.Error())
 	}
@@ -143,8 +169,9 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 	// Lua state until a tool is called (a state is about 100 KB, and most of a large
 	// set is never called in a session). The first call builds one.
 	defer vm.Close()
-	lt := &luaTool{file: file, src: src, pool: pool, gate: l.gate}
+	lt := &luaTool{file: file, src: src, pool: pool, gate: l.gate, env: env.Env}
 	def, diags := lt.define(vm)
+	lt.name = def.Name
 	def.Close = pool.Close
 	return def, diags
 }
@@ -152,9 +179,13 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 // Limits returns the limits the loader's states run under, defaults filled in.
 func (l *Loader) Limits() bindings.Limits { return l.opts.Limits.WithDefaults() }
 
-// Modules returns the host modules tools may require (not the tools module). The
-// slice must not be modified.
-func (l *Loader) Modules() []*bindings.Module { return l.opts.Modules }
+// Modules returns the modules tools may require besides the loader's own (tools,
+// env): the host's and the pure ones. The slice must not be modified.
+func (l *Loader) Modules() []*bindings.Module { return l.required }
+
+// ToolModules returns every module a tool file may require besides json: the host's
+// (Modules) and the loader's own (tools, env). The slice must not be modified.
+func (l *Loader) ToolModules() []*bindings.Module { return l.modules }
 
 // LuaModules returns a resolver of the Lua modules of a tool directory, as tool files
 // of it require them, for hosts that run other Lua code beside the tools (luatool

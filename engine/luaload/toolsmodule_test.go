@@ -134,3 +134,38 @@ func TestUndiscoveredHintOnlyForDeferred(t *testing.T) {
 		t.Errorf("tool that is not deferred: %s", got)
 	}
 }
+
+// TestPureModulesOffered: every tool may require the pure modules, in its main chunk
+// too, without the host listing them; a host module of the same name replaces one,
+// and Modules lists what tools may require.
+func TestPureModulesOffered(t *testing.T) {
+	const src = `local re, time, base64 = require("re"), require("time"), require("base64")
+local word = re.compile([[\w+]]) -- the load phase may use them
+return {
+  name = "Pure", prompt = "p", isReadOnly = true, inputSchema = { type = "object" },
+  call = function()
+    return table.concat({ (re.gsub("a b", [[\w]], "<$0>")), base64.encode("hi"), tostring(time.now() > 0), word:match("  hey") }, " ")
+  end,
+}`
+	e, diags := loadDirs(t, engine.Options{}, writeDir(t, map[string]string{"pure.lua": src}))
+	if engine.HasErrors(diags) {
+		t.Fatal(diagText(diags))
+	}
+	r := e.Call(bg, engine.ToolUse{ID: "toolu_1", Name: "Pure", Input: json.RawMessage(`{}`)})
+	if got := r.Block.Content.String(); r.Block.IsError || got != "<a> <b> aGk= true hey" {
+		t.Errorf("got %q (error %v)", got, r.Block.IsError)
+	}
+
+	own := &bindings.Module{Name: "time", Pure: true, Values: map[string]any{"now": func() int { return -1 }}}
+	l := New(Options{Modules: []*bindings.Module{own}})
+	var names []string
+	for _, m := range l.Modules() {
+		names = append(names, m.Name)
+		if m.Name == "time" && m != own {
+			t.Error("the host's time module did not replace the pure one")
+		}
+	}
+	if want := []string{"time", "re", "base64", "hex", "url", "crypto", "uuid"}; !slices.Equal(names, want) {
+		t.Errorf("Modules: %v, want %v", names, want)
+	}
+}

@@ -16,11 +16,12 @@ import (
 	"github.com/luatool/luatool/engine"
 )
 
-// caseEnv is what t of one case reaches: its root and its engine.
+// caseEnv is what t of one case reaches: its root, its engine and its stubs.
 type caseEnv struct {
 	ctx   context.Context
 	root  string
 	eng   *engine.Engine
+	stubs *caseStubs
 	calls atomic.Int64
 }
 
@@ -34,6 +35,7 @@ func (c *caseEnv) table(vm *bindings.VM) *lua.LTable {
 		"write": c.luaWrite,
 		"read":  c.luaRead,
 		"call":  c.luaCall,
+		"stub":  c.luaStub,
 	}
 	for name, fn := range methods {
 		t.RawSetString(name, L.NewFunction(fn))
@@ -115,7 +117,8 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 		}
 		return engine.PermissionDecision{Behavior: engine.Deny}, nil
 	}}
-	r := c.eng.Call(engine.WithCallHooks(c.ctx, hooks), engine.ToolUse{ID: id, Name: name, Input: input})
+	ctx := bindings.WithStubs(engine.WithCallHooks(c.ctx, hooks), c.stubs)
+	r := c.eng.Call(ctx, engine.ToolUse{ID: id, Name: name, Input: input})
 	// A tool breaking its own outputSchema is a bug in the tool, not an outcome to
 	// assert on: the case fails at this t:call.
 	var oe *engine.OutputError

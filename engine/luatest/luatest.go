@@ -24,6 +24,9 @@
 //	t:call(name, input, opts) call a tool; opts.answer = "allow" or "deny" answers
 //	                          an ask (none: the ask is denied), opts.id sets the
 //	                          tool_use id
+//	t:stub(module, fns)       from now on in the case, the tools' calls of module's
+//	                          functions run those of fns (a table of functions by
+//	                          name) instead
 //
 // t:call returns {text, isError, stage, data, asked, log}: the result's text as the
 // model sees it, whether it is an error, the stage where the call ended ("done" when
@@ -39,9 +42,30 @@
 // line; its text starts with the message, when one is given, and values in it are
 // shown as JSON.
 //
+// # Stubs
+//
+// t:stub replaces a module the tools may require (any host module, tools or env;
+// not json, which touches nothing) for the tools' calls of the rest of the case, so
+// that a tool that calls an API, runs commands or reads secrets is tested without
+// them:
+//
+//	t:stub("http", { get = function(url) return { status = 200, body = "{}" } end })
+//
+// The stub replaces the module whole: a function of it that fns leaves out fails
+// when a tool calls it ("http.post is not stubbed"), so a test never reaches the
+// world by a function it forgot. A stub is a function of the test file: it may keep
+// what it was called with in a local of the case, for the case to assert on. Its
+// arguments and results cross from the tool's state as JSON values, an error it
+// raises is raised in the tool as the real function's would be (error(msg, 0) gives
+// the message without the test file's position), and it runs under the tool call's
+// deadline. A module no tool can require, a function the module does not have, or a
+// stub that is not a function is an error at the t:stub line, with a did-you-mean.
+// Stubs are for the tools' calls: the test file's own use of a module is real. Each
+// case starts with none.
+//
 // Besides test, assert and json, a test file may require the host modules of its
 // case's engine (its Lua loader's modules: with hostmod.Standard, fs, glob, grep, shell and
-// path), to set up or inspect what the tools work on. They are the very modules the
+// path, and always the pure modules re, time, base64, hex, url, crypto and uuid), to set up or inspect what the tools work on. They are the very modules the
 // tools get, so they reach what the tools reach, the case's root, and no more. The
 // main chunk runs again for every case, in the case's environment.
 package luatest
@@ -72,9 +96,10 @@ type Options struct {
 	// NewEngine builds the engine of one case, with its tools loaded, confined to
 	// root (a new empty directory). scratch is another new directory, outside root,
 	// for what the engine keeps besides (persisted results): tools cannot see it.
-	// Both are removed after the case. The engine's Modules are the host modules the
-	// test file may require. An error fails the case; in the first environment,
-	// which lists the file's cases, it fails the file.
+	// Both are removed after the case, and the engine is closed, ending what its
+	// calls started (background commands). The engine's Modules are the host
+	// modules the test file may require. An error fails the case; in the first
+	// environment, which lists the file's cases, it fails the file.
 	NewEngine func(root, scratch string) (*engine.Engine, error)
 	// Limits bound the test file's own Lua states.
 	Limits bindings.Limits
@@ -235,11 +260,15 @@ func prepare(prog *bindings.Program, opts Options) (_ *prepared, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prog.Name, err)
 	}
+	// What the case's calls started (background commands) ends with the case.
+	p.cleanup = append(p.cleanup, func() { eng.Close() })
 	p.env = &caseEnv{root: root, eng: eng}
 	p.reg = &registered{}
 	modules := []*bindings.Module{testModule(p.reg), assertModule()}
 	var luaModules func(string) (*bindings.Program, error)
+	var toolModules []*bindings.Module
 	if l := luaload.Of(eng); l != nil {
+		toolModules = l.ToolModules()
 		for _, m := range l.Modules() {
 			if m.Name == "test" || m.Name == "assert" {
 				return nil, fmt.Errorf("%s: the engine's host module %q has the name of a test module", prog.Name, m.Name)
@@ -251,6 +280,7 @@ func prepare(prog *bindings.Program, opts Options) (_ *prepared, err error) {
 	}
 	p.vm = bindings.NewVM(bindings.Config{Limits: opts.Limits, Modules: modules, LuaModules: luaModules})
 	p.cleanup = append(p.cleanup, p.vm.Close)
+	p.env.stubs = newCaseStubs(p.vm, toolModules)
 	if err := p.vm.Run(prog); err != nil {
 		return nil, err
 	}

@@ -67,8 +67,8 @@ type Options struct {
 }
 
 // A Server offers the tools of an engine over MCP. Create it with New, serve it
-// with MCP().Run on a transport or with HTTPHandler, and Close it to stop following
-// the engine's reloads.
+// with ServeStdio, HTTPHandler or MCP().Run on a transport, and Close it to stop
+// following the engine's reloads.
 type Server struct {
 	eng   *engine.Engine
 	impl  *mcp.Implementation
@@ -174,7 +174,8 @@ func (s *Server) newView(p *engine.Profile) *view {
 }
 
 // MCP returns the SDK server of the local user (and of every principal without a
-// profile), to run on a transport: MCP().Run(ctx, &mcp.StdioTransport{}).
+// profile), to run on a transport of the host's. For stdio, ServeStdio is the
+// transport that bad input cannot break.
 func (s *Server) MCP() *mcp.Server { return s.base.srv }
 
 // Close stops following the engine's reloads.

@@ -75,8 +75,10 @@ type callCap struct {
 
 func newCallCap(max int) *callCap { return &callCap{max: max, n: map[string]int{}} }
 
-// codeBusy is the JSON-RPC error of a call refused for the principal's load, in the
-// range JSON-RPC leaves to servers.
+// codeBusy is the JSON-RPC error, in the range JSON-RPC leaves to servers, of a
+// request refused for the load: a call past its principal's bound, or a stdio
+// request past MaxInFlight while the server waits for the client (see
+// stdioConn.request).
 const codeBusy = -32000
 
 // admit counts a call of the principal named name ("" the local user) and returns

@@ -1,5 +1,6 @@
 // Package settings reads Claude Code-shaped settings files: the permission rules, the
-// mode and the additional directories a person or a project sets for luatool. Each
+// mode and the additional directories a person or a project sets for luatool, and
+// the values it hands tools ("env"). Each
 // file is one layer with a name for messages (Layer); Merge stacks layers in order.
 // Where the files are, and what the command line adds, is for the host to say: the
 // package reads no environment variable and knows no flag.
@@ -9,12 +10,27 @@
 //	{"permissions": {"allow": ["Rule", ...], "ask": [...], "deny": [...],
 //	                 "defaultMode": "default", "additionalDirectories": ["dir", ...]}}
 //
-// Inside "permissions" every key must be known: a misspelt key would drop rules the
-// user believes are in force, so it is an error with a hint. At the top level, keys
-// other than "permissions" and "$schema" are reported as warnings and otherwise
-// ignored, so that a Claude-style file carrying "env", "model" or "hooks" still
-// loads; a key that looks like a misspelling of "permissions" is an error. Every rule
-// is checked with engine.CheckRule as it is read.
+// and may add the host's network policy for every tool (package netpolicy):
+//
+//	{"network": {"deny": ["tracker.example", "10.0.0.0/8"], "allow": ["localhost"]}}
+//
+// deny refuses hosts whatever a tool declares; allow names the hosts (or addresses)
+// that may be reached although they are loopback, private or link-local addresses.
+//
+// "env" holds the values tools read with env.get, in Claude Code's shape, a name
+// and a string for every tool, or a name and an object for a value that is secret or
+// given to some tools only (see the env method):
+//
+//	{"env": {"UNITS": "metric",
+//	         "WEATHER_API_KEY": {"value": "...", "secret": true, "tools": ["Weather"]}}}
+//
+// Inside "permissions", "network" and the objects of "env" every key must be known:
+// a misspelt key would drop rules the user believes are in force, so it is an error
+// with a hint. At the top level, keys other than those luatool reads (topLevelKeys)
+// and "$schema" are reported as warnings and otherwise ignored, so that a
+// Claude-style file carrying "model" or "hooks" still loads; a key that looks like a
+// misspelling of one luatool reads is an error. Every rule is checked with
+// engine.CheckRule as it is read, every host pattern with netpolicy.ParsePattern.
 package settings
 
 import (
@@ -31,6 +47,7 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
+	"github.com/luatool/luatool/netpolicy"
 	"github.com/luatool/luatool/srcpos"
 )
 
@@ -50,6 +67,36 @@ type Layer struct {
 type Settings struct {
 	// Permissions are the permission rules, mode and additional directories.
 	Permissions engine.PermissionSettings
+	// Network is the host's network policy.
+	Network Network
+	// Env are the values handed to tools, in the order given (see engine.NewEnv).
+	Env []engine.EnvVar
+}
+
+// Network is the "network" object: host patterns, with where each came from.
+type Network struct {
+	Deny, Allow []Entry
+}
+
+// An Entry is one host pattern of a network list and its origin.
+type Entry struct {
+	// Pattern is the host pattern as written.
+	Pattern string
+	// Source names the layer ("user", "project", "--allow-net"); File is the settings
+	// file, empty for a flag.
+	Source, File string
+}
+
+// Policy returns the network policy of the lists.
+func (n Network) Policy() (netpolicy.Policy, error) {
+	texts := func(es []Entry) []string {
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = e.Pattern
+		}
+		return out
+	}
+	return netpolicy.NewPolicy(texts(n.Deny), texts(n.Allow))
 }
 
 // An Error is one problem with a settings file. ReadFile reports every problem it
@@ -102,17 +149,21 @@ func ReadFile(path string, layer Layer) (Settings, []string, error) {
 	if len(r.errs) > 0 {
 		return Settings{}, nil, errors.Join(r.errs...)
 	}
-	return Settings{Permissions: r.out}, r.warnings, nil
+	return Settings{Permissions: r.out, Network: r.network, Env: r.envVars}, r.warnings, nil
 }
 
 // Merge merges layers given in order (later layers over earlier ones): the rule lists
 // are concatenated in that order, the mode is that of the last layer that sets one,
-// and the additional directories are those of every layer, each once, in order of
-// first appearance. The result shares no slice with the layers.
+// the additional directories are those of every layer, each once, in order of
+// first appearance, and a later env value of a name replaces an earlier one. The
+// result shares no slice with the layers.
 func Merge(layers ...Settings) Settings {
 	var out engine.PermissionSettings
+	var network Network
 	seen := map[string]bool{}
 	for _, layer := range layers {
+		network.Deny = append(network.Deny, layer.Network.Deny...)
+		network.Allow = append(network.Allow, layer.Network.Allow...)
 		l := layer.Permissions
 		out.Allow = append(out.Allow, l.Allow...)
 		out.Ask = append(out.Ask, l.Ask...)
@@ -127,8 +178,11 @@ func Merge(layers ...Settings) Settings {
 			}
 		}
 	}
-	return Settings{Permissions: out}
+	return Settings{Permissions: out, Network: network, Env: mergeEnv(layers)}
 }
+
+// topLevelKeys are the keys of a settings file luatool reads.
+func topLevelKeys() []string { return []string{"permissions", "network", "env"} }
 
 // permissionKeys are the keys a "permissions" object may hold.
 func permissionKeys() []string {
@@ -146,6 +200,8 @@ type reader struct {
 	dec      *json.Decoder
 	broken   bool // the token stream failed; stop walking
 	out      engine.PermissionSettings
+	network  Network
+	envVars  []engine.EnvVar
 	warnings []string
 	errs     []error
 }
@@ -181,13 +237,17 @@ func (r *reader) read() {
 		switch {
 		case key == "permissions":
 			r.permissions()
+		case key == "network":
+			r.networkLists()
+		case key == "env":
+			r.env()
 		case key == "$schema":
 			r.skip()
-		case spell.Suggest(key, []string{"permissions"}) != "":
-			r.problem(off, "", "unknown top-level key %q (did you mean permissions?)", key)
+		case spell.Suggest(key, topLevelKeys()) != "":
+			r.problem(off, "", "unknown top-level key %q (did you mean %s?)", key, spell.Suggest(key, topLevelKeys()))
 			r.skip()
 		default:
-			r.warnings = append(r.warnings, fmt.Sprintf("%s: unknown top-level key %q ignored; luatool reads only \"permissions\"", r.position(off), key))
+			r.warnings = append(r.warnings, fmt.Sprintf("%s: unknown top-level key %q ignored; luatool reads only %s", r.position(off), key, quotedList(topLevelKeys())))
 			r.skip()
 		}
 	}
@@ -229,6 +289,52 @@ func (r *reader) permissions() {
 		}
 	}
 	r.token() // the closing brace
+}
+
+// networkLists reads the value of the "network" key: {"deny": [...], "allow": [...]}.
+func (r *reader) networkLists() {
+	const path = "network"
+	tok, off := r.token()
+	if tok != json.Delim('{') {
+		r.problem(off, path, "must be an object {\"deny\": [...], \"allow\": [...]}, not %s", tokenKind(tok))
+		r.skipRest(tok)
+		return
+	}
+	keys := []string{"allow", "deny"}
+	seen := map[string]bool{}
+	for r.more() {
+		key, off := r.key(seen, path)
+		at := jsonvalue.JoinKey(path, key)
+		switch key {
+		case "allow":
+			r.hosts(at, true, &r.network.Allow)
+		case "deny":
+			r.hosts(at, false, &r.network.Deny)
+		default:
+			msg := fmt.Sprintf("unknown key %q", key)
+			if hint := spell.Suggest(key, keys); hint != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", hint)
+			}
+			r.problem(off, path, "%s; the keys are %s", msg, strings.Join(keys, ", "))
+			r.skip()
+		}
+	}
+	r.token() // the closing brace
+}
+
+// hosts reads a list of host patterns into list; an allow list may not hold "*".
+func (r *reader) hosts(path string, allow bool, list *[]Entry) {
+	r.stringList(path, func(at string, off int, text string) {
+		p, err := netpolicy.ParsePattern(text)
+		switch {
+		case err != nil:
+			r.problem(off, at, "invalid host pattern: %v", err).Err = err
+		case allow && p.IsAny():
+			r.problem(off, at, `"*" would let every tool reach loopback, private and cloud metadata addresses; name the hosts or addresses instead`)
+		default:
+			*list = append(*list, Entry{Pattern: text, Source: r.layer.Name, File: r.file})
+		}
+	})
 }
 
 // rules reads a list of rule strings into list.
@@ -400,6 +506,18 @@ func tokenKind(tok json.Token) string {
 	default:
 		return "null"
 	}
+}
+
+// quotedList renders names as `"a", "b" and "c"`.
+func quotedList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	if len(quoted) == 1 {
+		return quoted[0]
+	}
+	return strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1]
 }
 
 // dedupeDirs returns dirs without repeats, in order of first appearance.

@@ -186,7 +186,7 @@ func TestSettingsMalformed(t *testing.T) {
 			[]string{`duplicate key "deny"`}},
 		{"misspelt permissions", `{"Permission": {"deny": ["Bash"]}}`, 1, 2, "",
 			[]string{`unknown top-level key "Permission" (did you mean permissions?)`}},
-		{"columns count characters", "{\"env\": \"héllo\", \"permissions\": 1}", 1, 33, "permissions",
+		{"columns count characters", "{\"model\": \"héllo\", \"permissions\": 1}", 1, 35, "permissions",
 			[]string{"must be an object, not a number"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,7 +261,7 @@ func TestSettingsReportsEveryProblem(t *testing.T) {
 func TestSettingsUnknownTopLevelKeyWarns(t *testing.T) {
 	path := writeSettings(t, t.TempDir(), "settings.json", `{
   "$schema": "https://json.schemastore.org/claude-code-settings.json",
-  "env": {"DEBUG": "1", "big": 1e999},
+  "hooks": {"DEBUG": "1", "big": 1e999},
   "permissions": {"allow": ["Read"]},
   "model": "opus"
 }`)
@@ -270,8 +270,8 @@ func TestSettingsUnknownTopLevelKeyWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		path + `:3:3: unknown top-level key "env" ignored; luatool reads only "permissions"`,
-		path + `:5:3: unknown top-level key "model" ignored; luatool reads only "permissions"`,
+		path + `:3:3: unknown top-level key "hooks" ignored; luatool reads only "permissions", "network" and "env"`,
+		path + `:5:3: unknown top-level key "model" ignored; luatool reads only "permissions", "network" and "env"`,
 	}
 	if !reflect.DeepEqual(warnings, want) {
 		t.Errorf("warnings\n%q\nwant\n%q", warnings, want)
@@ -305,5 +305,50 @@ func TestSettingsHomeOfTheLayer(t *testing.T) {
 	}
 	if _, _, err := ReadFile(path, Layer{Name: "user", Root: "/r"}); err == nil || !strings.Contains(err.Error(), "the home directory is not known") {
 		t.Errorf("without a home: %v", err)
+	}
+}
+
+// The network lists are read with their origin, merged in order, and become the
+// host's policy; a bad pattern, "*" in allow, a misspelt key are errors with the
+// position.
+func TestSettingsNetwork(t *testing.T) {
+	dir := t.TempDir()
+	user := writeSettings(t, dir, "user.json", `{"network": {"deny": ["tracker.example"], "allow": ["localhost", "10.0.0.0/8"]}}`)
+	proj := writeSettings(t, dir, "proj.json", `{"network": {"deny": ["*.ads.example"]}}`)
+	a, _, err := ReadFile(user, Layer{Name: "user", Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := ReadFile(proj, Layer{Name: "project", Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Merge(a, b)
+	want := Network{
+		Deny:  []Entry{{"tracker.example", "user", user}, {"*.ads.example", "project", proj}},
+		Allow: []Entry{{"localhost", "user", user}, {"10.0.0.0/8", "user", user}},
+	}
+	if !reflect.DeepEqual(m.Network, want) {
+		t.Errorf("merged network %+v, want %+v", m.Network, want)
+	}
+	p, err := m.Network.Policy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Describe() != "deny tracker.example, *.ads.example; allow localhost, 10.0.0.0/8" {
+		t.Errorf("policy %s", p.Describe())
+	}
+	for _, c := range []struct{ content, want string }{
+		{`{"network": {"deny": ["https://x.example/"]}}`, `:1:23: network.deny[0]: invalid host pattern: "https://x.example/" is a URL; a pattern names hosts only: write "x.example"`},
+		{`{"network": {"allow": ["*"]}}`, `:1:24: network.allow[0]: "*" would let every tool reach`},
+		{`{"network": {"alow": []}}`, `:1:14: network: unknown key "alow" (did you mean allow?); the keys are allow, deny`},
+		{`{"network": ["a"]}`, `:1:13: network: must be an object`},
+		{`{"netwrok": {}}`, `:1:2: unknown top-level key "netwrok" (did you mean network?)`},
+	} {
+		path := writeSettings(t, dir, "bad.json", c.content)
+		_, _, err := ReadFile(path, Layer{Name: "user", Root: dir})
+		if err == nil || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("%s: %v; want %s", c.content, err, c.want)
+		}
 	}
 }

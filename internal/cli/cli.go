@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/spell"
 
 	"golang.org/x/term"
@@ -49,8 +50,10 @@ type config struct {
 	settings        string
 	http            string
 	noWatch         bool
-	strict          bool
-	run             string
+	// maxInFlight is serve's --max-in-flight: the most stdio requests handled at once.
+	maxInFlight int
+	strict      bool
+	run         string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
 	// state is --state: the URL of the session store, "" for memory.
@@ -67,6 +70,11 @@ type config struct {
 	shellEnv       []string
 	// serve holds serve's flags for HTTP and logs (see serveflags.go).
 	serve serveConfig
+	// allowNet and denyNet are the host patterns of --allow-net and --deny-net: the
+	// network policy the flags add to the settings files'.
+	allowNet, denyNet []string
+	// env are the names of --env: variables passed through to tools (env.get).
+	env []string
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -91,7 +99,7 @@ bare --deny NAME hides a tool. When a tool file fails to load, the problem goes 
 stderr and the others are listed; with --strict the exit code is then 2, so that a
 script never takes part of the set for the whole. --json prints an array of {name, aliases, source, readOnly, concurrencySafe,
 destructive, openWorld, deferred}.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict", "json"},
 		run:   runList,
 	},
 	"describe": {
@@ -100,10 +108,11 @@ destructive, openWorld, deferred}.`,
 		about: `Shows one tool as the engine sees it once the defaults are merged: its user-facing
 name, aliases, search hint, flags for an empty input, interrupt behaviour, when its
 results are persisted, the prompt the model reads, its input and output schemas, and
-the limits every call runs under, and the sandbox shell commands run in. NAME may
+the limits every call runs under, the sandbox shell commands run in, the hosts the
+tool may reach (its network member) and the host's network policy. NAME may
 be an alias; a mistyped name gets a suggestion. --json prints the same as one
 object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runDescribe,
 	},
 	"call": {
@@ -120,7 +129,7 @@ permission is asked on a terminal, allowed with --yes, and denied otherwise. --j
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -162,7 +171,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "yes", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -174,7 +183,7 @@ export had to change for an API (a name with dots, a schema OpenAI's strict mode
 not take as written) is noted on stderr; a name the API cannot take at all is an
 error. A tool that failed to load, or whose prompt fails, is left out and named on
 stderr; like list, --strict then exits 2.`,
-		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "timeout", "strict"},
+		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict"},
 		run:   runSchema,
 	},
 	"check": {
@@ -188,7 +197,7 @@ input (the prompt; description, userFacingName, the flags and the renderings for
 empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
 directory and the embedded set. Ends with the counts; exit code 2 when any file has
 an error. --json prints {"ok", "tools", "diagnostics"}.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "json"},
 		run:   runCheck,
 	},
 	"test": {
@@ -198,14 +207,16 @@ an error. --json prints {"ok", "tools", "diagnostics"}.`,
 given (default: the files of the tool directories). Each case runs in a fresh Lua
 state, in a new temporary root, with a new engine holding the tools of its test
 file's directory (over the embedded set, unless --no-standard-tools) and no settings files:
-tests are hermetic. A test file may require test, assert and json, and the host
-modules its tools have (fs, glob, grep, shell, path), confined as the tools' are.
+tests are hermetic (env gives the tools nothing). A test file may require test, assert
+and json, and the host modules its tools have (fs, glob, grep, shell, path), confined
+as the tools' are. t:stub(module, fns) replaces a module for the tools' calls of the
+rest of a case, so that a tool that reaches the world is tested without it.
 
 --run PATTERN runs only the cases whose names match the Go regular expression
 PATTERN (as in go test; the rest are counted as skipped); a pattern that matches no
 case is a usage error. Prints a line per case and the counts; a failed assertion
 names the test file and line. Exit code 1 when a case failed. --json for CI.`,
-		flags: []string{"run", "tools", "no-standard-tools", "timeout", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"run", "tools", "no-standard-tools", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runTest,
 	},
 	"version": {
@@ -228,6 +239,15 @@ is put to the user through the client when the client can ask; otherwise the rul
 and the mode decide, and an ask is a deny. A project folder that is not trusted is
 never asked about (stdin is the protocol): its configuration is skipped with one
 notice on stderr (see luatool help trust).
+
+Over stdio, no input ends the session: a malformed message gets a JSON-RPC error
+(-32700 parse error, -32600 invalid request) with its id when one can be found, a
+malformed notification is dropped, and ids come back exactly as sent. A message is
+one line of at most 4 MiB, nested at most 256 deep. Batches are answered in sessions
+of protocol 2025-03-26 and before, and refused from 2025-06-18, which removed them.
+At most --max-in-flight requests are handled at once; while that many are in flight,
+stdin is not read, so a client that writes without reading is held back by the
+pipe. At the end of stdin the server answers every request it has read, then exits.
 
 A tools/call of a name the client was not listed is the protocol error MCP
 specifies, -32602, whose message is "No such tool available: NAME" with the closest
@@ -261,7 +281,7 @@ Everything serve logs goes to stderr through one logger, slog's text format or
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked, refused);
 never a token.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "results-dir", "state", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -393,6 +413,9 @@ func (c *config) check() error {
 			return fmt.Errorf("--%s must be positive, got %v", d.flag, d.value)
 		}
 	}
+	if c.maxInFlight < 0 {
+		return fmt.Errorf("--max-in-flight must be positive, got %d", c.maxInFlight)
+	}
 	if c.debounceMaxWait > 0 && c.debounceMaxWait < c.debounce {
 		return fmt.Errorf("--debounce-max-wait %v is shorter than --debounce %v: a change waits for quiet at most that long", c.debounceMaxWait, c.debounce)
 	}
@@ -463,6 +486,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
 	a.cfg.serve.flags(fs)
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
+	fs.IntVar(&a.cfg.maxInFlight, "max-in-flight", 0, fmt.Sprintf("serve: handle at most `N` stdio requests at once, reading stdin no further meanwhile (default %d)", mcpserver.DefaultMaxInFlight))
 	fs.StringVar(&a.cfg.state, "state", "", "call, run, serve: keep the sessions' state (ctx.state, what the model read, \"always\" answers) at `URL`: redis://HOST:PORT (or rediss://, unix://), shared by every luatool using it (default: this process's memory)")
 	fs.StringVar(&a.cfg.resultsDir, "results-dir", "", "write results too large to show inline to `DIR`, and keep them (default: a temporary directory removed on exit)")
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
@@ -470,9 +494,21 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.listTrusted, "list", false, "trust: list the trusted folders")
 	fs.StringVar(&a.cfg.run, "run", "", "test: run only the cases whose names match the Go regular expression `PATTERN`")
 	fs.BoolVar(&a.cfg.noShellSandbox, "no-shell-sandbox", false, "run shell commands without the kernel sandbox (Landlock): the read-only classifier alone then confines them")
-	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP")
+	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP (every host: the shell gets no per-host policy)")
+	fs.Func("allow-net", "let tools that declare `HOST` reach it although it is a loopback, private or link-local address (a name, an address or a prefix; repeatable)", func(s string) error {
+		a.cfg.allowNet = append(a.cfg.allowNet, s)
+		return nil
+	})
+	fs.Func("deny-net", "let no tool reach `HOST` (a name, *.domain, an address, a prefix, or * for every host; repeatable; beats --allow-net and what tools declare)", func(s string) error {
+		a.cfg.denyNet = append(a.cfg.denyNet, s)
+		return nil
+	})
 	fs.Func("shell-env", "pass the environment variable `NAME` to shell commands too (repeatable)", func(s string) error {
 		a.cfg.shellEnv = append(a.cfg.shellEnv, s)
+		return nil
+	})
+	fs.Func("env", "give tools the environment variable `NAME`, as a secret (env.get; repeatable)", func(s string) error {
+		a.cfg.env = append(a.cfg.env, s)
 		return nil
 	})
 	return fs

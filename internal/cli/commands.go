@@ -13,6 +13,7 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/netpolicy"
 )
 
 // withTools opens the default sources, reports load problems on stderr and runs fn
@@ -159,6 +160,7 @@ func runDescribe(a *app, args []string) int {
 				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
 				"members": membersOf(t), "limits": limitsOf(s.eng), "shellSandbox": a.cfg.shellOptions().Describe(),
+				"network": jsonList(t.Network()), "networkPolicy": s.network.Describe(),
 			})
 			return ExitOK
 		}
@@ -174,6 +176,7 @@ func runDescribe(a *app, args []string) int {
 		}
 		tab.row("flags (input {}):", a.flagsOf(t).String())
 		tab.row("interrupt:", t.InterruptBehavior(ctx))
+		tab.row("network:", networkText(t))
 		if maxChars == nil {
 			tab.row("results persisted:", "never")
 		} else {
@@ -204,8 +207,29 @@ func runDescribe(a *app, args []string) int {
 		}
 		tab.flush()
 		fmt.Fprintf(w, "\nshell sandbox: %s\n", a.cfg.shellOptions().Describe())
+		fmt.Fprintf(w, "network policy (every tool): %s\n", s.network.Describe())
 		return ExitOK
 	})
+}
+
+// networkText says which hosts a tool's call may reach, for describe.
+func networkText(t *engine.Tool) string {
+	hosts := t.Network()
+	switch {
+	case len(hosts) == 0:
+		return "none"
+	case len(hosts) == 1 && hosts[0] == netpolicy.Any:
+		return fmt.Sprintf("any host the input names, each needing its own permission (%s(domain:HOST))", t.Name())
+	}
+	return strings.Join(hosts, ", ")
+}
+
+// jsonList is list, or an empty list rather than null.
+func jsonList(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 // memberState is one member of the contract as describe shows it for a tool.

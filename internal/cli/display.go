@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+
+	"github.com/luatool/luatool/engine"
 	"os"
 	"strings"
 	"sync"
@@ -18,6 +20,8 @@ type display struct {
 	w     io.Writer
 	tty   bool
 	color bool
+	// redactor keeps secrets off the display: every line goes through it.
+	redactor *engine.Redactor
 
 	mu       sync.Mutex
 	spinning string // the spinner's label; "" when no spinner is shown
@@ -117,10 +121,17 @@ func (d *display) line(s string) {
 	if d.spinning != "" {
 		fmt.Fprint(d.w, clearLine)
 	}
-	fmt.Fprintln(d.w, s)
+	fmt.Fprintln(d.w, d.redactor.String(s))
 	if d.spinning != "" {
 		d.drawLocked()
 	}
+}
+
+// redactWith has every line from now on redacted by r (nil: none).
+func (d *display) redactWith(r *engine.Redactor) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.redactor = r
 }
 
 // toolUse shows a call about to run, as the tool renders it.

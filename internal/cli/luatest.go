@@ -144,7 +144,16 @@ func (a *app) testEngine(dir string) func(root, scratch string) (*engine.Engine,
 	return func(root, results string) (*engine.Engine, error) {
 		// Results are persisted outside the root, as in the CLI's own sessions, and
 		// tools may read them there (the model is pointed at them).
-		mods, err := hostmod.StandardWith(hostmod.Options{Roots: []string{root, results}, Shell: a.cfg.shellOptions()})
+		// The network policy is the flags' only: tests read no settings file.
+		network, err := a.cfg.flagNetwork()
+		if err != nil {
+			return nil, err
+		}
+		policy, err := network.Policy()
+		if err != nil {
+			return nil, err
+		}
+		mods, err := hostmod.StandardWith(hostmod.Options{Roots: []string{root, results}, Shell: a.cfg.shellOptions(), HTTP: hostmod.HTTPOptions{Policy: policy}})
 		if err != nil {
 			return nil, err
 		}

@@ -67,7 +67,7 @@ func runServe(a *app, args []string) int {
 	if a.cfg.http != "" {
 		err = a.serveHTTP(ctx, srv, s.eng)
 	} else {
-		err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}})
+		err = srv.ServeStdio(ctx, a.stdin, a.stdout, mcpserver.StdioOptions{MaxInFlight: a.cfg.maxInFlight})
 	}
 	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
 		return a.errorf("serve: %v", err)
@@ -84,9 +84,3 @@ func onDisk(srcs []engine.Source) bool {
 	}
 	return false
 }
-
-// nopCloser is a writer the transport may close without closing the process's
-// stdout.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/settings"
+	"github.com/luatool/luatool/netpolicy"
 )
 
 // settingsPaths says where the settings files of a run are, from the environment
@@ -135,8 +136,37 @@ func (c *config) flagSettings(cwd string) (settings.Settings, error) {
 			out.Mode, out.ModeSource = m, "--mode"
 		}
 	}
+	network, err := c.flagNetwork()
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return settings.Settings{}, errors.Join(errs...)
 	}
-	return settings.Settings{Permissions: out}, nil
+	return settings.Settings{Permissions: out, Network: network}, nil
+}
+
+// flagNetwork is the network policy of --allow-net and --deny-net; the error names
+// the flag of every bad pattern.
+func (c *config) flagNetwork() (settings.Network, error) {
+	var (
+		out  settings.Network
+		errs []error
+	)
+	add := func(flag string, patterns []string, list *[]settings.Entry) {
+		for _, p := range patterns {
+			pat, err := netpolicy.ParsePattern(p)
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Errorf("--%s: %w", flag, err))
+			case flag == "allow-net" && pat.IsAny():
+				errs = append(errs, errors.New(`--allow-net "*" would let every tool reach loopback, private and cloud metadata addresses; name the hosts or addresses instead`))
+			default:
+				*list = append(*list, settings.Entry{Pattern: p, Source: "--" + flag})
+			}
+		}
+	}
+	add("allow-net", c.allowNet, &out.Allow)
+	add("deny-net", c.denyNet, &out.Deny)
+	return out, errors.Join(errs...)
 }

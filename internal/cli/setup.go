@@ -18,6 +18,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/hostmod"
+	"github.com/luatool/luatool/netpolicy"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -29,12 +30,19 @@ type session struct {
 	ownResults bool
 	// closeStore releases the session store of --state; nil for memory.
 	closeStore func()
+	// network is the host's network policy the http module enforces.
+	network netpolicy.Policy
 }
 
-// close removes the results directory when the run made it: the process that
-// persisted the results is ending, so nothing will read them any more. A
-// --results-dir is kept. It also lets go of the session store.
+// close closes the engine, which stops the background commands its calls started:
+// they end with the command that started them (luatool serve, run or call). It
+// removes the results directory when the run made it: the process that persisted
+// the results is ending, so nothing will read them any more. A --results-dir is
+// kept. It also lets go of the session store.
 func (s *session) close() {
+	if s.eng != nil {
+		s.eng.Close()
+	}
 	if s.ownResults {
 		os.RemoveAll(s.results)
 	}
@@ -123,23 +131,33 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	perms, err := a.permissions(root)
+	set, err := a.settingsFor(root)
 	if err != nil {
 		return nil, err
 	}
+	perms := set.Permissions
+	network, err := set.Network.Policy()
+	if err != nil {
+		return nil, err // each entry was checked as it was read
+	}
+	env, err := a.toolEnv(set.Env)
+	if err != nil {
+		return nil, err
+	}
+	a.display().redactWith(env.Redactor())
 	roots := append([]string{root}, perms.AdditionalDirectories...)
 	results, ownResults, err := a.resultsDir()
 	if err != nil {
 		return nil, err
 	}
-	s := &session{results: results, ownResults: ownResults}
+	s := &session{results: results, ownResults: ownResults, network: network}
 	store, closeStore, err := a.sessionStore()
 	if err != nil {
 		s.close()
 		return nil, err
 	}
 	s.closeStore = closeStore
-	mods, err := hostmod.StandardWith(hostmod.Options{Roots: append(roots, results), Shell: a.cfg.shellOptions()})
+	mods, err := hostmod.StandardWith(hostmod.Options{Roots: append(roots, results), Shell: a.cfg.shellOptions(), HTTP: hostmod.HTTPOptions{Policy: network}})
 	if err != nil {
 		s.close()
 		return nil, err
@@ -168,12 +186,14 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Permissions:           perms,
 		CanUseTool:            a.canUseTool(),
 		ApprovalHint:          a.approvalHint,
+		Env:                   env,
 	})
 	if err != nil {
 		s.close()
 		return nil, err
 	}
 	s.eng, s.diags = eng, eng.Load(srcs...)
+	a.warnEnvTools(env, eng.Registry())
 	if a.normalGC != nil {
 		a.normalGC()
 	}
@@ -216,29 +236,37 @@ func maxToolUseConcurrency() int {
 	return n
 }
 
-// permissions reads the settings files (user, project at root when the folder is
-// trusted, --settings) and the flags, merged in that order. Warnings go to stderr;
-// any problem is an error naming the file or flag. A mode other than default and
-// project allow rules are announced on stderr (see announcePermissions).
+// permissions is the permission part of settingsFor.
 func (a *app) permissions(root string) (engine.PermissionSettings, error) {
+	set, err := a.settingsFor(root)
+	return set.Permissions, err
+}
+
+// settingsFor reads the settings files (user, project at root when the folder is
+// trusted, --settings) and the flags, merged in that order. Warnings go to stderr;
+// any problem is an error naming the file or flag. A mode other than default,
+// project allow rules and the project's network allow list are announced on stderr
+// (see announcePermissions).
+func (a *app) settingsFor(root string) (settings.Settings, error) {
 	proj, err := a.project()
 	if err != nil {
-		return engine.PermissionSettings{}, err
+		return settings.Settings{}, err
 	}
 	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: proj.settingsRoot, Explicit: a.cfg.settings})
 	for _, w := range warnings {
 		a.logger().Warn(w)
 	}
 	if err != nil {
-		return engine.PermissionSettings{}, err
+		return settings.Settings{}, err
 	}
 	fromFlags, err := a.cfg.flagSettings(root)
 	if err != nil {
-		return engine.PermissionSettings{}, err
+		return settings.Settings{}, err
 	}
-	perms := settings.Merge(fromFiles, fromFlags).Permissions
-	a.announcePermissions(perms)
-	return perms, nil
+	merged := settings.Merge(fromFiles, fromFlags)
+	a.announcePermissions(merged.Permissions)
+	a.announceNetwork(merged.Network)
+	return merged, nil
 }
 
 // approvalHint tells the person running luatool how to allow a call that needed

@@ -296,8 +296,11 @@ func (p project) describe(w io.Writer) {
 	if len(perm.AdditionalDirectories) > 0 {
 		fmt.Fprintf(w, "    additional directories: %s\n", strings.Join(perm.AdditionalDirectories, ", "))
 	}
-	if perm.Mode == "" && len(perm.Allow)+len(perm.Ask)+len(perm.Deny)+len(perm.AdditionalDirectories) == 0 {
-		fmt.Fprintln(w, "    no mode, rules or directories")
+	if len(s.Env) > 0 {
+		fmt.Fprintf(w, "    env: %s\n", envList(s.Env))
+	}
+	if perm.Mode == "" && len(perm.Allow)+len(perm.Ask)+len(perm.Deny)+len(perm.AdditionalDirectories)+len(s.Env) == 0 {
+		fmt.Fprintln(w, "    no mode, rules, directories or env")
 	}
 }
 
@@ -348,6 +351,25 @@ func (a *app) announcePermissions(perm engine.PermissionSettings) {
 	}
 	for _, f := range files {
 		a.logger().Info(fmt.Sprintf("%s from %s: %s", plural(len(byFile[f]), "allow rule"), f, ruleList(byFile[f])))
+	}
+}
+
+// announceNetwork says on stderr which hosts a project's settings let tools reach
+// although they are loopback, private or link-local addresses, with the file.
+func (a *app) announceNetwork(n settings.Network) {
+	var files []string
+	byFile := map[string][]string{}
+	for _, e := range n.Allow {
+		if e.Source != projectLayer {
+			continue
+		}
+		if _, ok := byFile[e.File]; !ok {
+			files = append(files, e.File)
+		}
+		byFile[e.File] = append(byFile[e.File], e.Pattern)
+	}
+	for _, f := range files {
+		fmt.Fprintf(a.stderr, "luatool: network allow list from %s: %s\n", f, strings.Join(byFile[f], ", "))
 	}
 }
 

@@ -5,12 +5,23 @@
 -- and every path it reads lies inside the roots; one that reads a path a Read deny
 -- rule hides is denied. The shell module runs commands in a kernel sandbox where the
 -- system has one, so a wrong classification cannot read outside the roots.
+--
+-- With run_in_background the command is started by shell.start and the call returns
+-- at once with the task's id and output file, in the original's words but for its
+-- promise of a notification: luatool has no way to tell the model later that the
+-- command ended, so the text does not say it will. The model reads the file with
+-- Read and stops the task with TaskStop. The classification is the same: a read-only
+-- command starts without asking and stays read-only in the sandbox for its whole run;
+-- any other needs permission.
 
 ---@type table
 local shell = require("shell")
 
 local DEFAULT_TIMEOUT = 120000
 local MAX_TIMEOUT = 600000
+-- A background command's timeout: how long it may run before it is stopped.
+local DEFAULT_BACKGROUND_TIMEOUT = 600000
+local MAX_BACKGROUND_TIMEOUT = 7200000
 -- Output kept in memory; beyond maxResultSizeChars the engine persists the result.
 local MAX_OUTPUT = 4 * 1024 * 1024
 local CWD_KEY = "bash.cwd"
@@ -59,7 +70,8 @@ Usage:
 - Quote paths that contain spaces with double quotes.
 - timeout is in milliseconds, up to 600000 (10 minutes); the default is 120000 (2 minutes).
 - Output beyond 30000 characters is saved to a file and a preview is shown.
-- Use run_in_background to start a long-running command; you are told the file its output goes to.
+- run_in_background starts the command and returns at once with a task id and the file its output goes to; no & is needed. Read that file to see the output so far; once the command has ended the file's last line says how ([exited with code N] or [killed]). You are not told when it ends: read the file again to find out. TaskStop stops it.
+- For a background command, timeout is how long it may run before it is stopped: the default is 600000 (10 minutes), the maximum 7200000 (2 hours). Background commands also end when this tool server stops.
 - Prefer the Read, Glob and Grep tools to cat, find and grep; chain dependent commands with &&.
 - Write a clear description of 5-10 words in the active voice.]],
 
@@ -67,18 +79,21 @@ Usage:
     type = "object",
     properties = {
       command = { type = "string", description = "The command to execute" },
-      timeout = { type = "number", description = "Optional timeout in milliseconds (max 600000)" },
+      timeout = {
+        type = "number",
+        description = "Optional timeout in milliseconds (max 600000 for a foreground command, 7200000 in the background)",
+      },
       description = {
         type = "string",
         description = "Clear, concise description of what this command does in 5-10 words, in active voice.",
       },
       run_in_background = {
         type = "boolean",
-        description = "Set to true to run this command in the background.",
+        description = "Set to true to run this command in the background. Then timeout limits how long it may run before it is stopped (default 600000 ms, max 7200000 ms).",
       },
       dangerouslyDisableSandbox = {
         type = "boolean",
-        description = "Accepted for compatibility. luatool runs commands without an operating-system sandbox, so this has no effect; permissions still apply.",
+        description = "Accepted for compatibility and ignored: commands always run in the host's sandbox, where it has one, and permissions still apply.",
       },
     },
     required = { "command" },
@@ -128,11 +143,12 @@ Usage:
   call = function(input, ctx)
     local cwd = ctx.state:get(CWD_KEY) or ctx.cwd
     if input.run_in_background then
-      local id, path = shell.start(input.command, { cwd = cwd })
+      local timeout = math.min(input.timeout or DEFAULT_BACKGROUND_TIMEOUT, MAX_BACKGROUND_TIMEOUT)
+      local id, path = shell.start(input.command, { cwd = cwd, timeout = timeout })
       if not id then
         return nil, path
       end
-      return ("Command running in background with ID: %s. Output is being written to: %s"):format(id, path)
+      return ("Command running in background with ID: %s. Output is being written to: %s. To check interim output, use Read on that file path."):format(id, path)
     end
     local timeout = math.min(input.timeout or DEFAULT_TIMEOUT, MAX_TIMEOUT)
     local res, err = shell.run(input.command, { cwd = cwd, timeout = timeout, maxOutput = MAX_OUTPUT })

@@ -25,3 +25,51 @@ test.case("a failing command reports its exit code", function(t)
   assert.eq(r.isError, true)
   assert.matches(r.text, "^Exit code 3\nout")
 end)
+
+-- start runs Bash with input, which must start a background command (asks are
+-- allowed), and returns the command's id and output file, from the start text.
+local function start(t, input)
+  input.run_in_background = true
+  local r = t:call("Bash", input, { answer = "allow" })
+  assert.eq(r.isError, false, r.text)
+  local id, path = r.text:match("^Command running in background with ID: (b%w+)%. Output is being written to: (/%S+%.output)%. To check interim output, use Read on that file path%.$")
+  assert.eq(type(id), "string", r.text)
+  return id, path
+end
+
+-- ended reads the output file at path with Read, between short foreground sleeps,
+-- until the command has ended (the file's last line says how), and returns the read.
+local function ended(t, path)
+  for _ = 1, 500 do
+    local r = t:call("Read", { file_path = path })
+    if r.text:match("\n%d+\t%[exited with code %d+%]$") or r.text:match("\n%d+\t%[killed[^%]]*%]$") then
+      return r
+    end
+    t:call("Bash", { command = "sleep 0.1" })
+  end
+  error("the background command never ended: " .. path)
+end
+
+test.case("a background command writes its output to a file Read shows", function(t)
+  local _, path = start(t, { command = "echo started; echo finished" })
+  local r = ended(t, path)
+  assert.eq(r.text, "1\tstarted\n2\tfinished\n3\t\n4\t[exited with code 0]")
+end)
+
+test.case("a background command that fails leaves its output and code", function(t)
+  local _, path = start(t, { command = "echo bad >&2; exit 4" })
+  assert.eq(ended(t, path).text, "1\tbad\n2\t\n3\t[exited with code 4]")
+end)
+
+test.case("a background command past its timeout is stopped", function(t)
+  local id, path = start(t, { command = "echo early; sleep 1000", timeout = 100 })
+  assert.eq(ended(t, path).text, "1\tearly\n2\t\n3\t[killed]")
+  assert.eq(t:call("TaskStop", { task_id = id }).text, "<tool_use_error>No task found with ID: " .. id .. "</tool_use_error>")
+end)
+
+test.case("a background command that changes things asks first", function(t)
+  local r = t:call("Bash", { command = "touch made.txt", run_in_background = true })
+  assert.eq(r.asked, true)
+  assert.eq(r.stage, "permission")
+  assert.eq(t:read("made.txt"), nil)
+end)

@@ -1,18 +1,20 @@
 ---@meta
 -- Type definitions for luatool tools, the host modules of package hostmod, the
--- loader's tools module, json, and the test and assert modules of tool tests, for
--- the Lua language server (set runtime.version to "Lua 5.1", runtime.path to
--- "lib/?.lua" and add this file to workspace.library in .luarc.json; luatool new does
--- all three). The engine never loads this file. tests/typedefs_test.go fails when it
--- and the Go code disagree: in the members and functions of each table, in the keys
--- each options table accepts, and in the fields of what the functions return.
+-- pure modules of package puremod, the loader's tools and env modules, json, and the test
+-- and assert modules of tool tests, for the Lua language server (set
+-- runtime.version to "Lua 5.1", runtime.path to "lib/?.lua" and add this file to
+-- workspace.library in .luarc.json; luatool new does all three). The engine never
+-- loads this file. tests/typedefs_test.go fails when it and the Go code disagree: in
+-- the members and functions of each table, in the keys each options table accepts,
+-- and in the fields of what the functions return.
 --
 -- Phases. A tool file's main chunk runs when the file loads (luatool check and list
 -- load it too): it may build values and require modules, but the functions of fs,
--- glob, grep, shell and tools refuse ("fs.read is not available while the tool file
--- loads: call it from call()"). Members other than call run read-only: they may read
--- inside the roots, never write or run a command that is not read-only. call may
--- change things when the tool is not read-only for its input and the call was allowed.
+-- glob, grep, shell, http, tools and env refuse ("fs.read is not available while the tool
+-- file loads: call it from call()"). Members other than call run read-only: they may
+-- read inside the roots, never write or run a command that is not read-only, and
+-- never reach the network. call may change things when the tool is not read-only for
+-- its input and the call was allowed, and reach the hosts its network member names.
 --
 -- Shared code. require("name") loads lib/name.lua beside the tool files
 -- (require("a.b"): lib/a/b.lua) after the host modules and json: a Lua module,
@@ -34,6 +36,7 @@
 ---@field maxResultSizeChars? number Results longer than this are persisted to a file (default 50000; math.huge: never).
 ---@field inputSchema table A JSON Schema whose root is type = "object".
 ---@field outputSchema? table The JSON Schema of the data call returns.
+---@field network? string[] The hosts call may reach with the http module: "api.github.com", "*.example.com" (its subdomains), an address or a prefix ("10.0.0.0/8"); or { "*" } for a tool that fetches what the model asks, which must then have ruleContent return "domain:HOST" for the host a call reaches, each host needing a permission of its own (default: none).
 ---@field prompt string|fun(opts: {tools: string[]}): string The model-facing description.
 ---@field description? string|fun(input: table, opts: table): string A one-line summary of a call, for people.
 ---@field userFacingName? string|fun(input: table): string The label people see (default name).
@@ -114,6 +117,16 @@ function Context:aborted() end
 ---@param ... any
 function Context:log(...) end
 
+---Asks the host's small model to answer prompt about content (as WebFetch does with
+---a page), in call only: its answer, or nil, why and "unavailable" (the host offers
+---no model) or "failed" (the model did).
+---@param content string
+---@param prompt string
+---@return string? answer
+---@return string? err
+---@return "unavailable"|"failed"|nil code
+function Context:summarize(content, prompt) end
+
 ---The session's state: JSON values by key, shared by the calls of a session.
 ---@class luatool.State
 local State = {}
@@ -155,10 +168,11 @@ function FileStates:get(path) end
 -- message and a code: "outside", "notfound", "isdir", "notdir", "notfile",
 -- "toolarge", "denied", "badpattern", "badtype", "cancelled", "io", "readonly"
 -- (fs.write, or a shell command not classified read-only, in a read-only call),
--- "stale" and "exists" (fs.write), "badcommand" (shell).
+-- "stale" and "exists" (fs.write), "badcommand" and "limit" (shell), "undeclared", "blocked",
+-- "private", "badurl", "timeout", "network" and "redirects" (http).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"limit"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"|"badtime"|"badencoding"
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
@@ -380,11 +394,19 @@ function grep.check(pattern, opts) end
 
 ---@class luatool.StartOptions
 ---@field cwd? string The working directory, inside the roots (default the first root).
+---@field timeout? integer Milliseconds the background command may run, 1 to 7200000 (default 600000).
+
+---A running background command of the call's session.
+---@class luatool.BackgroundTask
+---@field id string Its id: "b" and eight of [0-9a-z].
+---@field command string The command as started.
+---@field outputFile string The file its output goes to.
 
 ---@class luatool.ReadOnlyOptions
 ---@field cwd? string The directory relative paths of the command start from (default the first root).
 
----@class luatool.RunOptions: luatool.StartOptions
+---@class luatool.RunOptions
+---@field cwd? string The working directory, inside the roots (default the first root).
 ---@field timeout? integer Milliseconds, more than 0 (default 120000).
 ---@field maxOutput? integer Bytes of output kept (default 1 MiB).
 
@@ -402,14 +424,35 @@ local shell = {}
 ---@return luatool.ErrorCode? code
 function shell.run(command, opts) end
 
----Starts command in the background, unbounded by the call; its output goes to a
----file.
+---Starts command in the background, beyond the call, in the same sandbox and
+---environment as shell.run; its stdout and stderr go to a file of its own, which
+---ends with "[exited with code N]" or "[killed]" once the command has ended, and
+---which fs.read, fs.lines, fs.stat and fs.exists open for the call's session only.
+---It is stopped at its timeout, when the engine closes, and with luatool. Only call()
+---may start one; "limit" when too many are running (10 in a session, 40 in all, by
+---default).
 ---@param command string
 ---@param opts? luatool.StartOptions
 ---@return string? id
 ---@return string path_or_err The output file, or the error.
 ---@return luatool.ErrorCode? code
 function shell.start(command, opts) end
+
+---The background command id, when it is running in the call's session; nil once it
+---has ended (by itself, by its timeout or by shell.stop) and for another session's.
+---@param id string
+---@return luatool.BackgroundTask? task
+function shell.task(id) end
+
+---Stops the background command id of the call's session: SIGTERM to its process
+---group, SIGKILL two seconds later; returns once it has ended. "notfound" when no
+---command of that id is running in the session. Only a call that may change
+---things may stop one.
+---@param id string
+---@return luatool.BackgroundTask? task
+---@return string? err
+---@return luatool.ErrorCode? code
+function shell.stop(id) end
 
 ---The simple commands of command, in source order, as written: split at ;, &, &&,
 ---||, | and newlines, with those inside blocks and substitutions ($(...), `...`).
@@ -430,6 +473,71 @@ function shell.split(command) end
 ---@return string? why
 ---@return "hidden"|"outside"|"writes"|nil code
 function shell.readonly(command, opts) end
+
+---The options every http function takes.
+---@class luatool.HTTPOptions
+---@field headers? table<string, string> Request headers by name (User-Agent defaults to luatool's).
+---@field timeout? integer Milliseconds the whole request may take (the call's deadline applies anyway); past it, code "timeout".
+---@field maxBytes? integer The cap on the response body (default 10 MiB, at most the string limit, 16 MiB); over it, code "toolarge".
+---@field redirects? integer How many redirects to follow, each checked like the first request (default 10, 0 to 20; 0 returns the 3xx response itself).
+
+---@class luatool.HTTPPostOptions: luatool.HTTPOptions
+---@field body? string The request body.
+---@field json? any A value sent as JSON (Content-Type application/json unless headers say otherwise); not with body.
+
+---@class luatool.HTTPRequest: luatool.HTTPPostOptions
+---@field url string An http or https URL.
+---@field method? string GET, or POST when there is a body; a read-only call may only GET, HEAD or OPTIONS (else code "readonly").
+
+---@class luatool.HTTPResponse
+---@field status integer The HTTP status code (any: a 404 is a response, not a failure).
+---@field statusText string "OK", "Not Found", ...
+---@field headers table<string, string> By name in lower case; repeated headers joined with ", ".
+---@field body string
+---@field url string The URL of the final response, after redirects.
+---@field location? string A redirect's Location made absolute, when the response is a redirect that was not followed (redirects = 0, or a 3xx the request stopped at).
+---@field json? any The body decoded, when the content type is JSON and it parses.
+
+---@class luatool.MarkdownOptions
+---@field baseUrl? string Links and images are made absolute against it.
+
+---require("http"): requests from call() to the hosts the tool's network member names
+---(or, for network = { "*" }, the hosts the call's permission covers). The host's
+---policy may deny more, and refuses loopback, private, link-local and cloud metadata
+---addresses unless it names them, checked on the address dialled. Failures return
+---nil, a message and a code: "undeclared", "blocked", "private", "badurl",
+---"readonly", "toolarge", "timeout", "cancelled", "network", "redirects".
+---@class luatool.http
+local http = {}
+
+---@param opts luatool.HTTPRequest
+---@return luatool.HTTPResponse?
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.request(opts) end
+
+---@param url string
+---@param opts? luatool.HTTPOptions
+---@return luatool.HTTPResponse?
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.get(url, opts) end
+
+---A POST with a string body, or with the options of a table.
+---@param url string
+---@param opts string|luatool.HTTPPostOptions
+---@return luatool.HTTPResponse?
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.post(url, opts) end
+
+---HTML as Markdown (CommonMark with tables; head, script and style dropped).
+---@param html string
+---@param opts? luatool.MarkdownOptions
+---@return string? markdown
+---@return string? err
+---@return luatool.ErrorCode? code
+function http.markdown(html, opts) end
 
 ---require("path"): pure functions on slash-separated paths; no file is touched.
 ---@class luatool.path
@@ -493,6 +601,378 @@ function path.quote(p) end
 ---@return string
 function path.unquote(s) end
 
+------------------------------------------------------------------------------
+-- Pure modules (package puremod): they compute and reach nothing on the host, so
+-- they work in every phase, a tool file's main chunk included (time.sleep alone
+-- refuses there). Failures a tool should handle return nil, a message and a code:
+-- "badpattern" (re), "badtime" (time), "badencoding" (base64, hex), "badurl" (url).
+-- Positions are 1-based byte offsets. No function takes or makes a string over the
+-- sandbox's string limit (16 MiB by default): past it they raise.
+------------------------------------------------------------------------------
+
+---require("re"): regular expressions in Go's RE2 syntax. Unlike Lua patterns,
+---which backtrack (luatool stops them after 200 million steps), RE2 matches in time
+---linear in the subject, whatever the pattern; a long match stops at the call's
+---deadline. Every function taking a pattern returns nil, the message and
+---"badpattern" for one that does not compile, is over 16 KiB or compiles to over
+---32,768 instructions. Compiled patterns are cached (the 256 last used), so
+---re.find(s, "...") in a loop compiles once.
+---
+---The captures are what string.match returns: one value per group (nil for a group
+---that took no part), or the whole match when the pattern has no group. A pattern
+---that names a group ((?P<name>...) or (?<name>...)) gives one table of the named
+---groups by name instead.
+---@class luatool.re
+local re = {}
+
+---Where the pattern first matches from init (default 1; negative counts from the
+---end): start and end (inclusive), then the captures when the pattern has groups;
+---nil when it does not match. The text before init still counts for ^, \A and \b.
+---@param s string
+---@param pattern string
+---@param init? integer
+---@return integer|nil start
+---@return integer|string|nil end_or_err
+---@return luatool.ErrorCode|string|table|nil ...
+function re.find(s, pattern, init) end
+
+---The captures of the first match from init (default 1), or nil.
+---@param s string
+---@param pattern string
+---@param init? integer
+---@return string|table|nil ...
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.match(s, pattern, init) end
+
+---An iterator over the captures of each match, for a generic for. Matches follow
+---one another as in Go's FindAll: an empty match right after a match is skipped.
+---@param s string
+---@param pattern string
+---@return function? iterator
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.gmatch(s, pattern) end
+
+---s with (the first n) matches replaced, and the number of matches. repl is a
+---template ($1 or ${1} a group, $0 the whole match, $name or ${name} a named
+---group, $$ a dollar sign; a reference to a group the pattern lacks raises, and
+---${1}x is group 1 then x), a table indexed by group 1 (the whole match without
+---groups), or a function called with the captures; nil or false keeps the match.
+---@param s string
+---@param pattern string
+---@param repl string|table|fun(...):any
+---@param n? integer
+---@return string? result
+---@return integer|string|nil count_or_err
+---@return luatool.ErrorCode? code
+function re.gsub(s, pattern, repl, n) end
+
+---The pieces of s between the matches, at most n (the last holds the rest). An
+---empty match at the very start or end splits nothing off: re.split("abc", "") is
+---{"a", "b", "c"}, re.split("", ",") is {""}.
+---@param s string
+---@param pattern string
+---@param n? integer
+---@return string[]? pieces
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.split(s, pattern, n) end
+
+---s with every RE2 metacharacter escaped: a pattern matching s literally.
+---@param s string
+---@return string
+function re.escape(s) end
+
+---The compiled pattern, whose methods are the functions above without the
+---pattern; call them with a colon.
+---@param pattern string
+---@return luatool.Regexp? rx
+---@return string? err
+---@return luatool.ErrorCode? code
+function re.compile(pattern) end
+
+---What re.compile returns.
+---@class luatool.Regexp
+---@field pattern string The pattern's source.
+local Regexp = {}
+
+---As re.find.
+---@param s string
+---@param init? integer
+---@return integer? start
+---@return integer? end_
+---@return string|table|nil ...
+function Regexp:find(s, init) end
+
+---As re.match.
+---@param s string
+---@param init? integer
+---@return string|table|nil ...
+function Regexp:match(s, init) end
+
+---As re.gmatch.
+---@param s string
+---@return function iterator
+function Regexp:gmatch(s) end
+
+---As re.gsub.
+---@param s string
+---@param repl string|table|fun(...):any
+---@param n? integer
+---@return string result
+---@return integer count
+function Regexp:gsub(s, repl, n) end
+
+---As re.split.
+---@param s string
+---@param n? integer
+---@return string[]
+function Regexp:split(s, n) end
+
+---require("time"): the clock, sleeping, dates and durations. Times are numbers of
+---milliseconds since the Unix epoch. A layout is a Go layout (the reference time
+---"Mon Jan 2 15:04:05 MST 2006") or the name of one of Go's: "RFC3339",
+---"RFC3339Nano", "RFC1123", "RFC1123Z", "RFC822", "RFC822Z", "RFC850", "ANSIC",
+---"UnixDate", "RubyDate", "Kitchen", "Stamp", "StampMilli", "StampMicro",
+---"StampNano", "DateTime", "DateOnly", "TimeOnly". A zone is "UTC" (the default),
+---an offset such as "+05:30", or an IANA name such as "Europe/Paris"; the host's
+---local zone is not offered.
+---@class luatool.time
+local time = {}
+
+---Milliseconds since the epoch, a whole number.
+---@return integer
+function time.now() end
+
+---Milliseconds, with a fraction, since an arbitrary start: for timing.
+---@return number
+function time.monotonic() end
+
+---Waits ms milliseconds (a fraction allowed) without using a CPU. At the call's
+---deadline or cancellation it raises, and the call ends there. Not in a tool
+---file's main chunk.
+---@param ms number
+function time.sleep(ms) end
+
+---The time as text in layout (default RFC 3339 with milliseconds when there are
+---some, "2024-05-01T12:00:00.25Z") and zone; nil, why and "badtime" for an unknown
+---zone.
+---@param ms number
+---@param layout? string
+---@param zone? string
+---@return string? text
+---@return string? err
+---@return luatool.ErrorCode? code
+function time.format(ms, layout, zone) end
+
+---The time s stands for, read with layout (default RFC 3339, fractional seconds
+---accepted) in zone when s names none; nil, why and "badtime" when it does not
+---parse.
+---@param s string
+---@param layout? string
+---@param zone? string
+---@return number? ms
+---@return string? err
+---@return luatool.ErrorCode? code
+function time.parse(s, layout, zone) end
+
+---A Go duration ("1h30m", "250ms", "1.5s"; units ns, us, ms, s, m, h) in ms; nil,
+---why and "badtime" when it does not parse.
+---@param s string
+---@return number? ms
+---@return string? err
+---@return luatool.ErrorCode? code
+function time.duration(s) end
+
+---ms as Go writes a duration: "1h30m0s", "1.5ms".
+---@param ms number
+---@return string
+function time.formatduration(ms) end
+
+---@class luatool.Base64EncodeOptions
+---@field url? boolean The URL alphabet (- and _ for + and /).
+---@field pad? boolean End with = padding (default true).
+
+---@class luatool.Base64DecodeOptions
+---@field url? boolean The URL alphabet.
+
+---require("base64")
+---@class luatool.base64
+local base64 = {}
+
+---s in base64.
+---@param s string
+---@param opts? luatool.Base64EncodeOptions
+---@return string
+function base64.encode(s, opts) end
+
+---The bytes s encodes; padding is optional and line breaks are skipped. nil, why
+---and "badencoding" when s is not base64 of the alphabet.
+---@param s string
+---@param opts? luatool.Base64DecodeOptions
+---@return string? bytes
+---@return string? err
+---@return luatool.ErrorCode? code
+function base64.decode(s, opts) end
+
+---require("hex")
+---@class luatool.hex
+local hex = {}
+
+---s in lowercase hexadecimal.
+---@param s string
+---@return string
+function hex.encode(s) end
+
+---The bytes s encodes (either case); nil, why and "badencoding" otherwise.
+---@param s string
+---@return string? bytes
+---@return string? err
+---@return luatool.ErrorCode? code
+function hex.decode(s) end
+
+---What url.parse returns: every part, "" when the URL has none.
+---@class luatool.URL
+---@field scheme string
+---@field username string
+---@field password string
+---@field host string The host name or address, without brackets or port.
+---@field port? integer Absent when the URL names none.
+---@field path string Decoded.
+---@field rawpath string The path as escaped in the URL.
+---@field query string The query string, without "?" (url.decodequery reads it).
+---@field fragment string Decoded, without "#".
+---@field opaque string What follows "scheme:" in a URL such as mailto:x@y.
+
+---What url.build takes: the parts of a URL, each optional.
+---@class luatool.URLParts
+---@field scheme? string
+---@field username? string
+---@field password? string
+---@field host? string
+---@field port? integer
+---@field path? string
+---@field rawpath? string The escaped path, kept as given (it must decode to path).
+---@field query? string|table A query string, or a table encoded as url.encodequery does.
+---@field fragment? string
+---@field opaque? string
+
+---@class luatool.EscapeOptions
+---@field path? boolean Escape for one path segment (space as %20, / escaped) rather than a query (space as +).
+
+---require("url")
+---@class luatool.url
+local url = {}
+
+---The parts of a URL, or nil, why and "badurl".
+---@param s string
+---@return luatool.URL? parts
+---@return string? err
+---@return luatool.ErrorCode? code
+function url.parse(s) end
+
+---The URL of its parts (url.build(url.parse(s)) is s).
+---@param opts luatool.URLParts
+---@return string
+function url.build(opts) end
+
+---ref resolved against base, as a link in a page at base (RFC 3986); nil, why and
+---"badurl" when either does not parse.
+---@param base string
+---@param ref string
+---@return string? resolved
+---@return string? err
+---@return luatool.ErrorCode? code
+function url.resolve(base, ref) end
+
+---s escaped for a query value (or, with path, a path segment).
+---@param s string
+---@param opts? luatool.EscapeOptions
+---@return string
+function url.escape(s, opts) end
+
+---The text s escapes; nil, why and "badurl" for a bad escape.
+---@param s string
+---@param opts? luatool.EscapeOptions
+---@return string? text
+---@return string? err
+---@return luatool.ErrorCode? code
+function url.unescape(s, opts) end
+
+---A query string of names sorted, each value a string, number or boolean, or a
+---list of them (the name repeated): "a=1&b=x+y".
+---@param query table<string, string|number|boolean|(string|number|boolean)[]>
+---@return string
+function url.encodequery(query) end
+
+---Each name's first value, and each name's values as a list; nil, why and "badurl"
+---when s does not parse. A leading "?" is skipped.
+---@param s string
+---@return table<string, string>|nil first
+---@return table<string, string[]>|string all_or_err
+---@return luatool.ErrorCode? code
+function url.decodequery(s) end
+
+---@class luatool.DigestOptions
+---@field raw? boolean The digest's bytes rather than lowercase hex.
+
+---require("crypto"): digests and HMAC.
+---@class luatool.crypto
+local crypto = {}
+
+---SHA-256 of s.
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.sha256(s, opts) end
+
+---SHA-512 of s.
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.sha512(s, opts) end
+
+---SHA-1 of s (not for security).
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.sha1(s, opts) end
+
+---MD5 of s (not for security).
+---@param s string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.md5(s, opts) end
+
+---The HMAC of message with key; hash is "sha256", "sha512", "sha1" or "md5".
+---@param hash string
+---@param key string
+---@param message string
+---@param opts? luatool.DigestOptions
+---@return string
+function crypto.hmac(hash, key, message, opts) end
+
+---Whether a and b are equal, in time independent of where they differ: compare a
+---signature with it.
+---@param a string
+---@param b string
+---@return boolean
+function crypto.equal(a, b) end
+
+---require("uuid")
+---@class luatool.uuid
+local uuid = {}
+
+---A random (version 4) UUID, lowercase.
+---@return string
+function uuid.v4() end
+
+---A time-ordered (version 7, RFC 9562) UUID: those a process makes sort in the
+---order they were made.
+---@return string
+function uuid.v7() end
+
 ---@class luatool.ToolInfo
 ---@field name string
 ---@field searchHint string "" when the tool has none.
@@ -516,6 +996,24 @@ function tools.list() end
 ---@param names string[]
 ---@return string[]
 function tools.discover(names) end
+
+---require("env"): the values the host hands this tool explicitly (settings "env",
+---luatool --env NAME), never the process's environment. A value may be given to some
+---tools only, by name; a secret may be read by call only (elsewhere env.get of it
+---raises an error), and the engine shows it as [redacted:NAME] in results, logs,
+---renderings and errors.
+---@class luatool.env
+local env = {}
+
+---The value of name for this tool, or nil when the host gives it none (a value for
+---other tools only is nil too).
+---@param name string
+---@return string?
+function env.get(name) end
+
+---The names this tool may read, sorted (secrets included).
+---@return string[]
+function env.names() end
 
 ---require("json"): JSON, with the sentinels of the value model.
 ---@class luatool.json
@@ -596,6 +1094,16 @@ function TestContext:read(rel) end
 ---@param opts? luatool.TestCallOptions
 ---@return luatool.TestResult
 function TestContext:call(name, input, opts) end
+
+---Stubs a module for the tools' calls in the rest of the case: a call of
+---module.f runs fns.f instead, with the arguments and results as JSON values (an
+---error it raises is the real function's error; error(msg, 0) leaves out the test's
+---position). The stub replaces the module whole: a function fns leaves out fails
+---when a tool calls it. Any module the tools may require but json; a later t:stub of
+---the module replaces this one. The test file's own use of the module stays real.
+---@param module string
+---@param fns table<string, function>
+function TestContext:stub(module, fns) end
 
 ---require("test"): registers the cases of a test file.
 ---@class luatool.test

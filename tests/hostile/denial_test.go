@@ -157,6 +157,7 @@ func denialRows() []row {
 		}},
 		{"D19", []variant{
 			hostmodTimeout("host-sleep", `require("hostmod").sleep(30) return "slept"`),
+			{name: "time.sleep", cfg: shortHost, body: `require("time").sleep(1e9) return "slept"`, want: timedOut},
 			fifoVariant("fs.read-fifo", `return require("fs").read("pipe")`),
 			fifoVariant("fs.lines-fifo", `return require("fs").lines("pipe")`),
 			fifoVariant("grep-fifo-path", `return require("grep").files("x", {path = "pipe"})`),

@@ -68,8 +68,8 @@
 //	D7   TestDenialOfService/D7                string.rep 1e9, 2^31, 5e9, with separator; fs.read/fs.lines of a file over the string limit
 //	D8   TestDenialOfService/D8                s .. s doubling, appending; table.concat; string.format
 //	D9   TestDenialOfService/D9                table growth (3 kinds) under a 256 MiB budget; an innocent call beside garbage
-//	D10  TestDenialOfServicePatterns/D10       backtracking find/match/gmatch/gsub, captures, long patterns
-//	D11  TestDenialOfServicePatterns/D11       gsub/gmatch with Lua callbacks over 8 MB, amplifying gsub
+//	D10  TestDenialOfServicePatterns/D10       backtracking find/match/gmatch/gsub, captures, long patterns; slow re (RE2) matches
+//	D11  TestDenialOfServicePatterns/D11       gsub/gmatch with Lua callbacks over 8 MB, amplifying gsub; re.gsub/split of 8M matches
 //	D12  TestDenialOfService/D12               table.concat/unpack of many, unpack ranges (1e8, overflowing), string.byte
 //	D13  TestDenialOfService/D13               16 MiB string and large tables returned (persisted), 512 MB by doubling
 //	D14  TestDenialOfService/D14               deep results, error objects, json.encode, progress, state, input
@@ -77,7 +77,7 @@
 //	D16  TestDenialOfService/D16               compile bombs (nesting, chains, size, locals, constants); good version kept
 //	D17  TestDenialOfService/D17               collectgarbage
 //	D18  TestDenialOfService/D18               channel.make, require("channel")
-//	D19  TestDenialOfService/D19               a blocking host function; fs/grep/glob on a named pipe
+//	D19  TestDenialOfService/D19               a blocking host function, time.sleep; fs/grep/glob on a named pipe
 //	D20  not applicable here                   covered by the concurrency suite (100 concurrent infinite loops)
 //	D21  not applicable here                   covered by the concurrency suite (reload churn; hot reload is issue 4)
 //	D22  TestDenialOfService/D22               math.random(0), math.random(5, 1)

@@ -36,6 +36,10 @@ func patternRows() []row {
 			patterns("gsub-callback-pattern", `local s = ("ab"):rep(4e6) return #(s:gsub("(a)(b)", function(a, b) return b .. a end))`),
 			patterns("gsub-amplify", `return #(("a"):rep(1e7):gsub("a", "%0%0%0"))`),
 			patterns("gsub-table", `return #(("a"):rep(1.6e7):gsub(".", {a = "bb"}))`),
+			// RE2 through the re module: millions of short matches in one Go loop.
+			patterns("re-gsub-empty", `return #(require("re").gsub(("a"):rep(8e6), "", ""))`),
+			patterns("re-split-empty", `return #require("re").split(("a"):rep(8e6), "")`),
+			patterns("re-gsub-callback", `return #(require("re").gsub(("a"):rep(8e6), ".", function(c) return c end))`),
 		}},
 		{"D10", []variant{
 			patterns("find", `return string.find(("a"):rep(3000), ".-.-.-b$")`),
@@ -47,6 +51,10 @@ func patternRows() []row {
 			patterns("optional-chain", `return string.find(("a"):rep(40), ("a?"):rep(40) .. ("a"):rep(40) .. "b")`),
 			patterns("star-chain", `return string.find(("a"):rep(5000), ("a*"):rep(30) .. "b")`),
 			patterns("long-pattern", `return string.find(("a"):rep(1e4), ("a-"):rep(5e3) .. "b")`),
+			// RE2 never backtracks, but a large program over a long subject is slow
+			// too (minutes here): the match must stop at the deadline.
+			patterns("re-find", `return require("re").find(("ab"):rep(5e5), "[\\p{L}\\p{N}]{500}x")`),
+			patterns("re-gmatch", `local re = require("re") for m in re.gmatch(("ab"):rep(5e5), "[\\p{L}\\p{N}]{500}x") do return m end return "none"`),
 			{name: "pcall", cfg: cfg, body: `local ok, e = pcall(string.find, ("a"):rep(3000), ".-.-.-b$") while true do end`, want: stopped},
 		}},
 	}

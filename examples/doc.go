@@ -1,0 +1,9 @@
+// Package examples holds example tools, each in a directory of its own with its Lua
+// tests, and the Go tests that run them as a host would: their Lua tests through
+// luatool test's runner, and the tools themselves over MCP against a local server
+// that stands in for the API they call.
+//
+// github/ is GitHubIssues, a tool that calls GitHub's REST API with the http module,
+// reaching only the host it declares, with a token the host hands it through env,
+// and JSON both ways.
+package examples

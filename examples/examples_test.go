@@ -1,0 +1,168 @@
+package examples
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/luatest"
+	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/hostmod"
+	"github.com/luatool/luatool/netpolicy"
+)
+
+// token is the GitHub token the host hands GitHubIssues in the MCP test.
+const token = "ghp_exampletoken0123456789"
+
+// TestLuaTests runs the Lua tests beside each example tool, as luatool test does.
+func TestLuaTests(t *testing.T) {
+	files, err := filepath.Glob("*/*_test.lua")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Lua tests: %v", err)
+	}
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		r := luatest.RunFile(context.Background(), f, luatest.Options{NewEngine: func(root, scratch string) (*engine.Engine, error) {
+			mods, err := hostmod.Standard([]string{root})
+			if err != nil {
+				return nil, err
+			}
+			e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
+				Roots: []string{root}, Cwd: root, ResultsDir: scratch})
+			if err != nil {
+				return nil, err
+			}
+			abs, _ := filepath.Abs(dir)
+			if diags := e.Load(engine.Source{Name: dir, Dir: abs}); engine.HasErrors(diags) {
+				return nil, fmt.Errorf("load %s: %v", dir, diags)
+			}
+			return e, nil
+		}})
+		if r.Err != nil {
+			t.Fatalf("%s: %v", f, r.Err)
+		}
+		for _, c := range r.Cases {
+			if c.Err != nil {
+				t.Errorf("%s: %s: %v", f, c.Name, c.Err)
+			}
+		}
+		if len(r.Cases) == 0 {
+			t.Errorf("%s: no case ran", f)
+		}
+	}
+}
+
+// githubResolver sends api.github.com to the local server; every other name is
+// unknown, so nothing in the test reaches the network.
+type githubResolver struct{}
+
+func (githubResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if host == "api.github.com" {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	return nil, fmt.Errorf("no such host %s", host)
+}
+
+// TestGitHubIssuesOverMCP serves GitHubIssues over MCP, as luatool serve would, with
+// its http module reaching a local TLS server in place of api.github.com and the
+// token handed to it as a secret: the client gets the issues, the server got the
+// token, and an error echoing the token reaches the client redacted.
+func TestGitHubIssuesOverMCP(t *testing.T) {
+	var gotAuth []string
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = append(gotAuth, r.Header.Get("Authorization"))
+		switch r.URL.Path {
+		case "/repos/golang/go/issues":
+			if r.URL.Query().Get("labels") != "bug" || r.URL.Query().Get("per_page") != "2" {
+				http.Error(w, "unexpected query "+r.URL.RawQuery, http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `[{"number": 7, "title": "panic in net/http", "user": {"login": "gopher"}, "labels": [{"name": "bug"}]}]`)
+		default:
+			// An API that echoes what it was sent, the commonest way a key leaks.
+			w.WriteHeader(http.StatusTeapot)
+			fmt.Fprintf(w, "echo: %s", r.Header.Get("Authorization"))
+		}
+	}))
+	defer api.Close()
+	tlsConfig := api.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	tlsConfig.RootCAs = x509.NewCertPool()
+	tlsConfig.RootCAs.AddCert(api.Certificate())
+	tlsConfig.ServerName = "example.com" // the name httptest's certificate is for
+	// The local server is a loopback address: the host's allow list must name it.
+	policy, err := netpolicy.NewPolicy(nil, []string{"api.github.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	mods, err := hostmod.StandardWith(hostmod.Options{Roots: []string{root},
+		HTTP: hostmod.HTTPOptions{Policy: policy, Resolver: githubResolver{}, TLS: tlsConfig}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(api.URL, "https://"), ":")
+	env, err := engine.NewEnv([]engine.EnvVar{
+		{Name: "GITHUB_TOKEN", Value: token, Secret: true, Tools: []string{"GitHubIssues"}},
+		{Name: "GITHUB_API_URL", Value: "https://api.github.com:" + port},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
+		Roots: []string{root}, Cwd: root, ResultsDir: t.TempDir(), Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	abs, _ := filepath.Abs("github")
+	if diags := e.Load(engine.Source{Name: "github", Dir: abs}); engine.HasErrors(diags) {
+		t.Fatalf("load: %v", diags)
+	}
+	srv := mcpserver.New(e, mcpserver.Options{Name: "examples"})
+	defer srv.Close()
+	ctx := context.Background()
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
+		t.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+
+	call := func(args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "GitHubIssues", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	text := func(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
+
+	res := call(map[string]any{"repo": "golang/go", "labels": "bug", "limit": 2})
+	if res.IsError || text(res) != "#7 panic in net/http (@gopher) [bug]" {
+		t.Fatalf("isError=%v %q", res.IsError, text(res))
+	}
+	if len(gotAuth) != 1 || gotAuth[0] != "Bearer "+token {
+		t.Errorf("the API got Authorization %q", gotAuth)
+	}
+	// The error text quotes what the API answered, the token included: the client
+	// sees it redacted.
+	res = call(map[string]any{"repo": "golang/echo"})
+	if !res.IsError || strings.Contains(text(res), token) || !strings.Contains(text(res), "418: echo: Bearer [redacted:GITHUB_TOKEN]") {
+		t.Errorf("an answer echoing the token: isError=%v %q", res.IsError, text(res))
+	}
+}
