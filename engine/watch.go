@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -146,11 +145,8 @@ type watch struct {
 	// wait.confirm: a file missing at a rescan but shown since is not gone.
 	shown map[string]map[string]time.Time
 	fsw   *fsnotify.Watcher
-	// marks is the directory of catchUp's markers ("" when there is none), mark the
-	// number of the last; backlog and errs are the events and errors catchUp read
-	// for refresh to handle.
-	marks   string
-	mark    uint64
+	// backlog and errs are the events and errors catchUp read, for refresh to
+	// handle.
 	backlog []fsnotify.Event
 	errs    []error
 	// missing are source directories that do not exist yet; their nearest existing
@@ -195,19 +191,27 @@ const catchUpLimit = time.Second
 // catchUp reads the file events of every change made before it was called, which
 // may still be on their way when a rescan finds a file missing: it records what they
 // show (sight) and keeps them for refresh to handle. It makes a marker file in a
-// directory of its own, watched with the source directories, and reads events until
-// the marker's: the events of all the watched directories come in one queue, in the
-// order of the changes. It reports false when it cannot be sure: events were lost
-// (the queue overflowed), or the marker's event did not come within catchUpLimit.
+// temporary directory, watched for the while with the source directories, and reads
+// events until the marker's: the events of all the watched directories come in one
+// queue, in the order of the changes. It reports false when it cannot be sure:
+// events were lost (the queue overflowed), or the marker's event did not come within
+// catchUpLimit. When it cannot make a marker (no temporary directory, no inotify
+// watch left), it reports true having read nothing: the rescan goes by the events
+// read so far.
 func (w *watch) catchUp() bool {
-	w.mark++
-	marker := filepath.Join(w.marks, strconv.FormatUint(w.mark, 10))
-	if err := os.WriteFile(marker, nil, 0o600); err != nil {
-		return false
+	marks, err := os.MkdirTemp("", "luatool-watch-")
+	if err != nil {
+		return true
 	}
-	// Each marker has a name of its own, so that the event of an earlier one, come
-	// too late for it, is not taken for this one's; the earlier one goes.
-	_ = os.Remove(filepath.Join(w.marks, strconv.FormatUint(w.mark-1, 10)))
+	defer os.RemoveAll(marks)
+	if err := w.fsw.Add(marks); err != nil {
+		return true
+	}
+	defer w.fsw.Remove(marks)
+	marker := filepath.Join(marks, "marker")
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		return true
+	}
 	timeout := time.NewTimer(catchUpLimit)
 	defer timeout.Stop()
 	for {
@@ -255,13 +259,7 @@ func (w *watch) run(ctx context.Context) error {
 			w.addTree(filepath.Join(dir, sub), dir)
 		}
 	}
-	// catchUp's markers; without them, a rescan goes by the events read so far.
-	if marks, err := os.MkdirTemp("", "luatool-watch-"); err == nil {
-		defer os.RemoveAll(marks)
-		if fsw.Add(marks) == nil {
-			w.marks, w.wait.catchUp = marks, w.catchUp
-		}
-	}
+	w.wait.catchUp = w.catchUp
 	// A directory may have changed between the last load and the first watch.
 	w.refresh()
 
@@ -340,7 +338,7 @@ func (w *watch) addTree(dir, src string) {
 
 // handle schedules the sources an event concerns.
 func (w *watch) handle(ev fsnotify.Event) {
-	if ev.Op == fsnotify.Chmod || w.marks != "" && filepath.Dir(ev.Name) == w.marks {
+	if ev.Op == fsnotify.Chmod {
 		return
 	}
 	if src, ok := w.within[filepath.Dir(ev.Name)]; ok {
