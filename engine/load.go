@@ -91,9 +91,13 @@ type toolFile struct {
 	hash  [sha256.Size]byte
 	tool  *Tool
 	diags []Diagnostic
-	// missingSince is when a watch's rescan first found the file missing, while it
-	// keeps the tool serving (see loadWait.confirm); zero while the file is on disk.
+	// readAt is the rescan (see sourceState.scans) that first read this version.
+	readAt uint64
+	// missingSince is when a watch's rescan that first found the file missing was
+	// done reading the directory, and missedAt that rescan, while the file keeps its
+	// tool serving (see dropMissing); zero while the file is on disk.
 	missingSince time.Time
+	missedAt     uint64
 }
 
 // sourceState is a source and its files, by name within the source; unreadable is
@@ -105,6 +109,9 @@ type sourceState struct {
 	// running holds, by file name, the loads a watch's rescan stopped waiting for
 	// (see reloadGrace): the next rescan takes the outcome of the one that finished.
 	running map[string]*loadRun
+	// scans counts the rescans, numbering them: a file that went missing at one
+	// may be another file, read at that one or later, under a new name.
+	scans uint64
 }
 
 // A loadRun is the load of one version of a tool file, on a goroutine of its own, so
@@ -112,6 +119,7 @@ type sourceState struct {
 type loadRun struct {
 	name string // within the source
 	hash [sha256.Size]byte
+	scan uint64        // the rescan that read this version
 	done chan struct{} // closed when tool and diags are set
 	tool *Tool
 	diag []Diagnostic
@@ -147,18 +155,23 @@ const reloadGrace = 250 * time.Millisecond
 // (Load and Refresh), otherwise for grace, after which late is called, from another
 // goroutine, with the source's name once each load still running finishes.
 //
-// For files in the middle of a save, under a watch: confirm is how long a missing
-// file must have been gone before its tool is dropped (zero, for Load and Refresh:
-// at once); appeared, when set, tells when a file event last showed a file of the
-// source on disk; recheck, called on the rescan's goroutine with the source's name,
-// asks for another rescan soon: to confirm a missing file gone, or to read again a
-// file that failed to load (it may have been read halfway through a save).
+// For files in the middle of a save, under a watch (see dropMissing): confirm is how
+// long a missing file must have been gone before its tool is dropped (zero, for Load
+// and Refresh: at once); shown, when set, gives the tool files of a source that file
+// events showed on disk lately, by name, with when (created or written, or removed
+// or renamed away: there until then); catchUp, when set, brings shown up to date
+// with every file event that happened before it was called, and reports false when
+// it cannot; recheck asks for another rescan soon: to confirm a missing file gone,
+// or to read again a file that failed to load (it may have been read halfway through
+// a save). All three are called on the rescan's goroutine, recheck with the source's
+// name.
 type loadWait struct {
-	grace    time.Duration
-	late     func(source string)
-	confirm  time.Duration
-	appeared func(source, file string) time.Time
-	recheck  func(source string)
+	grace   time.Duration
+	late    func(source string)
+	confirm time.Duration
+	shown   func(source string) map[string]time.Time
+	catchUp func() bool
+	recheck func(source string)
 }
 
 // Load sets the sources, in order, reads them and swaps in a snapshot of the Go-native
@@ -271,6 +284,8 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, w
 // that failed this time. A load that wait gives up on stays running; a later rescan
 // takes its outcome.
 func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []*Tool, events []Event) {
+	s.scans++
+	listed := time.Now() // a file the listing misses was away at a moment after this
 	var entries []fs.DirEntry
 	var err error
 	if s.src.FS == nil {
@@ -350,14 +365,13 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 			delete(s.running, name)
 		}
 	}
+	read := time.Now() // a file the reading missed had been away by this
 	awaitLoads(work, wait.grace)
-	// A file still loading, or failing just now, may be in the middle of a save,
-	// and may be a missing file under its new name: this rescan settles nothing
-	// about missing files.
-	settled := true
+	// A file still loading may be a missing file under its new name.
+	loading := false
 	for _, r := range work {
 		if !r.finished() {
-			settled = false
+			loading = true
 			if s.running[r.name] != r {
 				if s.running == nil {
 					s.running = map[string]*loadRun{}
@@ -373,10 +387,9 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 			f = &toolFile{}
 			s.files[r.name] = f
 		}
-		f.hash, f.diags, changed = r.hash, r.diag, true
+		f.hash, f.diags, f.readAt, changed = r.hash, r.diag, r.scan, true
 		if r.tool == nil {
 			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diag})
-			settled = false
 			if wait.recheck != nil {
 				// It may have been read halfway through a save: look again soon,
 				// even while the directory keeps changing.
@@ -389,7 +402,7 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 		}
 		f.tool = r.tool
 	}
-	dropped := dropMissing(s, seen, settled, wait)
+	dropped := dropMissing(s, seen, loading, wait, listed, read)
 	for _, f := range dropped {
 		if f.tool != nil {
 			retired = append(retired, f.tool)
@@ -398,23 +411,34 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 	return changed || len(dropped) > 0, retired, events
 }
 
-// dropMissing drops the files of s that the rescan did not see and returns them. A
-// file may be missing only for a moment while it is saved (deleted and written
-// again, renamed away and back): under a watch (wait.confirm set) a missing file
-// that has a tool keeps it serving until it has been gone for wait.confirm, missed
-// by rescans and shown by no file event, as a settled rescan (see rescan) finds,
-// unless another file of the source now serves the tool's name, which is a rename.
-func dropMissing(s *sourceState, seen map[string]bool, settled bool, wait loadWait) []*toolFile {
+// dropMissing drops the files of s that the rescan did not see and returns them;
+// the rescan began to list the directory at listed and was done reading it at read.
+// A file may be missing only for a moment while it is saved: deleted and written
+// again, renamed away and back, or renamed and caught halfway through a save under
+// its new name. So under a watch (wait.confirm set) a missing file that has a tool
+// keeps it serving, unless another file of the source on disk now serves the tool's
+// name (the file was renamed), while
+//
+//   - a load of the rescan is still running (the file may be that one), or
+//   - a file on disk that has never loaded, and whose version was read no earlier
+//     than the rescan that first missed this one, fails: it may be this file under
+//     its new name, caught halfway through a save (however long the save takes), or
+//   - it has been gone for less than wait.confirm before listed (see lastShown), as
+//     far as the file events caught up with (wait.catchUp) tell.
+//
+// It is dropped once none of these holds. Load and Refresh drop a missing file at
+// once.
+func dropMissing(s *sourceState, seen map[string]bool, loading bool, wait loadWait, listed, read time.Time) []*toolFile {
 	served := map[string]bool{} // tool names served by files on disk
 	for name, f := range s.files {
 		if seen[name] {
-			f.missingSince = time.Time{}
+			f.missingSince, f.missedAt = time.Time{}, 0
 			if f.tool != nil {
 				served[f.tool.Name()] = true
 			}
 		}
 	}
-	now := time.Now()
+	caughtUp, upToDate := false, false
 	var dropped []*toolFile
 	for name, f := range s.files {
 		if seen[name] {
@@ -422,15 +446,21 @@ func dropMissing(s *sourceState, seen map[string]bool, settled bool, wait loadWa
 		}
 		if f.tool != nil && wait.confirm > 0 && !served[f.tool.Name()] {
 			if f.missingSince.IsZero() {
-				f.missingSince = now
+				f.missingSince, f.missedAt = read, s.scans
 			}
-			gone := f.missingSince
-			if wait.appeared != nil {
-				if at := wait.appeared(s.src.Name, name); at.After(gone) {
-					gone = at
+			if loading || s.mayBeRenamed(f, seen) {
+				// A change of the files concerned starts a rescan: no need to look.
+				continue
+			}
+			gone := listed.Sub(s.lastShown(name, seen, wait)) >= wait.confirm
+			if gone && wait.catchUp != nil {
+				// Gone by the events read so far: read those still on their way.
+				if !caughtUp {
+					caughtUp, upToDate = true, wait.catchUp()
 				}
+				gone = upToDate && listed.Sub(s.lastShown(name, seen, wait)) >= wait.confirm
 			}
-			if !settled || now.Sub(gone) < wait.confirm {
+			if !gone {
 				wait.recheck(s.src.Name)
 				continue
 			}
@@ -441,10 +471,43 @@ func dropMissing(s *sourceState, seen map[string]bool, settled bool, wait loadWa
 	return dropped
 }
 
+// mayBeRenamed reports whether a file of s on disk (seen) may be the missing file f
+// under a new name, caught halfway through a save: one that has never loaded and
+// whose version was first read no earlier than the rescan that first missed f (a
+// version read before was on disk beside f).
+func (s *sourceState) mayBeRenamed(f *toolFile, seen map[string]bool) bool {
+	for name, g := range s.files {
+		if seen[name] && g.tool == nil && g.readAt >= f.missedAt {
+			return true
+		}
+	}
+	return false
+}
+
+// lastShown is when the missing file name of s was last known to be on disk, or may
+// have been under a new name: when the rescan that first missed it was done
+// reading, or, if later, when a file event showed it or a tool file that serves no
+// tool from disk (one that may be it renamed, gone again before a rescan saw it).
+func (s *sourceState) lastShown(name string, seen map[string]bool, wait loadWait) time.Time {
+	at := s.files[name].missingSince
+	if wait.shown == nil {
+		return at
+	}
+	for file, t := range wait.shown(s.src.Name) {
+		if f := s.files[file]; seen[file] && f != nil && f.tool != nil {
+			continue // another tool's file
+		}
+		if t.After(at) {
+			at = t
+		}
+	}
+	return at
+}
+
 // startLoad loads one version of a tool file on a goroutine of its own, in one of
 // the engine's load slots.
 func (e *Engine) startLoad(l Loader, s *sourceState, name string, data []byte, hash [sha256.Size]byte) *loadRun {
-	r := &loadRun{name: name, hash: hash, done: make(chan struct{})}
+	r := &loadRun{name: name, hash: hash, scan: s.scans, done: make(chan struct{})}
 	file, env := path.Join(s.src.Name, name), LoadEnv{FS: s.src.FS, Env: e.opts.Env}
 	go func() {
 		defer close(r.done)

@@ -50,18 +50,27 @@ const (
 // A tool is not dropped while its file is away for a moment (deleted and written
 // again, renamed away and back): a file found missing keeps its tool serving until it
 // has been gone for the debounce (50 ms at the least), missed by the readings of the
-// directory and shown by no file event, unless another file of the directory now
-// serves the tool's name (the file was renamed; a file renamed and broken before a
-// reading of the directory saw it whole under its new name is a new file that fails,
-// and the tool goes with the old name). A file that fails to load keeps its
-// last good version serving (a LoadFailed event says why), and is read again a
-// debounce later, however busy the directory, in case it was read halfway through a
-// save; fixing it brings the new version. A file whose main chunk is slow (or never
-// returns, until the limits' InitTimeout) holds up no other file's change: it comes
-// in, or fails, on its own once it is done. Calls in flight finish on the version
-// they started with. A source directory that does not exist yet is picked up when it
-// appears. When file events cannot be had, Watch says so with a WatchStatus event and
-// polls.
+// directory and shown by no file event (the events still on their way are read
+// first), unless another file of the directory now serves the tool's name (the file
+// was renamed). A tool file that serves no tool counts as the missing file, which it
+// may be under a new name: an event showing it keeps the tool as one showing the
+// tool's own file does, and while such a file, first read since the tool's file went
+// missing, fails to load, the tool keeps serving (it may be the file renamed and read
+// halfway through a save, however long the save takes) until that file loads or goes.
+// A file away for the debounce or longer is gone, whatever the reason: a program that
+// deletes a file and writes it again, but is held up in between for that long (a
+// loaded machine holds processes up for tens of milliseconds), makes the tool go for
+// a while, its calls failing as calls of an unknown tool, until a reading of the
+// directory finds the file back.
+//
+// A file that fails to load keeps its last good version serving (a LoadFailed event
+// says why), and is read again a debounce later, however busy the directory, in case
+// it was read halfway through a save; fixing it brings the new version. A file whose
+// main chunk is slow (or never returns, until the limits' InitTimeout) holds up no
+// other file's change: it comes in, or fails, on its own once it is done. Calls in
+// flight finish on the version they started with. A source directory that does not
+// exist yet is picked up when it appears. When file events cannot be had, Watch says
+// so with a WatchStatus event and polls.
 //
 // Changes reach subscribers (Subscribe) as events. Watch returns nil when ctx ends, and
 // an error only when the engine has no directory to watch.
@@ -71,7 +80,7 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 	// save; the floor covers editors' delete-and-write under a debounce set near zero.
 	confirm := max(opts.Debounce, defaultDebounce)
 	w := &watch{e: e, opts: opts, dirs: map[string][]string{}, srcDir: map[string]string{}, pending: map[string]pendingRead{},
-		appeared: map[string]time.Time{}, within: map[string]string{}, late: make(chan string)}
+		shown: map[string]map[string]time.Time{}, within: map[string]string{}, late: make(chan string)}
 	w.wait = loadWait{grace: reloadGrace, late: func(source string) {
 		select {
 		case w.late <- source:
@@ -79,8 +88,8 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 		}
 	}, confirm: confirm, recheck: func(source string) {
 		w.deadline(time.Now().Add(confirm), source)
-	}, appeared: func(source, file string) time.Time {
-		return w.appeared[filepath.Join(w.srcDir[source], filepath.FromSlash(file))]
+	}, shown: func(source string) map[string]time.Time {
+		return w.shown[w.srcDir[source]]
 	}}
 	for _, l := range e.opts.Loaders {
 		if sl, ok := l.(SharedLoader); ok {
@@ -131,11 +140,15 @@ type watch struct {
 	srcDir map[string]string
 	// pending holds the sources, by name, that are due to be read again.
 	pending map[string]pendingRead
-	// appeared holds, by path, when a file event last showed a file of a source
-	// directory on disk (created or written), for the files with such an event in
-	// the last wait.confirm: a file missing at a rescan but seen since is not gone.
-	appeared map[string]time.Time
-	fsw      *fsnotify.Watcher
+	// shown holds, by source directory and then file name, when a file event last
+	// showed a tool file on disk (see sight), for the events of the last
+	// wait.confirm: a file missing at a rescan but shown since is not gone.
+	shown map[string]map[string]time.Time
+	fsw   *fsnotify.Watcher
+	// backlog and errs are the events and errors catchUp read, for refresh to
+	// handle.
+	backlog []fsnotify.Event
+	errs    []error
 	// missing are source directories that do not exist yet; their nearest existing
 	// ancestor is watched instead.
 	missing map[string]bool
@@ -157,7 +170,74 @@ type pendingRead struct{ due, limit time.Time }
 
 // refresh reads the sources with the given names again (all when none is given),
 // waiting for slow files no longer than reloadGrace.
-func (w *watch) refresh(names ...string) { w.e.reload(w.wait, names...) }
+func (w *watch) refresh(names ...string) {
+	w.e.reload(w.wait, names...)
+	// What catchUp read during the rescan, handled now that the engine is unlocked
+	// (handling may publish).
+	backlog, errs := w.backlog, w.errs
+	w.backlog, w.errs = nil, nil
+	for _, ev := range backlog {
+		w.handle(ev)
+	}
+	for _, err := range errs {
+		w.handleError(err)
+	}
+}
+
+// catchUpLimit is how long catchUp waits for its marker's event before it gives up
+// (and a missing file keeps its tool until a later rescan).
+const catchUpLimit = time.Second
+
+// catchUp reads the file events of every change made before it was called, which
+// may still be on their way when a rescan finds a file missing: it records what they
+// show (sight) and keeps them for refresh to handle. It makes a marker file in a
+// temporary directory, watched for the while with the source directories, and reads
+// events until the marker's: the events of all the watched directories come in one
+// queue, in the order of the changes. It reports false when it cannot be sure:
+// events were lost (the queue overflowed), or the marker's event did not come within
+// catchUpLimit. When it cannot make a marker (no temporary directory, no inotify
+// watch left), it reports true having read nothing: the rescan goes by the events
+// read so far.
+func (w *watch) catchUp() bool {
+	marks, err := os.MkdirTemp("", "luatool-watch-")
+	if err != nil {
+		return true
+	}
+	defer os.RemoveAll(marks)
+	if err := w.fsw.Add(marks); err != nil {
+		return true
+	}
+	defer w.fsw.Remove(marks)
+	marker := filepath.Join(marks, "marker")
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		return true
+	}
+	timeout := time.NewTimer(catchUpLimit)
+	defer timeout.Stop()
+	for {
+		select {
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return false
+			}
+			if ev.Name == marker {
+				return true
+			}
+			w.sight(ev)
+			w.backlog = append(w.backlog, ev)
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return false
+			}
+			w.errs = append(w.errs, err)
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				return false
+			}
+		case <-timeout.C:
+			return false
+		}
+	}
+}
 
 func (w *watch) run(ctx context.Context) error {
 	fsw, err := fsnotify.NewWatcher()
@@ -179,6 +259,7 @@ func (w *watch) run(ctx context.Context) error {
 			w.addTree(filepath.Join(dir, sub), dir)
 		}
 	}
+	w.wait.catchUp = w.catchUp
 	// A directory may have changed between the last load and the first watch.
 	w.refresh()
 
@@ -200,20 +281,26 @@ func (w *watch) run(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.status("events were lost (queue overflow); reading every directory again")
-				for dir := range w.dirs {
-					w.schedule(dir, 0)
-				}
-				continue
-			}
-			w.status("watch error: " + err.Error())
+			w.handleError(err)
 		case <-timer.C:
 			w.flush()
 		case source := <-w.late:
 			w.refresh(source)
 		}
 	}
+}
+
+// handleError reports an error of the file events; when events were lost, every
+// directory is read again.
+func (w *watch) handleError(err error) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.status("events were lost (queue overflow); reading every directory again")
+		for dir := range w.dirs {
+			w.schedule(dir, 0)
+		}
+		return
+	}
+	w.status("watch error: " + err.Error())
 }
 
 // add watches dir, or, when it does not exist yet, its nearest existing ancestor.
@@ -270,9 +357,7 @@ func (w *watch) handle(ev fsnotify.Event) {
 		}
 	}
 	if _, ok := w.dirs[filepath.Dir(ev.Name)]; ok && !editorTemporary(filepath.Base(ev.Name)) {
-		if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) {
-			w.appeared[ev.Name] = time.Now()
-		}
+		w.sight(ev)
 		w.schedule(filepath.Dir(ev.Name), w.opts.Debounce)
 	}
 	if _, ok := w.dirs[ev.Name]; ok {
@@ -293,6 +378,19 @@ func (w *watch) handle(ev fsnotify.Event) {
 			w.add(dir)
 		}
 	}
+}
+
+// sight records in shown that ev showed a tool file of a source directory on disk:
+// created or written, or there until it was removed or renamed away.
+func (w *watch) sight(ev fsnotify.Event) {
+	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	if _, ok := w.dirs[dir]; !ok || ev.Op == fsnotify.Chmod || editorTemporary(name) || w.e.loaderFor(name) == nil {
+		return
+	}
+	if w.shown[dir] == nil {
+		w.shown[dir] = map[string]time.Time{}
+	}
+	w.shown[dir][name] = time.Now()
 }
 
 // schedule makes the sources of dir due after delay, pushing back a due time already
@@ -348,10 +446,12 @@ func (w *watch) arm(timer *time.Timer) {
 // flush reads again the sources that are due.
 func (w *watch) flush() {
 	now := time.Now()
-	for p, at := range w.appeared {
-		// Older sightings cannot keep a missing file: it has been gone since.
-		if now.Sub(at) >= w.wait.confirm {
-			delete(w.appeared, p)
+	for _, files := range w.shown {
+		for name, at := range files {
+			// Older sightings cannot keep a missing file: it has been gone since.
+			if now.Sub(at) >= w.wait.confirm {
+				delete(files, name)
+			}
 		}
 	}
 	var due []string
