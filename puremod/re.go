@@ -117,25 +117,23 @@ func stopped(L *lua.LState, fn string, err error) {
 }
 
 func (r *reModule) find(L *lua.LState, a bindings.Args, s string, pattern func() (*compiled, error)) int {
-	init := a.OptInt(3, 1)
-	c, err := pattern()
-	if err != nil {
-		return fail(L, codeBadPattern, "%v", err)
-	}
-	loc, err := r.m.findAt(L.Context(), c, s, startOf(init, len(s)))
-	if err != nil {
-		stopped(L, a.Fn, err)
-	}
-	if loc == nil {
-		L.Push(lua.LNil)
-		return 1
-	}
-	L.Push(lua.LNumber(loc[0] + 1))
-	L.Push(lua.LNumber(loc[1]))
-	return 2 + pushCaptures(L, c, s, loc, false)
+	return r.search(L, a, s, pattern, func(c *compiled, loc []int) int {
+		L.Push(lua.LNumber(loc[0] + 1))
+		L.Push(lua.LNumber(loc[1]))
+		return 2 + pushCaptures(L, c, s, loc, false)
+	})
 }
 
 func (r *reModule) match(L *lua.LState, a bindings.Args, s string, pattern func() (*compiled, error)) int {
+	return r.search(L, a, s, pattern, func(c *compiled, loc []int) int {
+		return pushCaptures(L, c, s, loc, true)
+	})
+}
+
+// search finds the first match of pattern in s from the init of argument 3 and
+// pushes what found makes of it, or nil when there is none; a pattern that does not
+// compile fails with "badpattern".
+func (r *reModule) search(L *lua.LState, a bindings.Args, s string, pattern func() (*compiled, error), found func(c *compiled, loc []int) int) int {
 	init := a.OptInt(3, 1)
 	c, err := pattern()
 	if err != nil {
@@ -149,7 +147,7 @@ func (r *reModule) match(L *lua.LState, a bindings.Args, s string, pattern func(
 		L.Push(lua.LNil)
 		return 1
 	}
-	return pushCaptures(L, c, s, loc, true)
+	return found(c, loc)
 }
 
 func (r *reModule) gmatch(L *lua.LState, a bindings.Args, s string, pattern func() (*compiled, error)) int {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -151,14 +152,14 @@ func parseFrame(line []byte, tooLong bool, lim frameLimits) frame {
 	if err := json.Unmarshal(line, new(json.RawMessage)); err != nil {
 		return syntaxError(line, err)
 	}
-	return invalid(nullID, "a message must be a JSON object, not "+kindOf(line))
+	return invalid(nullID, "a message must be a JSON object, not "+jsonvalue.Kind(line))
 }
 
 // parseMessage checks a JSON value within the limits as one message: a line, or an
 // element of a batch.
 func parseMessage(v []byte) frame {
 	if v[0] != '{' {
-		return invalid(nullID, "a message must be a JSON object, not "+kindOf(v))
+		return invalid(nullID, "a message must be a JSON object, not "+jsonvalue.Kind(v))
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(v, &members); err != nil {
@@ -213,7 +214,7 @@ func checkMessage(m map[string]json.RawMessage) frame {
 	}
 	var method string
 	if err := json.Unmarshal(m["method"], &method); err != nil {
-		return fail(`"method" must be a string, not ` + kindOf(m["method"]))
+		return fail(`"method" must be a string, not ` + jsonvalue.Kind(m["method"]))
 	}
 	params := m["params"]
 	if len(params) > 0 {
@@ -225,7 +226,7 @@ func checkMessage(m map[string]json.RawMessage) frame {
 				Message: fmt.Sprintf("invalid params: MCP params are an object, not an array (method %q)", method)}
 			return f
 		default:
-			return fail(`"params" must be an object, not ` + kindOf(params))
+			return fail(`"params" must be an object, not ` + jsonvalue.Kind(params))
 		}
 	}
 	if !hasID {
@@ -246,7 +247,7 @@ func checkID(raw json.RawMessage, present bool) (json.RawMessage, string) {
 	case 'n':
 		return nullID, `"id" is null: a request needs a string or number id, and a notification has no "id" member`
 	}
-	return nullID, `"id" must be a string or a number, not ` + kindOf(raw)
+	return nullID, `"id" must be a string or a number, not ` + jsonvalue.Kind(raw)
 }
 
 // hint is the " (did you mean ...?)" of a missing member whose name a present
@@ -345,26 +346,6 @@ func invalidUTF8(b []byte) int {
 		i += size
 	}
 	return len(b)
-}
-
-// kindOf names the kind of a JSON value, for errors.
-func kindOf(v []byte) string {
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // truncate shortens a value quoted in an error.

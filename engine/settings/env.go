@@ -7,7 +7,6 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/internal/jsonvalue"
-	"github.com/luatool/luatool/internal/spell"
 )
 
 // envValueKeys are the keys of a value given as an object in "env".
@@ -133,12 +132,7 @@ func (r *reader) envObject(at string, off int, v *engine.EnvVar) int {
 			}
 			v.Tools = tools
 		default:
-			msg := fmt.Sprintf("unknown key %q", key)
-			if hint := spell.Suggest(key, envValueKeys()); hint != "" {
-				msg += fmt.Sprintf(" (did you mean %s?)", hint)
-			}
-			r.problem(keyOff, at, "%s; the keys are %s", msg, strings.Join(envValueKeys(), ", "))
-			r.skip()
+			r.unknownKey(keyOff, at, key, envValueKeys())
 			ok = false
 		}
 	}

@@ -280,15 +280,21 @@ func (r *reader) permissions() {
 		case "additionalDirectories":
 			r.directories(at)
 		default:
-			msg := fmt.Sprintf("unknown key %q", key)
-			if hint := spell.Suggest(key, permissionKeys()); hint != "" {
-				msg += fmt.Sprintf(" (did you mean %s?)", hint)
-			}
-			r.problem(off, path, "%s; the keys are %s", msg, strings.Join(permissionKeys(), ", "))
-			r.skip()
+			r.unknownKey(off, path, key, permissionKeys())
 		}
 	}
 	r.token() // the closing brace
+}
+
+// unknownKey reports key, at off in the object at path, as none of keys, with a
+// did-you-mean, and skips its value.
+func (r *reader) unknownKey(off int, path, key string, keys []string) {
+	msg := fmt.Sprintf("unknown key %q", key)
+	if hint := spell.Suggest(key, keys); hint != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", hint)
+	}
+	r.problem(off, path, "%s; the keys are %s", msg, strings.Join(keys, ", "))
+	r.skip()
 }
 
 // networkLists reads the value of the "network" key: {"deny": [...], "allow": [...]}.
@@ -311,12 +317,7 @@ func (r *reader) networkLists() {
 		case "deny":
 			r.hosts(at, false, &r.network.Deny)
 		default:
-			msg := fmt.Sprintf("unknown key %q", key)
-			if hint := spell.Suggest(key, keys); hint != "" {
-				msg += fmt.Sprintf(" (did you mean %s?)", hint)
-			}
-			r.problem(off, path, "%s; the keys are %s", msg, strings.Join(keys, ", "))
-			r.skip()
+			r.unknownKey(off, path, key, keys)
 		}
 	}
 	r.token() // the closing brace

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 // jsonInput is JSON a person gave a command, kept whole so that an error can say at
@@ -64,7 +66,7 @@ func (in jsonInput) items(v jsonItem, what string) ([]jsonItem, error) {
 		return nil, err
 	}
 	var items []jsonItem
-	object := kindOf(v.raw) == "an object"
+	object := jsonvalue.Kind(v.raw) == "an object"
 	seen := map[string]bool{}
 	for dec.More() {
 		var key string
@@ -87,25 +89,4 @@ func (in jsonInput) items(v jsonItem, what string) ([]jsonItem, error) {
 		items = append(items, jsonItem{key: key, raw: raw, off: off})
 	}
 	return items, nil
-}
-
-// kindOf names the kind of a JSON value as a message says it: "an object", "a
-// string", ...
-func kindOf(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 // runRun runs the tool_use blocks of one turn through Engine.Run and prints the
@@ -107,7 +108,7 @@ func parseToolUses(data []byte) ([]engine.ToolUse, error) {
 	}
 	top := in.top()
 	var list jsonItem
-	switch kindOf(top.raw) {
+	switch jsonvalue.Kind(top.raw) {
 	case "an array":
 		list = top
 	case "an object":
@@ -119,12 +120,12 @@ func parseToolUses(data []byte) ([]engine.ToolUse, error) {
 		if !ok {
 			return nil, in.at(top.off, "%s, got an object without \"content\"", turnShape)
 		}
-		if kindOf(content.raw) != "an array" {
-			return nil, in.at(content.off, "\"content\" must be an array of blocks, got %s", kindOf(content.raw))
+		if jsonvalue.Kind(content.raw) != "an array" {
+			return nil, in.at(content.off, "\"content\" must be an array of blocks, got %s", jsonvalue.Kind(content.raw))
 		}
 		list = content
 	default:
-		return nil, in.at(top.off, "%s, got %s", turnShape, kindOf(top.raw))
+		return nil, in.at(top.off, "%s, got %s", turnShape, jsonvalue.Kind(top.raw))
 	}
 	blocks, err := in.items(list, "")
 	if err != nil {
@@ -135,8 +136,8 @@ func parseToolUses(data []byte) ([]engine.ToolUse, error) {
 	numbered := map[int]bool{}  // the blocks that were given an id
 	for i, block := range blocks {
 		n := i + 1
-		if kindOf(block.raw) != "an object" {
-			return nil, in.at(block.off, "block %d: want a tool_use block (an object), got %s", n, kindOf(block.raw))
+		if jsonvalue.Kind(block.raw) != "an object" {
+			return nil, in.at(block.off, "block %d: want a tool_use block (an object), got %s", n, jsonvalue.Kind(block.raw))
 		}
 		fields, err := in.items(block, fmt.Sprintf("block %d: ", n))
 		if err != nil {
@@ -148,8 +149,8 @@ func parseToolUses(data []byte) ([]engine.ToolUse, error) {
 				return "", false, nil
 			}
 			var s string
-			if kindOf(f.raw) != "a string" || json.Unmarshal(f.raw, &s) != nil {
-				return "", true, in.at(f.off, "block %d: %q must be a string, got %s", n, key, kindOf(f.raw))
+			if jsonvalue.Kind(f.raw) != "a string" || json.Unmarshal(f.raw, &s) != nil {
+				return "", true, in.at(f.off, "block %d: %q must be a string, got %s", n, key, jsonvalue.Kind(f.raw))
 			}
 			return s, true, nil
 		}

@@ -168,3 +168,25 @@ func isIdent(s string) bool {
 	}
 	return true
 }
+
+// Kind names the kind of the JSON value raw as a message says it: "an object", "an
+// array", "a string", "a boolean", "null", "a number", or "nothing" when raw is
+// empty. It looks at the first byte only: raw must be valid JSON, or empty.
+func Kind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}

@@ -173,3 +173,14 @@ func TestPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestKind(t *testing.T) {
+	for raw, want := range map[string]string{
+		"": "nothing", `{"a":1}`: "an object", "[1]": "an array", `"x"`: "a string",
+		"true": "a boolean", "false": "a boolean", "null": "null", "-1.5": "a number", "0": "a number",
+	} {
+		if got := Kind([]byte(raw)); got != want {
+			t.Errorf("Kind(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
