@@ -361,6 +361,11 @@ func (cc *CallContext) commitShown() {
 		return
 	}
 	for p, e := range cc.shown {
+		if prev, ok := cc.Files.Get(p); ok && e.Partial && !prev.Partial && prev.Hash == e.Hash {
+			// The model saw this same content in full before: a look at part of it
+			// (or past its end) takes nothing away.
+			continue
+		}
 		cc.Files.Set(p, e)
 	}
 }

@@ -14,7 +14,8 @@ import (
 // TestLuaReadFileStateIsTheEngines: Lua reads ctx.readFileState and cannot write it;
 // the entries are made by fs.lines and fs.read with record = true, with the content's
 // hash, once the call has succeeded (a call that read and then failed showed the model
-// nothing), and by fs.write; partial reads are recorded as such.
+// nothing), and by fs.write; partial reads are recorded as such, unless the model was
+// shown the same content in full before.
 func TestLuaReadFileStateIsTheEngines(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
@@ -79,5 +80,18 @@ return {
 	entry, ok := e.Files(bg).Get(path)
 	if got := call("get"); !ok || entry.Partial || !strings.Contains(got, `"partial":false`) || !strings.Contains(got, `"hash":"`+entry.Hash+`"`) {
 		t.Errorf("a full read is recorded as %s (store: %+v)", got, entry)
+	}
+	// A ranged read of the content the model was shown in full takes nothing away;
+	// of content that changed since, it is what the model knows.
+	call("part")
+	if got, _ := e.Files(bg).Get(path); got != entry {
+		t.Errorf("a ranged read after a full read of the same content made the record %+v, want %+v", got, entry)
+	}
+	if err := os.WriteFile(path, []byte("one\ntwo\nfour\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call("part")
+	if got, _ := e.Files(bg).Get(path); !got.Partial || got.Hash == entry.Hash {
+		t.Errorf("a ranged read of changed content is recorded as %+v", got)
 	}
 }

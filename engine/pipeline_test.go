@@ -452,7 +452,13 @@ func TestSchemaFailureEnvelope(t *testing.T) {
 		}},
 		// The original's validator calls an integer a number, except to a fraction.
 		{`{"path":"p","todos":[],"count":1.5}`, []string{
-			"The parameter `count` type is expected as `integer` but provided as `number`",
+			"The parameter `count` type is expected as `int` but provided as `number`",
+		}},
+		// Missing parameters come in the order of the schema's required list.
+		{`{"todos":[{}]}`, []string{
+			"The required parameter `path` is missing",
+			"The required parameter `todos[0].content` is missing",
+			"The required parameter `todos[0].activeForm` is missing",
 		}},
 		{`[1,2]`, []string{"The input must be a JSON object"}},
 		{`{"path": }`, nil}, // not JSON: one line saying so

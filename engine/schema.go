@@ -364,7 +364,8 @@ func problems(ve *jsonschema.ValidationError) []string {
 		loc := displayPath(e.InstanceLocation)
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
-			for _, name := range sorted(k.Missing) {
+			// in the order of the schema's required list, as the original lists them
+			for _, name := range k.Missing {
 				add(problemMissing, fmt.Sprintf("The required parameter `%s` is missing", joinDisplay(loc, name)))
 			}
 		case *kind.AdditionalProperties:
@@ -389,16 +390,16 @@ func problems(ve *jsonschema.ValidationError) []string {
 }
 
 // expectedTypes are the expected types of a type failure as the original names them:
-// its validator calls an integer a number, unless a number was given (a fraction
-// where an integer is wanted).
+// its validator calls an integer a number, except that a fraction where an integer is
+// wanted is "expected as `int`".
 func expectedTypes(k *kind.Type) []string {
-	if k.Got == "number" {
-		return k.Want
-	}
 	out := make([]string, 0, len(k.Want))
 	for _, w := range k.Want {
 		if w == "integer" {
 			w = "number"
+			if k.Got == "number" {
+				w = "int"
+			}
 		}
 		if !slices.Contains(out, w) {
 			out = append(out, w)

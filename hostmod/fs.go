@@ -137,7 +137,8 @@ func openRegular(r *os.Root, loc location) (*os.File, fs.FileInfo, error) {
 }
 
 // luaRead is fs.read(path[, {maxBytes=}]): the file's text (decoded to UTF-8, see
-// FS), and info with the hash of its raw content and its encoding. A file over
+// FS), and info with the hash of its raw content, its encoding and nulInHead (as
+// fs.lines gives it). A file over
 // maxBytes fails with code "toolarge" before anything is read, and so does a text
 // that decodes to more than maxBytes.
 func (rs *rootSet) luaRead(L *lua.LState) int {
@@ -167,8 +168,10 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 		}
 		info = fileInfo(st)
 		info["hash"] = hashHex(content)
+		head := content[:min(len(content), nulWindow)]
 		var enc string
 		content, enc = decodeText(content)
+		info["nulInHead"] = nulInHead(head, enc)
 		if len(content) > maxBytes {
 			return newOpError(codeTooLarge, "the text of %s is over the limit of %d bytes", loc.abs, maxBytes)
 		}
@@ -263,7 +266,7 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		info["hash"] = hex.EncodeToString(h.Sum(nil))
 		info["encoding"] = enc
 		info["endsWithNewline"] = endsWithNewline
-		info["nulInHead"] = enc != encUTF16LE && enc != encUTF16BE && bytes.IndexByte(head.b, 0) >= 0
+		info["nulInHead"] = nulInHead(head.b, enc)
 		if record {
 			e := filestate.Entry{Hash: info["hash"].(string), Mtime: mtimeSeconds(st.ModTime()),
 				Partial: lr.start > 1 || selected < total}
@@ -290,6 +293,13 @@ var errTooLarge = errors.New("over maxBytes")
 // nulWindow is how much of a file's start fs.lines looks at for a NUL byte, the sign
 // of binary data or of UTF-16/UTF-32 without a byte order mark.
 const nulWindow = 8 << 10
+
+// nulInHead reports whether head, the start of a file stored in encoding enc, holds a
+// NUL byte: the sign of binary data, or of UTF-16/UTF-32 without a byte order mark
+// (UTF-16 behind its mark has NULs that are no sign of either).
+func nulInHead(head []byte, enc string) bool {
+	return enc != encUTF16LE && enc != encUTF16BE && bytes.IndexByte(head, 0) >= 0
+}
 
 // headBuffer keeps the first max bytes written to it.
 type headBuffer struct {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"strconv"
 
 	"github.com/luatool/luatool/filestate"
 	"github.com/luatool/luatool/internal/dirlock"
@@ -45,9 +46,11 @@ type writeConds struct {
 	absent bool
 	// read, when set, is the session's record of what the model was shown of the
 	// file (ifRead): a write is refused unless the model was shown the whole of its
-	// current content. hasRead is set when there is a record.
+	// current content, or, with partOK, some of it. hasRead is set when there is a
+	// record.
 	read    filestate.Entry
 	ifRead  bool
+	partOK  bool
 	hasRead bool
 	// mkdirs creates missing parent directories.
 	mkdirs bool
@@ -69,6 +72,9 @@ type writeConds struct {
 //     or only in part), and with "stale" when the file's content is no longer the one
 //     recorded (an edit elsewhere, even one that keeps the modification time) or the
 //     file was deleted since; a file with no record and not there is created;
+//     ifRead="part" is the same, except that a record of part of the file will do
+//     (an edit of the lines the model saw, as Edit makes), and the file stays
+//     recorded as shown in part;
 //   - ifUnchangedSince=mtime fails with code "stale" when the file was modified after
 //     mtime (Unix seconds, as fs.stat gives it) or no longer exists;
 //   - ifHash=sha256hex fails with "stale" when the content has another hash or the
@@ -91,7 +97,20 @@ func (rs *rootSet) luaWrite(L *lua.LState) int {
 	p := args.String(1)
 	content := args.String(2)
 	o := args.Options(3, "ifUnchangedSince", "ifHash", "ifAbsent", "ifRead", "mkdirs", "encoding")
-	conds := writeConds{hash: o.String("ifHash", ""), absent: o.Bool("ifAbsent", false), mkdirs: o.Bool("mkdirs", false), ifRead: o.Bool("ifRead", false)}
+	conds := writeConds{hash: o.String("ifHash", ""), absent: o.Bool("ifAbsent", false), mkdirs: o.Bool("mkdirs", false)}
+	switch v, _ := o.Value("ifRead"); v {
+	case lua.LNil, lua.LFalse:
+	case lua.LTrue:
+		conds.ifRead = true
+	case lua.LString("part"):
+		conds.ifRead, conds.partOK = true, true
+	default:
+		got := v.Type().String()
+		if str, ok := v.(lua.LString); ok {
+			got = strconv.Quote(string(str))
+		}
+		args.Error(3, "option 'ifRead': true, false or \"part\" expected, got "+got)
+	}
 	enc := o.String("encoding", encUTF8)
 	if !validEncoding(enc) {
 		args.Error(3, "option 'encoding': one of utf8, utf8bom, utf16le, utf16be expected, got "+enc)
@@ -139,7 +158,10 @@ func (rs *rootSet) luaWrite(L *lua.LState) int {
 		if err == nil {
 			info["encoding"] = enc
 			if call.Files != nil {
-				call.Files.Set(loc.abs, filestate.Entry{Hash: info["hash"].(string), Mtime: info["mtime"].(float64)})
+				// The model knows what it wrote; after an edit of a file it was shown in
+				// part, it still knows only part of it.
+				partial := conds.partOK && conds.hasRead && conds.read.Partial
+				call.Files.Set(loc.abs, filestate.Entry{Hash: info["hash"].(string), Mtime: info["mtime"].(float64), Partial: partial})
 			}
 		}
 		return err
@@ -169,7 +191,7 @@ func writeFile(r *os.Root, loc location, content []byte, conds writeConds) (map[
 		return nil, newOpError(codeNotFile, "%s is not a regular file", loc.abs)
 	case conds.absent:
 		return nil, newOpError(codeExists, "%s already exists", loc.abs)
-	case conds.ifRead && (!conds.hasRead || conds.read.Partial):
+	case conds.ifRead && (!conds.hasRead || (conds.read.Partial && !conds.partOK)):
 		return nil, newOpError(codeNotRead, "%s has not been read in full", loc.abs)
 	case conds.hasSince && mtimeSeconds(st.ModTime()) > conds.unchangedSince:
 		return nil, newOpError(codeStale, "%s has been modified since %v", loc.abs, conds.unchangedSince)

@@ -192,6 +192,8 @@ func TestFSWriteArguments(t *testing.T) {
 		`fs.write("a.txt", "x", {ifHash = 1})`:               "option 'ifHash'",
 		`fs.write("a.txt", "x", {ifUnchangedSince = "yes"})`: "option 'ifUnchangedSince': number expected",
 		`fs.write("a.txt", "x", {mkdir = true})`:             "did you mean 'mkdirs'",
+		`fs.write("a.txt", "x", {ifRead = "all"})`:           `option 'ifRead': true, false or "part" expected, got "all"`,
+		`fs.write("a.txt", "x", {ifRead = 1})`:               `option 'ifRead': true, false or "part" expected, got number`,
 	} {
 		_, err := runLua(t, []string{root}, body)
 		if err == nil || !strings.Contains(err.Error(), msg) {

@@ -145,8 +145,25 @@ func TestEditValidation(t *testing.T) {
 	v.wantError("Edit", edit("a.txt", "", "new"), "<tool_use_error>Cannot create new file - file already exists.</tool_use_error>")
 	v.wantError("Edit", edit("a.txt", "beta", "delta"), "<tool_use_error>"+notReadText+"</tool_use_error>")
 
+	// A ranged read will do for Edit, as in the original, whose success text then does
+	// not say the model's view of the file is current; nor after a second edit.
 	v.read("lines.txt", `, "offset": 2, "limit": 1`)
-	v.wantError("Edit", edit("lines.txt", "2", "two"), notReadText)
+	v.want("Edit", edit("lines.txt", "2", "two"), "The file "+v.path("lines.txt")+" has been updated successfully.")
+	v.want("Edit", edit("lines.txt", "3", "three"), "The file "+v.path("lines.txt")+" has been updated successfully.")
+	if got := v.content("lines.txt"); got != "1\ntwo\nthree\n" {
+		t.Errorf("lines.txt = %q", got)
+	}
+	// Write replaces every line: a ranged read is not enough for it.
+	v.wantError("Write", write("lines.txt", "x\n"), notReadText)
+
+	// A file whose first 8 KB hold a NUL byte is refused by both, and left as it was.
+	v.write("blob", "bin\x00ary text\n")
+	v.read("blob")
+	v.wantError("Edit", edit("blob", "text", "TEXT"), "<tool_use_error>File has NUL bytes in its first 8 KB")
+	v.wantError("Write", write("blob", "text\n"), "nothing was written")
+	if got := v.content("blob"); got != "bin\x00ary text\n" {
+		t.Errorf("blob = %q", got)
+	}
 
 	v.read("a.txt")
 	v.wantError("Edit", edit("a.txt", "omega", "x"), "<tool_use_error>String to replace not found in file.\nString: omega</tool_use_error>")

@@ -18,13 +18,25 @@ import (
 	"unicode/utf8"
 )
 
-// ccGoldenPath is the golden file: the differential oracle's fixture, its cases and
-// Claude Code's recorded answers.
-const ccGoldenPath = "testdata/ccgolden/golden.json"
+// ccGoldenDir holds the golden files, each a cases file's fixture, its cases and
+// Claude Code's recorded answers: golden.json for the harness's own cases.json, and
+// NAME-golden.json for the project's NAME-cases.json beside it (project-cases.json:
+// the cases this project adds to the harness's).
+const ccGoldenDir = "testdata/ccgolden"
 
-// ccGoldenFrom, when set, makes TestCCGolden rewrite the golden file from an oracle
-// run's output directory before it compares (see docs/compatibility.md, "How to check").
-var ccGoldenFrom = flag.String("ccgolden-from", "", "rewrite "+ccGoldenPath+" from this cc-oracle output directory (its $CC_ORACLE_OUT)")
+// ccGoldenFrom, when set, makes TestCCGolden rewrite the golden file of the cases an
+// oracle run used from its output directory before it compares (see
+// docs/compatibility.md, "How to check").
+var ccGoldenFrom = flag.String("ccgolden-from", "", "rewrite the golden file of the cases a cc-oracle run used, from its output directory (its $CC_ORACLE_OUT)")
+
+// ccGoldenName is the golden file's name for a cases file: NAME-golden.json for
+// NAME-cases.json, golden.json for the harness's cases.json.
+func ccGoldenName(casesFile string) string {
+	if name, ok := strings.CutSuffix(filepath.Base(casesFile), "-cases.json"); ok {
+		return name + "-golden.json"
+	}
+	return "golden.json"
+}
 
 // ccGolden is what the golden file holds: the version of Claude Code the texts were
 // recorded with, the fixture the oracle builds, and each case with the original's
@@ -63,23 +75,12 @@ type ccGoldenCase struct {
 // deviations are not compared.
 func TestCCGolden(t *testing.T) {
 	if *ccGoldenFrom != "" {
-		g, err := ccGoldenFromOracle(*ccGoldenFrom)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false) // the texts keep their <tool_use_error> readable
-		enc.SetIndent("", " ")
-		if err := enc.Encode(g); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(ccGoldenPath, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s: %d cases, %d fixture entries, Claude Code %s", ccGoldenPath, len(g.Cases), len(g.Fixture), g.ClaudeCode)
+		writeCCGolden(t, *ccGoldenFrom)
 	}
-	g := loadCCGolden(t)
+	paths, err := filepath.Glob(filepath.Join(ccGoldenDir, "*golden.json"))
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("%s: want golden.json and project-golden.json, found %v (%v)", ccGoldenDir, paths, err)
+	}
 	deviations := map[string]string{} // case id -> the deviation's title
 	for _, d := range compatibilityDeviations(t) {
 		for _, id := range d.cases {
@@ -87,20 +88,31 @@ func TestCCGolden(t *testing.T) {
 		}
 	}
 	have := map[string]bool{}
-	for _, c := range g.Cases {
-		have[c.ID] = true
+	for _, path := range paths {
+		g := loadCCGolden(t, path)
+		for _, c := range g.Cases {
+			if have[c.ID] {
+				t.Errorf("%s: case id %s is used twice in the goldens", path, c.ID)
+			}
+			have[c.ID] = true
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) { compareCCGolden(t, path, g, deviations) })
 	}
 	for id, title := range deviations {
 		if !have[id] {
-			t.Errorf("docs/compatibility.md: deviation %q names case %s, which %s does not have", title, id, ccGoldenPath)
+			t.Errorf("docs/compatibility.md: deviation %q names case %s, which no golden file in %s has", title, id, ccGoldenDir)
 		}
 	}
+}
 
+// compareCCGolden runs the cases of one golden file through luatool and compares
+// each answer with Claude Code's.
+func compareCCGolden(t *testing.T, path string, g ccGolden, deviations map[string]string) {
 	ws := filepath.Join(t.TempDir(), "ws")
 	if err := writeCCFixture(ws, g.Fixture); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
-	got := runCCCases(t, ws, g.Cases)
+	got := runCCCases(t, ws, path, g.Cases)
 	wsPaths := []string{ws}
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		wsPaths = append(wsPaths, real)
@@ -125,23 +137,44 @@ func TestCCGolden(t *testing.T) {
 			t.Errorf("%s (%s): the text differs from Claude Code %s's: %s", c.ID, c.Tool, g.ClaudeCode, firstDifference(c.Text, text))
 		}
 	}
-	t.Logf("%d cases compared with Claude Code %s, %d deliberate deviations", compared, g.ClaudeCode, len(g.Cases)-compared)
+	t.Logf("%s: %d cases compared with Claude Code %s, %d deliberate deviations", path, compared, g.ClaudeCode, len(g.Cases)-compared)
 }
 
-// loadCCGolden reads and checks the golden file.
-func loadCCGolden(t *testing.T) ccGolden {
+// writeCCGolden rewrites, from an oracle run's output directory, the golden file of
+// the cases that run used.
+func writeCCGolden(t *testing.T, out string) {
+	g, casesFile, err := ccGoldenFromOracle(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the texts keep their <tool_use_error> readable
+	enc.SetIndent("", " ")
+	if err := enc.Encode(g); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(ccGoldenDir, ccGoldenName(casesFile))
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s from the cases of %s: %d cases, %d fixture entries, Claude Code %s", path, casesFile, len(g.Cases), len(g.Fixture), g.ClaudeCode)
+}
+
+// loadCCGolden reads and checks a golden file.
+func loadCCGolden(t *testing.T, path string) ccGolden {
 	t.Helper()
-	b, err := os.ReadFile(ccGoldenPath)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var g ccGolden
 	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatalf("%s: %v", ccGoldenPath, err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	if g.ClaudeCode == "" || len(g.Cases) == 0 || len(g.Fixture) == 0 {
 		t.Fatalf("%s: want the Claude Code version, the fixture and the cases; got version %q, %d fixture entries, %d cases",
-			ccGoldenPath, g.ClaudeCode, len(g.Fixture), len(g.Cases))
+			path, g.ClaudeCode, len(g.Fixture), len(g.Cases))
 	}
 	return g
 }
@@ -161,7 +194,7 @@ type ccResult struct {
 // `--root WS --mode acceptEdits --allow Bash --json run turn.json` in the workspace,
 // one call at a time in order, with a home of its own so that no user configuration
 // takes part. It returns the results by tool_use id.
-func runCCCases(t *testing.T, ws string, cases []ccGoldenCase) map[string]ccResult {
+func runCCCases(t *testing.T, ws, path string, cases []ccGoldenCase) map[string]ccResult {
 	t.Helper()
 	type toolUse struct {
 		Type  string          `json:"type"`
@@ -173,7 +206,7 @@ func runCCCases(t *testing.T, ws string, cases []ccGoldenCase) map[string]ccResu
 	for i, c := range cases {
 		input, err := instantiate(c.Input, ws)
 		if err != nil {
-			t.Fatalf("%s: case %s: %v", ccGoldenPath, c.ID, err)
+			t.Fatalf("%s: case %s: %v", path, c.ID, err)
 		}
 		turn[i] = toolUse{"tool_use", ccCaseID(i, c.ID), c.Tool, input}
 	}
@@ -332,7 +365,7 @@ func writeCCFixture(dir string, files []ccGoldenFile) error {
 		case f.Base64 != "":
 			var err error
 			if data, err = base64.StdEncoding.DecodeString(f.Base64); err != nil {
-				return fmt.Errorf("%s: fixture file %s: %v", ccGoldenPath, f.Path, err)
+				return fmt.Errorf("fixture file %s: %v", f.Path, err)
 			}
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -357,15 +390,16 @@ func writeCCFixture(dir string, files []ccGoldenFile) error {
 
 // ccGoldenFromOracle reads an oracle run's output directory: report.json (each case's
 // input and Claude Code's normalised answer), fixture/ (the files it built) and
-// cc-main/stream.jsonl (the version of Claude Code that answered).
-func ccGoldenFromOracle(out string) (ccGolden, error) {
-	var g ccGolden
+// cc-main/stream.jsonl (the version of Claude Code that answered), and the cases file
+// the run used.
+func ccGoldenFromOracle(out string) (g ccGolden, casesFile string, err error) {
 	b, err := os.ReadFile(filepath.Join(out, "report.json"))
 	if err != nil {
-		return g, fmt.Errorf("%v (is %s the $CC_ORACLE_OUT of a finished run?)", err, out)
+		return g, casesFile, fmt.Errorf("%v (is %s the $CC_ORACLE_OUT of a finished run?)", err, out)
 	}
 	var report struct {
-		Cases []struct {
+		CasesFile string `json:"cases_file"`
+		Cases     []struct {
 			ID    string          `json:"id"`
 			Tool  string          `json:"tool"`
 			Input json.RawMessage `json:"input"`
@@ -376,16 +410,17 @@ func ccGoldenFromOracle(out string) (ccGolden, error) {
 		} `json:"cases"`
 	}
 	if err := json.Unmarshal(b, &report); err != nil {
-		return g, fmt.Errorf("%s: %v", filepath.Join(out, "report.json"), err)
+		return g, casesFile, fmt.Errorf("%s: %v", filepath.Join(out, "report.json"), err)
 	}
+	casesFile = report.CasesFile
 	for _, c := range report.Cases {
 		if c.CC == nil {
-			return g, fmt.Errorf("%s: case %s has no answer from Claude Code", filepath.Join(out, "report.json"), c.ID)
+			return g, casesFile, fmt.Errorf("%s: case %s has no answer from Claude Code", filepath.Join(out, "report.json"), c.ID)
 		}
 		g.Cases = append(g.Cases, ccGoldenCase{ID: c.ID, Tool: c.Tool, Input: c.Input, IsError: c.CC.IsError, Text: c.CC.Text})
 	}
 	if g.ClaudeCode, err = ccVersion(filepath.Join(out, "cc-main", "stream.jsonl")); err != nil {
-		return g, err
+		return g, casesFile, err
 	}
 	fixture := filepath.Join(out, "fixture")
 	err = filepath.WalkDir(fixture, func(p string, d fs.DirEntry, err error) error {
@@ -420,14 +455,14 @@ func ccGoldenFromOracle(out string) (ccGolden, error) {
 		return nil
 	})
 	if err != nil {
-		return g, err
+		return g, casesFile, err
 	}
 	info, err := os.Stat(fixture)
 	if err != nil {
-		return g, err
+		return g, casesFile, err
 	}
 	g.Fixture = append(g.Fixture, ccGoldenFile{Path: ".", Dir: true, Mtime: info.ModTime().Unix()})
-	return g, nil
+	return g, casesFile, nil
 }
 
 // ccVersion is the claude_code_version of the stream's init message.

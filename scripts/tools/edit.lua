@@ -1,6 +1,6 @@
 -- Edit: replaces exact text in a file, as Claude Code's Edit does. The file must have
--- been read in full first (ctx.readFileState) and not changed since (its content is
--- compared); fs.write checks it again as it writes, under a lock every luatool
+-- been read first, in full or in part (ctx.readFileState), and not changed since (its
+-- content is compared); fs.write checks it again as it writes, under a lock every luatool
 -- process takes (ifRead), so no update is lost. Matching forgives curly quotes in
 -- the file (and keeps their style in new_string); replacement is literal; a CRLF file
 -- stays CRLF. An empty old_string creates a file, or fills an empty one. A file
@@ -14,6 +14,7 @@ local files = require("files")
 
 local fail, missingText, stale, isCRLF = files.fail, files.missingText, files.stale, files.isCRLF
 local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
+local NUL_BYTES = files.NUL_BYTES
 local EXISTS = "Cannot create new file - file already exists."
 
 -- The curly quotes, in UTF-8.
@@ -246,8 +247,13 @@ Usage:
       return { result = false, errorCode = 5,
         message = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file." }
     end
+    if info.nulInHead then
+      return { result = false, errorCode = 11, message = NUL_BYTES }
+    end
+    -- Lines the model was shown will do, as in the original: old_string must match
+    -- exactly, and a large file could not be edited otherwise.
     local entry = ctx.readFileState:get(path)
-    if not entry or entry.partial then
+    if not entry then
       return { result = false, errorCode = 6, message = NOT_READ }
     end
     if stale(entry, info) then
@@ -272,20 +278,27 @@ Usage:
     local old, new = input.old_string, input.new_string
     local opts = { mkdirs = true }
     local content, crlf = "", false
+    -- Whether the model knows the whole file once the edit is made: it wrote all of
+    -- a new file, or had read all of the old one.
+    local current = true
     local raw, info, code = fs.read(path)
     if raw then
+      if info.nulInHead then
+        fail(NUL_BYTES)
+      end
       if old == "" then
         if not isBlank(raw) then
           fail(EXISTS)
         end
       else
         local entry = ctx.readFileState:get(path)
-        if not entry or entry.partial or stale(entry, info) then
+        if not entry or stale(entry, info) then
           fail(UNEXPECTED)
         end
-        -- The file must still be what the model read; fs.write checks it under the
-        -- lock, as it writes.
-        opts.ifRead = true
+        current = not entry.partial
+        -- The file must still be what the model read (in part); fs.write checks it
+        -- under the lock, as it writes.
+        opts.ifRead = "part"
       end
       -- fs.write refuses if the file changes after this read: the check and the
       -- write are one step.
@@ -337,15 +350,19 @@ Usage:
         newString = new,
         replaceAll = input.replace_all,
         created = written.created,
+        fileStateCurrent = current,
       },
     }
   end,
 
+  -- The original tells the model its view of the file is current only when it is:
+  -- after an edit of a file it had read in part, it is not.
   mapResult = function(data)
+    local suffix = data.fileStateCurrent and files.CURRENT or ""
     if data.replaceAll then
-      return "The file " .. quote(data.filePath) .. " has been updated. All occurrences were successfully replaced." .. files.CURRENT
+      return "The file " .. quote(data.filePath) .. " has been updated. All occurrences were successfully replaced." .. suffix
     end
-    return "The file " .. quote(data.filePath) .. " has been updated successfully." .. files.CURRENT
+    return "The file " .. quote(data.filePath) .. " has been updated successfully." .. suffix
   end,
 
   renderToolResultMessage = function(data)

@@ -191,6 +191,7 @@ function FileStates:get(path) end
 ---@class luatool.ReadInfo: luatool.FileInfo
 ---@field hash string SHA-256 of the whole content as stored (before decoding), hex: what fs.write's ifHash compares.
 ---@field encoding luatool.Encoding How the file stores its text.
+---@field nulInHead boolean The first 8 KB of the file as stored hold a NUL byte (binary data, or UTF-16/UTF-32 without a byte order mark); false for UTF-16 with its mark.
 
 ---What fs.lines returns besides the text.
 ---@class luatool.LinesInfo: luatool.ReadInfo
@@ -198,7 +199,6 @@ function FileStates:get(path) end
 ---@field startLine integer The first line selected (1-based).
 ---@field numLines integer Lines selected.
 ---@field endsWithNewline boolean The file's last line ends with a line terminator (totalLines does not count the empty string after it).
----@field nulInHead boolean The first 8 KB of the file as stored hold a NUL byte (binary data, or UTF-16/UTF-32 without a byte order mark); false for UTF-16 with its mark.
 
 ---What fs.write returns.
 ---@class luatool.WriteInfo: luatool.FileInfo
@@ -218,7 +218,7 @@ function FileStates:get(path) end
 ---@field ifUnchangedSince? number Fail with "stale" when the file was modified after this mtime (as fs.stat gives it) or no longer exists.
 ---@field ifHash? string Fail with "stale" when the content as stored has another SHA-256 (as fs.read gives it) or the file no longer exists.
 ---@field ifAbsent? boolean Fail with "exists" when the file exists.
----@field ifRead? boolean The file must be what the model was shown (readFileState): fail with "notread" when it was not shown in full, with "stale" when its content changed since or it was deleted; checked under a lock every luatool process takes, and again just before the new content replaces the old.
+---@field ifRead? boolean|"part" The file must be what the model was shown (readFileState): fail with "notread" when it was not shown in full (with "part": not shown at all), with "stale" when its content changed since or it was deleted; checked under a lock every luatool process takes, and again just before the new content replaces the old.
 ---@field mkdirs? boolean Create missing parent directories.
 ---@field encoding? luatool.Encoding How to store the text, with the byte order mark it calls for (default "utf8"): writing back the encoding fs.read reported keeps the file's.
 

@@ -106,6 +106,10 @@ Usage:
     local opts = { mkdirs = true }
     local old, info, code = fs.read(path)
     if old then
+      -- A binary file, or text in an encoding fs.write would not keep, is refused.
+      if info.nulInHead then
+        fail(files.NUL_BYTES)
+      end
       -- The file must be what the model read; fs.write checks it under the lock.
       opts.ifRead = true
       opts.encoding = info.encoding

@@ -12,6 +12,10 @@ files.NOT_READ = "File has not been read yet. Read it first before writing to it
 files.MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 files.UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
 
+-- NUL_BYTES refuses a change to a file whose first 8 KB hold a NUL byte, in the
+-- original's words: writing text into it would corrupt binary data or another encoding.
+files.NUL_BYTES = "File has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs. These tools write UTF-8 (or UTF-16LE behind its byte-order mark) and never convert a file's encoding on their own, so nothing was written. If the file is text, make the change with a shell command that reads and writes it in its own encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it first, then Write it."
+
 -- CURRENT ends the success text of Write and Edit, as in the original: the model
 -- knows the file's new content without reading it back.
 files.CURRENT = " (file state is current in your context — no need to Read it back)"
