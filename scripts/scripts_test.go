@@ -182,8 +182,9 @@ func TestToolsLoad(t *testing.T) {
 		if tool.SearchHint() != c.hint || tool.UserFacingName(ctx, map[string]any{}) != c.userName || tool.MaxResultSizeChars() != c.maxChars {
 			t.Errorf("%s: hint %q, user-facing name %q, max result %v", c.name, tool.SearchHint(), tool.UserFacingName(ctx, map[string]any{}), tool.MaxResultSizeChars())
 		}
+		// Its length is checked against the original's by TestDescriptionLengths.
 		prompt, err := tool.Prompt(ctx, engine.PromptOptions{})
-		if err != nil || len(prompt) < 200 {
+		if err != nil || prompt == "" {
 			t.Errorf("%s: prompt %q, %v", c.name, prompt, err)
 		}
 		schema := tool.InputSchema()

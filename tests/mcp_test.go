@@ -232,7 +232,7 @@ func checkCommonCalls(t *testing.T, s *mcpServer) {
 		}
 	}
 	if read := tools["Read"]; read != nil {
-		if !read.Annotations.ReadOnlyHint || read.Title != "Read" || !strings.Contains(read.Description, "Reads a file") {
+		if !read.Annotations.ReadOnlyHint || read.Title != "Read" || !strings.Contains(read.Description, "Reads a text file") {
 			t.Errorf("Read listed as %+v (annotations %+v)", read, read.Annotations)
 		}
 		schema, _ := json.Marshal(read.InputSchema)

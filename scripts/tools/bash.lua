@@ -63,37 +63,55 @@ local tool = {
   maxResultSizeChars = 30000,
 
   prompt = [[
-Executes a bash command and returns its output (stdout and stderr merged).
+Runs a command with bash and returns what it printed, stdout and stderr together.
 
-Usage:
-- The working directory persists between commands; it is reset to the project directory if a command leaves the allowed roots.
-- Quote paths that contain spaces with double quotes.
-- timeout is in milliseconds, up to 600000 (10 minutes); the default is 120000 (2 minutes).
-- Output beyond 30000 characters is saved to a file and a preview is shown.
-- run_in_background starts the command and returns at once with a task id and the file its output goes to; no & is needed. Read that file to see the output so far; once the command has ended the file's last line says how ([exited with code N] or [killed]). You are not told when it ends: read the file again to find out. TaskStop stops it.
-- For a background command, timeout is how long it may run before it is stopped: the default is 600000 (10 minutes), the maximum 7200000 (2 hours). Background commands also end when this tool server stops.
-- Prefer the Read, Glob and Grep tools to cat, find and grep; chain dependent commands with &&.
-- Write a clear description of 5-10 words in the active voice.]],
+- Each call is a fresh bash: variables, functions and aliases are lost between calls. The working directory is kept, unless a command ends outside the workspace roots; then it goes back to the session's start and the result says so. Prefer absolute paths, and double-quote any path with spaces.
+- Where the system supports it, commands run sandboxed: they read the workspace roots and system directories, and write in the roots only in calls allowed to change things. The user's home directory, /tmp and the network are closed unless the host opens them; use $TMPDIR for scratch. Read-only commands run without asking; the rest need permission.
+- There is no terminal, and input is empty.
+- Do not run `cat`, `find`, `grep`, `head`, `sed`, `awk`, `tail` or `echo` when Read, Edit, Write, Glob or Grep can do the job: they are faster for you and clearer to the user. Use the shell for those only when asked or when no tool fits.
+- You see the output; the user may not. Beyond 30000 characters it is saved to a file and you get a preview. A non-zero exit makes the call an error starting "Exit code N" (exit 1 of grep, diff, find or test is not one).
+- `timeout` is in milliseconds: 120000 unless given, 600000 at most.
+- `run_in_background` returns at once with a task id and the file collecting the output; no `&` needed. Read the file to follow it; when the command is over, its last line is `[exited with code N]` or `[killed]`. You are not told when it ends, so look again; TaskStop ends it. Its `timeout` is how long it may run: 600000 by default, 7200000 at most. It also stops when luatool exits.
+- Put independent commands in separate calls of one response; chain dependent ones with `&&`.
+
+# Git
+- Interactive modes (`git rebase -i`, `git add -p`) need a terminal; use non-interactive forms.
+- Push, fetch and `gh` need the network, open only if the host allows it.
+- Writing `@someone` in a pull request, issue or comment alerts that GitHub user. Mention only real accounts you mean to alert; put placeholders, role names and scopes like `@types/react` in backticks, or drop the `@`.
+- Make commits or pushes only at the user's request; on the default branch, branch off first.
+- Never commit files likely to hold secrets (.env files, credential JSON); warn a user who asks for that.
+- If your instructions give attribution lines for commits or pull requests, end the message with them.]],
 
   inputSchema = {
     type = "object",
     properties = {
-      command = { type = "string", description = "The command to execute" },
+      command = { type = "string", description = "Shell command line to run" },
       timeout = {
         type = "number",
-        description = "Optional timeout in milliseconds (max 600000 for a foreground command, 7200000 in the background)",
+        description = "Optional limit in milliseconds: at most 600000 in the foreground, 7200000 in the background",
       },
       description = {
         type = "string",
-        description = "Clear, concise description of what this command does in 5-10 words, in active voice.",
+        description = [[
+A short, plain summary in the active voice of what the command does. The user reads it, often without seeing the command itself, so state the effect: do not repeat the command line, its options or its paths, and leave out loaded words such as "complex" or "risk".
+
+Everyday commands need about 5-10 words:
+- pwd → "Print current directory"
+- git log -5 → "Show last five commits"
+- go test ./... → "Run all Go tests"
+
+When a command is hard to read at a glance (a pipeline, unusual flags), say a little more so its purpose is plain:
+- du -sh * | sort -h | tail -3 → "Show the three largest items here"
+- git clean -fdx → "Delete all untracked and ignored files"
+- ps aux | grep '[n]ode' | awk '{print $2}' → "List process IDs of running Node programs"]],
       },
       run_in_background = {
         type = "boolean",
-        description = "Set to true to run this command in the background. Then timeout limits how long it may run before it is stopped (default 600000 ms, max 7200000 ms).",
+        description = "Start the command in the background and return at once with its task id and output file. timeout is then how long it may keep running before it is stopped (600000 ms unless given, 7200000 ms at most).",
       },
       dangerouslyDisableSandbox = {
         type = "boolean",
-        description = "Accepted for compatibility and ignored: commands always run in the host's sandbox, where it has one, and permissions still apply.",
+        description = "Has no effect in luatool: commands keep the sandbox (where there is one) and need permission as usual",
       },
     },
     required = { "command" },

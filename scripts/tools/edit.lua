@@ -163,36 +163,31 @@ local tool = {
   isConcurrencySafe = false,
 
   prompt = [[
-Performs exact string replacements in files.
+Replaces one exact piece of text in a file with another.
 
-Usage:
-- You must use your Read tool at least once in the conversation before editing. This tool will error if you attempt an edit without reading the file.
-- When editing text from Read tool output, ensure you preserve the exact indentation (tabs/spaces) as it appears AFTER the line number prefix. The line number prefix format is: line number + tab. Everything after that is the actual file content to match. Never include any part of the line number prefix in the old_string or new_string.
-- ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required.
-- Only use emojis if the user explicitly requests it. Avoid adding emojis to files unless asked.
-- The edit will FAIL if old_string is not unique in the file. Either provide a larger string with more surrounding context to make it unique or use replace_all to change every instance of old_string.
-- Use replace_all for replacing and renaming strings across the file. This parameter is useful if you want to rename a variable for instance.
-- An empty old_string creates a new file with new_string as its content.]],
+- Read the whole file in this session first and let nothing change it since, or the edit is refused.
+- `old_string` must occur exactly as written, indentation included, and only once; leave out the number-and-tab prefix Read adds.
+- `replace_all` changes every occurrence. An empty `old_string` creates a new file. For .ipynb files use NotebookEdit.]],
 
   inputSchema = {
     type = "object",
     properties = {
       file_path = {
         type = "string",
-        description = "The absolute path to the file to modify",
+        description = "Absolute path of the file to change",
       },
       old_string = {
         type = "string",
-        description = "The text to replace",
+        description = "Exact text to find",
       },
       new_string = {
         type = "string",
-        description = "The text to replace it with (must be different from old_string)",
+        description = "Text to put in its place; it has to differ from old_string",
       },
       replace_all = {
         type = "boolean",
         default = false,
-        description = "Replace all occurrences of old_string (default false)",
+        description = "Change every match of old_string, not just one (default false)",
       },
     },
     required = { "file_path", "old_string", "new_string" },

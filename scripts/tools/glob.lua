@@ -34,23 +34,18 @@ local tool = {
   isConcurrencySafe = true,
 
   prompt = [[
-- Fast file pattern matching that works in a codebase of any size
-- Supports glob patterns like "**/*.js" or "src/**/*.ts"; a pattern without a slash, like "*.go", matches file names at any depth
-- Returns the paths of the matching files, sorted by modification time, at most 100
-- A path holding a newline, a tab or another character that cannot be shown is written as a double-quoted string with escapes, such as "notes\nold.txt"; pass it to Read, Edit or Write exactly as written, quotes included
-- Use this tool to find files by name or extension
-- When a search may take several rounds of globbing and grepping, plan for them, and run independent searches together in one response]],
+Finds files by glob pattern, e.g. "**/*.go" or "cmd/*/main.lua". Lists up to 100 paths by modification time; odd names come quoted: pass them on as shown.]],
 
   inputSchema = {
     type = "object",
     properties = {
       pattern = {
         type = "string",
-        description = "The glob pattern to match files against",
+        description = "Glob that the file paths must match",
       },
       path = {
         type = "string",
-        description = 'The directory to search in. Leave it out to search the current working directory; do not pass "undefined" or "null". If given, it must be an existing directory',
+        description = 'Directory to search below. Leave the field out entirely to use the current working directory; do not send placeholder strings such as "undefined" or "null" in its place. When you do give it, it has to name a directory that exists, or the call fails.',
       },
     },
     required = { "pattern" },

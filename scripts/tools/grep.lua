@@ -193,83 +193,77 @@ local tool = {
   isConcurrencySafe = true,
 
   prompt = [[
-A content search tool in the manner of ripgrep.
+Searches file contents with a regular expression, like ripgrep; prefer it to `grep` or `rg` in Bash.
 
-Usage:
-- Use Grep for searching file contents. Do not run grep or rg in a shell instead: this tool is faster and its output is shaped for you.
-- Supports full regular expression syntax (Go's RE2, which ripgrep shares): "log.*Error", "function\s+\w+". Look-around and backreferences are not available.
-- Narrow the search with glob ("*.js", "**/*.{ts,tsx}") or type ("js", "py", "rust", "go", ...). type is the quicker filter for standard file types.
-- output_mode: "content" shows the matching lines (with -A/-B/-C context and -n line numbers), "files_with_matches" (the default) lists the files that match, most recently modified first, and "count" gives the number of matching lines in each file.
-- Results are paged: head_limit (default 250; 0 for no limit) caps the entries shown, offset skips entries, so a long result can be read page by page.
-- Patterns are matched line by line. Literal braces need escaping: search for "interface\{\}" to find interface{} in Go code.
-- To match across lines, such as "struct \{[\s\S]*?field", set multiline: true.
-- Hidden files are searched; files excluded by .gitignore, version-control directories and binary files are not.
-- A path holding a newline, a tab or another character that cannot be shown is written as a double-quoted string with escapes, such as "notes\nold.txt"; pass it to Read, Edit or Write exactly as written, quotes included.
-- When a search will take several rounds, plan them, and run independent searches together in one response.]],
+- Patterns use Go's RE2 syntax, e.g. "func\s+\w+" or "err.*nil", without look-around or backreferences. Escape literal braces (`struct\{\}`).
+- Narrow the files with `glob` ("*.lua") or `type` ("go", "py", "js").
+- `output_mode` chooses "files_with_matches" (paths; the default), "content" (the lines) or "count".
+- Set `multiline` for a match that runs over several lines.
+- Paths with odd characters come double-quoted; pass them on as shown.]],
 
   inputSchema = {
     type = "object",
     properties = {
       pattern = {
         type = "string",
-        description = "The regular expression to search file contents for",
+        description = "Regular expression (RE2 syntax) to look for inside files",
       },
       path = {
         type = "string",
-        description = "The file or directory to search in. Defaults to the current working directory",
+        description = "File or folder to search (rg PATH); the current working directory when left out",
       },
       glob = {
         type = "string",
-        description = 'Glob to filter files, such as "*.js" or "*.{ts,tsx}"; several globs may be separated by spaces or commas, and "!glob" excludes (rg --glob)',
+        description = 'Search only files whose names match this glob, e.g. "*.go" or "*.{yml,yaml}" (rg --glob)',
       },
       output_mode = {
         type = "string",
         enum = { "content", "files_with_matches", "count" },
-        description = 'What to show: "content" shows matching lines (with -A/-B/-C, -n and head_limit), "files_with_matches" shows file paths (with head_limit), "count" shows match counts per file (with head_limit). Defaults to "files_with_matches"',
+        description = 'Form of the result: "content" prints the matching lines and honours -A, -B, -C, -n and head_limit; "files_with_matches" prints only the paths of files that match, newest first; "count" prints how many lines match in each file. The last two honour head_limit too. Default: "files_with_matches".',
       },
       ["-B"] = {
         type = "number",
-        description = 'Lines to show before each match (rg -B). Requires output_mode "content"; ignored otherwise',
+        description = 'Lines of context to print ahead of each match (rg -B). Only used when output_mode is "content"',
       },
       ["-A"] = {
         type = "number",
-        description = 'Lines to show after each match (rg -A). Requires output_mode "content"; ignored otherwise',
+        description = 'Lines of context to print after each match (rg -A). Only used when output_mode is "content"',
       },
       ["-C"] = {
         type = "number",
-        description = 'Lines to show before and after each match (rg -C). Requires output_mode "content"; ignored otherwise',
+        description = "Another name for context",
       },
       context = {
         type = "number",
-        description = 'The same as -C, which it overrides. Requires output_mode "content"; ignored otherwise',
+        description = 'Lines of context on both sides of each match (rg -C); wins over -C, -A and -B. Only used when output_mode is "content"',
       },
       ["-n"] = {
         type = "boolean",
-        description = 'Show line numbers (rg -n). Requires output_mode "content"; ignored otherwise. Defaults to true',
+        description = 'Prefix each printed line with its line number (rg -n); on unless set to false. Only used when output_mode is "content"',
       },
       ["-i"] = {
         type = "boolean",
-        description = "Case-insensitive search (rg -i)",
+        description = "Ignore letter case (rg -i)",
       },
       ["-o"] = {
         type = "boolean",
-        description = 'Show only the matched part of each matching line, one match per line (rg -o). Requires output_mode "content"; ignored otherwise. Defaults to false',
+        description = 'Print just the matching text of each line rather than the whole line, every match on a line of its own (rg -o, --only-matching). Only used when output_mode is "content"; off by default',
       },
       type = {
         type = "string",
-        description = "File type to search (rg --type), such as js, py, rust, go, java. Quicker than glob for standard file types",
+        description = "Restrict the search to one file type as rg --type names them, e.g. go, py, js, rust, java. For well-known languages it is shorter than spelling out a glob",
       },
       head_limit = {
         type = "number",
-        description = "Show only the first N lines or entries of the output, like | head -N, after offset. Defaults to 250; 0 means no limit (use it sparingly: large results fill the context)",
+        description = "Cap on how much comes back, like piping into head -N: the first N lines in content mode, the first N paths in files_with_matches mode, the first N per-file counts in count mode. Without it the cap is 250; 0 removes it, which can flood your context with a big result, so use 0 with care",
       },
       offset = {
         type = "number",
-        description = "Skip the first N lines or entries before head_limit applies, like | tail -n +N+1 | head -N. Defaults to 0",
+        description = "How many lines or entries to skip before head_limit is applied, like tail -n +N+1 ahead of head; 0 unless given. With head_limit it pages through a long result",
       },
       multiline = {
         type = "boolean",
-        description = "Let patterns span lines, with . matching newlines (rg -U --multiline-dotall). Defaults to false",
+        description = "Allow a match to span lines, with . matching a newline as well (rg -U --multiline-dotall). Off by default",
       },
     },
     required = { "pattern" },

@@ -115,39 +115,39 @@ local tool = {
   isConcurrencySafe = false,
 
   prompt = [[
-Changes one cell of a Jupyter notebook (.ipynb file): replaces its source, inserts a new cell, or deletes it.
+Changes a single cell of a Jupyter notebook (.ipynb): overwrites its source, adds a cell, or removes one.
 
-Usage:
-- Read the notebook with the Read tool in this conversation first; without that, this tool fails.
-- notebook_path should be an absolute path.
-- cell_id names a cell as Read shows it, in <cell id="...">. replace and delete need one.
-- edit_mode is replace unless you say otherwise. insert adds a new cell after the cell cell_id names, or at the top of the notebook when cell_id is left out; cell_type (code or markdown) is required then. delete removes the cell.
-- Replacing the source of a code cell clears its outputs. cell_type also changes the type of the cell you replace.]],
+How to use it:
+- Open the notebook with Read in this session first and leave it unchanged, or the call is refused.
+- Give `notebook_path` as an absolute path.
+- Name the cell by `cell_id`, the id in Read's `<cell id="...">` ("cell-N" for a cell without one); replace and delete need it.
+- `edit_mode` defaults to `replace`. `insert` adds a cell right after the one `cell_id` names, or first without `cell_id`, and needs `cell_type`. `delete` removes the cell.
+- New source clears a code cell's outputs; `cell_type` on a replace also changes the cell's type.]],
 
   inputSchema = {
     type = "object",
     properties = {
       notebook_path = {
         type = "string",
-        description = "The absolute path of the notebook to edit (must be absolute, not relative)",
+        description = "Absolute path of the .ipynb file to change (a relative path starts from the working directory)",
       },
       cell_id = {
         type = "string",
-        description = "The id of the cell to edit. With edit_mode insert, the new cell goes after this cell, or first when cell_id is left out.",
+        description = "Id of the cell to act on, as Read shows it. For edit_mode insert, the new cell is placed after this one, or at the very top when it is left out.",
       },
       new_source = {
         type = "string",
-        description = "The new source of the cell",
+        description = "Source text the cell gets",
       },
       cell_type = {
         type = "string",
         enum = { "code", "markdown" },
-        description = "The type of the cell (code or markdown); the cell's current type when left out. Required with edit_mode insert.",
+        description = "Kind of cell, code or markdown. When left out on a replace, the cell keeps the kind it has; edit_mode insert needs it.",
       },
       edit_mode = {
         type = "string",
         enum = { "replace", "insert", "delete" },
-        description = "The edit to make: replace (the default), insert or delete.",
+        description = "What to do: replace (when left out), insert or delete",
       },
     },
     required = { "notebook_path", "new_source" },

@@ -196,46 +196,42 @@ local tool = {
   isConcurrencySafe = true,
 
   prompt = [[
-Reads a file from the local filesystem and returns its text with line numbers.
+Reads a text file from the local filesystem and returns it with numbered lines.
 
-Usage:
-- file_path should be an absolute path; a relative path is taken relative to the current working directory.
-- Only files inside the workspace roots can be read; any other path is refused.
-- By default the whole file is read. A file over 256 KB must be read in parts: offset is the first line to read (1-based) and limit the number of lines. When you know which part you need, read just that part; Grep finds it.
-- Content over about 25,000 tokens is refused; read a smaller range.
-- The result is numbered like cat -n: each line starts with its line number and a tab. The number and the tab are not part of the file; leave them out when you quote or edit the text.
-- A Jupyter notebook (.ipynb) is shown whole as its cells, each with its outputs, whatever offset and limit say; the cell ids shown are those NotebookEdit takes.
-- Otherwise this tool reads text files only. It cannot read a directory (use Glob to list files) or binary files such as images, PDFs or archives; the pages parameter (for PDFs) is not supported.
-- Reading a file that does not exist is harmless: you get an error saying so.
-- You can call several tools in one response. When several files may be useful, read them all at once.
-- An empty file gives a warning instead of content.]],
+- Pass `file_path` as an absolute path (a relative one starts from the working directory); only files under the workspace roots open.
+- Without `offset` and `limit` the whole file comes back; over 256 KB, or about 25,000 tokens, it is refused unless you pick a range or set `allow_large`.
+- If you know which lines you need, ask for just those; Grep can locate them.
+- Each line is prefixed with its number (from 1) and a tab, like `cat -n`; the prefix is not file content.
+- A notebook (.ipynb) is shown as cells with their outputs. Images, PDFs and other binary files are refused.
+- Directories and missing files give an error, an empty file a warning, not content.
+- No need to read a file again after Edit or Write succeed: they fail when a change cannot be made.]],
 
   inputSchema = {
     type = "object",
     properties = {
       file_path = {
         type = "string",
-        description = "The absolute path of the file to read",
+        description = "Absolute path of the file to open",
       },
       offset = {
         type = "integer",
         minimum = 0,
         maximum = 9007199254740991,
-        description = "The line number to start reading from (1-based). Only needed when the file is too large to read at once",
+        description = "Line to begin at, counting from 1. Give it only when the file is too big to take in one read",
       },
       limit = {
         type = "integer",
         exclusiveMinimum = 0,
         maximum = 9007199254740991,
-        description = "The number of lines to read. Only needed when the file is too large to read at once",
+        description = "How many lines to return from offset on. Give it only when the file is too big to take in one read",
       },
       pages = {
         type = "string",
-        description = 'Page range for PDF files, such as "1-5". PDFs are not supported by this Read tool: leave this out',
+        description = 'Page range of a PDF, one page ("7") or one span ("2-4"). This Read cannot open PDFs at all, so leave it out',
       },
       allow_large = {
         type = "boolean",
-        description = "Set to true to read a text file, or a range of its lines, over the size and token limits, up to 8 MB. Use it only when you really need all of it or the user asked for the whole file; otherwise read it in parts or search it",
+        description = "Set to true to lift the size and token limits for a text file, or for a line range of one, up to luatool's cap of 8 MB. Keep it for when you truly need the entire content or the user wants the complete file; otherwise take it in pieces with offset and limit, or look it up with Grep",
       },
     },
     required = { "file_path" },

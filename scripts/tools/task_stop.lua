@@ -34,18 +34,19 @@ local tool = {
   isConcurrencySafe = true,
 
   prompt = [[
-Stops a background task: a command Bash started with run_in_background.
+Ends a command that Bash started with run_in_background.
 
-- Pass the task_id that Bash's start message gave.
-- The task's process group is terminated (forcibly if it does not end within two seconds); its output file then ends with [killed].
-- A task that already ended, by itself, by its timeout or by an earlier stop, cannot be stopped again: you get an error saying no task has that id.
-- Use it to end a long-running command you no longer need, or one that hangs.]],
+- Name it by the task_id in Bash's start message.
+- Its process group gets SIGTERM, then SIGKILL two seconds later if still running; the output file ends with [killed].
+- A command already finished, timed out or stopped is unknown, and the call says so.
+- The result is JSON naming the command.
+- Use it for a long-running or stuck command you no longer need.]],
 
   inputSchema = {
     type = "object",
     properties = {
-      task_id = { type = "string", description = "The id of the background task to stop" },
-      shell_id = { type = "string", description = "Deprecated: the same as task_id" },
+      task_id = { type = "string", description = 'Id of the background command to stop, as the start message of Bash gave it (such as "b3k9x0q2m"); only commands of this session can be stopped' },
+      shell_id = { type = "string", description = "Old name for task_id; use task_id" },
     },
     additionalProperties = false,
   },

@@ -25,46 +25,60 @@ local tool = {
   isConcurrencySafe = false,
 
   prompt = [[
-Adds a task to the task list of this session. The list keeps a multi-step piece of work organised and shows the user how far it has got.
+Adds a task to the task list of this session. The list keeps work with several steps in order, and it lets the user follow how far you have come, with this piece of work and with their requests as a whole.
 
 ## When to use it
 
-Use it without being asked when:
-- the work takes three or more distinct steps, or needs planning and several operations;
-- you are in plan mode: record the plan as tasks;
-- the user asks for a todo list, or hands you several things to do at once (numbered or separated by commas);
-- new instructions arrive: capture them as tasks straight away;
-- you find follow-up work while finishing a task.
+Reach for it on your own initiative when:
 
-Set a task to in_progress (TaskUpdate) before you start on it, and to completed once it is done.
+- The work has three or more separate steps or actions
+- The work is not trivial and calls for planning or for many operations
+- You are in plan mode: write the plan down as tasks
+- The user asks for a todo list outright
+- The user hands you several things to do, numbered or separated by commas
+- New instructions arrive: record what they ask for as tasks straight away
+- You begin on a task: set it to in_progress with TaskUpdate before doing anything else
+- You finish a task: set it to completed, and add any follow-up work you came across
 
 ## When not to use it
 
-Skip it for a single simple task, for trivial work of fewer than three easy steps, and for purely conversational or informational requests: doing the work directly is better than tracking it.
+Leave it alone when:
+- There is just one simple thing to do
+- The work is so small that tracking it gains nothing
+- It takes fewer than three easy steps
+- The request is only conversation, or a question to answer
+
+With a single trivial task, do it directly rather than recording it first.
 
 ## Fields
 
-- subject: a short title in the imperative, naming the outcome ("Fix the login redirect").
-- description: what has to be done.
-- activeForm (optional): the present-continuous label shown while the task is in progress ("Fixing the login redirect"); the subject is shown when it is left out.
-- metadata (optional): any values to keep with the task.
+- **subject**: a short title in the imperative that names the outcome (e.g. "Add retries to the upload client")
+- **description**: what has to be done; when left out, the subject is used
+- **activeForm** (optional): a present-continuous label for display while the task is in_progress (e.g. "Adding retries to the upload client"); the subject stands in when it is missing
+- **metadata** (optional): any JSON object to keep with the task
 
-Every new task starts as pending and gets the next id. Set up dependencies afterwards with TaskUpdate (addBlocks, addBlockedBy), and look at TaskList first so as not to create a task twice.]],
+A new task starts as `pending` and gets the next id in sequence ("1", "2", ...). The list belongs to this session and changes nothing else, so the task tools run without asking for permission, in plan mode as well.
+
+## Tips
+
+- Make subjects specific about the result you want
+- Link tasks afterwards with TaskUpdate (addBlocks, addBlockedBy) when one has to wait for another
+- Look at TaskList before adding tasks, so that you do not create the same one twice]],
 
   inputSchema = {
     type = "object",
     properties = {
-      subject = { type = "string", description = "A short title for the task" },
-      description = { type = "string", default = "", description = "What has to be done" },
+      subject = { type = "string", description = "Short title of the task" },
+      description = { type = "string", default = "", description = "The work to be done" },
       activeForm = {
         type = "string",
-        description = 'The present-continuous label shown while the task is in progress (e.g. "Running tests")',
+        description = 'Present-continuous label for display while the task is in_progress (e.g. "Writing docs")',
       },
       metadata = {
         type = "object",
         propertyNames = { type = "string" },
         additionalProperties = {},
-        description = "Any values to keep with the task",
+        description = "Any JSON object to store with the task",
       },
     },
     required = { "subject", "description" },

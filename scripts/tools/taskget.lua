@@ -17,24 +17,34 @@ local tool = {
   isConcurrencySafe = true,
 
   prompt = [[
-Shows one task of this session's task list, by its id.
+Looks up one task of this session's task list by its id and shows all of it.
 
 ## When to use it
 
-- Before you start on a task, to read its whole description and context.
-- To see its dependencies: which tasks it blocks and which block it.
-- When a task has been handed to you, to get all of its requirements.
+- Before starting on a task, to read its full description and context
+- To learn how it relates to others: which tasks it holds up, and which hold it up
+- When a task has been handed to you, to collect everything it asks for
 
 ## Result
 
-The task's subject, status (pending, in_progress or completed) and description, the tasks that wait on it (Blocks) and the tasks it waits on (Blocked by).
+One field a line:
+- **Task #id: subject**: number and title
+- **Status**: pending, in_progress or completed
+- **Description**: what the work involves
+- **Blocked by**: tasks to complete before this one can begin
+- **Blocks**: tasks waiting for this one
 
-Check that nothing blocks a task any more before you begin it. TaskList shows every task in short.]],
+The last two appear only when not empty. An unknown or deleted id gives "Task not found".
+
+## Tips
+
+- Begin the work only once nothing is left under Blocked by.
+- For a short view of every task, call TaskList.]],
 
   inputSchema = {
     type = "object",
     properties = {
-      taskId = { type = "string", description = "The id of the task to show" },
+      taskId = { type = "string", description = "Id of the task to look up" },
     },
     required = { "taskId" },
     additionalProperties = false,

@@ -14,21 +14,25 @@ local tool = {
   isConcurrencySafe = true,
 
   prompt = [[
-Lists every task of this session's task list, in short.
+Shows every task of this session's task list, one line per task.
 
 ## When to use it
 
-- To find work to do next: a pending task with no owner that nothing blocks.
-- To check how far the work as a whole has got.
-- To find blocked tasks whose dependencies need resolving.
-- After finishing a task, to see what it unblocked, or to take the next one.
-- When several tasks are free, take the lowest id first: earlier tasks often prepare the ground for later ones.
+- To pick what to work on: a task that is pending, has no owner and is not waiting on anything
+- To see how the work as a whole is going
+- To spot tasks held up by others, whose dependencies need sorting out
+- After you finish a task, to find work that has just become free, or to take on the next task
+- **When several tasks are free, go in id order** (smallest id first): the early tasks usually lay the groundwork for the later ones
 
 ## Result
 
-One line a task: its id (for TaskGet and TaskUpdate), status (pending, in_progress or completed) and subject, its owner when it has one, and the open tasks it waits on ("blocked by"); a blocked task cannot be started until those are completed.
+Each line reads `#id [status] subject`, followed by:
+- the owner in parentheses, when the task has one (an agent's name)
+- `[blocked by #x, #y]`: the tasks it still waits on that are not completed yet; a task like that cannot be taken on until they are done
 
-TaskGet shows a task in full, with its description.]],
+The id is what TaskGet and TaskUpdate take; the status is pending, in_progress or completed. An empty list gives "No tasks found".
+
+For the full description of a task, call TaskGet with its id.]],
 
   inputSchema = {
     type = "object",

@@ -37,74 +37,114 @@ local tool = {
   isConcurrencySafe = false,
 
   prompt = [[
-Changes a task of this session's task list: its status, its details or its dependencies.
+Changes a task of this session's task list: its status, its details, its owner or its dependencies.
 
 ## When to use it
 
-Resolving tasks:
-- Once you have finished the work a task describes, or it is no longer needed or superseded, resolve it. Always resolve the tasks assigned to you when you finish them, then look at TaskList for the next one.
-- Mark a task completed only when it is entirely done. While tests fail, the implementation is partial, errors are unresolved or files or dependencies could not be found, it stays in_progress; when something blocks you, create a task for what has to be resolved.
+**Resolving tasks:**
+- When the work a task describes is done
+- When a task has become unnecessary, or another has superseded it
+- IMPORTANT: resolve the tasks assigned to you as soon as you finish them
+- Once a task is resolved, call TaskList to find the next one
 
-Deleting tasks:
-- A task that no longer matters or was created by mistake: set its status to deleted, which removes it for good.
+- Set a task to completed ONLY when all of it is done
+- If you hit errors or obstacles, or cannot finish, leave it in_progress
+- When something blocks you, add a task that describes what must be resolved first
+- Do not mark a task completed while:
+  - tests fail
+  - the implementation is unfinished
+  - errors remain unresolved
+  - files or dependencies it needs could not be found
 
-Changing details:
-- When the requirements change or become clearer, or to set up dependencies between tasks.
+**Deleting tasks:**
+- When a task has stopped mattering or was created by mistake
+- Status `deleted` removes the task for good, along with every reference to it from other tasks
 
-## Fields
+**Changing details:**
+- When the requirements change or become clearer
+- When one task must wait for another
 
-- status: pending, then in_progress, then completed; deleted removes the task.
-- subject: a new title, in the imperative ("Run tests").
-- description: a new description.
-- activeForm: the present-continuous label shown while the task is in progress ("Running tests").
-- owner: who works on the task (an agent's name).
-- metadata: keys to merge into the task's metadata; a key set to null is removed.
-- addBlocks: tasks that cannot start until this one is completed.
-- addBlockedBy: tasks that must be completed before this one can start.
+## Fields you can change
 
-Read a task's current state with TaskGet before changing it.
+- **status**: where the task stands (see the workflow below)
+- **subject**: a new title, in the imperative (e.g. "Update the changelog")
+- **description**: a new account of the work
+- **activeForm**: the present-continuous label for display while in_progress (e.g. "Updating the changelog")
+- **owner**: who works on it, by agent name
+- **metadata**: keys merged into the task's metadata; a key set to null is removed
+- **addBlocks**: tasks that may not start before this one is completed
+- **addBlockedBy**: tasks that have to be completed before this one may start
+
+Links are recorded at both ends. Ids that name no task, or this task itself, are ignored. A field whose new value equals the old one changes nothing.
+
+## Workflow
+
+`pending` → `in_progress` → `completed`; `deleted` removes the task.
+
+## Fresh state
+
+The list may have changed since you last looked at it: call TaskGet for a task's current state before you change it.
 
 ## Examples
 
-Start work on a task: {"taskId": "1", "status": "in_progress"}
-Finish it: {"taskId": "1", "status": "completed"}
-Delete it: {"taskId": "1", "status": "deleted"}
-Take it on: {"taskId": "1", "owner": "my-name"}
-Make task 2 wait for task 1: {"taskId": "2", "addBlockedBy": ["1"]}]],
+Begin work on task 3:
+```json
+{"taskId": "3", "status": "in_progress"}
+```
+
+Finish it:
+```json
+{"taskId": "3", "status": "completed"}
+```
+
+Remove it:
+```json
+{"taskId": "3", "status": "deleted"}
+```
+
+Take it on yourself:
+```json
+{"taskId": "3", "owner": "worker-a"}
+```
+
+Make task 4 wait for task 3:
+```json
+{"taskId": "4", "addBlockedBy": ["3"]}
+```]],
 
   inputSchema = {
     type = "object",
     properties = {
-      taskId = { type = "string", description = "The id of the task to change" },
-      subject = { type = "string", description = "The new title" },
-      description = { type = "string", description = "The new description" },
+      taskId = { type = "string", description = "Id of the task to change" },
+      subject = { type = "string", description = "Replacement title" },
+      description = { type = "string", description = "Replacement description of the work" },
       activeForm = {
         type = "string",
-        description = 'The present-continuous label shown while the task is in progress (e.g. "Running tests")',
+        description = 'Present-continuous label for display while the task is in_progress (e.g. "Writing docs")',
       },
       -- One enum where the original has a union of the three and the const
       -- "deleted": the same values, and a bad one is refused naming all four.
       status = {
         type = "string",
         enum = { "pending", "in_progress", "completed", "deleted" },
-        description = "The new status; deleted removes the task",
+        description = "New status; deleted removes it",
       },
       addBlocks = {
         type = "array",
         items = { type = "string" },
-        description = "Ids of tasks that this task blocks",
+        description = "Ids of tasks that wait for this one",
       },
       addBlockedBy = {
         type = "array",
         items = { type = "string" },
-        description = "Ids of tasks that block this task",
+        description = "Ids of tasks this one waits for",
       },
-      owner = { type = "string", description = "The new owner" },
+      owner = { type = "string", description = "Agent now working on it" },
       metadata = {
         type = "object",
         propertyNames = { type = "string" },
         additionalProperties = {},
-        description = "Keys to merge into the task's metadata; a key set to null is removed",
+        description = "Entries merged into the task's metadata; giving a key the value null removes it",
       },
     },
     required = { "taskId" },

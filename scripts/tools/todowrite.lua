@@ -30,18 +30,18 @@ local tool = {
   isConcurrencySafe = false,
 
   prompt = [[
-Writes the task list of this session, which the user sees as your working plan.
+Sets the task list of this session, which the user sees as the plan you are following.
 
-- Each item has `content`, a `status` (pending, in_progress or completed) and an `activeForm`: the present-continuous label shown while it is in progress.
-- Every call sends the whole list, which replaces the one before.
-- Keep one item in_progress at a time, and mark it completed as soon as it is done.]],
+- An item has `content`, a `status` (pending, in_progress or completed) and `activeForm`, the "-ing" phrase shown while it is underway.
+- Send the complete list on every call; it takes the place of the last one.
+- Work on one item at a time: only that one is in_progress, and it becomes completed as soon as it is finished.]],
 
   inputSchema = {
     type = "object",
     properties = {
       todos = {
         type = "array",
-        description = "The whole todo list, as it is now",
+        description = "The full list as it stands",
         items = {
           type = "object",
           properties = {

@@ -251,20 +251,20 @@ local tool = {
   network = { "*" },
 
   prompt = [[
-Fetches a web page and answers a question about it.
-- Give the full URL and a prompt saying what you want from the page; the page is converted to Markdown and the prompt is answered from it (by a small model when the host has one; otherwise you get the page text back)
-- http:// URLs are fetched over https://. A redirect to another host is not followed: you are told where it leads, and may fetch that URL with another call
-- Long pages are read a part at a time: the result says which part it covered and the offset to pass to read on
-- Each host needs the user's permission. localhost and host names without a dot are not fetched, nor private addresses unless the host allows them, nor pages that need a login (use an authenticated tool for those)
-- The tool only reads: it never sends data to the page]],
+Retrieves a web page, turns HTML into Markdown and answers `prompt` from it with the host's small model, or, without one, returns the page text.
+
+- Each host needs its own permission. Pages behind a login fail: use a tool that is signed in.
+- localhost, names without a dot and private addresses (unless the host allows them) are refused; for a local server, try curl in Bash.
+- http:// is fetched as https://. A redirect to a different host is reported, not followed: call again with the new URL.
+- Pages are not cached: each call fetches anew.]],
 
   inputSchema = {
     type = "object",
     properties = {
-      url = { description = "The URL to fetch content from", type = "string", format = "uri" },
-      prompt = { description = "The prompt to run on the fetched content", type = "string" },
+      url = { description = "Full address of the page to fetch", type = "string", format = "uri" },
+      prompt = { description = "What you want to learn from the page", type = "string" },
       offset = {
-        description = "Character position in the page text to start reading from. Use it to read on through a page too long for one call, with the value the previous result gave.",
+        description = "Where in the page text to resume, in characters. When a page is too long for a single call, the result ends with the value to pass here to continue",
         type = "integer",
         minimum = 0,
         maximum = 9007199254740991,

@@ -27,26 +27,20 @@ local tool = {
   isConcurrencySafe = false,
 
   prompt = [[
-Writes a file to the local filesystem.
+Creates a file on the local filesystem, or replaces all of an existing one.
 
-Usage:
-- This tool will overwrite the existing file if there is one at the provided path.
-- If this is an existing file, you MUST use the Read tool first to read the file's contents. This tool will fail if you did not read the file first.
-- ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required.
-- NEVER proactively create documentation files (*.md) or README files. Only create documentation files if explicitly requested by the User.
-- Only use emojis if the user explicitly requests it. Avoid writing emojis to files unless asked.
-- Only files inside the workspace roots can be written; missing parent directories are created.]],
+Use it for new files and full rewrites. An existing file must be read in full with Read first and be unchanged since, or the call fails. Missing folders are created. For partial edits, use Edit.]],
 
   inputSchema = {
     type = "object",
     properties = {
       file_path = {
         type = "string",
-        description = "The absolute path to the file to write (must be absolute, not relative)",
+        description = "Where to write: an absolute path (a relative one starts from the working directory)",
       },
       content = {
         type = "string",
-        description = "The content to write to the file",
+        description = "Full text the file will hold",
       },
     },
     required = { "file_path", "content" },
