@@ -165,7 +165,7 @@ local tool = {
   prompt = [[
 Replaces one exact piece of text in a file with another.
 
-- Read the whole file in this session first and let nothing change it since, or the edit is refused.
+- Read the file in this session first (the lines around the change will do) and let nothing change it since, or the edit is refused.
 - `old_string` must occur exactly as written, indentation included, and only once; leave out the number-and-tab prefix Read adds.
 - `replace_all` changes every occurrence. An empty `old_string` creates a new file. For .ipynb files use NotebookEdit.]],
 
