@@ -14,6 +14,7 @@ package apischema
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -136,11 +137,21 @@ func apiNames(defs []engine.Definition) (map[string]string, []Note, error) {
 	return names, notes, errors.Join(errs...)
 }
 
+// MaxClientResultChars is the largest anthropic/maxResultSizeChars Claude Code
+// accepts: the value sent for a tool the engine never persists.
+const MaxClientResultChars = 500_000
+
 // MCPTool returns a tool's MCP definition: title from userFacingName, the prompt as
 // description, the schemas, annotations from the hints the tool declares, and the
-// hints Claude Code reads from _meta (anthropic/searchHint, anthropic/alwaysLoad).
-// Hints a tool leaves undeclared are left out, so that clients assume the unsafe
-// answer.
+// hints Claude Code reads from _meta (anthropic/searchHint, anthropic/alwaysLoad,
+// anthropic/maxResultSizeChars). Hints a tool leaves undeclared are left out, so
+// that clients assume the unsafe answer.
+//
+// anthropic/maxResultSizeChars is the tool's persistence threshold: the engine
+// persists a larger text result itself and sends its preview, so a client that
+// keeps results up to that size inline (Claude Code does; without the key it
+// applies its own MCP output limit) shows the model what the engine's own loop
+// would. A tool that is never persisted gets MaxClientResultChars.
 func MCPTool(d engine.Definition) *mcp.Tool {
 	t := &mcp.Tool{
 		Name:        d.Name,
@@ -167,6 +178,9 @@ func MCPTool(d engine.Definition) *mcp.Tool {
 	if d.AlwaysLoad {
 		meta["anthropic/alwaysLoad"] = true
 	}
+	if limit := clientResultChars(d.MaxResultSizeChars); limit > 0 {
+		meta["anthropic/maxResultSizeChars"] = limit
+	}
 	if len(meta) > 0 {
 		t.Meta = meta
 	}
@@ -174,6 +188,20 @@ func MCPTool(d engine.Definition) *mcp.Tool {
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// clientResultChars is the anthropic/maxResultSizeChars of a persistence threshold:
+// a whole number of characters, at most MaxClientResultChars; 0 (left out) for a
+// definition made without one.
+func clientResultChars(limit float64) int {
+	switch {
+	case math.IsInf(limit, 1) || limit >= MaxClientResultChars:
+		return MaxClientResultChars
+	case limit > 0:
+		return int(math.Ceil(limit))
+	default:
+		return 0
+	}
+}
 
 // withProperties returns the schema with an empty properties object when it has
 // none: several clients and APIs refuse an object schema without one.
