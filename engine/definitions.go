@@ -22,6 +22,9 @@ type Definition struct {
 	// Deferred tools are announced by name only until discovered; Announced is false
 	// for those not discovered yet. AlwaysLoad tools are never deferred.
 	Deferred, Announced, AlwaysLoad bool
+	// MaxResultSizeChars is the tool's persistence threshold (Tool.MaxResultSizeChars):
+	// the largest text result the engine hands on inline, +Inf for never persisted.
+	MaxResultSizeChars float64
 }
 
 // Definitions returns the definitions of the tools in the current snapshot, in
@@ -52,6 +55,8 @@ func (e *Engine) Definitions(ctx context.Context) ([]Definition, error) {
 			Deferred:     t.Deferred(),
 			Announced:    announced(t, discovered),
 			AlwaysLoad:   t.def.AlwaysLoad,
+
+			MaxResultSizeChars: t.MaxResultSizeChars(),
 		})
 	}
 	return defs, errors.Join(errs...)

@@ -2,18 +2,24 @@
 // and of MCP: what a host sends in the tools array of a request, and what an MCP
 // server answers to tools/list.
 //
-// Each API has its own rules. Anthropic and OpenAI accept tool names of
-// ^[a-zA-Z0-9_-]{1,64}$ only, so a name with dots is sent in its API form (dots as
-// underscores; the engine finds the tool under that name too) and a name longer than
-// 64 characters is an error. OpenAI's strict mode accepts only a subset of JSON
-// Schema; a tool is marked strict only when its schema is within that subset once
-// objects are closed (additionalProperties: false), never by changing what the
-// schema means, and a Note says why a tool is not strict.
+// Each API has its own rules. Anthropic, OpenAI and Gemini accept tool names of
+// ^[a-zA-Z0-9_-]{1,64}$ only (Gemini's documents disagree on dots, and want a
+// letter or an underscore first), so a name with dots is sent in its API form (dots
+// as underscores; the engine finds the tool under that name too) and a name longer
+// than 64 characters is an error. Anthropic refuses a request whose input_schema
+// has anyOf, oneOf or allOf at its root: such a tool is an error of the export.
+// OpenAI's strict mode accepts only a subset of JSON Schema; a tool is marked strict
+// only when its schema is within that subset once objects are closed
+// (additionalProperties: false), never by changing what the schema means, and a
+// Note says why a tool is not strict. Gemini takes the schema as it is
+// (parametersJsonSchema) or in its OpenAPI subset (parameters), into which
+// GeminiOpenAPI rewrites it, with a Note of what changed.
 package apischema
 
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,10 +39,18 @@ const (
 	OpenAI Format = "openai"
 	// MCP is the Model Context Protocol's Tool, as in a tools/list result.
 	MCP Format = "mcp"
+	// Gemini is the Gemini API's FunctionDeclaration with the input schema as it is:
+	// {name, description, parametersJsonSchema}. The list is the functionDeclarations
+	// of one entry of a request's tools.
+	Gemini Format = "gemini"
+	// GeminiOpenAPI is the FunctionDeclaration with the input schema rewritten as
+	// Gemini's Schema object, a subset of OpenAPI 3.0's: {name, description,
+	// parameters} (see geminiParameters). A Note says what was rewritten.
+	GeminiOpenAPI Format = "gemini-openapi"
 )
 
 // Formats lists the formats, for help and error texts.
-var Formats = []Format{Anthropic, OpenAI, MCP}
+var Formats = []Format{Anthropic, OpenAI, MCP, Gemini, GeminiOpenAPI}
 
 // ParseFormat returns the format of that name.
 func ParseFormat(s string) (Format, error) {
@@ -80,6 +94,7 @@ func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 		return nil, nil, err
 	}
 	var out []any
+	var refused []error
 	for _, d := range defs {
 		if !d.Announced {
 			continue
@@ -87,6 +102,10 @@ func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 		schema := withProperties(d.InputSchema)
 		switch f {
 		case Anthropic:
+			if err := anthropicRoot(d.Name, schema); err != nil {
+				refused = append(refused, err)
+				continue
+			}
 			def := map[string]any{"name": names[d.Name], "description": d.Description, "input_schema": schema}
 			if d.Deferred {
 				def["defer_loading"] = true
@@ -100,11 +119,46 @@ func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 				notes = append(notes, Note{d.Name, "not strict: " + why.Error()})
 			}
 			out = append(out, map[string]any{"type": "function", "function": fn})
+		case Gemini, GeminiOpenAPI:
+			if err := geminiName(d.Name, names[d.Name]); err != nil {
+				refused = append(refused, err)
+				continue
+			}
+			fn, more, err := geminiFunction(f, d.Name, names[d.Name], d.Description, schema)
+			if err != nil {
+				refused = append(refused, err)
+				continue
+			}
+			notes = append(notes, more...)
+			out = append(out, fn)
 		default:
 			return nil, nil, fmt.Errorf("unknown schema format %q", f)
 		}
 	}
+	if len(refused) > 0 {
+		return nil, nil, errors.Join(refused...)
+	}
 	return out, notes, nil
+}
+
+// anthropicRoot reports a schema the Messages API refuses at its root: one with
+// anyOf, oneOf or allOf there. The API fails the whole request, every tool with
+// it, so the export fails too (as for a schema GeminiOpenAPI cannot write), naming
+// the tool and what to change.
+func anthropicRoot(name string, schema map[string]any) error {
+	var found []string
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if _, ok := schema[k]; ok {
+			found = append(found, k)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return fmt.Errorf("tool %q: input_schema has %s at its root, which the Messages API refuses (the whole request fails); "+
+		"describe the input as one object (the properties of every alternative, required only those all of them require) "+
+		"and check the combinations in validateInput, or move the alternatives into a property",
+		name, strings.Join(found, " and "))
 }
 
 // apiNames maps each tool's name to its API form, and fails, naming every tool
@@ -136,11 +190,21 @@ func apiNames(defs []engine.Definition) (map[string]string, []Note, error) {
 	return names, notes, errors.Join(errs...)
 }
 
+// MaxClientResultChars is the largest anthropic/maxResultSizeChars Claude Code
+// accepts: the value sent for a tool the engine never persists.
+const MaxClientResultChars = 500_000
+
 // MCPTool returns a tool's MCP definition: title from userFacingName, the prompt as
 // description, the schemas, annotations from the hints the tool declares, and the
-// hints Claude Code reads from _meta (anthropic/searchHint, anthropic/alwaysLoad).
-// Hints a tool leaves undeclared are left out, so that clients assume the unsafe
-// answer.
+// hints Claude Code reads from _meta (anthropic/searchHint, anthropic/alwaysLoad,
+// anthropic/maxResultSizeChars). Hints a tool leaves undeclared are left out, so
+// that clients assume the unsafe answer.
+//
+// anthropic/maxResultSizeChars is the tool's persistence threshold: the engine
+// persists a larger text result itself and sends its preview, so a client that
+// keeps results up to that size inline (Claude Code does; without the key it
+// applies its own MCP output limit) shows the model what the engine's own loop
+// would. A tool that is never persisted gets MaxClientResultChars.
 func MCPTool(d engine.Definition) *mcp.Tool {
 	t := &mcp.Tool{
 		Name:        d.Name,
@@ -167,6 +231,9 @@ func MCPTool(d engine.Definition) *mcp.Tool {
 	if d.AlwaysLoad {
 		meta["anthropic/alwaysLoad"] = true
 	}
+	if limit := clientResultChars(d.MaxResultSizeChars); limit > 0 {
+		meta["anthropic/maxResultSizeChars"] = limit
+	}
 	if len(meta) > 0 {
 		t.Meta = meta
 	}
@@ -174,6 +241,20 @@ func MCPTool(d engine.Definition) *mcp.Tool {
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// clientResultChars is the anthropic/maxResultSizeChars of a persistence threshold:
+// a whole number of characters, at most MaxClientResultChars; 0 (left out) for a
+// definition made without one.
+func clientResultChars(limit float64) int {
+	switch {
+	case math.IsInf(limit, 1) || limit >= MaxClientResultChars:
+		return MaxClientResultChars
+	case limit > 0:
+		return int(math.Ceil(limit))
+	default:
+		return 0
+	}
+}
 
 // withProperties returns the schema with an empty properties object when it has
 // none: several clients and APIs refuse an object schema without one.

@@ -134,7 +134,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
 		}
 	}
-	if _, err := ParseFormat("gemini"); err == nil || !strings.Contains(err.Error(), "supported: anthropic, openai, mcp") {
-		t.Errorf("ParseFormat(gemini): %v", err)
+	if _, err := ParseFormat("bard"); err == nil || !strings.Contains(err.Error(), "supported: anthropic, openai, mcp, gemini, gemini-openapi") {
+		t.Errorf("ParseFormat(bard): %v", err)
 	}
 }

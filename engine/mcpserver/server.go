@@ -168,7 +168,7 @@ func (s *Server) newView(p *engine.Profile) *view {
 		// A list is the principal's: caches may keep it for that principal only.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
 	})
-	v.srv.AddReceivingMiddleware(v.unknownTools)
+	v.srv.AddReceivingMiddleware(v.unknownTools, listForClient)
 	s.syncLocked(context.Background(), v)
 	return v
 }
@@ -337,7 +337,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	} else {
 		log.Info("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r))
 	}
-	return s.result(ctx, r), nil
+	return s.result(ctx, r, wantsStructured(req.Session, req.Params)), nil
 }
 
 // outcome names how a call ended, for its log line: ok, or the kind of failure.
@@ -422,8 +422,9 @@ func (h sdkHandler) WithGroup(name string) slog.Handler { return sdkHandler{h.Ha
 // result maps a pipeline result to MCP: its content blocks, isError, the tool's
 // _meta, and for a tool that declares an outputSchema, its data as
 // structuredContent (the pipeline has checked it against the schema: a tool breaking
-// its own promise is an error result).
-func (s *Server) result(ctx context.Context, r *engine.Result) *mcp.CallToolResult {
+// its own promise is an error result) unless the client does not want it (see
+// clients.go).
+func (s *Server) result(ctx context.Context, r *engine.Result, structured bool) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: r.Block.IsError, Content: []mcp.Content{}}
 	for _, b := range r.Block.Content {
 		out.Content = append(out.Content, content(b))
@@ -433,7 +434,7 @@ func (s *Server) result(ctx context.Context, r *engine.Result) *mcp.CallToolResu
 	}
 	// The pipeline has checked the data against the schema: a call whose data breaks
 	// it ended at StageResult with an error.
-	if r.Stage == engine.StageDone && r.Tool != nil && r.Tool.OutputSchema() != nil {
+	if structured && r.Stage == engine.StageDone && r.Tool != nil && r.Tool.OutputSchema() != nil {
 		out.StructuredContent = r.Data
 	}
 	return out

@@ -176,7 +176,7 @@ result is an error.`,
 	},
 	"schema": {
 		usage: "schema [--format F]",
-		help:  "print tool definitions for a model API: anthropic (default), openai or mcp",
+		help:  "print tool definitions for a model API: anthropic (default), openai, mcp, gemini or gemini-openapi",
 		about: `Prints the definitions of the tools, as JSON, in the shape a model API takes:
 anthropic (the default), openai, or mcp (the tools of an MCP tools/list). What the
 export had to change for an API (a name with dots, a schema OpenAI's strict mode does
@@ -479,7 +479,7 @@ func (a *app) flags() *flag.FlagSet {
 		return nil
 	})
 	fs.StringVar(&a.cfg.settings, "settings", "", "read permission settings from `FILE` too")
-	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT`: anthropic, openai or mcp")
+	fs.StringVar(&a.cfg.format, "format", "anthropic", "schema: the API `FORMAT`: anthropic, openai, mcp, gemini or gemini-openapi")
 	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch, serve: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
 	fs.DurationVar(&a.cfg.debounceMaxWait, "debounce-max-wait", 0, "watch, serve: reload a directory that is never quiet at least every `DURATION` (default 4 times --debounce)")
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
