@@ -38,10 +38,10 @@ type PromptDef struct {
 
 // A PromptArgument is one argument of a prompt.
 type PromptArgument struct {
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
 	// Required arguments must be given to get the prompt.
-	Required bool
+	Required bool `json:"required,omitempty"`
 }
 
 // A PromptMessage is one message of a rendered prompt: its role ("user" or
@@ -150,8 +150,16 @@ func (p *Prompt) checkArgs(args map[string]string) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("prompt %s: %s: %w", p.def.Name, strings.Join(problems, "; "), ErrPromptArguments)
+	return &argsError{fmt.Sprintf("prompt %s: %s", p.def.Name, strings.Join(problems, "; "))}
 }
+
+// An argsError says what is wrong with the arguments of a prompt; it is
+// ErrPromptArguments, without that error's text.
+type argsError struct{ msg string }
+
+func (e *argsError) Error() string { return e.msg }
+
+func (e *argsError) Is(target error) bool { return target == ErrPromptArguments }
 
 // GetPrompt renders the prompt name of the current snapshot for args. Arguments are
 // checked first: a missing required argument or an unknown one is an error wrapping
