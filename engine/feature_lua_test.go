@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
@@ -183,5 +185,56 @@ func TestPromptRunsSealed(t *testing.T) {
 	_, err = e.GetPrompt(bg, "q", nil)
 	if err == nil || !strings.Contains(err.Error(), "t/q.lua:1: get returned a number; it must return a string or a list of messages") {
 		t.Errorf("GetPrompt of a bad return = %v", err)
+	}
+}
+
+// Under Watch, a prompt file is hot-reloaded like a tool: added, a broken version
+// reported while the last good one keeps serving, then removed.
+func TestPromptHotReload(t *testing.T) {
+	dir := t.TempDir()
+	e := newLuaEngine(t, engine.Options{})
+	e.Load(engine.DirSource(dir))
+	events := make(chan engine.Event, 64)
+	defer e.Subscribe(func(ev engine.Event) { events <- ev })()
+	ctx, cancel := context.WithCancel(bg)
+	done := make(chan error, 1)
+	go func() { done <- e.Watch(ctx, engine.WatchOptions{Poll: true, PollInterval: 20 * time.Millisecond}) }()
+	defer func() { cancel(); <-done }()
+	next := func(kind engine.EventKind) engine.Event {
+		t.Helper()
+		for {
+			select {
+			case ev := <-events:
+				if ev.Kind == kind {
+					return ev
+				}
+			case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
+				t.Fatalf("no %s event", kind)
+			}
+		}
+	}
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "p.lua"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`return {kind = "prompt", name = "p", get = function() return "v1" end}`)
+	if ev := next(engine.PromptAdded); ev.Name != "p" || ev.File != filepath.Join(dir, "p.lua") {
+		t.Errorf("added event = %+v", ev)
+	}
+	write("return {kind = \"prompt\", name = \"p\",\n get = function() return \"v2\" end end}")
+	if ev := next(engine.LoadFailed); !strings.Contains(diagText(ev.Diagnostics), "p.lua:2:") {
+		t.Errorf("failed event = %+v", ev)
+	}
+	if r, err := e.GetPrompt(bg, "p", nil); err != nil || r.Messages[0].Content.Text != "v1" {
+		t.Errorf("the last good version: %+v, %v", r, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "p.lua")); err != nil {
+		t.Fatal(err)
+	}
+	next(engine.PromptRemoved)
+	if _, err := e.GetPrompt(bg, "p", nil); !errors.Is(err, engine.ErrUnknownPrompt) {
+		t.Errorf("a removed prompt: %v", err)
 	}
 }
