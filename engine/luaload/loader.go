@@ -30,6 +30,14 @@
 // called. Members other than call run with read access only (bindings.AccessRead);
 // call gets write access when the tool is not read-only for its input.
 //
+// # Prompts and resources
+//
+// A file whose table has kind = "prompt" or kind = "resource" is an MCP prompt or
+// resource instead of a tool (LoadDef; feature.go has the members): it is compiled,
+// run and checked in the same steps, under the same limits and load-phase rules,
+// and its get or read runs on pooled states like a tool's members, with no access
+// (bindings.AccessNone): it computes, and reaches nothing on the host.
+//
 // # Lua modules
 //
 // Tool files share code through Lua modules in the lib/ directory beside them:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,79 +27,82 @@ import (
 // current snapshot, with syncMu held.
 func (s *Server) syncFeatures(v *view) {
 	reg := s.eng.Registry()
-	keep := map[string]bool{}
-	var added, removed []string
+	var prompts, resources, templates []feature
 	for _, p := range reg.Prompts() {
 		mp := mcpPrompt(p)
-		keep[p.Name()] = true
-		if s.changed(v.prompts, p.Name(), mp) && s.guard("prompt", p.Name(), func() { v.srv.AddPrompt(mp, s.getPrompt) }) {
-			added = append(added, "prompt "+p.Name())
-		}
+		prompts = append(prompts, feature{p.Name(), mp, func() { v.srv.AddPrompt(mp, s.getPrompt) }})
 	}
-	var gone []string
-	for name := range v.prompts {
-		if !keep[name] {
-			gone = append(gone, name)
-			delete(v.prompts, name)
-		}
-	}
-	if len(gone) > 0 {
-		v.srv.RemovePrompts(gone...)
-		for _, name := range gone {
-			removed = append(removed, "prompt "+name)
-		}
-	}
-
-	clear(keep)
 	for _, r := range reg.Resources() {
-		key := r.URI()
-		keep[key] = true
-		var def any
-		var add func()
 		if r.IsTemplate() {
 			t := &mcp.ResourceTemplate{URITemplate: r.URI(), Name: r.Name(), Description: r.Description(), MIMEType: r.MIMEType()}
-			def, add = t, func() { v.srv.AddResourceTemplate(t, s.readResource) }
+			templates = append(templates, feature{r.URI(), t, func() { v.srv.AddResourceTemplate(t, s.readResource) }})
 		} else {
 			res := &mcp.Resource{URI: r.URI(), Name: r.Name(), Description: r.Description(), MIMEType: r.MIMEType()}
-			def, add = res, func() { v.srv.AddResource(res, s.readResource) }
-		}
-		if s.changed(v.resources, key, def) && s.guard("resource", key, add) {
-			added = append(added, "resource "+key)
+			resources = append(resources, feature{r.URI(), res, func() { v.srv.AddResource(res, s.readResource) }})
 		}
 	}
-	for key, enc := range v.resources {
-		if keep[key] {
-			continue
-		}
-		delete(v.resources, key)
-		removed = append(removed, "resource "+key)
-		var probe struct {
-			URITemplate string `json:"uriTemplate"`
-		}
-		if json.Unmarshal(enc, &probe) == nil && probe.URITemplate != "" {
-			v.srv.RemoveResourceTemplates(key)
-		} else {
-			v.srv.RemoveResources(key)
-		}
+	var added, removed []string
+	for _, l := range []struct {
+		kind   string
+		listed map[string][]byte
+		now    []feature
+		remove func(...string)
+	}{
+		{"prompt", v.prompts, prompts, v.srv.RemovePrompts},
+		{"resource", v.resources, resources, v.srv.RemoveResources},
+		{"resource template", v.templates, templates, v.srv.RemoveResourceTemplates},
+	} {
+		a, r := s.syncList(l.kind, l.listed, l.now, l.remove)
+		added, removed = append(added, a...), append(removed, r...)
 	}
 	if v.profile == nil && len(added)+len(removed) > 0 {
 		s.log.Info("prompts and resources", "added or changed", added, "removed", removed)
 	}
 }
 
-// changed reports whether def differs from what listed holds under key, and if so
-// records it there.
-func (s *Server) changed(listed map[string][]byte, key string, def any) bool {
-	enc, err := json.Marshal(def)
-	if err != nil {
-		s.log.Error("definition", "name", key, "error", err)
-		return false
+// A feature is a prompt, resource or resource template as a view lists it: its key
+// (name, URI or URI template), its MCP definition and how to register it.
+type feature struct {
+	key string
+	def any
+	add func()
+}
+
+// syncList syncs one list of a view: it registers the features whose definitions
+// are new or changed and, with remove, unregisters the listed keys that are gone.
+// It returns what it added (or changed) and removed, for the log.
+func (s *Server) syncList(kind string, listed map[string][]byte, now []feature, remove func(...string)) (added, removed []string) {
+	keep := map[string]bool{}
+	for _, f := range now {
+		keep[f.key] = true
+		enc, err := json.Marshal(f.def)
+		if err != nil {
+			s.log.Error(kind+" definition", kind, f.key, "error", err)
+			continue
+		}
+		if old, ok := listed[f.key]; ok && string(old) == string(enc) {
+			continue
+		}
+		if s.guard(kind, f.key, f.add) {
+			listed[f.key] = enc
+			added = append(added, kind+" "+f.key)
+		}
 	}
-	if old, ok := listed[key]; ok && string(old) == string(enc) {
-		return false
+	var gone []string
+	for key := range listed {
+		if !keep[key] {
+			gone = append(gone, key)
+			delete(listed, key)
+		}
 	}
-	listed[key] = enc
-	return true
+	if len(gone) > 0 {
+		sort.Strings(gone)
+		remove(gone...)
+		for _, key := range gone {
+			removed = append(removed, kind+" "+key)
+		}
+	}
+	return added, removed
 }
 
 // guard runs add, which registers something with the SDK, reporting false (and

@@ -102,9 +102,9 @@ type view struct {
 	profile *engine.Profile
 	srv     *mcp.Server
 	listed  map[string][]byte // tool name -> its MCP definition, as listed
-	// prompts and resources are the same for prompts (by name) and resources (by
-	// URI or URI template).
-	prompts, resources map[string][]byte
+	// prompts, resources and templates are the same for prompts (by name),
+	// resources (by URI) and resource templates (by URI template).
+	prompts, resources, templates map[string][]byte
 	// names are the listed names, sorted, for the calls that arrive while a Sync
 	// runs.
 	names atomic.Pointer[[]string]
@@ -167,7 +167,8 @@ func (s *Server) view(p *engine.Profile) *view {
 // newView makes the view of a profile, synced with the current snapshot; syncMu
 // is held.
 func (s *Server) newView(p *engine.Profile) *view {
-	v := &view{profile: p, listed: map[string][]byte{}, prompts: map[string][]byte{}, resources: map[string][]byte{}}
+	v := &view{profile: p, listed: map[string][]byte{}, prompts: map[string][]byte{},
+		resources: map[string][]byte{}, templates: map[string][]byte{}}
 	// Tools, prompts and resources come and go after clients connect, so the
 	// capabilities (with listChanged) are declared up front rather than inferred from
 	// the first list.
