@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -189,5 +190,71 @@ func TestFeatureReloadNotifies(t *testing.T) {
 	wait("prompts")
 	if _, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summary"}); err == nil {
 		t.Error("a removed prompt is still served")
+	}
+}
+
+// Over HTTP with profiles, every principal is listed the prompts (a profile hides
+// tools only) and told of a new one; a prompt sees no principal's session, so what
+// one principal's calls keep is not in what another gets from it.
+func TestFeaturesPerProfile(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeFile(dir, "count.lua", `return { name = "Count", prompt = "p", inputSchema = { type = "object" }, isReadOnly = true,
+  call = function(input, ctx) ctx.state:set("n", 1) return "counted" end }`); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Load(engine.DirSource(dir))
+	noCount, err := eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Count", Source: "test"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := NewTokens([]Credential{{Name: "alice", Token: aliceToken}, {Name: "bob", Token: bobToken, Profile: noCount}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(eng, Options{})
+	t.Cleanup(srv.Close)
+	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Tokens: tokens}))
+	t.Cleanup(hs.Close)
+	f := &httpFixture{url: hs.URL}
+	changed := map[string]chan struct{}{"alice": make(chan struct{}, 8), "bob": make(chan struct{}, 8)}
+	notified := func(who string) *mcp.ClientOptions {
+		return &mcp.ClientOptions{PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { changed[who] <- struct{}{} }}
+	}
+	ctx := context.Background()
+	alice := f.client(t, aliceToken, notified("alice"))
+	bob := f.client(t, bobToken, notified("bob"))
+	for _, s := range []*mcp.ClientSession{alice, bob} {
+		if _, err := s.ListPrompts(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if text, isError := callText(t, alice, "Count"); isError {
+		t.Fatalf("Count: %s", text)
+	}
+
+	if err := writeFile(dir, "state.lua", `return { kind = "prompt", name = "state",
+  get = function(args, ctx) return "n=" .. tostring(ctx.state:get("n")) end }`); err != nil {
+		t.Fatal(err)
+	}
+	eng.Refresh()
+	for _, who := range []string{"alice", "bob"} {
+		select {
+		case <-changed[who]:
+		case <-time.After(20 * time.Second): // a hang guard
+			t.Fatalf("%s was not told of the new prompt", who)
+		}
+	}
+	for who, s := range map[string]*mcp.ClientSession{"alice": alice, "bob": bob} {
+		got, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "state"})
+		if err != nil {
+			t.Fatalf("%s: %v", who, err)
+		}
+		if text := got.Messages[0].Content.(*mcp.TextContent).Text; text != "n=nil" {
+			t.Errorf("%s got %q from the prompt: it saw a session's state", who, text)
+		}
 	}
 }
