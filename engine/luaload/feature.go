@@ -256,7 +256,8 @@ func (lt *luaTool) readResource(ctx context.Context, uri string, params map[stri
 	return c, err
 }
 
-// failure returns the failure get or read reported with nil, "message", or nil.
+// failure returns the failure a member (call, get, read) reported with the Lua
+// convention nil (or false), "message"; nil when it reported none.
 func failure(out []lua.LValue) error {
 	if len(out) > 1 && !lua.LVAsBool(out[0]) {
 		if msg, ok := out[1].(lua.LString); ok {
