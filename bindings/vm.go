@@ -96,7 +96,8 @@ type Access int
 // The access levels, in order.
 const (
 	// AccessNone is the load phase: a tool file's main chunk, and a Lua module's. It
-	// may only build values: host functions that read or touch the world refuse.
+	// may only build values: host functions that read or touch the world refuse. It
+	// is also the access of functions that only compute (Call.Entry names them).
 	AccessNone Access = iota
 	// AccessRead is for the questions a tool answers (isReadOnly, prompt,
 	// checkPermissions, ...) and for the call of a tool that is read-only for its
@@ -120,6 +121,9 @@ func Require(L *lua.LState, fn string, need Access) {
 		return
 	}
 	switch {
+	case have == AccessNone && entry != "":
+		// A function run with no access (a prompt's get, a resource's read).
+		L.RaiseError("%s is not available in %s, which may only compute: nothing asks permission for what it reads", fn, entry)
 	case have == AccessNone:
 		L.RaiseError("%s is not available while the tool file loads: call it from call()", fn)
 	case entry == "" || entry == "call":

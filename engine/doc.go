@@ -87,7 +87,21 @@
 //
 // Load is incremental: a source read again keeps the last good version of a file
 // that no longer loads. Watch keeps the tools current as their files change, and
-// Subscribe reports each change (added, updated, removed, failed).
+// Subscribe reports each change (added, updated, removed, failed; and the same for
+// prompts and resources).
+//
+// # Prompts and resources
+//
+// A file of a tool directory may define an MCP prompt or resource instead of a tool
+// (with the Lua loader: a table with kind = "prompt" or kind = "resource"; any
+// loader that is a FileLoader). They load, are checked and reload with the tools,
+// within their own names (a prompt's name, a resource's URI or URI template): two
+// files of a directory declaring one are both left out, and a later directory
+// overrides an earlier one. Registry.Prompts and Registry.Resources list them;
+// GetPrompt checks the arguments and renders a prompt, ReadResource reads the
+// resource of a URI or of the first template that matches it. Their code only
+// computes: host functions that read or touch the world refuse, since no permission
+// check guards what a client asks of them, and they see no principal's session.
 //
 // # Model APIs and MCP
 //
@@ -108,7 +122,8 @@
 //   - Example_hostModule: Go functions and values offered to Lua (Module.Values);
 //   - Example_customModule: a host module of Lua functions (Module.Funcs);
 //   - Example_watch: reloading on save, and the events of each change;
-//   - Example_serveMCP: serving the tools to MCP clients.
+//   - Example_serveMCP: serving the tools to MCP clients;
+//   - Example_promptsAndResources: prompt and resource files, rendered and read.
 //
 // Capabilities are opt-in: a Lua tool reaches nothing the host did not hand its
 // loader (luaload.Options.Modules), besides json and the loader's tools module. Tool

@@ -411,3 +411,52 @@ func Example_serveMCP() {
 	// Greet (read-only: true): Greets someone by name.
 	// Hello, Ada!
 }
+
+// A tool directory may also hold MCP prompts and resources: Lua files whose table
+// has kind = "prompt" or kind = "resource". They load, check and reload with the
+// tools; GetPrompt and ReadResource serve them (package engine/mcpserver offers them
+// to MCP clients).
+func Example_promptsAndResources() {
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{})}, Cwd: cwd})
+	if err != nil {
+		panic(err)
+	}
+	mustLoad(eng, map[string]string{
+		"review.lua": `return {
+  kind = "prompt",
+  name = "review",
+  arguments = { {name = "file", required = true} },
+  get = function(args) return "Review " .. args.file .. " for bugs." end,
+}`,
+		"notes.lua": `return {
+  kind = "resource",
+  uriTemplate = "notes://{topic}",
+  name = "notes",
+  mimeType = "text/plain",
+  read = function(uri, ctx, params) return "Notes on " .. params.topic end,
+}`,
+	})
+	ctx := context.Background()
+	for _, p := range eng.Registry().Prompts() {
+		fmt.Println("prompt", p.Name(), p.Arguments()[0].Name)
+	}
+	r, err := eng.GetPrompt(ctx, "review", map[string]string{"file": "main.go"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Messages[0].Role+":", r.Messages[0].Content.Text)
+	_, err = eng.GetPrompt(ctx, "review", nil)
+	fmt.Println(err)
+
+	c, err := eng.ReadResource(ctx, "notes://lua")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.URI, c.MIMEType, c.Text)
+	// Output:
+	// prompt review file
+	// user: Review main.go for bugs.
+	// prompt review: missing required argument "file"
+	// notes://lua text/plain Notes on lua
+}

@@ -31,6 +31,17 @@ const (
 	// WatchStatus: news about watching itself (polling instead of events, a
 	// directory that appeared), in Message.
 	WatchStatus EventKind = "watch"
+
+	// PromptAdded, PromptUpdated and PromptRemoved are ToolAdded, ToolUpdated and
+	// ToolRemoved for a prompt, named by Name.
+	PromptAdded   EventKind = "prompt added"
+	PromptUpdated EventKind = "prompt updated"
+	PromptRemoved EventKind = "prompt removed"
+	// ResourceAdded, ResourceUpdated and ResourceRemoved are the same for a
+	// resource, whose URI (or URI template) is Name.
+	ResourceAdded   EventKind = "resource added"
+	ResourceUpdated EventKind = "resource updated"
+	ResourceRemoved EventKind = "resource removed"
 )
 
 // An Event reports one change of the tool set, after the snapshot that has it is in
@@ -39,6 +50,9 @@ type Event struct {
 	Kind EventKind
 	// Tool is the tool's name, for added, updated and removed.
 	Tool string
+	// Name is the prompt's name or the resource's URI, for the prompt and resource
+	// kinds.
+	Name string
 	// File is the tool's file, or the file that failed.
 	File string
 	// Diagnostics are the problems of a failed file (with file:line).
@@ -58,6 +72,8 @@ func (ev Event) String() string {
 		return s
 	case WatchStatus:
 		return "watch: " + ev.Message
+	case PromptAdded, PromptUpdated, PromptRemoved, ResourceAdded, ResourceUpdated, ResourceRemoved:
+		return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Name, ev.File)
 	default:
 		return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Tool, ev.File)
 	}
@@ -83,13 +99,40 @@ func (e *Engine) Subscribe(fn func(Event)) (unsubscribe func()) {
 	}
 }
 
+// An item is what one file serves: a *Tool, a *Prompt or a *Resource.
+type item interface {
+	Source() string
+	close()
+}
+
+// identify returns the kind of an item ("tool", "prompt", "resource") and the name
+// it is served by within its kind: tools, prompts and resources each have names of
+// their own.
+func identify(it item) (kind, name string) {
+	switch it := it.(type) {
+	case *Tool:
+		return "tool", it.Name()
+	case *Prompt:
+		return "prompt", it.Name()
+	case *Resource:
+		return "resource", it.URI()
+	}
+	panic(fmt.Sprintf("engine: item of type %T", it))
+}
+
+// itemKey is the key of an item among the items of every kind.
+func itemKey(it item) string {
+	kind, name := identify(it)
+	return kind + "\x00" + name
+}
+
 // toolFile is what the engine knows of one tool file: the hash of the version last
-// read (its content, and the shared files it may use), the last good tool (nil if it
-// never loaded) and the diagnostics of the last attempt, whose errors mean the
-// version on disk does not load.
+// read (its content, and the shared files it may use), the last good item it served
+// (a tool, prompt or resource; nil if it never loaded) and the diagnostics of the
+// last attempt, whose errors mean the version on disk does not load.
 type toolFile struct {
 	hash  [sha256.Size]byte
-	tool  *Tool
+	item  item
 	diags []Diagnostic
 	// readAt is the rescan (see sourceState.scans) that first read this version.
 	readAt uint64
@@ -120,8 +163,8 @@ type loadRun struct {
 	name string // within the source
 	hash [sha256.Size]byte
 	scan uint64        // the rescan that read this version
-	done chan struct{} // closed when tool and diags are set
-	tool *Tool
+	done chan struct{} // closed when item and diags are set
+	item item
 	diag []Diagnostic
 }
 
@@ -139,8 +182,8 @@ func (r *loadRun) finished() bool {
 func (r *loadRun) abandon() {
 	go func() {
 		<-r.done
-		if r.tool != nil {
-			r.tool.close()
+		if r.item != nil {
+			r.item.close()
 		}
 	}()
 }
@@ -196,7 +239,7 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 		known[s.src.Name] = s
 	}
 	var next []*sourceState
-	var dropped []*Tool
+	var dropped []item
 	for _, src := range sources {
 		s, ok := known[src.Name]
 		if ok {
@@ -209,8 +252,8 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 	}
 	for _, s := range known {
 		for _, f := range s.files {
-			if f.tool != nil {
-				dropped = append(dropped, f.tool)
+			if f.item != nil {
+				dropped = append(dropped, f.item)
 			}
 		}
 		for _, r := range s.running {
@@ -246,8 +289,8 @@ func (e *Engine) Diagnostics() []Diagnostic {
 
 // refreshLocked rescans the chosen sources, assembles the snapshot, swaps it in when
 // something changed, tells the subscribers and closes the tools no longer served.
-// retired are tools already out of every source (their source was dropped).
-func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, wait loadWait) []Diagnostic {
+// retired are items already out of every source (their source was dropped).
+func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wait loadWait) []Diagnostic {
 	var events []Event
 	changed := len(retired) > 0 || e.diagnostics == nil
 	for _, s := range e.sources {
@@ -270,20 +313,20 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, w
 	for _, ev := range events {
 		e.publishLocked(ev)
 	}
-	// Calls in flight keep the tools they started with: a retired tool's states are
+	// Calls in flight keep the items they started with: a retired item's states are
 	// closed as they come back (bindings.Pool.Close).
-	for _, t := range retired {
-		t.close()
+	for _, it := range retired {
+		it.close()
 	}
 	return slices.Clone(diags)
 }
 
 // rescan reads a source's directory: new and changed files are loaded, unchanged ones
 // skipped, missing ones dropped (see dropMissing). It reports whether anything
-// changed, the tools it replaced or dropped, and a LoadFailed event for each file
+// changed, the items it replaced or dropped, and a LoadFailed event for each file
 // that failed this time. A load that wait gives up on stays running; a later rescan
 // takes its outcome.
-func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []*Tool, events []Event) {
+func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []item, events []Event) {
 	s.scans++
 	listed := time.Now() // a file the listing misses was away at a moment after this
 	var entries []fs.DirEntry
@@ -300,8 +343,8 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 	if err != nil {
 		// The directory is gone or unreadable: its tools go with it.
 		for name, f := range s.files {
-			if f.tool != nil {
-				retired = append(retired, f.tool)
+			if f.item != nil {
+				retired = append(retired, f.item)
 			}
 			delete(s.files, name)
 			changed = true
@@ -388,7 +431,7 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 			s.files[r.name] = f
 		}
 		f.hash, f.diags, f.readAt, changed = r.hash, r.diag, r.scan, true
-		if r.tool == nil {
+		if r.item == nil {
 			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diag})
 			if wait.recheck != nil {
 				// It may have been read halfway through a save: look again soon,
@@ -397,15 +440,15 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 			}
 			continue
 		}
-		if f.tool != nil {
-			retired = append(retired, f.tool)
+		if f.item != nil {
+			retired = append(retired, f.item)
 		}
-		f.tool = r.tool
+		f.item = r.item
 	}
 	dropped := dropMissing(s, seen, loading, wait, listed, read)
 	for _, f := range dropped {
-		if f.tool != nil {
-			retired = append(retired, f.tool)
+		if f.item != nil {
+			retired = append(retired, f.item)
 		}
 	}
 	return changed || len(dropped) > 0, retired, events
@@ -429,12 +472,12 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 // It is dropped once none of these holds. Load and Refresh drop a missing file at
 // once.
 func dropMissing(s *sourceState, seen map[string]bool, loading bool, wait loadWait, listed, read time.Time) []*toolFile {
-	served := map[string]bool{} // tool names served by files on disk
+	served := map[string]bool{} // items (itemKey) served by files on disk
 	for name, f := range s.files {
 		if seen[name] {
 			f.missingSince, f.missedAt = time.Time{}, 0
-			if f.tool != nil {
-				served[f.tool.Name()] = true
+			if f.item != nil {
+				served[itemKey(f.item)] = true
 			}
 		}
 	}
@@ -444,7 +487,7 @@ func dropMissing(s *sourceState, seen map[string]bool, loading bool, wait loadWa
 		if seen[name] {
 			continue
 		}
-		if f.tool != nil && wait.confirm > 0 && !served[f.tool.Name()] {
+		if f.item != nil && wait.confirm > 0 && !served[itemKey(f.item)] {
 			if f.missingSince.IsZero() {
 				f.missingSince, f.missedAt = read, s.scans
 			}
@@ -477,7 +520,7 @@ func dropMissing(s *sourceState, seen map[string]bool, loading bool, wait loadWa
 // version read before was on disk beside f).
 func (s *sourceState) mayBeRenamed(f *toolFile, seen map[string]bool) bool {
 	for name, g := range s.files {
-		if seen[name] && g.tool == nil && g.readAt >= f.missedAt {
+		if seen[name] && g.item == nil && g.readAt >= f.missedAt {
 			return true
 		}
 	}
@@ -494,7 +537,7 @@ func (s *sourceState) lastShown(name string, seen map[string]bool, wait loadWait
 		return at
 	}
 	for file, t := range wait.shown(s.src.Name) {
-		if f := s.files[file]; seen[file] && f != nil && f.tool != nil {
+		if f := s.files[file]; seen[file] && f != nil && f.item != nil {
 			continue // another tool's file
 		}
 		if t.After(at) {
@@ -513,7 +556,7 @@ func (e *Engine) startLoad(l Loader, s *sourceState, name string, data []byte, h
 		defer close(r.done)
 		e.loadSlots <- struct{}{}
 		defer func() { <-e.loadSlots }()
-		r.tool, r.diag = e.loadFile(l, file, data, env)
+		r.item, r.diag = e.loadFile(l, file, data, env)
 	}()
 	return r
 }
@@ -557,15 +600,16 @@ func treeHash(fsys fs.FS, dir string) [sha256.Size]byte {
 }
 
 // assemble builds the snapshot from the Go-native tools and the sources' last good
-// tools, resolving names: within a source a name declared twice is served by neither
-// file; across sources the later source wins, with a notice.
+// items (tools, prompts, resources), resolving names within each kind: within a
+// source a name declared twice is served by neither file; across sources the later
+// source wins, with a notice.
 func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	var diags []Diagnostic
-	byName := map[string]*Tool{}
+	byKey := map[string]item{} // itemKey -> the item served
 	var order []string
 	for _, t := range e.goTools {
-		byName[t.Name()] = t
-		order = append(order, t.Name())
+		byKey[itemKey(t)] = t
+		order = append(order, itemKey(t))
 	}
 	for _, s := range e.sources {
 		if s.unreadable != nil {
@@ -576,45 +620,63 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		declared := map[string][]string{} // tool name -> files of this source
+		declared := map[string][]string{} // itemKey -> files of this source
 		for _, name := range names {
 			f := s.files[name]
 			diags = append(diags, f.diags...)
-			if f.tool != nil {
-				declared[f.tool.Name()] = append(declared[f.tool.Name()], f.tool.Source())
+			if f.item != nil {
+				k := itemKey(f.item)
+				declared[k] = append(declared[k], f.item.Source())
 			}
 		}
 		for _, name := range names {
-			t := s.files[name].tool
-			if t == nil {
+			it := s.files[name].item
+			if it == nil {
 				continue
 			}
-			if files := declared[t.Name()]; len(files) > 1 {
-				if files[0] != t.Source() {
-					diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: SeverityError,
-						Message: fmt.Sprintf("tool name %q is also declared by %s; neither is loaded", t.Name(), files[0])})
+			k := itemKey(it)
+			kind, id := identify(it)
+			if files := declared[k]; len(files) > 1 {
+				if files[0] != it.Source() {
+					what := kind + " name"
+					if kind == "resource" {
+						what = "resource URI"
+					}
+					diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: SeverityError,
+						Message: fmt.Sprintf("%s %q is also declared by %s; neither is loaded", what, id, files[0])})
 				}
 				continue
 			}
-			if prev, ok := byName[t.Name()]; ok {
-				diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: SeverityNotice,
-					Message: fmt.Sprintf("tool %s overrides the one from %s", t.Name(), prev.Source())})
+			if prev, ok := byKey[k]; ok {
+				diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: SeverityNotice,
+					Message: fmt.Sprintf("%s %s overrides the one from %s", kind, id, prev.Source())})
 			} else {
-				order = append(order, t.Name())
+				order = append(order, k)
 			}
-			byName[t.Name()] = t
+			byKey[k] = it
 		}
 	}
-	tools := make([]*Tool, 0, len(order))
-	for _, name := range order {
-		tools = append(tools, byName[name])
+	var tools []*Tool
+	var prompts []*Prompt
+	var resources []*Resource
+	for _, k := range order {
+		switch it := byKey[k].(type) {
+		case *Tool:
+			tools = append(tools, it)
+		case *Prompt:
+			prompts = append(prompts, it)
+		case *Resource:
+			resources = append(resources, it)
+		}
 	}
 	reg, d := newRegistry(tools, e.isEnabled)
+	reg.withServed(prompts, resources)
 	diags = append(diags, d...)
 	return reg, append(diags, e.rules.unknownTools(tools)...)
 }
 
-// diffEvents lists what changed between two snapshots, by tool name.
+// diffEvents lists what changed between two snapshots, by tool name, prompt name and
+// resource URI.
 func diffEvents(old, cur *Registry) []Event {
 	var events []Event
 	for _, t := range cur.Tools() {
@@ -629,6 +691,40 @@ func diffEvents(old, cur *Registry) []Event {
 	for _, t := range old.Tools() {
 		if now, ok := cur.byName[t.Name()]; !ok || now.Name() != t.Name() {
 			events = append(events, Event{Kind: ToolRemoved, Tool: t.Name(), File: t.Source()})
+		}
+	}
+	events = append(events, diffItems(old.Prompts(), cur.Prompts(), PromptAdded, PromptUpdated, PromptRemoved)...)
+	return append(events, diffItems(old.Resources(), cur.Resources(), ResourceAdded, ResourceUpdated, ResourceRemoved)...)
+}
+
+// diffItems lists what changed between two lists of prompts or resources, with the
+// event kinds of an item added, updated and removed.
+func diffItems[T interface {
+	comparable
+	item
+}](old, cur []T, added, updated, removed EventKind) []Event {
+	byKey := func(items []T) map[string]T {
+		m := make(map[string]T, len(items))
+		for _, it := range items {
+			m[itemKey(it)] = it
+		}
+		return m
+	}
+	was, is := byKey(old), byKey(cur)
+	var events []Event
+	for _, it := range cur {
+		_, name := identify(it)
+		switch prev, ok := was[itemKey(it)]; {
+		case !ok:
+			events = append(events, Event{Kind: added, Name: name, File: it.Source()})
+		case prev != it:
+			events = append(events, Event{Kind: updated, Name: name, File: it.Source()})
+		}
+	}
+	for _, it := range old {
+		if _, ok := is[itemKey(it)]; !ok {
+			_, name := identify(it)
+			events = append(events, Event{Kind: removed, Name: name, File: it.Source()})
 		}
 	}
 	return events

@@ -33,6 +33,25 @@ type SharedLoader interface {
 	SharedDir() string
 }
 
+// A FileLoader is a Loader whose files may define prompts and resources as well as
+// tools: the engine loads its files with LoadDef instead of Load, and serves what
+// each defines (Registry.Prompts, Registry.Resources).
+type FileLoader interface {
+	Loader
+	// LoadDef is Load for a file of any kind: the FileDef has Prompt or Resource set
+	// for a prompt or resource file, and Tool otherwise. As with Load, a FileDef
+	// with errors among its diagnostics is not served and is closed.
+	LoadDef(file string, src []byte, env LoadEnv) (FileDef, []Diagnostic)
+}
+
+// A FileDef is what one file defines: a prompt (Prompt set), a resource (Resource
+// set) or else a tool.
+type FileDef struct {
+	Tool     ToolDef
+	Prompt   *PromptDef
+	Resource *ResourceDef
+}
+
 // LoadEnv is what a loader is given besides the file.
 type LoadEnv struct {
 	// FS holds the files of the tool file's directory, for the files it may use
@@ -93,13 +112,71 @@ func (e *Engine) loaderFor(name string) Loader {
 	return nil
 }
 
-// loadFile loads one tool file with its loader and builds it. It returns nil and at
+// loadFile loads one file with its loader and builds what it defines (see
+// FileLoader): a tool, a prompt or a resource. It returns nil and at least one error
+// diagnostic when the file cannot be served.
+func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (item, []Diagnostic) {
+	fl, ok := l.(FileLoader)
+	if !ok {
+		def, diags := l.Load(file, src, env)
+		return e.loadTool(file, def, diags)
+	}
+	def, diags := fl.LoadDef(file, src, env)
+	switch {
+	case def.Prompt != nil:
+		return buildItem(file, diags, def.Prompt.MemberLine, def.Prompt.Close, func() (*Prompt, error) {
+			return BuildPrompt(*def.Prompt)
+		})
+	case def.Resource != nil:
+		return buildItem(file, diags, def.Resource.MemberLine, def.Resource.Close, func() (*Resource, error) {
+			return BuildResource(*def.Resource)
+		})
+	}
+	return e.loadTool(file, def.Tool, diags)
+}
+
+// buildItem builds a prompt or resource a loader has read, adding to its
+// diagnostics the builder's problems with the members the loader has not reported;
+// nil when there is an error, after closing the definition.
+func buildItem[T item](file string, diags []Diagnostic, line func(string) int, closeDef func(), build func() (T, error)) (item, []Diagnostic) {
+	reported := reportedMembers(diags)
+	it, err := build()
+	for _, me := range memberErrors(err) {
+		if !reported[me.Member] && !reported[""] {
+			pos := srcpos.Pos{File: file}
+			if line != nil {
+				pos.Line = line(me.Member)
+			}
+			diags = append(diags, Diagnostic{Pos: pos, Severity: SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
+		}
+	}
+	if HasErrors(diags) {
+		if closeDef != nil {
+			closeDef()
+		}
+		return nil, diags
+	}
+	return it, diags
+}
+
+// reportedMembers returns the members an error among diags is about ("" for the
+// file as a whole).
+func reportedMembers(diags []Diagnostic) map[string]bool {
+	reported := map[string]bool{}
+	for _, d := range diags {
+		if d.Severity == SeverityError {
+			reported[d.Member] = true
+		}
+	}
+	return reported
+}
+
+// loadTool builds the tool a loader read from file, with the loader's diagnostics. It returns nil and at
 // least one error diagnostic when the file cannot be served. Build's problems are
 // reported as well as the loader's (but for members the loader has already reported),
 // so that a check shows every problem at once; so are the warnings that concern every
 // tool, whatever its language (schema keywords, API names).
-func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool, []Diagnostic) {
-	def, diags := l.Load(file, src, env)
+func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, []Diagnostic) {
 	at := func(member string) srcpos.Pos {
 		pos := srcpos.Pos{File: file}
 		if def.MemberLine != nil && member != "" {
@@ -107,12 +184,7 @@ func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool
 		}
 		return pos
 	}
-	reported := map[string]bool{}
-	for _, d := range diags {
-		if d.Severity == SeverityError {
-			reported[d.Member] = true
-		}
-	}
+	reported := reportedMembers(diags)
 	t, err := Build(def)
 	for _, me := range memberErrors(err) {
 		// A problem of the file as a whole (it does not compile, or return a

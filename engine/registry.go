@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/luatool/luatool/srcpos"
 
@@ -10,13 +12,67 @@ import (
 )
 
 // A Registry is an immutable snapshot of the tools on offer: looked up by name or
-// alias, listed in name order. Tools whose isEnabled answered false when the snapshot
+// alias, listed in name order; and of the prompts and resources of the tool
+// directories (see Prompts and Resources). Tools whose isEnabled answered false when the snapshot
 // was built are left out, as in the original, where isEnabled is asked only when the
 // tool list is assembled. A Registry is safe for concurrent use.
 type Registry struct {
 	tools  []*Tool
 	names  []string
 	byName map[string]*Tool
+
+	prompts   []*Prompt   // by name
+	resources []*Resource // plain URIs, then templates, each by URI
+}
+
+// withServed sets the prompts and resources of the snapshot, whose names and URIs
+// are unique (the caller has resolved overrides).
+func (r *Registry) withServed(prompts []*Prompt, resources []*Resource) {
+	r.prompts = slices.SortedFunc(slices.Values(prompts), func(a, b *Prompt) int { return strings.Compare(a.Name(), b.Name()) })
+	r.resources = slices.SortedFunc(slices.Values(resources), func(a, b *Resource) int {
+		if a.IsTemplate() != b.IsTemplate() {
+			if a.IsTemplate() {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.URI(), b.URI())
+	})
+}
+
+// Prompts returns the prompts in name order. The slice must not be modified.
+func (r *Registry) Prompts() []*Prompt { return r.prompts }
+
+// Prompt finds a prompt by name.
+func (r *Registry) Prompt(name string) (*Prompt, bool) {
+	i, ok := slices.BinarySearchFunc(r.prompts, name, func(p *Prompt, name string) int { return strings.Compare(p.Name(), name) })
+	if !ok {
+		return nil, false
+	}
+	return r.prompts[i], true
+}
+
+// Resources returns the resources: those of one URI in URI order, then the URI
+// templates in template order. The slice must not be modified.
+func (r *Registry) Resources() []*Resource { return r.resources }
+
+// matchResource finds the resource that serves uri: the one of that URI, or else the
+// first template that matches it, with the template's variables.
+func (r *Registry) matchResource(uri string) (*Resource, map[string]string, bool) {
+	for _, res := range r.resources {
+		if !res.IsTemplate() && res.URI() == uri {
+			return res, nil, true
+		}
+	}
+	for _, res := range r.resources {
+		if !res.IsTemplate() {
+			continue
+		}
+		if params, ok := res.match(uri); ok {
+			return res, params, true
+		}
+	}
+	return nil, nil, false
 }
 
 // newRegistry builds a snapshot of tools, listed in order of precedence: their names
@@ -72,7 +128,7 @@ func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, [
 // without returns the snapshot without the tools hide names (by their names; their
 // aliases and API names go with them).
 func (r *Registry) without(hide func(name string) bool) *Registry {
-	v := &Registry{byName: map[string]*Tool{}}
+	v := &Registry{byName: map[string]*Tool{}, prompts: r.prompts, resources: r.resources}
 	for _, t := range r.tools {
 		if !hide(t.Name()) {
 			v.tools = append(v.tools, t)

@@ -6,4 +6,7 @@
 // github/ is GitHubIssues, a tool that calls GitHub's REST API with the http module,
 // reaching only the host it declares, with a token the host hands it through env,
 // and JSON both ways.
+//
+// prompts/ holds an MCP prompt (commit_message, with arguments) and an MCP resource
+// template (style://{language}), served beside the tools of their directory.
 package examples

@@ -166,3 +166,60 @@ func TestGitHubIssuesOverMCP(t *testing.T) {
 		t.Errorf("an answer echoing the token: isError=%v %q", res.IsError, text(res))
 	}
 }
+
+// TestPromptsOverMCP serves the prompts/ directory over MCP: the prompt is listed
+// with its arguments and rendered for them, a bad argument value is the prompt's own
+// error, and the resource template is listed and read.
+func TestPromptsOverMCP(t *testing.T) {
+	root := t.TempDir()
+	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{})}, Roots: []string{root}, Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	abs, _ := filepath.Abs("prompts")
+	if diags := e.Load(engine.Source{Name: "prompts", Dir: abs}); engine.HasErrors(diags) || len(diags) > 0 {
+		t.Fatalf("load: %v", diags)
+	}
+	srv := mcpserver.New(e, mcpserver.Options{Name: "examples"})
+	defer srv.Close()
+	ctx := context.Background()
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
+		t.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+
+	prompts, err := session.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "commit_message" || len(prompts.Prompts[0].Arguments) != 2 {
+		t.Fatalf("prompts/list = %+v, %v", prompts, err)
+	}
+	got, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "commit_message", Arguments: map[string]string{"style": "conventional", "issue": "42"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := got.Messages[0].Content.(*mcp.TextContent).Text
+	if !strings.Contains(text, "Start the subject with a type") || !strings.HasSuffix(text, "Closes #42") || got.Messages[1].Role != "assistant" {
+		t.Errorf("prompts/get = %q, %+v", text, got.Messages[1])
+	}
+	if _, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "commit_message", Arguments: map[string]string{"style": "haiku"}}); err == nil ||
+		!strings.Contains(err.Error(), "style must be conventional or plain, not haiku") {
+		t.Errorf("prompts/get with a bad style = %v", err)
+	}
+
+	templates, err := session.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "style://{language}" {
+		t.Fatalf("resources/templates/list = %+v, %v", templates, err)
+	}
+	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "style://go"})
+	if err != nil || !strings.HasPrefix(read.Contents[0].Text, "# Go") || read.Contents[0].MIMEType != "text/markdown" {
+		t.Errorf("resources/read style://go = %+v, %v", read, err)
+	}
+	if _, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "style://cobol"}); err == nil || !strings.Contains(err.Error(), "no style guide for cobol") {
+		t.Errorf("resources/read style://cobol = %v", err)
+	}
+}

@@ -30,6 +30,10 @@ type luaTool struct {
 	// which decides which of them it may read, set once the file has loaded.
 	env  *engine.Env
 	name string
+	// sealed is set for a prompt or resource: its code may not touch the world
+	// (bindings.AccessNone), since no permission check guards what a client reads
+	// through it.
+	sealed bool
 
 	linesOnce sync.Once
 	lines     map[string]int // member -> line, see memberLine
@@ -264,6 +268,9 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 	}
 	defer lt.pool.Put(vm)
 	c := &bindings.Call{Context: ctx, Access: bindings.AccessRead, Entry: member}
+	if lt.sealed {
+		c.Access = bindings.AccessNone
+	}
 	if cc != nil {
 		c.Log = cc.Log
 		c.Hidden = cc.HiddenPaths()

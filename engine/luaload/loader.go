@@ -30,6 +30,14 @@
 // called. Members other than call run with read access only (bindings.AccessRead);
 // call gets write access when the tool is not read-only for its input.
 //
+// # Prompts and resources
+//
+// A file whose table has kind = "prompt" or kind = "resource" is an MCP prompt or
+// resource instead of a tool (LoadDef; feature.go has the members): it is compiled,
+// run and checked in the same steps, under the same limits and load-phase rules,
+// and its get or read runs on pooled states like a tool's members, with no access
+// (bindings.AccessNone): it computes, and reaches nothing on the host.
+//
 // # Lua modules
 //
 // Tool files share code through Lua modules in the lib/ directory beside them:
@@ -61,6 +69,9 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/puremod"
+	"github.com/luatool/luatool/srcpos"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // ToolsModuleName is the name of the module the loader offers every Lua tool, beside
@@ -150,30 +161,70 @@ func (l *Loader) SharedDir() string { return LibDir }
 // Load turns one Lua tool file into a ToolDef, as the package documentation says.
 // The diagnostics are the problems found, every one, with file and line; when one is
 // an error the ToolDef holds what could be read of the file, for the engine to
-// report more, and must be closed.
+// report more, and must be closed. A prompt or resource file is an error here:
+// LoadDef loads those.
 func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []engine.Diagnostic) {
+	def, diags := l.LoadDef(file, src, env)
+	kind, closeDef := "", func() {}
+	switch {
+	case def.Prompt != nil:
+		kind, closeDef = "prompt", def.Prompt.Close
+	case def.Resource != nil:
+		kind, closeDef = "resource", def.Resource.Close
+	default:
+		return def.Tool, diags
+	}
+	closeDef()
+	return engine.ToolDef{Source: file}, append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: file}, Severity: engine.SeverityError,
+		Member: "kind", Message: fmt.Sprintf("the file is a %s, not a tool", kind)})
+}
+
+// LoadDef turns one Lua file into what it defines (engine.FileLoader): a tool, or,
+// when its table has kind = "prompt" or "resource", a prompt or a resource (see
+// feature.go), read in the same steps as a tool, under the same limits and
+// load-phase rules.
+func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.FileDef, []engine.Diagnostic) {
 	prog, err := bindings.Compile(file, src, l.opts.Limits)
 	if err != nil {
 		d := scriptDiagnostic(file, err)
 		d.Message += missingCommaHint(src, d.Line, d.Message)
-		return engine.ToolDef{Source: file}, []engine.Diagnostic{d}
+		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{d}
 	}
 	libs := newLibrary(env.FS, path.Dir(file), l.opts.Limits)
 	pool := bindings.NewPool(prog, bindings.Config{Limits: l.opts.Limits, Modules: l.modules, Watchdog: l.watchdog, LuaModules: libs.lookup})
 	vm, err := pool.Get()
 	if err != nil {
 		pool.Close()
-		return engine.ToolDef{Source: file}, []engine.Diagnostic{scriptDiagnostic(file, err)}
+		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{scriptDiagnostic(file, err)}
 	}
 	// The state that ran the chunk to read the tool is not kept: a tool set holds no
 	// Lua state until a tool is called (a state is about 100 KB, and most of a large
 	// set is never called in a session). The first call builds one.
 	defer vm.Close()
 	lt := &luaTool{file: file, src: src, pool: pool, gate: l.gate, env: env.Env}
+	if tbl, ok := vm.Main.(*lua.LTable); ok {
+		switch kind := tbl.RawGetString("kind"); kind {
+		case lua.LNil: // a tool
+		case lua.LString("prompt"), lua.LString("resource"):
+			// Nothing it runs touches the world, and no tool's env is its own.
+			lt.env, lt.sealed = nil, true
+			def, diags := lt.defineFeature(string(kind.(lua.LString)), tbl)
+			if def.Prompt != nil {
+				def.Prompt.Close = pool.Close
+			} else {
+				def.Resource.Close = pool.Close
+			}
+			return def, diags
+		default:
+			pool.Close()
+			return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{{Pos: srcpos.Pos{File: file, Line: lt.memberLine("kind")},
+				Severity: engine.SeverityError, Member: "kind", Message: fmt.Sprintf(`kind must be "prompt" or "resource" (or absent, for a tool), got %s`, typeName(kind))}}
+		}
+	}
 	def, diags := lt.define(vm)
 	lt.name = def.Name
 	def.Close = pool.Close
-	return def, diags
+	return engine.FileDef{Tool: def}, diags
 }
 
 // Limits returns the limits the loader's states run under, defaults filled in.

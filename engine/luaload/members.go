@@ -230,10 +230,8 @@ func (e *CallError) Error() string { return e.Message }
 func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.CallContext) (*engine.ToolResult, error) {
 	var r engine.ToolResult
 	err := lt.invokeWithCall(ctx, cc, "call", inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
-		if len(out) > 1 && !lua.LVAsBool(out[0]) {
-			if msg, ok := out[1].(lua.LString); ok {
-				return &CallError{Message: string(msg)}
-			}
+		if err := failure(out); err != nil {
+			return err
 		}
 		switch v := first(out).(type) {
 		case lua.LString, lua.LNumber, lua.LBool, *lua.LNilType:

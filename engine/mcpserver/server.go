@@ -16,6 +16,9 @@
 // message on, so the model learns the tool does not exist and what it may have
 // meant. Progress reported by a tool reaches the client as progress notifications
 // when the client gave a progress token; cancelling the request cancels the call.
+// The prompts and resources of the tool directories are served too (see
+// features.go), with their own list_changed notifications.
+//
 // Permission asks go to the client as elicitation requests when the client
 // supports them, and otherwise to the engine's own CanUseTool (none: every ask is a
 // deny).
@@ -99,6 +102,9 @@ type view struct {
 	profile *engine.Profile
 	srv     *mcp.Server
 	listed  map[string][]byte // tool name -> its MCP definition, as listed
+	// prompts, resources and templates are the same for prompts (by name),
+	// resources (by URI) and resource templates (by URI template).
+	prompts, resources, templates map[string][]byte
 	// names are the listed names, sorted, for the calls that arrive while a Sync
 	// runs.
 	names atomic.Pointer[[]string]
@@ -125,7 +131,9 @@ func New(eng *engine.Engine, opts Options) *Server {
 	s.syncMu.Unlock()
 	s.unsubscribe = eng.Subscribe(func(ev engine.Event) {
 		switch ev.Kind {
-		case engine.ToolAdded, engine.ToolUpdated, engine.ToolRemoved:
+		case engine.ToolAdded, engine.ToolUpdated, engine.ToolRemoved,
+			engine.PromptAdded, engine.PromptUpdated, engine.PromptRemoved,
+			engine.ResourceAdded, engine.ResourceUpdated, engine.ResourceRemoved:
 			// Not under the engine's load lock: prompts are Lua code.
 			go s.Sync(context.Background())
 		}
@@ -159,12 +167,18 @@ func (s *Server) view(p *engine.Profile) *view {
 // newView makes the view of a profile, synced with the current snapshot; syncMu
 // is held.
 func (s *Server) newView(p *engine.Profile) *view {
-	v := &view{profile: p, listed: map[string][]byte{}}
-	// Tools come and go after clients connect, so the capability (with
-	// listChanged) is declared up front rather than inferred from the first list.
+	v := &view{profile: p, listed: map[string][]byte{}, prompts: map[string][]byte{},
+		resources: map[string][]byte{}, templates: map[string][]byte{}}
+	// Tools, prompts and resources come and go after clients connect, so the
+	// capabilities (with listChanged) are declared up front rather than inferred from
+	// the first list.
 	v.srv = mcp.NewServer(s.impl, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-		Logger:       quieter(s.log),
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
+		Logger: quieter(s.log),
 		// A list is the principal's: caches may keep it for that principal only.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
 	})
@@ -181,7 +195,8 @@ func (s *Server) MCP() *mcp.Server { return s.base.srv }
 // Close stops following the engine's reloads.
 func (s *Server) Close() { s.unsubscribe() }
 
-// Sync brings the listed tools in line with the engine's current snapshot: it adds
+// Sync brings the listed tools, prompts and resources in line with the engine's
+// current snapshot: it adds
 // new and changed definitions and removes tools that are gone, in the list of every
 // profile, and the SDK sends connected clients one list_changed notification for a
 // burst of changes. A tool whose prompt fails keeps the definition it was listed
@@ -246,6 +261,7 @@ func (s *Server) syncLocked(ctx context.Context, v *view) {
 	if v.profile == nil && len(added)+len(changed)+len(removed) > 0 {
 		s.log.Info("tool list", "added", added, "changed", changed, "removed", removed)
 	}
+	s.syncFeatures(v)
 }
 
 // unknownTools answers a tools/call for a name the view does not list with the
@@ -273,15 +289,8 @@ func (v *view) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 // addTool registers t, reporting false (and logging) if the SDK refuses it: it
 // panics on schemas it cannot take, and the engine's checks should have made that
 // impossible, but one tool must not take the server down.
-func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("tool refused by the MCP SDK", "tool", t.Name, "error", p)
-			ok = false
-		}
-	}()
-	srv.AddTool(t, s.call)
-	return true
+func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) bool {
+	return s.guard("tool", t.Name, func() { srv.AddTool(t, s.call) })
 }
 
 // call serves tools/call through the engine's pipeline, in one round or, when the

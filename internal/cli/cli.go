@@ -63,6 +63,8 @@ type config struct {
 	// revoke and listTrusted are trust's --revoke and --list.
 	revoke      bool
 	listTrusted bool
+	// newPrompt and newResource are new's --prompt and --resource.
+	newPrompt, newResource bool
 	// noShellSandbox, shellNetwork and shellEnv configure the shell module (see
 	// shellOptions).
 	noShellSandbox bool
@@ -139,8 +141,13 @@ Exit code 1 when the result is an error or the call was denied.`,
 --tools directory, else the current one), and, when DIR has none, luatool.d.lua
 (type definitions of the contract, ctx, the host modules and the test modules) with
 a .luarc.json that points the Lua language server at it. An existing file is never
-overwritten: new refuses instead.`,
-		flags: []string{"tools"},
+overwritten: new refuses instead.
+
+With --prompt, NAME.lua is an MCP prompt instead (kind = "prompt": arguments and a
+get that returns the messages); with --resource, an MCP resource (kind =
+"resource": a URI, or a URI template, and a read that returns the content). serve
+offers both to MCP clients; list and check show them.`,
+		flags: []string{"tools", "prompt", "resource"},
 		run:   runNew,
 	},
 	"run": {
@@ -492,6 +499,8 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.strict, "strict", false, "list, schema: exit 2 when any tool failed to load or to describe itself")
 	fs.BoolVar(&a.cfg.revoke, "revoke", false, "trust: forget the folder instead")
 	fs.BoolVar(&a.cfg.listTrusted, "list", false, "trust: list the trusted folders")
+	fs.BoolVar(&a.cfg.newPrompt, "prompt", false, "new: scaffold an MCP prompt instead of a tool")
+	fs.BoolVar(&a.cfg.newResource, "resource", false, "new: scaffold an MCP resource instead of a tool")
 	fs.StringVar(&a.cfg.run, "run", "", "test: run only the cases whose names match the Go regular expression `PATTERN`")
 	fs.BoolVar(&a.cfg.noShellSandbox, "no-shell-sandbox", false, "run shell commands without the kernel sandbox (Landlock): the read-only classifier alone then confines them")
 	fs.BoolVar(&a.cfg.shellNetwork, "shell-network", false, "let sandboxed shell commands connect and listen over TCP (every host: the shell gets no per-host policy)")

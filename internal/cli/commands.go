@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,17 +99,29 @@ func runList(a *app, args []string) int {
 		return a.errorf("list takes no arguments")
 	}
 	return a.withTools(true, func(s *session) int {
-		tools := s.eng.Registry().Tools()
+		reg := s.eng.Registry()
+		tools := reg.Tools()
 		if a.cfg.json {
-			type entry struct {
-				Name    string   `json:"name"`
-				Aliases []string `json:"aliases,omitempty"`
-				Source  string   `json:"source"`
-				toolFlags
-			}
-			out := make([]entry, 0, len(tools))
+			out := make([]any, 0, len(tools))
 			for _, t := range tools {
-				out = append(out, entry{Name: t.Name(), Aliases: t.Aliases(), Source: t.Source(), toolFlags: a.flagsOf(t)})
+				out = append(out, struct {
+					Kind    string   `json:"kind"`
+					Name    string   `json:"name"`
+					Aliases []string `json:"aliases,omitempty"`
+					Source  string   `json:"source"`
+					toolFlags
+				}{"tool", t.Name(), t.Aliases(), t.Source(), a.flagsOf(t)})
+			}
+			for _, p := range reg.Prompts() {
+				out = append(out, struct {
+					Kind      string                  `json:"kind"`
+					Name      string                  `json:"name"`
+					Arguments []engine.PromptArgument `json:"arguments"`
+					Source    string                  `json:"source"`
+				}{"prompt", p.Name(), p.Arguments(), p.Source()})
+			}
+			for _, r := range reg.Resources() {
+				out = append(out, resourceEntry(r))
 			}
 			a.printJSON(out)
 			return ExitOK
@@ -119,6 +132,24 @@ func runList(a *app, args []string) int {
 			w.row(t.Name(), a.flagsOf(t).String(), t.Source())
 		}
 		w.flush()
+		if ps := reg.Prompts(); len(ps) > 0 {
+			fmt.Fprintln(a.stdout)
+			w := newTable(a.stdout)
+			w.row("PROMPT", "ARGUMENTS", "SOURCE")
+			for _, p := range ps {
+				w.row(p.Name(), promptArguments(p), p.Source())
+			}
+			w.flush()
+		}
+		if rs := reg.Resources(); len(rs) > 0 {
+			fmt.Fprintln(a.stdout)
+			w := newTable(a.stdout)
+			w.row("RESOURCE", "NAME", "MIME TYPE", "SOURCE")
+			for _, r := range rs {
+				w.row(r.URI(), r.Name(), cmp.Or(r.MIMEType(), "-"), r.Source())
+			}
+			w.flush()
+		}
 		return ExitOK
 	})
 }
@@ -484,7 +515,15 @@ func runCheck(a *app, args []string) int {
 		if diags == nil {
 			diags = []engine.Diagnostic{}
 		}
-		a.printJSON(map[string]any{"ok": !failed, "tools": names, "diagnostics": diags})
+		reg := s.eng.Registry()
+		prompts, resources := []string{}, []string{}
+		for _, p := range reg.Prompts() {
+			prompts = append(prompts, p.Name())
+		}
+		for _, r := range reg.Resources() {
+			resources = append(resources, r.URI())
+		}
+		a.printJSON(map[string]any{"ok": !failed, "tools": names, "prompts": prompts, "resources": resources, "diagnostics": diags})
 	} else {
 		for _, d := range s.diags {
 			fmt.Fprintln(a.stdout, d)
@@ -495,7 +534,11 @@ func runCheck(a *app, args []string) int {
 				errs++
 			}
 		}
-		fmt.Fprintf(a.stdout, "%s loaded, %s\n", plural(len(names), "tool"), plural(errs, "error"))
+		loaded := plural(len(names), "tool")
+		if reg := s.eng.Registry(); len(reg.Prompts())+len(reg.Resources()) > 0 {
+			loaded += fmt.Sprintf(", %s and %s", plural(len(reg.Prompts()), "prompt"), plural(len(reg.Resources()), "resource"))
+		}
+		fmt.Fprintf(a.stdout, "%s loaded, %s\n", loaded, plural(errs, "error"))
 	}
 	if failed {
 		return ExitUsage
@@ -505,4 +548,40 @@ func runCheck(a *app, args []string) int {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// promptArguments renders a prompt's arguments for list: their names, a required
+// one marked with *, or "-".
+func promptArguments(p *engine.Prompt) string {
+	var names []string
+	for _, a := range p.Arguments() {
+		if a.Required {
+			names = append(names, a.Name+"*")
+		} else {
+			names = append(names, a.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "-"
+	}
+	return strings.Join(names, ",")
+}
+
+// resourceEntry is a resource in list --json: uri or uriTemplate, as MCP lists it.
+func resourceEntry(r *engine.Resource) any {
+	type entry struct {
+		Kind        string `json:"kind"`
+		URI         string `json:"uri,omitempty"`
+		URITemplate string `json:"uriTemplate,omitempty"`
+		Name        string `json:"name"`
+		MIMEType    string `json:"mimeType,omitempty"`
+		Source      string `json:"source"`
+	}
+	e := entry{Kind: "resource", Name: r.Name(), MIMEType: r.MIMEType(), Source: r.Source()}
+	if r.IsTemplate() {
+		e.URITemplate = r.URI()
+	} else {
+		e.URI = r.URI()
+	}
+	return e
 }

@@ -15,16 +15,27 @@ import (
 
 // runNew scaffolds a tool: NAME.lua with type annotations, a prompt, an input schema
 // and a call that works, and a test file for it, in DIR (default: the first --tools
-// directory, else the current one). It refuses to overwrite anything. The type
+// directory, else the current one); with --prompt or --resource, NAME.lua is an MCP
+// prompt or resource instead, alone. It refuses to overwrite anything. The type
 // definitions and a .luarc.json for the Lua language server are added to the
 // directory when it has none.
 func runNew(a *app, args []string) int {
 	if len(args) < 1 || len(args) > 2 {
-		return a.errorf("usage: luatool new NAME [DIR]")
+		return a.errorf("usage: luatool new [--prompt|--resource] NAME [DIR]")
+	}
+	if a.cfg.newPrompt && a.cfg.newResource {
+		return a.errorf("new: --prompt and --resource exclude each other: a file is one of them")
 	}
 	name := args[0]
+	kind := "tool"
+	switch {
+	case a.cfg.newPrompt:
+		kind = "prompt"
+	case a.cfg.newResource:
+		kind = "resource"
+	}
 	if !engine.ValidName(name) {
-		return a.errorf("invalid tool name %q: a tool name is a letter, then letters, digits, _, - or . (at most 128 in all); the Anthropic and OpenAI APIs take letters, digits, _ and - only (at most 64)", name)
+		return a.errorf("invalid %[1]s name %[2]q: a %[1]s name is a letter, then letters, digits, _, - or . (at most 128 in all); the Anthropic and OpenAI APIs take letters, digits, _ and - only (at most 64)", kind, name)
 	}
 	dir := "."
 	if len(a.cfg.tools) > 0 {
@@ -40,6 +51,14 @@ func runNew(a *app, args []string) int {
 	files := []struct{ path, content string }{
 		{filepath.Join(dir, base+".lua"), strings.ReplaceAll(toolTemplate, "NAME", name)},
 		{filepath.Join(dir, base+"_test.lua"), strings.ReplaceAll(testTemplate, "NAME", name)},
+	}
+	switch kind {
+	case "prompt":
+		files = files[:1]
+		files[0].content = strings.ReplaceAll(promptTemplate, "NAME", name)
+	case "resource":
+		files = files[:1]
+		files[0].content = strings.ReplaceAll(resourceTemplate, "NAME", name)
 	}
 	for _, f := range files {
 		if _, err := os.Lstat(f.path); err == nil {
@@ -72,6 +91,15 @@ func runNew(a *app, args []string) int {
 		default:
 			fmt.Fprintf(a.stdout, "created %s\n", f.path)
 		}
+	}
+	if kind != "tool" {
+		fmt.Fprintf(a.stdout, `
+Next:
+  luatool --tools %[1]s check                      # load it, report problems with file:line
+  luatool --tools %[1]s list                       # the %[2]s is listed after the tools
+  luatool --tools %[1]s serve                      # MCP clients %[3]s
+`, dir, kind, map[string]string{"prompt": "get it with prompts/get", "resource": "read it with resources/read"}[kind])
+		return ExitOK
 	}
 	fmt.Fprintf(a.stdout, `
 Next:
@@ -156,6 +184,59 @@ Usage:
 }
 
 return tool
+`
+
+const promptTemplate = `-- The NAME prompt: MCP clients offer it as a command (Claude Code:
+-- /mcp__SERVER__NAME) and fill in its arguments. get only computes: host
+-- functions that read or touch the world refuse there.
+
+---@type luatool.Prompt
+local prompt = {
+  kind = "prompt",
+  name = "NAME",
+  description = "Describe here what NAME asks the model to do.",
+
+  -- A get without a required argument is refused before get runs.
+  arguments = {
+    { name = "topic", description = "What to write about", required = true },
+    { name = "tone", description = "How to write it (default: plain)" },
+  },
+
+  -- Returns the messages: a string is one user message; a list may mix
+  -- { role = "user" | "assistant", content = "text" }.
+  ---@param args { topic: string, tone?: string }
+  get = function(args, ctx)
+    return {
+      { role = "user", content = "Write about " .. args.topic .. " in a " .. (args.tone or "plain") .. " tone." },
+    }
+  end,
+}
+
+return prompt
+`
+
+const resourceTemplate = `-- The NAME resource: MCP clients list it and read it by its URI (Claude Code:
+-- an @-mention). read only computes: host functions that read or touch the
+-- world refuse there.
+
+---@type luatool.Resource
+local resource = {
+  kind = "resource",
+  -- One URI; or uriTemplate = "NAME://{id}" for every URI the template
+  -- matches, whose variables read gets in params.
+  uri = "NAME://main",
+  name = "NAME",
+  description = "Describe here what NAME holds.",
+  mimeType = "text/plain",
+
+  -- Returns the content: a string, { text = ..., mimeType = ... } or
+  -- { blob = base64, mimeType = ... }; nil, "message" is a failure.
+  read = function(uri, ctx, params)
+    return "The content of " .. uri
+  end,
+}
+
+return resource
 `
 
 const testTemplate = `-- Tests of NAME: run them with luatool test.

@@ -55,7 +55,8 @@ func runWatch(a *app, args []string) int {
 		case engine.WatchStatus:
 			say("%s", ev.Message)
 		default:
-			say("%s %s (%s)", ev.Kind, ev.Tool, ev.File)
+			// A tool's events name the tool, a prompt's or resource's their Name.
+			say("%s %s (%s)", ev.Kind, ev.Tool+ev.Name, ev.File)
 		}
 	})
 	defer unsubscribe()

@@ -82,6 +82,36 @@
 ---@field mcpMeta? table Passed to MCP clients as _meta.
 ---@field contextModifier? luatool.ContextChange|fun(): luatool.ContextChange Changes for the later calls of the turn (honoured for tools not concurrency-safe for their input).
 
+---A prompt file returns this (kind = "prompt"): an MCP prompt, which clients offer
+---people as a command (Claude Code: a slash command). get only computes: host
+---functions that read or touch the world refuse there, as while the file loads.
+---@class luatool.Prompt
+---@field kind "prompt"
+---@field name string The prompt's name, unique among the directory's prompts.
+---@field description? string What the prompt is for.
+---@field arguments? luatool.PromptArgument[] The arguments clients ask for, in order.
+---@field get fun(args: table<string, string>, ctx: luatool.Context): string|luatool.PromptMessage[]|nil, string? The messages (a string: one user message); nil followed by a string is a failure with that message.
+
+---@class luatool.PromptArgument
+---@field name string
+---@field description? string
+---@field required? boolean A get without it is refused before get runs (default false).
+
+---@class luatool.PromptMessage
+---@field role "user"|"assistant"
+---@field content string|{type: "text", text: string}|{type: "image", data: string, mimeType: string} A string is a text block; image data is base64.
+
+---A resource file returns this (kind = "resource"): an MCP resource, content a
+---client reads by URI (Claude Code: an @-mention). read only computes, as get does.
+---@class luatool.Resource
+---@field kind "resource"
+---@field uri? string The resource's absolute URI ("docs://readme"); or
+---@field uriTemplate? string an RFC 6570 template of the URIs it serves ("notes://{topic}").
+---@field name string A name for people.
+---@field description? string What the resource holds.
+---@field mimeType? string The type of its content, unless a read says otherwise.
+---@field read fun(uri: string, ctx: luatool.Context, params: table<string, string>): string|{text: string, mimeType?: string}|{blob: string, mimeType?: string}|nil, string? The content: text, or a base64 blob; params are the template's variables. nil followed by a string is a failure with that message.
+
 ---@alias luatool.Mode "default"|"acceptEdits"|"plan"|"bypassPermissions"|"dontAsk"
 
 ---What a contextModifier changes; fields left out change nothing.

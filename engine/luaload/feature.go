@@ -1,0 +1,280 @@
+package luaload
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/internal/spell"
+	"github.com/luatool/luatool/srcpos"
+)
+
+// A file whose table has kind = "prompt" or kind = "resource" defines one of MCP's
+// other two server features instead of a tool:
+//
+//	return { kind = "prompt", name = "review", description = "...",
+//	         arguments = { {name = "file", description = "...", required = true} },
+//	         get = function(args, ctx) return "Review " .. args.file end }
+//
+//	return { kind = "resource", uri = "docs://readme" (or uriTemplate = "notes://{name}"),
+//	         name = "readme", description = "...", mimeType = "text/markdown",
+//	         read = function(uri, ctx, params) return "# Readme" end }
+//
+// get returns a string (one user message) or a list of messages {role = "user" or
+// "assistant", content = a string or a content block: {type = "text", text = ...} or
+// {type = "image", data = base64, mimeType = ...}}. read returns a string (the text),
+// or {text = ..., mimeType = ...}, or {blob = base64, mimeType = ...}; params holds a
+// template's variables. Either may fail with nil, "message". Their code runs like a
+// tool's members, on pooled states under the same limits, but may not touch the
+// world: host functions refuse as in the load phase, since nothing asks permission
+// for what a client reads through them. The env module gives them nothing.
+
+// featureMembers are the members of each kind of feature file.
+var featureMembers = map[string][]string{
+	"prompt":   {"kind", "name", "description", "arguments", "get"},
+	"resource": {"kind", "uri", "uriTemplate", "name", "description", "mimeType", "read"},
+}
+
+// defineFeature reads the table of a prompt or resource file into its definition.
+// Every member of the right kind is taken, as for a tool, so that check shows every
+// problem at once.
+func (lt *luaTool) defineFeature(kind string, tbl *lua.LTable) (engine.FileDef, []engine.Diagnostic) {
+	var diags []engine.Diagnostic
+	problem := func(member, format string, args ...any) {
+		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
+			Severity: engine.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
+	}
+	members := featureMembers[kind]
+	var keys []string
+	tbl.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			keys = append(keys, string(s))
+		} else {
+			problem("", "the %s table has a key of type %s; members are named by strings", kind, k.Type())
+		}
+	})
+	sort.Strings(keys)
+	for _, k := range keys {
+		if strings.HasPrefix(k, "_") || slices.Contains(members, k) {
+			continue
+		}
+		msg := fmt.Sprintf("unknown member %q of a %s", k, kind)
+		if s := spell.Suggest(k, members); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		problem(k, "%s; private fields must start with _", msg)
+	}
+	str := func(name string) string {
+		switch v := tbl.RawGetString(name).(type) {
+		case lua.LString:
+			return string(v)
+		case *lua.LNilType:
+		default:
+			problem(name, "%s must be a string, got %s", name, typeName(v))
+		}
+		return ""
+	}
+	fn := func(name string) bool {
+		switch v := tbl.RawGetString(name); v.Type() {
+		case lua.LTFunction:
+			return true
+		case lua.LTNil:
+		default:
+			problem(name, "%s must be a function, got %s", name, typeName(v))
+		}
+		return false
+	}
+	if kind == "prompt" {
+		def := &engine.PromptDef{Name: str("name"), Description: str("description"), Source: lt.file, MemberLine: lt.memberLine}
+		def.Arguments = lt.promptArguments(tbl.RawGetString("arguments"), problem)
+		if fn("get") {
+			def.Get = lt.getPrompt
+		}
+		return engine.FileDef{Prompt: def}, diags
+	}
+	def := &engine.ResourceDef{URI: str("uri"), URITemplate: str("uriTemplate"), Name: str("name"),
+		Description: str("description"), MIMEType: str("mimeType"), Source: lt.file, MemberLine: lt.memberLine}
+	if fn("read") {
+		def.Read = lt.readResource
+	}
+	return engine.FileDef{Resource: def}, diags
+}
+
+// promptArguments reads a prompt's arguments: a list of {name =, description =,
+// required =} tables.
+func (lt *luaTool) promptArguments(v lua.LValue, problem func(member, format string, args ...any)) []engine.PromptArgument {
+	if v == lua.LNil {
+		return nil
+	}
+	list, ok := v.(*lua.LTable)
+	if !ok {
+		problem("arguments", "arguments must be a list of tables {name =, description =, required =}, got %s", typeName(v))
+		return nil
+	}
+	var out []engine.PromptArgument
+	for i := 1; i <= list.Len(); i++ {
+		t, ok := list.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			problem("arguments", "argument %d must be a table {name =, description =, required =}, got %s", i, typeName(list.RawGetInt(i)))
+			continue
+		}
+		var a engine.PromptArgument
+		t.ForEach(func(k, val lua.LValue) {
+			key, _ := k.(lua.LString)
+			switch {
+			case key == "name" && val.Type() == lua.LTString:
+				a.Name = string(val.(lua.LString))
+			case key == "description" && val.Type() == lua.LTString:
+				a.Description = string(val.(lua.LString))
+			case key == "required" && val.Type() == lua.LTBool:
+				a.Required = bool(val.(lua.LBool))
+			case key == "name" || key == "description" || key == "required":
+				problem("arguments", "argument %d: %s must be a %s, got %s", i, key, map[lua.LString]string{"name": "string", "description": "string", "required": "boolean"}[key], typeName(val))
+			default:
+				msg := fmt.Sprintf("argument %d: unknown field %s", i, k.String())
+				if s := spell.Suggest(k.String(), []string{"name", "description", "required"}); s != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", s)
+				}
+				problem("arguments", "%s", msg)
+			}
+		})
+		out = append(out, a)
+	}
+	if n := countKeys(list); n != list.Len() {
+		problem("arguments", "arguments must be a list (keys 1 to n), not a table with other keys")
+	}
+	return out
+}
+
+// getPrompt runs get and converts its messages.
+func (lt *luaTool) getPrompt(ctx context.Context, args map[string]string, cc *engine.CallContext) ([]engine.PromptMessage, error) {
+	var msgs []engine.PromptMessage
+	err := lt.invoke(ctx, cc, "get", func(vm *bindings.VM) ([]lua.LValue, error) {
+		a := vm.L.CreateTable(0, len(args))
+		for k, v := range args {
+			a.RawSetString(k, lua.LString(v))
+		}
+		return []lua.LValue{a, luaContextFor(vm, cc)}, nil
+	}, func(vm *bindings.VM, out []lua.LValue) error {
+		if err := failure(out); err != nil {
+			return err
+		}
+		var err error
+		msgs, err = lt.promptMessages(first(out))
+		return err
+	})
+	return msgs, err
+}
+
+// promptMessages converts what get returned.
+func (lt *luaTool) promptMessages(v lua.LValue) ([]engine.PromptMessage, error) {
+	const want = "a string or a list of messages {role =, content =}"
+	if s, ok := v.(lua.LString); ok {
+		return []engine.PromptMessage{{Role: "user", Content: engine.ContentBlock{Type: "text", Text: string(s)}}}, nil
+	}
+	list, ok := v.(*lua.LTable)
+	if !ok || list.Len() == 0 {
+		return nil, lt.returnError("get", want, v)
+	}
+	var msgs []engine.PromptMessage
+	for i := 1; i <= list.Len(); i++ {
+		m, ok := list.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			return nil, lt.memberError("get", "message %d, which must be a table {role =, content =}, not %s", i, typeName(list.RawGetInt(i)))
+		}
+		role, _ := m.RawGetString("role").(lua.LString)
+		block, err := contentBlock(m.RawGetString("content"))
+		if err != nil {
+			return nil, lt.memberError("get", "a bad message %d: %v", i, err)
+		}
+		msgs = append(msgs, engine.PromptMessage{Role: string(role), Content: block})
+	}
+	return msgs, nil
+}
+
+// contentBlock converts a message's content: a string, or {type = "text", text =}
+// or {type = "image", data = base64, mimeType =}.
+func contentBlock(v lua.LValue) (engine.ContentBlock, error) {
+	switch v := v.(type) {
+	case lua.LString:
+		return engine.ContentBlock{Type: "text", Text: string(v)}, nil
+	case *lua.LTable:
+		str := func(k string) string { return lua.LVAsString(v.RawGetString(k)) }
+		switch str("type") {
+		case "text":
+			return engine.ContentBlock{Type: "text", Text: str("text")}, nil
+		case "image":
+			return engine.ContentBlock{Type: "image", Source: map[string]any{"type": "base64", "data": str("data"), "media_type": str("mimeType")}}, nil
+		}
+		return engine.ContentBlock{}, fmt.Errorf(`content type must be "text" or "image", got %q`, str("type"))
+	}
+	return engine.ContentBlock{}, fmt.Errorf("content must be a string or a content block, got %s", typeName(v))
+}
+
+// readResource runs read and converts its contents.
+func (lt *luaTool) readResource(ctx context.Context, uri string, params map[string]string, cc *engine.CallContext) (engine.ResourceContents, error) {
+	var c engine.ResourceContents
+	err := lt.invoke(ctx, cc, "read", func(vm *bindings.VM) ([]lua.LValue, error) {
+		p := vm.L.CreateTable(0, len(params))
+		for k, v := range params {
+			p.RawSetString(k, lua.LString(v))
+		}
+		return []lua.LValue{lua.LString(uri), luaContextFor(vm, cc), p}, nil
+	}, func(vm *bindings.VM, out []lua.LValue) error {
+		if err := failure(out); err != nil {
+			return err
+		}
+		switch v := first(out).(type) {
+		case lua.LString:
+			c.Text = string(v)
+			return nil
+		case *lua.LTable:
+			c.MIMEType = lua.LVAsString(v.RawGetString("mimeType"))
+			text, blob := v.RawGetString("text"), v.RawGetString("blob")
+			switch {
+			case text.Type() == lua.LTString && blob == lua.LNil:
+				c.Text = string(text.(lua.LString))
+				return nil
+			case blob.Type() == lua.LTString && text == lua.LNil:
+				raw, err := base64.StdEncoding.DecodeString(string(blob.(lua.LString)))
+				if err != nil {
+					return lt.memberError("read", "a blob that is not base64: %v", err)
+				}
+				c.Blob = raw
+				return nil
+			}
+		}
+		return lt.returnError("read", "a string, {text =, mimeType =} or {blob = base64, mimeType =}", first(out))
+	})
+	return c, err
+}
+
+// failure returns the failure a member (call, get, read) reported with the Lua
+// convention nil (or false), "message"; nil when it reported none.
+func failure(out []lua.LValue) error {
+	if len(out) > 1 && !lua.LVAsBool(out[0]) {
+		if msg, ok := out[1].(lua.LString); ok {
+			return &CallError{Message: string(msg)}
+		}
+	}
+	return nil
+}
+
+// memberError says what a member (get, read) returned that it may not, at the line
+// where the member is given.
+func (lt *luaTool) memberError(member, format string, args ...any) error {
+	return &bindings.ScriptError{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)}, Message: member + " returned " + fmt.Sprintf(format, args...)}
+}
+
+func countKeys(t *lua.LTable) int {
+	n := 0
+	t.ForEach(func(_, _ lua.LValue) { n++ })
+	return n
+}

@@ -1,0 +1,165 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/engine"
+)
+
+// Prompts and resources: the engine's Registry.Prompts and Registry.Resources,
+// listed by every view alike (they belong to the tool directories, not to a
+// principal, and their code sees no session: nothing of one principal reaches
+// another) and synced with the tools, so that a reload that changes them sends
+// notifications/prompts/list_changed or notifications/resources/list_changed.
+// prompts/get and resources/read go to Engine.GetPrompt and Engine.ReadResource:
+// an unknown prompt or bad arguments are invalid params (-32602), an unknown
+// resource is the SDK's resource-not-found error, and a failing get or read an
+// internal error (-32603) with the engine's message; each ends its request only.
+
+// syncFeatures brings the view's prompts and resources in line with the engine's
+// current snapshot, with syncMu held.
+func (s *Server) syncFeatures(v *view) {
+	reg := s.eng.Registry()
+	var prompts, resources, templates []feature
+	for _, p := range reg.Prompts() {
+		mp := mcpPrompt(p)
+		prompts = append(prompts, feature{p.Name(), mp, func() { v.srv.AddPrompt(mp, s.getPrompt) }})
+	}
+	for _, r := range reg.Resources() {
+		if r.IsTemplate() {
+			t := &mcp.ResourceTemplate{URITemplate: r.URI(), Name: r.Name(), Description: r.Description(), MIMEType: r.MIMEType()}
+			templates = append(templates, feature{r.URI(), t, func() { v.srv.AddResourceTemplate(t, s.readResource) }})
+		} else {
+			res := &mcp.Resource{URI: r.URI(), Name: r.Name(), Description: r.Description(), MIMEType: r.MIMEType()}
+			resources = append(resources, feature{r.URI(), res, func() { v.srv.AddResource(res, s.readResource) }})
+		}
+	}
+	var added, removed []string
+	for _, l := range []struct {
+		kind   string
+		listed map[string][]byte
+		now    []feature
+		remove func(...string)
+	}{
+		{"prompt", v.prompts, prompts, v.srv.RemovePrompts},
+		{"resource", v.resources, resources, v.srv.RemoveResources},
+		{"resource template", v.templates, templates, v.srv.RemoveResourceTemplates},
+	} {
+		a, r := s.syncList(l.kind, l.listed, l.now, l.remove)
+		added, removed = append(added, a...), append(removed, r...)
+	}
+	if v.profile == nil && len(added)+len(removed) > 0 {
+		s.log.Info("prompts and resources", "added or changed", added, "removed", removed)
+	}
+}
+
+// A feature is a prompt, resource or resource template as a view lists it: its key
+// (name, URI or URI template), its MCP definition and how to register it.
+type feature struct {
+	key string
+	def any
+	add func()
+}
+
+// syncList syncs one list of a view: it registers the features whose definitions
+// are new or changed and, with remove, unregisters the listed keys that are gone.
+// It returns what it added (or changed) and removed, for the log.
+func (s *Server) syncList(kind string, listed map[string][]byte, now []feature, remove func(...string)) (added, removed []string) {
+	keep := map[string]bool{}
+	for _, f := range now {
+		keep[f.key] = true
+		enc, err := json.Marshal(f.def)
+		if err != nil {
+			s.log.Error(kind+" definition", kind, f.key, "error", err)
+			continue
+		}
+		if old, ok := listed[f.key]; ok && string(old) == string(enc) {
+			continue
+		}
+		if s.guard(kind, f.key, f.add) {
+			listed[f.key] = enc
+			added = append(added, kind+" "+f.key)
+		}
+	}
+	var gone []string
+	for key := range listed {
+		if !keep[key] {
+			gone = append(gone, key)
+			delete(listed, key)
+		}
+	}
+	if len(gone) > 0 {
+		sort.Strings(gone)
+		remove(gone...)
+		for _, key := range gone {
+			removed = append(removed, kind+" "+key)
+		}
+	}
+	return added, removed
+}
+
+// guard runs add, which registers something with the SDK, reporting false (and
+// logging) if the SDK refuses it with a panic: the engine's checks should make that
+// impossible, but one definition must not take the server down.
+func (s *Server) guard(kind, name string, add func()) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error(kind+" refused by the MCP SDK", kind, name, "error", p)
+			ok = false
+		}
+	}()
+	add()
+	return true
+}
+
+// mcpPrompt is a prompt's MCP definition.
+func mcpPrompt(p *engine.Prompt) *mcp.Prompt {
+	mp := &mcp.Prompt{Name: p.Name(), Description: p.Description()}
+	for _, a := range p.Arguments() {
+		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+	}
+	return mp
+}
+
+// getPrompt serves prompts/get.
+func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	start := time.Now()
+	r, err := s.eng.GetPrompt(ctx, req.Params.Name, req.Params.Arguments)
+	if err != nil {
+		s.log.Warn("prompt", "prompt", req.Params.Name, "duration", time.Since(start), "error", err)
+		if errors.Is(err, engine.ErrUnknownPrompt) || errors.Is(err, engine.ErrPromptArguments) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	s.log.Info("prompt", "prompt", req.Params.Name, "duration", time.Since(start))
+	out := &mcp.GetPromptResult{Description: r.Description}
+	for _, m := range r.Messages {
+		out.Messages = append(out.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: content(m.Content)})
+	}
+	return out, nil
+}
+
+// readResource serves resources/read.
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	start := time.Now()
+	uri := req.Params.URI
+	c, err := s.eng.ReadResource(ctx, uri)
+	if err != nil {
+		s.log.Warn("resource", "uri", uri, "duration", time.Since(start), "error", err)
+		if errors.Is(err, engine.ErrUnknownResource) {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	s.log.Info("resource", "uri", uri, "duration", time.Since(start))
+	rc := &mcp.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+}

@@ -1,0 +1,26 @@
+-- The style guide of a language as a resource template: a client lists
+-- style://{language} and reads style://go, style://lua, ... (Claude Code:
+-- @luatool:style://go). The guides are part of the file: read only computes.
+
+local guides = {
+  go = "# Go\n\n- gofmt every file.\n- Doc comments are full sentences starting with the name.\n- Errors say where and why.\n",
+  lua = "# Lua\n\n- Two spaces, no tabs.\n- local everything.\n- A module returns one table.\n",
+}
+
+---@type luatool.Resource
+local resource = {
+  kind = "resource",
+  uriTemplate = "style://{language}",
+  name = "style_guide",
+  description = "The house style of a language: go or lua",
+  mimeType = "text/markdown",
+  read = function(uri, ctx, params)
+    local guide = guides[params.language]
+    if not guide then
+      return nil, "no style guide for " .. params.language .. " (there are: go, lua)"
+    end
+    return guide
+  end,
+}
+
+return resource
