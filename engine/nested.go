@@ -49,7 +49,7 @@ func (cc *CallContext) CallTool(ctx context.Context, name string, input json.Raw
 		return r.fail(StageLookup, toolUseError("Error: "+name+" cannot be called from here: no engine runs this call"))
 	}
 	if n.ctx.Value(nestedKey{}) != nil {
-		return r.fail(StageLookup, toolUseError(fmt.Sprintf("Error: %s cannot be called from inside %s: a call made by a script cannot make calls of its own", name, n.tool.Name())))
+		return r.fail(StageLookup, toolUseError(fmt.Sprintf("Error: %s cannot be called from inside %s: a nested call cannot make calls of its own", name, n.tool.Name())))
 	}
 	p := cc.engine.prepare(cc.registry, ToolUse{ID: id, Name: name, Input: input})
 	if p.tool != nil && p.tool == n.tool {
