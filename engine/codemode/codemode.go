@@ -175,11 +175,17 @@ func (r *runner) run(ctx context.Context, src string, cc *engine.CallContext) (*
 	if err := vm.Run(prog); err != nil {
 		return nil, &failure{text: "The script failed: " + err.Error()}
 	}
+	fn, ok := vm.Main.(*lua.LFunction)
+	if !ok {
+		// Only a script that closes the wrapper's function itself gets here.
+		return nil, &failure{text: "The script does not compile: an end closes a block the script did not open"}
+	}
+	globals(vm, fn)
 	s := &script{cc: cc, maxCalls: r.opts.MaxCalls}
 	vm.SetHostValue(scriptKey{}, s)
 	sctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	out, err := vm.Call(&bindings.Call{Context: sctx, Access: bindings.AccessRead, Entry: "script", Log: cc.Log, Session: cc.Session}, vm.Main)
+	out, err := vm.Call(&bindings.Call{Context: sctx, Access: bindings.AccessRead, Entry: "script", Log: cc.Log, Session: cc.Session}, fn)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The LuaScript call itself was stopped: the engine words that.
@@ -202,6 +208,20 @@ func (r *runner) run(ctx context.Context, src string, cc *engine.CallContext) (*
 		calls[i] = map[string]any{"name": c.name, "is_error": c.isError}
 	}
 	return &engine.ToolResult{Data: map[string]any{"result": value, "calls": calls}}, nil
+}
+
+// globals gives the script's function globals of its own: a script is
+// written as a model writes a quick program, often with globals, and its VM is
+// thrown away after it. Reads fall through to the base libraries, which stay
+// read-only, and the functions the script defines share its globals.
+func globals(vm *bindings.VM, fn *lua.LFunction) {
+	env := vm.L.NewTable()
+	mt := vm.L.NewTable()
+	mt.RawSetString("__index", fn.Env)
+	mt.RawSetString("__metatable", lua.LString("locked"))
+	env.Metatable = mt
+	env.RawSetString("_G", env)
+	fn.Env = env
 }
 
 // A failure is a script that did not run to its end, in words for the model: the

@@ -231,6 +231,25 @@ return x.field`)
 	if !r.Block.IsError || !strings.HasPrefix(text(r), "The script does not compile: script:") {
 		t.Fatalf("syntax error = %q", text(r))
 	}
+	// A script that closes the function it is wrapped in is refused, not run.
+	r = v.script(context.Background(), `end and 5 or function()`)
+	if !r.Block.IsError || text(r) != "The script does not compile: an end closes a block the script did not open" {
+		t.Fatalf("escaping script = %q", text(r))
+	}
+}
+
+func TestScriptGlobalsAreItsOwn(t *testing.T) {
+	v := newEnv(t, codemode.Options{}, nil)
+	r := v.script(context.Background(), `
+count = 0
+function bump() count = count + 1 end
+bump() bump()
+string = nil
+local ok = pcall(function() table.insert = nil end)
+return {count, _G.count, type(string), ok, type(table.insert)}`)
+	if r.Block.IsError || text(r) != `[2,2,"table",false,"function"]` {
+		t.Fatalf("result = %q", text(r))
+	}
 }
 
 func TestScriptReachesNoHostModule(t *testing.T) {

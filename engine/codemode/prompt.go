@@ -20,7 +20,6 @@ In the script:
 - tools.list() returns the callable tools, each {name, searchHint, inputSchema}.
 - tools and json (encode, decode) are there; re (regular expressions), time, base64, hex, url, crypto and uuid can be required (local re = require("re")); so are Lua's string, table and math. Nothing else reaches files, commands or the network: only the tools do.
 - The script's return value is the result: a string as it is, a table as JSON. print writes to the log, which you do not see.
-- Globals are read-only: declare variables with local.
 `)
 	fmt.Fprintf(&b, "- Limits: at most %d tool calls and %s for the whole script.\n", o.MaxCalls, o.Timeout)
 	if list := callable(tools); len(list) > 0 {
