@@ -66,16 +66,28 @@ func luaCall(L *lua.LState) int {
 		L.RaiseError("%s: %v", fn, err)
 	}
 	if r.Data != nil {
-		// Data a script cannot be given (a Go tool's own types) is left out: the text
-		// still says what the call returned.
-		if data, err := toJSON(r.Data); err == nil {
-			if dv, err := vm.ToLua(data); err == nil {
-				lv.(*lua.LTable).RawSetString("data", dv)
-			}
-		}
+		lv.(*lua.LTable).RawSetString("data", dataValue(vm, r.Data))
 	}
 	L.Push(lv)
 	return 1
+}
+
+// dataValue is a call's data for the script: as it is when it is made of JSON
+// values (a Lua tool's always is), else through its JSON encoding (a Go tool's own
+// types); nil when it has none (the text still says what the call returned).
+func dataValue(vm *bindings.VM, data any) lua.LValue {
+	if lv, err := vm.ToLua(data); err == nil {
+		return lv
+	}
+	plain, err := toJSON(data)
+	if err != nil {
+		return lua.LNil
+	}
+	lv, err := vm.ToLua(plain)
+	if err != nil {
+		return lua.LNil
+	}
+	return lv
 }
 
 // encodeInput turns a script's input table into the JSON of a tool_use input. No
