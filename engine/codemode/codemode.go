@@ -106,6 +106,9 @@ func Tool(o Options) engine.ToolDef {
 			}
 			return "Run a Lua script", nil
 		},
+		RenderToolUseMessage: func(_ context.Context, input map[string]any) (string, error) {
+			return renderUse(input), nil
+		},
 		IsReadOnly:        func(context.Context, map[string]any) (bool, error) { return yes, nil },
 		IsConcurrencySafe: func(context.Context, map[string]any) (bool, error) { return no, nil },
 		Call: func(ctx context.Context, input map[string]any, cc *engine.CallContext) (*engine.ToolResult, error) {
@@ -116,6 +119,25 @@ func Tool(o Options) engine.ToolDef {
 			return engine.Text(resultText(data)), nil
 		},
 	}
+}
+
+// renderUse shows a LuaScript call to a person: its description, else the first
+// line of its script that says something.
+func renderUse(input map[string]any) string {
+	what, _ := input["description"].(string)
+	if what == "" {
+		src, _ := input["script"].(string)
+		for line := range strings.Lines(src) {
+			if line = strings.TrimSpace(line); line != "" {
+				what = line
+				break
+			}
+		}
+		if r := []rune(what); len(r) > 60 {
+			what = string(r[:59]) + "…"
+		}
+	}
+	return Name + "(" + what + ")"
 }
 
 // inputSchema is the tool's input: the script, and a few words for the person who
