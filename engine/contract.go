@@ -309,6 +309,8 @@ type CallContext struct {
 	// readOnly, when readOnlyKnown, is the tool's isReadOnly answer for the call's
 	// input, asked once per call.
 	readOnly, readOnlyKnown bool
+	// nest is what CallTool needs to run calls inside this one (nested.go).
+	nest nesting
 }
 
 // Writable reports whether the running code may change anything: only call may, of

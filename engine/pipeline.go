@@ -205,6 +205,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		Session:   tc.session.key,
 		engine:    e,
 		registry:  reg,
+		nest:      nesting{ctx: ctx, tool: t, turn: tc},
 		discover:  func(names ...string) { tc.session.discover(ctx, names...) },
 		Log: func(line string) {
 			line = redact.String(line)

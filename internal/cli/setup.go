@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	sessions "github.com/luatool/luatool/session"
 	"github.com/luatool/luatool/session/redisstore"
 
+	"github.com/luatool/luatool/engine/codemode"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/settings"
 
@@ -174,6 +176,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 				a.display().progress(t.RenderProgress(ctx, ev.Data))
 			}
 		},
+		Tools:                 standardGoTools(srcs),
 		Loaders:               []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
 		Home:                  home(),
 		MaxToolUseConcurrency: maxToolUseConcurrency(),
@@ -213,6 +216,19 @@ func home() string {
 	return h
 }
 
+// standardGoTools are the standard tools written in Go, offered where srcs hold
+// the embedded standard set (not with --no-builtin, nor for luatool check DIR):
+// LuaScript, code mode (package engine/codemode).
+func standardGoTools(srcs []engine.Source) []engine.ToolDef {
+	if !slices.ContainsFunc(srcs, func(s engine.Source) bool { return s.Name == standardSourceName }) {
+		return nil
+	}
+	return []engine.ToolDef{codemode.Tool(codemode.Options{})}
+}
+
+// standardSourceName names the embedded standard set's files in messages.
+const standardSourceName = "<standard>"
+
 // standardSource is the embedded standard set. LUATOOL_ENABLE_TASKS set to 0, false,
 // no or off offers TodoWrite in place of the task list tools (TaskCreate, TaskGet,
 // TaskList, TaskUpdate), as CLAUDE_CODE_ENABLE_TASKS does for the original's.
@@ -222,7 +238,7 @@ func standardSource() engine.Source {
 	case "0", "false", "no", "off":
 		o.TodoWrite = true
 	}
-	return engine.Source{Name: "<standard>", FS: scripts.ToolsWith(o)}
+	return engine.Source{Name: standardSourceName, FS: scripts.ToolsWith(o)}
 }
 
 // maxToolUseConcurrency is LUATOOL_MAX_TOOL_USE_CONCURRENCY, the batch limit of a
