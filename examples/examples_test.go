@@ -124,23 +124,9 @@ func TestGitHubIssuesOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	abs, _ := filepath.Abs("github")
-	if diags := e.Load(engine.Source{Name: "github", Dir: abs}); engine.HasErrors(diags) {
-		t.Fatalf("load: %v", diags)
-	}
-	srv := mcpserver.New(e, mcpserver.Options{Name: "examples"})
-	defer srv.Close()
+	t.Cleanup(func() { e.Close() }) // after the session and server serveExample closes
 	ctx := context.Background()
-	serverEnd, clientEnd := mcp.NewInMemoryTransports()
-	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
-		t.Fatal(err)
-	}
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, clientEnd, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	session := serveExample(t, e, "github")
 
 	call := func(args map[string]any) *mcp.CallToolResult {
 		t.Helper()
@@ -176,23 +162,9 @@ func TestPromptsOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	abs, _ := filepath.Abs("prompts")
-	if diags := e.Load(engine.Source{Name: "prompts", Dir: abs}); engine.HasErrors(diags) || len(diags) > 0 {
-		t.Fatalf("load: %v", diags)
-	}
-	srv := mcpserver.New(e, mcpserver.Options{Name: "examples"})
-	defer srv.Close()
+	t.Cleanup(func() { e.Close() }) // after the session and server serveExample closes
 	ctx := context.Background()
-	serverEnd, clientEnd := mcp.NewInMemoryTransports()
-	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
-		t.Fatal(err)
-	}
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, clientEnd, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	session := serveExample(t, e, "prompts")
 
 	prompts, err := session.ListPrompts(ctx, nil)
 	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "commit_message" || len(prompts.Prompts[0].Arguments) != 2 {
@@ -222,4 +194,26 @@ func TestPromptsOverMCP(t *testing.T) {
 	if _, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "style://cobol"}); err == nil || !strings.Contains(err.Error(), "no style guide for cobol") {
 		t.Errorf("resources/read style://cobol = %v", err)
 	}
+}
+
+// serveExample loads the example directory dir into e without a problem and
+// serves it to an MCP client over an in-memory transport, for the rest of the test.
+func serveExample(t *testing.T, e *engine.Engine, dir string) *mcp.ClientSession {
+	t.Helper()
+	abs, _ := filepath.Abs(dir)
+	if diags := e.Load(engine.Source{Name: dir, Dir: abs}); len(diags) > 0 {
+		t.Fatalf("load %s: %v", dir, diags)
+	}
+	srv := mcpserver.New(e, mcpserver.Options{Name: "examples"})
+	t.Cleanup(srv.Close)
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(context.Background(), serverEnd, nil); err != nil {
+		t.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), clientEnd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { session.Close() })
+	return session
 }

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -202,24 +201,7 @@ func TestFeaturesPerProfile(t *testing.T) {
   call = function(input, ctx) ctx.state:set("n", 1) return "counted" end }`); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.Load(engine.DirSource(dir))
-	noCount, err := eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Count", Source: "test"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens, err := NewTokens([]Credential{{Name: "alice", Token: aliceToken}, {Name: "bob", Token: bobToken, Profile: noCount}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(eng, Options{})
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Tokens: tokens}))
-	t.Cleanup(hs.Close)
-	f := &httpFixture{url: hs.URL}
+	f, eng, _ := newProfileFixture(t, dir, "Count")
 	changed := map[string]chan struct{}{"alice": make(chan struct{}, 8), "bob": make(chan struct{}, 8)}
 	notified := func(who string) *mcp.ClientOptions {
 		return &mcp.ClientOptions{PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { changed[who] <- struct{}{} }}

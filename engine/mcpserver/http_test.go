@@ -537,24 +537,7 @@ func TestHTTPListChangedPerProfile(t *testing.T) {
 		}
 	}
 	write("First")
-	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.Load(engine.DirSource(dir))
-	noHidden, err := eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Hidden", Source: "test"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens, err := NewTokens([]Credential{{Name: "alice", Token: aliceToken}, {Name: "bob", Token: bobToken, Profile: noHidden}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(eng, Options{})
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Tokens: tokens}))
-	t.Cleanup(hs.Close)
-	f := &httpFixture{url: hs.URL}
+	f, eng, srv := newProfileFixture(t, dir, "Hidden")
 	changed := map[string]chan struct{}{"alice": make(chan struct{}, 8), "bob": make(chan struct{}, 8)}
 	notified := func(who string) *mcp.ClientOptions {
 		return &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed[who] <- struct{}{} }}
@@ -591,4 +574,29 @@ func TestHTTPListChangedPerProfile(t *testing.T) {
 	if tools := toolSet(t, alice); !tools["Hidden"] || !tools["Visible"] {
 		t.Errorf("alice's tools: %v", tools)
 	}
+}
+
+// newProfileFixture serves the tools of dir over HTTP to two principals, alice with
+// the server's rules and bob with a profile that denies the tool named hidden; the
+// engine and the server are returned for the test to reload and sync.
+func newProfileFixture(t *testing.T, dir, hidden string) (*httpFixture, *engine.Engine, *Server) {
+	t.Helper()
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Load(engine.DirSource(dir))
+	profile, err := eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: hidden, Source: "test"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := NewTokens([]Credential{{Name: "alice", Token: aliceToken}, {Name: "bob", Token: bobToken, Profile: profile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(eng, Options{})
+	t.Cleanup(srv.Close)
+	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Tokens: tokens}))
+	t.Cleanup(hs.Close)
+	return &httpFixture{url: hs.URL}, eng, srv
 }
