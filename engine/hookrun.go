@@ -139,9 +139,6 @@ func hookBlockText(reason string) string {
 	return "A PostToolUse hook blocked this result: " + reason
 }
 
-func hookContextText(event HookEvent, context string) string {
-	return string(event) + " hook additional context: " + context
-}
 
 // hookAdditions are the texts hooks add after a result, for the model.
 type hookAdditions []string
@@ -149,6 +146,13 @@ type hookAdditions []string
 func (a *hookAdditions) add(s string) {
 	if strings.TrimSpace(s) != "" {
 		*a = append(*a, s)
+	}
+}
+
+// context adds the additional context of hooks of event, when there is some.
+func (a *hookAdditions) context(event HookEvent, text string) {
+	if strings.TrimSpace(text) != "" {
+		a.add(string(event) + " hook additional context: " + text)
 	}
 }
 

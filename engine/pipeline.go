@@ -275,7 +275,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	rest := func(_ context.Context, c *HookCall) HookDecision {
 		ran = true
 		d := c.Decision
-		added.add(d.AdditionalContext)
+		added.context(PreToolUse, d.AdditionalContext)
 		if d.Permission == Deny {
 			failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
 			return HookDecision{}
@@ -327,7 +327,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	case !ran:
 		return r.fail(StagePermission, hookDenyText(t.Name(), errNoNext.Error()))
 	case failed != nil:
-		added.add(post.AdditionalContext)
+		added.context(PostToolUseFailure, post.AdditionalContext)
 		return added.onError(failed)
 	}
 	data := tr.Data
@@ -357,7 +357,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	if post.Block {
 		added.add(hookBlockText(post.Reason))
 	}
-	added.add(post.AdditionalContext)
+	added.context(PostToolUse, post.AdditionalContext)
 	content = added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
 	content = validUTF8(redact.Content(content))
