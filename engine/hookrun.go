@@ -139,7 +139,6 @@ func hookBlockText(reason string) string {
 	return "A PostToolUse hook blocked this result: " + reason
 }
 
-
 // hookAdditions are the texts hooks add after a result, for the model.
 type hookAdditions []string
 
