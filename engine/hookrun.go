@@ -85,6 +85,9 @@ func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) Hook
 			}()
 			select {
 			case a := <-done:
+				if a.err != nil && hctx.Err() != nil {
+					a.err = fmt.Errorf("no answer within %s: %w", timeout, a.err)
+				}
 				if a.err != nil {
 					e.logHook(h, in, a.err)
 					return
