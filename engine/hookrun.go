@@ -104,7 +104,7 @@ func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) Hook
 
 // logHook logs a hook that gave no decision.
 func (e *Engine) logHook(h Hook, in *HookInput, err error) {
-	e.opts.Logger.Warn("hook failed; the call goes on without its decision",
+	e.opts.Logger.Warn(fmt.Sprintf("%s hook %q failed, so the call of %s goes on without its decision: %v", h.Event(), h.Name(), in.ToolName, err),
 		"hook", h.Name(), "event", string(h.Event()), "tool", in.ToolName, "tool_use_id", in.ToolUseID, "err", err.Error())
 }
 
@@ -117,7 +117,7 @@ func (e *Engine) logHookOnce(h Hook, err error) {
 	if _, dup := hookLogged.LoadOrStore(string(h.Event())+"\x00"+h.Name()+"\x00"+err.Error(), true); dup {
 		return
 	}
-	e.opts.Logger.Warn("hook never runs", "hook", h.Name(), "event", string(h.Event()), "err", err.Error())
+	e.opts.Logger.Warn(fmt.Sprintf("%s hook %q never runs: %v", h.Event(), h.Name(), err), "hook", h.Name(), "event", string(h.Event()), "err", err.Error())
 }
 
 // Texts the model sees of hooks.
