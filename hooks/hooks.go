@@ -280,7 +280,8 @@ func exitCode(ps *os.ProcessState) int {
 
 // parseOutput reads a hook's stdout: parsed reports whether it was meant as JSON (its
 // first non-blank character is "{"), err whether that JSON is not what the protocol
-// defines. Reason in the decision is the reason the JSON gives, for exit code 2.
+// defines (engine.DecodeHookOutput). Reason in the decision is the reason the JSON
+// gives, for exit code 2.
 func parseOutput(event engine.HookEvent, stdout []byte) (d engine.HookDecision, parsed bool, err error) {
 	text := bytes.TrimSpace(stdout)
 	if len(text) == 0 || text[0] != '{' {
@@ -290,118 +291,8 @@ func parseOutput(event engine.HookEvent, stdout []byte) (d engine.HookDecision, 
 	if err != nil {
 		return engine.HookDecision{}, true, fmt.Errorf("the output is not valid JSON: %v", err)
 	}
-	o := fields{m: v.(map[string]any)}
-	if cont, ok := o.bool("continue"); ok && !cont {
-		reason := o.string("stopReason")
-		if reason == "" {
-			reason = "the hook said not to continue"
-		}
-		if event == engine.PreToolUse {
-			d.Permission = engine.Deny
-		} else {
-			d.Block = true
-		}
-		d.Reason = reason
-	}
-	switch dec := o.string("decision"); {
-	case dec == "":
-	case event == engine.PreToolUse && dec == "approve":
-		d.Permission, d.Reason = engine.Allow, o.string("reason")
-	case dec == "block" && event == engine.PreToolUse:
-		d.Permission, d.Reason = engine.Deny, o.string("reason")
-	case dec == "block" && event == engine.PostToolUse:
-		d.Block, d.Reason = true, joinReason(d.Reason, o.string("reason"))
-	default:
-		o.fail("decision: %q is not a decision of %s", dec, event)
-	}
-	if d.Reason == "" {
-		d.Reason = o.string("reason")
-	}
-	if hso, ok := o.object("hookSpecificOutput"); ok {
-		h := fields{m: hso, path: "hookSpecificOutput."}
-		if name := h.string("hookEventName"); name != "" && name != string(event) {
-			h.fail("hookEventName: %q answers another event than %s", name, event)
-		}
-		switch p := h.string("permissionDecision"); p {
-		case "", "defer":
-		case "allow", "deny", "ask":
-			if event != engine.PreToolUse {
-				h.fail("permissionDecision: only PreToolUse hooks decide on permissions")
-				break
-			}
-			if d.Permission != engine.Deny {
-				d.Permission = engine.PermissionBehavior(p)
-				d.Reason = h.string("permissionDecisionReason")
-			}
-		default:
-			h.fail("permissionDecision: %q is not allow, deny, ask or defer", p)
-		}
-		if in, ok := h.object("updatedInput"); ok {
-			d.UpdatedInput = in
-		}
-		d.AdditionalContext = h.string("additionalContext")
-		for _, key := range []string{"updatedToolOutput", "updatedMCPToolOutput"} {
-			if out, ok := hso[key]; ok && out != nil {
-				d.UpdatedOutput = out
-			}
-		}
-		o.errs = append(o.errs, h.errs...)
-	}
-	return d, true, errors.Join(o.errs...)
-}
-
-func joinReason(a, b string) string {
-	if a == "" || b == "" {
-		return a + b
-	}
-	return a + "\n" + b
-}
-
-// fields reads members of a hook's JSON output, recording those of the wrong type.
-type fields struct {
-	m    map[string]any
-	path string
-	errs []error
-}
-
-func (f *fields) fail(format string, args ...any) {
-	f.errs = append(f.errs, fmt.Errorf(f.path+format, args...))
-}
-
-func (f *fields) string(key string) string {
-	v, ok := f.m[key]
-	if !ok || v == nil {
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok {
-		f.fail("%s: must be a string", key)
-	}
-	return s
-}
-
-func (f *fields) bool(key string) (bool, bool) {
-	v, ok := f.m[key]
-	if !ok || v == nil {
-		return false, false
-	}
-	b, ok := v.(bool)
-	if !ok {
-		f.fail("%s: must be true or false", key)
-	}
-	return b, ok
-}
-
-func (f *fields) object(key string) (map[string]any, bool) {
-	v, ok := f.m[key]
-	if !ok || v == nil {
-		return nil, false
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		f.fail("%s: must be an object", key)
-	}
-	return m, ok
+	d, err = engine.DecodeHookOutput(event, v.(map[string]any), false)
+	return d, true, err
 }
 
 // truncate cuts s to at most n bytes, on a character boundary.
