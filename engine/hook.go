@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -143,6 +145,61 @@ type Hook interface {
 	// Run decides on the call. An error is logged, and the call goes on as if the
 	// hook were absent.
 	Run(ctx context.Context, in *HookInput) (HookDecision, error)
+}
+
+// A HookDef is what a hook file defines (ToolDef.Hook): a loader builds it, and the
+// engine runs it as a Hook named by the file, after Options.Hooks, hook files in
+// order of source and file name. A change to the file reloads it as a change to a
+// tool file does; a file that stops loading keeps its last good version running.
+type HookDef struct {
+	// Event is when the hook runs.
+	Event HookEvent
+	// Matcher selects the tools (see CompileMatcher).
+	Matcher string
+	// Timeout bounds Run; zero means DefaultHookTimeout.
+	Timeout time.Duration
+	// Run decides on a call, as Hook.Run does.
+	Run func(ctx context.Context, in *HookInput) (HookDecision, error)
+}
+
+// fileHook is the Hook of a hook file's Tool.
+type fileHook struct{ t *Tool }
+
+func (h fileHook) Event() HookEvent       { return h.t.def.Hook.Event }
+func (h fileHook) Matcher() string        { return h.t.def.Hook.Matcher }
+func (h fileHook) Name() string           { return h.t.def.Source }
+func (h fileHook) Timeout() time.Duration { return h.t.def.Hook.Timeout }
+func (h fileHook) Run(ctx context.Context, in *HookInput) (HookDecision, error) {
+	return h.t.def.Hook.Run(ctx, in)
+}
+
+// buildHook checks the definition of a hook file.
+func buildHook(def ToolDef) (*Tool, error) {
+	var errs []error
+	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
+	h := def.Hook
+	if !slices.Contains(HookEvents, h.Event) {
+		problem("event", fmt.Errorf("event %q is not one luatool runs hooks for (%s)", h.Event, hookEventList()))
+	}
+	if _, err := CompileMatcher(h.Matcher); err != nil {
+		problem("matcher", err)
+	}
+	if h.Timeout < 0 {
+		problem("timeout", errors.New("timeout must be positive (0 means the default)"))
+	}
+	if h.Run == nil {
+		problem("run", errors.New("required member run is missing: function(input, ctx) returning the decision"))
+	}
+	return &Tool{def: def, bound: defaultMemberTimeout}, errors.Join(errs...)
+}
+
+// hookEventList names the events luatool runs.
+func hookEventList() string {
+	names := make([]string, len(HookEvents))
+	for i, e := range HookEvents {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
 }
 
 // DefaultHookTimeout bounds a hook whose Timeout is zero. Claude Code's default is

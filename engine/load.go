@@ -561,6 +561,7 @@ func treeHash(fsys fs.FS, dir string) [sha256.Size]byte {
 // file; across sources the later source wins, with a notice.
 func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	var diags []Diagnostic
+	var hooks []Hook
 	byName := map[string]*Tool{}
 	var order []string
 	for _, t := range e.goTools {
@@ -580,13 +581,17 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		for _, name := range names {
 			f := s.files[name]
 			diags = append(diags, f.diags...)
+			if f.tool != nil && f.tool.def.Hook != nil {
+				hooks = append(hooks, fileHook{f.tool})
+				continue
+			}
 			if f.tool != nil {
 				declared[f.tool.Name()] = append(declared[f.tool.Name()], f.tool.Source())
 			}
 		}
 		for _, name := range names {
 			t := s.files[name].tool
-			if t == nil {
+			if t == nil || t.def.Hook != nil {
 				continue
 			}
 			if files := declared[t.Name()]; len(files) > 1 {
@@ -610,6 +615,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		tools = append(tools, byName[name])
 	}
 	reg, d := newRegistry(tools, e.isEnabled)
+	reg.hooks = hooks
 	diags = append(diags, d...)
 	return reg, append(diags, e.rules.unknownTools(tools)...)
 }

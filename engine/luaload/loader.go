@@ -170,7 +170,11 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 	// set is never called in a session). The first call builds one.
 	defer vm.Close()
 	lt := &luaTool{file: file, src: src, pool: pool, gate: l.gate, env: env.Env}
-	def, diags := lt.define(vm)
+	define := lt.define
+	if isHookFile(vm.Main) {
+		define = lt.defineHook // a hook file (hook.go), not a tool
+	}
+	def, diags := define(vm)
 	lt.name = def.Name
 	def.Close = pool.Close
 	return def, diags
