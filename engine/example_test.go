@@ -182,8 +182,8 @@ func Example_middleware() {
 		fmt.Printf("%v %q\n", r.Block.IsError, r.Block.Content.String())
 	}
 	// Output:
-	// false "QUIET\nPostToolUse hook additional context: 5 characters"
-	// true "A PreToolUse hook denied this use of Upper: no exclamation marks"
+	// false "QUIET\nPostToolUse:Upper hook additional context: 5 characters"
+	// true "PreToolUse:Upper hook error: no exclamation marks"
 }
 
 // A host offers its own functions and values to Lua as a module that tools require.

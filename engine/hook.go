@@ -129,7 +129,14 @@ type HookDecision struct {
 	// data, must match the tool's outputSchema when it has one (or it is ignored, and
 	// logged), and goes through mapResult like the tool's own data.
 	UpdatedOutput any
+
+	// blocks are the blocks merged into this decision, each with the hook that gave
+	// it, for the texts the model sees.
+	blocks []hookBlock
 }
+
+// hookBlock is one PostToolUse block: the hook's name ("" for a middleware) and why.
+type hookBlock struct{ by, reason string }
 
 // A Hook runs at one event of the calls of the tools its matcher matches.
 type Hook interface {
@@ -246,6 +253,11 @@ func MergeHookDecisions(ds ...HookDecision) HookDecision {
 			out.Block = true
 			if d.Reason != "" {
 				blocks = append(blocks, d.Reason)
+			}
+			if len(d.blocks) > 0 {
+				out.blocks = append(out.blocks, d.blocks...)
+			} else {
+				out.blocks = append(out.blocks, hookBlock{reason: d.Reason})
 			}
 		}
 		if d.UpdatedInput != nil {

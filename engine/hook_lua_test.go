@@ -95,10 +95,10 @@ func TestLuaHooks(t *testing.T) {
 		t.Fatalf("hook files must not be tools: %v", names)
 	}
 
-	if r := noteCall(e, "secret"); r.Block.Content.String() != "A PreToolUse hook denied this use of Note: not that" || !r.Block.IsError {
+	if r := noteCall(e, "secret"); r.Block.Content.String() != "PreToolUse:Note hook error: not that" || !r.Block.IsError {
 		t.Errorf("deny: %+v", r.Block)
 	}
-	want := "noted replaced\nPostToolUse hook additional context: seen Note"
+	want := "noted replaced\nPostToolUse:Note hook additional context: seen Note"
 	if r := noteCall(e, "rewrite"); r.Block.Content.String() != want || len(asks) != 0 {
 		t.Errorf("updatedInput and updatedToolOutput: %q (asks %d)", r.Block.Content.String(), len(asks))
 	}
@@ -123,7 +123,7 @@ func TestLuaHooks(t *testing.T) {
 	if engine.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
-	if r := noteCall(e, "anything"); r.Block.Content.String() != "A PreToolUse hook denied this use of Note: closed" {
+	if r := noteCall(e, "anything"); r.Block.Content.String() != "PreToolUse:Note hook error: closed" {
 		t.Errorf("after the reload: %q", r.Block.Content.String())
 	}
 }

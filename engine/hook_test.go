@@ -119,7 +119,7 @@ func TestHookDenyEndsTheCall(t *testing.T) {
 	if !r.Block.IsError || r.Stage != StagePermission {
 		t.Fatalf("a hook's deny must end the call as an error: %+v", r)
 	}
-	if got := r.Block.Content.String(); got != "A PreToolUse hook denied this use of Touch: no touching on Fridays" {
+	if got := r.Block.Content.String(); got != "PreToolUse:Touch hook error: no touching on Fridays" {
 		t.Errorf("the model must be told the reason: %q", got)
 	}
 	if len(he.rec.Events()) != 0 {
@@ -244,8 +244,8 @@ func TestPostToolUseHooks(t *testing.T) {
 	r := he.touch("a")
 	want := Content{
 		{Type: "text", Text: "touched z"},
-		{Type: "text", Text: "A PostToolUse hook blocked this result: looks odd"},
-		{Type: "text", Text: "PostToolUse hook additional context: remember the towel"},
+		{Type: "text", Text: `PostToolUse:Touch hook blocking error from command: "post": looks odd`},
+		{Type: "text", Text: "PostToolUse:Touch hook additional context: remember the towel"},
 	}
 	if r.Block.IsError || !reflect.DeepEqual(r.Block.Content, want) {
 		t.Errorf("got %#v", r.Block.Content)
@@ -287,7 +287,7 @@ func TestPostToolUseFailureHook(t *testing.T) {
 	}}
 	he := newHookEngine(t, []Hook{fail, decides(PostToolUse, "", "never", HookDecision{Block: true})}, nil, allowTouch(), false)
 	r := he.touch("fail")
-	if !r.Block.IsError || r.Block.Content.String() != "cannot touch fail\nPostToolUseFailure hook additional context: try another path" {
+	if !r.Block.IsError || r.Block.Content.String() != "cannot touch fail\nPostToolUseFailure:Touch hook additional context: try another path" {
 		t.Errorf("got %q", r.Block.Content.String())
 	}
 	if seen == nil || seen.Error != "cannot touch fail" || seen.IsInterrupt {
@@ -391,8 +391,8 @@ func TestMiddleware(t *testing.T) {
 	r := he.touch("a")
 	want := Content{
 		{Type: "text", Text: "touched m"},
-		{Type: "text", Text: "PreToolUse hook additional context: from the hook"},
-		{Type: "text", Text: "PostToolUse hook additional context: from the middleware"},
+		{Type: "text", Text: "PreToolUse:Touch hook additional context: from the hook"},
+		{Type: "text", Text: "PostToolUse:Touch hook additional context: from the middleware"},
 	}
 	if r.Block.IsError || !reflect.DeepEqual(r.Block.Content, want) {
 		t.Errorf("got %#v", r.Block.Content)
@@ -402,7 +402,7 @@ func TestMiddleware(t *testing.T) {
 	}
 	order = nil
 	r = he.touch("secret")
-	if r.Block.Content.String() != "A PreToolUse hook denied this use of Touch: not that one" || len(he.rec.Events()) != 1 {
+	if r.Block.Content.String() != "PreToolUse:Touch hook error: not that one" || len(he.rec.Events()) != 1 {
 		t.Errorf("a middleware's deny must end the call: %+v", r.Block)
 	}
 	if want := []string{"outer before", "outer after PreToolUse"}; !reflect.DeepEqual(order, want) {

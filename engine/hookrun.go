@@ -93,6 +93,9 @@ func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) Hook
 					return
 				}
 				ds[i] = a.d
+				if a.d.Block {
+					ds[i].blocks = []hookBlock{{by: h.Name(), reason: a.d.Reason}}
+				}
 			case <-hctx.Done():
 				e.logHook(h, in, fmt.Errorf("no answer within %s: %w", timeout, hctx.Err()))
 			}
@@ -120,26 +123,25 @@ func (e *Engine) logHookOnce(h Hook, err error) {
 	e.opts.Logger.Warn(fmt.Sprintf("%s hook %q never runs: %v", h.Event(), h.Name(), err), "hook", h.Name(), "event", string(h.Event()), "err", err.Error())
 }
 
-// Texts the model sees of hooks.
+// Texts the model sees of hooks, in Claude Code's words (recorded from 2.1.328 in
+// tests/testdata/hooks/cc-hook-texts.json); the ask and the middleware's are luatool's.
 func hookDenyText(tool, reason string) string {
-	if reason == "" {
-		return fmt.Sprintf("A PreToolUse hook denied this use of %s.", tool)
-	}
-	return fmt.Sprintf("A PreToolUse hook denied this use of %s: %s", tool, reason)
+	return fmt.Sprintf("%s:%s hook error: %s", PreToolUse, tool, reason)
 }
 
-func hookAskText(reason string) string {
+func hookAskText(tool, reason string) string {
 	if reason == "" {
-		return "A PreToolUse hook asks before this call runs."
+		return fmt.Sprintf("A %s:%s hook asks before the call runs.", PreToolUse, tool)
 	}
-	return "A PreToolUse hook asks before this call runs: " + reason
+	return fmt.Sprintf("A %s:%s hook asks before the call runs: %s", PreToolUse, tool, reason)
 }
 
-func hookBlockText(reason string) string {
-	if reason == "" {
-		return "A PostToolUse hook blocked this result."
+// blockText words one PostToolUse block: by names the hook, "" for a middleware's.
+func (b hookBlock) text(tool string) string {
+	if b.by == "" {
+		return fmt.Sprintf("%s:%s hook blocking error: %s", PostToolUse, tool, b.reason)
 	}
-	return "A PostToolUse hook blocked this result: " + reason
+	return fmt.Sprintf("%s:%s hook blocking error from command: \"%s\": %s", PostToolUse, tool, b.by, b.reason)
 }
 
 // hookAdditions are the texts hooks add after a result, for the model.
@@ -152,9 +154,9 @@ func (a *hookAdditions) add(s string) {
 }
 
 // context adds the additional context of hooks of event, when there is some.
-func (a *hookAdditions) context(event HookEvent, text string) {
+func (a *hookAdditions) context(event HookEvent, tool, text string) {
 	if strings.TrimSpace(text) != "" {
-		a.add(string(event) + " hook additional context: " + text)
+		a.add(fmt.Sprintf("%s:%s hook additional context: %s", event, tool, text))
 	}
 }
 

@@ -286,7 +286,7 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 		}
 	}
 	if hook.Permission == Ask {
-		return decision{behavior: Ask, message: hookAskText(hook.Reason), input: input, byRule: true}
+		return decision{behavior: Ask, message: hookAskText(name, hook.Reason), input: input, byRule: true}
 	}
 	p := t.CheckPermissions(ctx, input, cc)
 	if p.Behavior == Deny {

@@ -275,7 +275,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	rest := func(_ context.Context, c *HookCall) HookDecision {
 		ran = true
 		d := c.Decision
-		added.context(PreToolUse, d.AdditionalContext)
+		added.context(PreToolUse, t.Name(), d.AdditionalContext)
 		if d.Permission == Deny {
 			failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
 			return HookDecision{}
@@ -327,7 +327,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	case !ran:
 		return r.fail(StagePermission, hookDenyText(t.Name(), errNoNext.Error()))
 	case failed != nil:
-		added.context(PostToolUseFailure, post.AdditionalContext)
+		added.context(PostToolUseFailure, t.Name(), post.AdditionalContext)
 		return added.onError(failed)
 	}
 	data := tr.Data
@@ -354,10 +354,13 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	if isEmpty(content) {
 		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
 	}
-	if post.Block {
-		added.add(hookBlockText(post.Reason))
+	if post.Block && len(post.blocks) == 0 {
+		post.blocks = []hookBlock{{reason: post.Reason}} // a middleware's own decision
 	}
-	added.context(PostToolUse, post.AdditionalContext)
+	for _, b := range post.blocks {
+		added.add(b.text(t.Name()))
+	}
+	added.context(PostToolUse, t.Name(), post.AdditionalContext)
 	content = added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
 	content = validUTF8(redact.Content(content))

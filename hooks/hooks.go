@@ -8,8 +8,9 @@
 // (permissionDecision allow, deny or ask, permissionDecisionReason, updatedInput,
 // additionalContext; for PostToolUse the top-level decision "block" with reason,
 // and updatedToolOutput). Exit code 2 blocks: a PreToolUse call is denied and a
-// PostToolUse result blocked, with stderr as the reason (or the JSON's reason, when
-// stdout holds one); for PostToolUseFailure stderr is added for the model. Any other
+// PostToolUse result blocked, with "[COMMAND]: " and stderr as the reason (or the
+// JSON's reason, when stdout holds one), as the original words it; for
+// PostToolUseFailure that reason is added for the model. Any other
 // exit code is a failure (the call goes on without the hook) unless stdout holds
 // valid JSON, which then decides. Output that is not valid JSON, a JSON field of the
 // wrong type and a hook that outlives its timeout are failures too: logged by the
@@ -140,8 +141,9 @@ func (c *Command) run(ctx context.Context, in *engine.HookInput) (engine.HookDec
 	out, parsed, perr := parseOutput(in.HookEventName, stdout)
 	switch {
 	case code == 2:
-		// Blocking, whatever the JSON says of the permission.
-		reason := strings.TrimSpace(string(stderr))
+		// Blocking, whatever the JSON says of the permission; the reason names the
+		// command, as the original's does.
+		reason := "[" + c.Name() + "]: " + string(stderr)
 		if parsed && perr == nil && out.Reason != "" {
 			reason = out.Reason
 		}

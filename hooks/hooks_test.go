@@ -143,7 +143,7 @@ func TestInputJSON(t *testing.T) {
 	r = newRig(t, settings.CommandHook{Event: engine.PostToolUse, Command: echo}, settings.CommandHook{Event: engine.PostToolUseFailure, Command: echo})
 	res = r.note("hi")
 	blocks := res.Block.Content
-	if len(blocks) != 2 || blocks[0].Text != "noted hi" || !strings.HasPrefix(blocks[1].Text, "A PostToolUse hook blocked this result: {") {
+	if len(blocks) != 2 || blocks[0].Text != "noted hi" || !strings.HasPrefix(blocks[1].Text, `PostToolUse:Note hook blocking error from command: "cat >&2; exit 2": [cat >&2; exit 2]: {`) {
 		t.Fatalf("a PostToolUse exit 2 must show the output and the reason: %#v", blocks)
 	}
 	m = fieldsOf(blocks[1].Text)
@@ -166,13 +166,13 @@ func TestExitCodesAndJSON(t *testing.T) {
 		ran           bool   // the tool ran
 		log           string // in the log, when the hook failed
 	}{
-		{"exit 2 denies with stderr", `echo "not today" >&2; exit 2`, "A PreToolUse hook denied this use of Note: not today", false, ""},
-		{"exit 2 beats a JSON allow", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'; echo nope >&2; exit 2`, "A PreToolUse hook denied this use of Note: nope", false, ""},
-		{"JSON deny", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"policy"}}'`, "A PreToolUse hook denied this use of Note: policy", false, ""},
-		{"legacy block", `echo '{"decision":"block","reason":"old style"}'`, "A PreToolUse hook denied this use of Note: old style", false, ""},
-		{"continue false", `echo '{"continue":false,"stopReason":"halt"}'`, "A PreToolUse hook denied this use of Note: halt", false, ""},
+		{"exit 2 denies with stderr", `echo "not today" >&2; exit 2`, "PreToolUse:Note hook error: [echo \"not today\" >&2; exit 2]: not today\n", false, ""},
+		{"exit 2 beats a JSON allow", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'; echo nope >&2; exit 2`, "PreToolUse:Note hook error: [echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"allow\"}}'; echo nope >&2; exit 2]: nope\n", false, ""},
+		{"JSON deny", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"policy"}}'`, "PreToolUse:Note hook error: policy", false, ""},
+		{"legacy block", `echo '{"decision":"block","reason":"old style"}'`, "PreToolUse:Note hook error: old style", false, ""},
+		{"continue false", `echo '{"continue":false,"stopReason":"halt"}'`, "PreToolUse:Note hook error: halt", false, ""},
 		{"updated input", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"text":"new"}}}'`, "noted new", true, ""},
-		{"JSON decides on another exit code", `echo '{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"late"}}'; exit 1`, "A PreToolUse hook denied this use of Note: late", false, ""},
+		{"JSON decides on another exit code", `echo '{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"late"}}'; exit 1`, "PreToolUse:Note hook error: late", false, ""},
 		{"plain text is ignored", `echo deny`, "noted a", true, ""},
 		{"a crash is non-blocking", `echo crashed >&2; kill -SEGV $$`, "noted a", true, "exit status 139: crashed"},
 		{"exit 1 is non-blocking", `echo oops >&2; exit 1`, "noted a", true, "exit status 1: oops"},
@@ -215,7 +215,7 @@ func TestTimeout(t *testing.T) {
 
 func TestPostToolUseUpdatedOutput(t *testing.T) {
 	r := newRig(t, settings.CommandHook{Event: engine.PostToolUse, Command: `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"noted":"redacted"},"additionalContext":"checked"}}'`})
-	want := engine.Content{{Type: "text", Text: "noted redacted"}, {Type: "text", Text: "PostToolUse hook additional context: checked"}}
+	want := engine.Content{{Type: "text", Text: "noted redacted"}, {Type: "text", Text: "PostToolUse:Note hook additional context: checked"}}
 	if got := r.note("secret").Block.Content; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v", got)
 	}
@@ -225,7 +225,7 @@ func TestSameCommandRunsOnce(t *testing.T) {
 	// Each run adds a line to the reason; run twice, the hooks would give two.
 	h := pre(`echo ran >&2; exit 2`)
 	r := newRig(t, h, h)
-	if got := r.note("a").Block.Content.String(); got != "A PreToolUse hook denied this use of Note: ran" {
+	if got := r.note("a").Block.Content.String(); got != "PreToolUse:Note hook error: [echo ran >&2; exit 2]: ran\n" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -250,7 +250,7 @@ func TestConfinement(t *testing.T) {
 	}
 	r = newRig(t, pre(`echo x > "$CLAUDE_PROJECT_DIR/made" 2>/dev/null; cat "$CLAUDE_PROJECT_DIR/settings.json" >/dev/null 2>&1; echo "read $?" >&2; exit 2`))
 	os.WriteFile(filepath.Join(r.root, "settings.json"), []byte("{}"), 0o600)
-	if got := r.note("a").Block.Content.String(); !strings.HasSuffix(got, "read 0") {
+	if got := r.note("a").Block.Content.String(); !strings.HasSuffix(got, "read 0\n") {
 		t.Errorf("a hook must read the roots: %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(r.root, "made")); err == nil {
