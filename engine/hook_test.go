@@ -409,3 +409,47 @@ func TestMiddleware(t *testing.T) {
 		t.Errorf("order %v", order)
 	}
 }
+
+// A middleware's ask and allow go through the permission step as a hook's do.
+func TestMiddlewarePermissions(t *testing.T) {
+	decide := func(p PermissionBehavior) Middleware {
+		return func(next CallHandler) CallHandler {
+			return func(ctx context.Context, c *HookCall) HookDecision {
+				c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: p, Reason: "middleware says " + string(p)})
+				return next(ctx, c)
+			}
+		}
+	}
+	he := newHookEngine(t, nil, []Middleware{decide(Ask)}, allowTouch(), false)
+	if r := he.touch("a"); len(he.asks) != 1 || !strings.Contains(he.asks[0].Message, "middleware says ask") || !r.Block.IsError {
+		t.Errorf("a middleware's ask must reach CanUseTool despite the allow rule: %+v", r.Block)
+	}
+	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{Deny: []SourcedRule{{Text: "Touch(a)", Source: "test"}}}, true)
+	if r := he.touch("a"); !strings.Contains(r.Block.Content.String(), "denied by the rule") || len(he.rec.Events()) != 0 {
+		t.Errorf("a deny rule must beat a middleware's allow: %+v", r.Block)
+	}
+	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{}, false)
+	if r := he.touch("a"); r.Block.IsError || len(he.asks) != 0 {
+		t.Errorf("a middleware's allow must stand in for the ask: %+v", r.Block)
+	}
+	// A middleware that swallows the call denies it.
+	swallow := func(CallHandler) CallHandler {
+		return func(context.Context, *HookCall) HookDecision { return HookDecision{} }
+	}
+	he = newHookEngine(t, nil, []Middleware{swallow}, allowTouch(), false)
+	if r := he.touch("a"); !r.Block.IsError || len(he.rec.Events()) != 0 || !strings.Contains(r.Block.Content.String(), "without passing the call on") {
+		t.Errorf("got %+v", r.Block)
+	}
+	// A block of the middleware's own is worded without a command.
+	block := func(next CallHandler) CallHandler {
+		return func(ctx context.Context, c *HookCall) HookDecision {
+			next(ctx, c)
+			return HookDecision{Block: true, Reason: "too long", UpdatedOutput: "short"}
+		}
+	}
+	he = newHookEngine(t, nil, []Middleware{block}, allowTouch(), false)
+	want := Content{{Type: "text", Text: "short"}, {Type: "text", Text: "PostToolUse:Touch hook blocking error: too long"}}
+	if r := he.touch("a"); !reflect.DeepEqual(r.Block.Content, want) {
+		t.Errorf("got %#v", r.Block.Content)
+	}
+}

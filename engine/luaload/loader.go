@@ -11,6 +11,10 @@
 // and the pure modules of package puremod (re, time, base64, hex, url, crypto, uuid),
 // which compute and reach nothing on the host.
 //
+// A file whose table has an event member is a hook file instead of a tool (see
+// hook.go): it is loaded, checked and reloaded the same way, and runs as an
+// engine.Hook.
+//
 // # Loading a file
 //
 // Load takes one file through these steps:
