@@ -215,8 +215,9 @@ const DefaultHookTimeout = time.Minute
 
 // HookCall is a call as the middleware sees it: In is the hook input (its event
 // PreToolUse until next returns, then PostToolUse or PostToolUseFailure, with the
-// tool's data or error), and Decision is the merged decision of the sources before
-// this middleware, which it may change before it calls next.
+// tool's data or error), a copy for reading; and Decision is the merged decision of
+// the sources before this middleware, which it may change before it calls next (the
+// input changes through Decision.UpdatedInput only, so that it is validated again).
 type HookCall struct {
 	In       *HookInput
 	Decision HookDecision

@@ -62,7 +62,7 @@ func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) Hook
 		wg.Go(func() {
 			// Each hook gets its own copy: one must not change what another reads.
 			own := *in
-			own.ToolInput = cloneJSON(in.ToolInput)
+			own.ToolInput, own.ToolResponse = cloneJSON(in.ToolInput), cloneValue(in.ToolResponse)
 			timeout := h.Timeout()
 			if timeout <= 0 {
 				timeout = DefaultHookTimeout
@@ -126,6 +126,9 @@ func (e *Engine) logHookOnce(h Hook, err error) {
 // Texts the model sees of hooks, in Claude Code's words (recorded from 2.1.328 in
 // tests/testdata/hooks/cc-hook-texts.json); the ask and the middleware's are luatool's.
 func hookDenyText(tool, reason string) string {
+	if reason == "" {
+		reason = "the hook denied the call and gave no reason" // luatool's words
+	}
 	return fmt.Sprintf("%s:%s hook error: %s", PreToolUse, tool, reason)
 }
 

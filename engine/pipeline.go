@@ -259,7 +259,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	// starts again after them.
 	hin := &HookInput{
 		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
-		ToolName: t.Name(), ToolInput: input, ToolUseID: use.ID,
+		ToolName: t.Name(), ToolInput: cloneJSON(input), ToolUseID: use.ID,
 	}
 	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
 	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
@@ -308,12 +308,12 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		// the outcome.
 		start := time.Now()
 		tr, failed = e.invoke(ctx, bounded, t, input, cc, r)
-		c.In.ToolInput, c.In.DurationMS = input, time.Since(start).Milliseconds()
+		c.In.ToolInput, c.In.DurationMS = cloneJSON(input), time.Since(start).Milliseconds()
 		if failed != nil {
 			c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, failed.Block.Content.String(), ctx.Err() != nil
 			return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
 		}
-		c.In.HookEventName, c.In.ToolResponse = PostToolUse, tr.Data
+		c.In.HookEventName, c.In.ToolResponse = PostToolUse, cloneValue(tr.Data)
 		return e.runHooks(ctx, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
 	}
 	handler := CallHandler(rest)

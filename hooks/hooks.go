@@ -143,7 +143,11 @@ func (c *Command) run(ctx context.Context, in *engine.HookInput) (engine.HookDec
 	case code == 2:
 		// Blocking, whatever the JSON says of the permission; the reason names the
 		// command, as the original's does.
-		reason := "[" + c.Name() + "]: " + string(stderr)
+		msg := string(stderr)
+		if strings.TrimSpace(msg) == "" {
+			msg = "no output on stderr" // luatool's words
+		}
+		reason := "[" + c.Name() + "]: " + msg
 		if parsed && perr == nil && out.Reason != "" {
 			reason = out.Reason
 		}
