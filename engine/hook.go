@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 // Hooks: code of the host's user that runs around each call, in Claude Code's hook
@@ -85,16 +87,17 @@ type HookInput struct {
 }
 
 // MarshalJSON writes the fields of the input's event only.
-func (in *HookInput) MarshalJSON() ([]byte, error) {
+func (in HookInput) MarshalJSON() ([]byte, error) {
 	type plain HookInput
-	m := map[string]any{}
-	b, err := json.Marshal((*plain)(in))
+	b, err := json.Marshal(plain(in))
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &m); err != nil {
+	v, err := jsonvalue.Decode(b) // numbers as they were: integers stay exact
+	if err != nil {
 		return nil, err
 	}
+	m := v.(map[string]any)
 	switch in.HookEventName {
 	case PostToolUse:
 		delete(m, "error")
