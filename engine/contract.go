@@ -81,6 +81,11 @@ type ToolDef struct {
 	RenderToolUseRejectedMessage func(ctx context.Context, input map[string]any) (string, error)
 	RenderToolUseErrorMessage    func(ctx context.Context, message string) (string, error)
 
+	// Hook, when set, makes the file a hook file instead of a tool: the other
+	// members but Source, Close and MemberLine are unused, and the engine runs the
+	// hook at its event (see HookDef) as long as the file is loaded.
+	Hook *HookDef
+
 	// Close, if set, releases what the definition holds (pooled Lua states) once the
 	// tool has left every registry snapshot.
 	Close func()

@@ -125,6 +125,9 @@ type Tool struct {
 // missing, the name is invalid, or a schema does not compile: the error joins one
 // *MemberError for each problem.
 func Build(def ToolDef) (*Tool, error) {
+	if def.Hook != nil {
+		return buildHook(def)
+	}
 	var errs []error
 	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
 	if def.Name == "" {

@@ -83,6 +83,18 @@
 // Options.Logger; a host redacts its own output with the same Redactor
 // (Env.Redactor).
 //
+// # Hooks and middleware
+//
+// Code of the host's user runs around each call in Claude Code's hook protocol, and
+// answers with one HookDecision whatever its source: Options.Hooks (package hooks
+// builds Claude Code's command hooks from settings files), hook files (a loader's
+// ToolDef with Hook set; Lua: a file returning {event = "PreToolUse", ...}) and
+// Options.Middleware, in the manner of net/http middleware. hook.go gives the order:
+// PreToolUse hooks after validateInput, then the middleware, then the permission
+// step, where a hook's ask asks and its allow never beats a deny or ask rule, then
+// the call and the PostToolUse or PostToolUseFailure hooks. Failing hooks give no
+// decision and are logged.
+//
 // # Reloading
 //
 // Load is incremental: a source read again keeps the last good version of a file

@@ -98,6 +98,13 @@ type Options struct {
 	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
 	// given the rules that would allow this one. The CLI names its flags.
 	ApprovalHint func(rules []string) string
+	// Hooks run at the events of every call whose tool their matcher matches, in
+	// Claude Code's hook protocol (see hook.go for the order): package hooks turns
+	// the "hooks" of settings files into these.
+	Hooks []Hook
+	// Middleware wraps the rest of every call after the hooks of PreToolUse, the
+	// first outermost, in the manner of net/http middleware (see Middleware).
+	Middleware []Middleware
 	// Summarize, if set, is the host's small model: it answers prompt about content
 	// (a web page converted to Markdown, for WebFetch) in a few sentences. Tools reach
 	// it through CallContext.Summarize (Lua: ctx:summarize), only while their call
@@ -203,6 +210,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	rules, err := parseRules(opts.Permissions, opts.Home)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkHooks(opts.Hooks); err != nil {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rules: rules, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}

@@ -149,6 +149,43 @@ func Example_goTool() {
 	// QUIET
 }
 
+// Middleware wraps every call in the manner of net/http middleware, and answers with
+// the decision type of Claude Code's hooks. Before next it may deny, ask, allow or
+// rewrite the input; after next it sees the result and may add to it or replace it.
+// This one refuses shouting, and tells the model how long the answer took.
+func Example_middleware() {
+	type upperIn struct {
+		Text string `json:"text"`
+	}
+	upper, _ := engine.TypedTool[upperIn, string]{
+		Name: "Upper", Prompt: "Upper-cases a text.", ReadOnly: true,
+		Call: func(_ context.Context, in upperIn, _ *engine.CallContext) (string, error) {
+			return strings.ToUpper(in.Text), nil
+		},
+	}.Def()
+	noShouting := func(next engine.CallHandler) engine.CallHandler {
+		return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
+			if strings.HasSuffix(fmt.Sprint(c.In.ToolInput["text"]), "!") {
+				return engine.HookDecision{Permission: engine.Deny, Reason: "no exclamation marks"}
+			}
+			d := next(ctx, c) // c.In now holds the result: c.In.ToolResponse
+			return engine.MergeHookDecisions(d, engine.HookDecision{AdditionalContext: fmt.Sprintf("%d characters", len(c.In.ToolResponse.(string)))})
+		}
+	}
+	cwd, _ := os.Getwd()
+	eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{upper}, Cwd: cwd, Middleware: []engine.Middleware{noShouting}})
+	if err != nil {
+		panic(err)
+	}
+	for _, text := range []string{"quiet", "loud!"} {
+		r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Upper", Input: json.RawMessage(`{"text": "` + text + `"}`)})
+		fmt.Printf("%v %q\n", r.Block.IsError, r.Block.Content.String())
+	}
+	// Output:
+	// false "QUIET\nPostToolUse:Upper hook additional context: 5 characters"
+	// true "PreToolUse:Upper hook error: no exclamation marks"
+}
+
 // A host offers its own functions and values to Lua as a module that tools require.
 // Funcs get full control of the Lua arguments; Values are exposed through gopher-luar,
 // which converts arguments and results by reflection.

@@ -605,6 +605,7 @@ func treeHash(fsys fs.FS, dir string) [sha256.Size]byte {
 // source wins, with a notice.
 func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	var diags []Diagnostic
+	var hooks []Hook
 	byKey := map[string]item{} // itemKey -> the item served
 	var order []string
 	for _, t := range e.goTools {
@@ -624,6 +625,10 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		for _, name := range names {
 			f := s.files[name]
 			diags = append(diags, f.diags...)
+			if t, ok := f.item.(*Tool); ok && t.def.Hook != nil {
+				hooks = append(hooks, fileHook{t})
+				continue
+			}
 			if f.item != nil {
 				k := itemKey(f.item)
 				declared[k] = append(declared[k], f.item.Source())
@@ -631,7 +636,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		}
 		for _, name := range names {
 			it := s.files[name].item
-			if it == nil {
+			if t, ok := it.(*Tool); it == nil || ok && t.def.Hook != nil {
 				continue
 			}
 			k := itemKey(it)
@@ -671,6 +676,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	}
 	reg, d := newRegistry(tools, e.isEnabled)
 	reg.withServed(prompts, resources)
+	reg.hooks = hooks
 	diags = append(diags, d...)
 	return reg, append(diags, e.rules.unknownTools(tools)...)
 }

@@ -201,6 +201,10 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, [
 		}
 		return nil, diags
 	}
+	t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
+	if def.Hook != nil {
+		return t, diags // a hook file has no name, schema or prompt to check
+	}
 	warn := func(member, format string, args ...any) {
 		diags = append(diags, Diagnostic{Pos: at(member), Severity: SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
@@ -220,6 +224,5 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, [
 			warn(s.member, "%s", msg)
 		}
 	}
-	t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
 	return t, diags
 }

@@ -20,14 +20,15 @@ import (
 //  2. a content deny rule (Bash(rm *), Read(./secrets/**)) that matches the input denies;
 //     then, in plan mode, a call that is not read-only is denied, whatever follows says;
 //  3. a tool-level ask rule asks, even in bypassPermissions mode;
-//  4. a content ask rule that matches asks, even in bypassPermissions mode;
+//  4. a content ask rule that matches asks, even in bypassPermissions mode, and so
+//     does a PreToolUse hook's ask (see hook.go);
 //  5. the tool's own checkPermissions: deny denies; ask and passthrough are kept;
 //  6. the mode: bypassPermissions allows; acceptEdits allows edits (the Edit family)
 //     of paths inside the roots; default and plan change nothing here;
 //  7. an allow rule, tool-level or content, that matches allows;
-//  8. the tool's own allow allows (but for a tool that declares network "*", which
-//     needs a rule, a mode or a person for every host it reaches: its allow counts
-//     as passthrough); what is left is an ask, which goes to CanUseTool.
+//  8. the tool's own allow, or a PreToolUse hook's, allows (but for a tool that
+//     declares network "*", which needs a rule, a mode or a person for every host it
+//     reaches: its own allow counts as passthrough); what is left is an ask, which goes to CanUseTool.
 //     In dontAsk mode an ask is a deny, and with no callback it is a deny that says
 //     what would allow the call.
 //
@@ -248,8 +249,11 @@ func (rs ruleSet) hiddenPaths(cwd string) func(absPath string) bool {
 	}
 }
 
-// decide runs steps 1 to 8 of the permission order for one call.
-func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) decision {
+// decide runs steps 1 to 8 of the permission order for one call. hook is the
+// PreToolUse hooks' permission (not Deny, which ended the call before): Ask is an ask
+// after the ask rules, whatever allow rules and the mode say; Allow stands in for a
+// person's yes at the end, so that it beats nothing but the ask CanUseTool would get.
+func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook HookDecision) decision {
 	rs := cc.rules
 	// What content rules match is asked of the tool only when a rule needs it, and
 	// again after the tool updated the input.
@@ -281,6 +285,9 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 			return decision{behavior: Ask, message: fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name), input: input, byRule: true}
 		}
 	}
+	if hook.Permission == Ask {
+		return decision{behavior: Ask, message: hookAskText(name, hook.Reason), input: input, byRule: true}
+	}
 	p := t.CheckPermissions(ctx, input, cc)
 	if p.Behavior == Deny {
 		return decision{behavior: Deny, message: p.Message}
@@ -308,7 +315,7 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 	if len(rs.allow) > 0 && rs.allows(name, tg()) {
 		return decision{behavior: Allow, input: input}
 	}
-	if p.Behavior == Allow {
+	if p.Behavior == Allow || hook.Permission == Allow {
 		return decision{behavior: Allow, input: input}
 	}
 	msg := p.Message

@@ -255,18 +255,125 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		return r.fail(StageValidate, toolUseError(v.Message))
 	}
 
-	// 5. Permissions.
-	input, asked, denied := e.permit(ctx, bounded, t, input, cc, tc)
-	if denied != "" {
-		return r.fail(StagePermission, denied)
+	// 5. The PreToolUse hooks, then the middleware around the rest of the call (see
+	// hook.go for the order). The time hooks take is not the tool's: the clock
+	// starts again after them.
+	hin := &HookInput{
+		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
+		ToolName: t.Name(), ToolInput: cloneJSON(input), ToolUseID: use.ID,
 	}
-	r.Input = input
-	if asked {
+	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
+	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
 		cancel()
 		bounded, cancel = e.bound(ctx, cc)
 	}
+	var (
+		ran    bool    // the chain reached the rest of the pipeline
+		failed *Result // the call ended in an error there
+		added  hookAdditions
+		tr     *ToolResult
+	)
+	rest := func(_ context.Context, c *HookCall) HookDecision {
+		ran = true
+		d := c.Decision
+		added.context(PreToolUse, t.Name(), d.AdditionalContext)
+		if d.Permission == Deny {
+			failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
+			return HookDecision{}
+		}
+		if d.UpdatedInput != nil {
+			in, denied := e.updatedInput(t, d.UpdatedInput)
+			if denied != "" {
+				failed = r.fail(StageInput, denied)
+				return HookDecision{}
+			}
+			input, r.Input = in, in
+			cc.readOnly = t.IsReadOnly(bounded, input)
+			if v := t.ValidateInput(bounded, input, cc); !v.Valid {
+				failed = r.fail(StageValidate, toolUseError(v.Message))
+				return HookDecision{}
+			}
+		}
+		// 6. Permissions.
+		in, asked, denied := e.permit(ctx, bounded, t, input, cc, tc, d)
+		if denied != "" {
+			failed = r.fail(StagePermission, denied)
+			return HookDecision{}
+		}
+		input, r.Input = in, in
+		if asked {
+			cancel()
+			bounded, cancel = e.bound(ctx, cc)
+		}
+		// 7. Call under the deadline, with the hosts it may reach; then the hooks of
+		// the outcome.
+		start := time.Now()
+		tr, failed = e.invoke(ctx, bounded, t, input, cc, r)
+		c.In.ToolInput, c.In.DurationMS = cloneJSON(input), time.Since(start).Milliseconds()
+		if failed != nil {
+			c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, failed.Block.Content.String(), ctx.Err() != nil
+			return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
+		}
+		c.In.HookEventName, c.In.ToolResponse = PostToolUse, cloneValue(tr.Data)
+		return e.runHooks(ctx, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
+	}
+	handler := CallHandler(rest)
+	for i := len(e.opts.Middleware) - 1; i >= 0; i-- {
+		handler = e.opts.Middleware[i](handler)
+	}
+	post := handler(ctx, &HookCall{In: hin, Decision: pre})
+	switch {
+	case !ran && post.Permission == Deny:
+		return added.onError(r.fail(StagePermission, hookDenyText(t.Name(), post.Reason)))
+	case !ran:
+		return r.fail(StagePermission, hookDenyText(t.Name(), errNoNext.Error()))
+	case failed != nil:
+		added.context(PostToolUseFailure, t.Name(), post.AdditionalContext)
+		return added.onError(failed)
+	}
+	data := tr.Data
+	var content Content
+	if post.UpdatedOutput != nil {
+		if s, ok := post.UpdatedOutput.(string); ok {
+			content = Text(s)
+		} else if err := t.ValidateOutput(post.UpdatedOutput); err != nil {
+			e.opts.Logger.Warn("a PostToolUse hook's updated output was ignored", "tool", t.Name(), "tool_use_id", use.ID, "err", err.Error())
+		} else {
+			data, r.Data = post.UpdatedOutput, post.UpdatedOutput
+		}
+	}
 
-	// 6. Call under the deadline, with the hosts it may reach.
+	// 8. Map the result; empty becomes a marker; large is persisted.
+	if content == nil {
+		var err error
+		content, err = t.MapResult(bounded, data, use.ID)
+		if err != nil {
+			r.Err = err
+			return r.fail(StageResult, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
+		}
+	}
+	if isEmpty(content) {
+		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
+	}
+	if post.Block && len(post.blocks) == 0 {
+		post.blocks = []hookBlock{{reason: post.Reason}} // a middleware's own decision
+	}
+	for _, b := range post.blocks {
+		added.add(b.text(t.Name()))
+	}
+	added.context(PostToolUse, t.Name(), post.AdditionalContext)
+	content = added.appendTo(content)
+	// Redacted before it may be persisted: the model reads a persisted result too.
+	content = validUTF8(redact.Content(content))
+	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
+	r.Stage = StageDone
+	cc.commitShown()
+	return r
+}
+
+// invoke runs the tool's call and checks its data against the outputSchema. A call
+// that failed comes back as r failed; otherwise r holds what the tool returned.
+func (e *Engine) invoke(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, r *Result) (*ToolResult, *Result) {
 	cc.network = networkOf(bounded, t, input)
 	cc.writable = !cc.readOnly
 	tr, err := guard(t.Name(), func() (*ToolResult, error) { return t.def.Call(bounded, input, cc) })
@@ -276,11 +383,11 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		// The tool's own code panicked: the machinery around it failed, in the
 		// original's words for that.
 		r.Err = err
-		return r.fail(StageCall, toolUseError(fmt.Sprintf("Error calling tool (%s): %v", t.Name(), err)))
+		return nil, r.fail(StageCall, toolUseError(fmt.Sprintf("Error calling tool (%s): %v", t.Name(), err)))
 	}
 	if err != nil {
 		r.Err = err
-		return r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
+		return nil, r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
 	}
 	if tr == nil {
 		tr = &ToolResult{}
@@ -293,24 +400,9 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	if err := t.ValidateOutput(tr.Data); err != nil {
 		r.Err = err
 		r.ContextChange = nil
-		return r.fail(StageResult, err.Error())
+		return nil, r.fail(StageResult, err.Error())
 	}
-
-	// 7. Map the result; empty becomes a marker; large is persisted.
-	content, err := t.MapResult(bounded, tr.Data, use.ID)
-	if err != nil {
-		r.Err = err
-		return r.fail(StageResult, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
-	}
-	if isEmpty(content) {
-		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
-	}
-	// Redacted before it may be persisted: the model reads a persisted result too.
-	content = validUTF8(redact.Content(content))
-	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
-	r.Stage = StageDone
-	cc.commitShown()
-	return r
+	return tr, nil
 }
 
 // redactResult redacts what a call hands on (see Redactor). The content of a call
@@ -358,8 +450,8 @@ func (e *Engine) bound(ctx context.Context, cc *CallContext) (context.Context, c
 // permit runs the permission step (see permissions.go) and returns the input to call
 // with, whether a person was asked, or the text of a deny. The tool's code runs under
 // bounded; the ask itself only under ctx.
-func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn) (_ map[string]any, asked bool, denied string) {
-	d := e.decide(bounded, t, input, cc, tc)
+func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook HookDecision) (_ map[string]any, asked bool, denied string) {
+	d := e.decide(bounded, t, input, cc, tc, hook)
 	switch d.behavior {
 	case Allow:
 		return d.input, false, ""

@@ -17,6 +17,8 @@ import (
 // was built are left out, as in the original, where isEnabled is asked only when the
 // tool list is assembled. A Registry is safe for concurrent use.
 type Registry struct {
+	// hooks are the hooks of hook files, in order of file name.
+	hooks  []Hook
 	tools  []*Tool
 	names  []string
 	byName map[string]*Tool

@@ -58,7 +58,7 @@ func (rs *rootSet) shellModule(opts ShellOptions) (*bindings.Module, *taskSet, e
 		return nil, nil, err
 	}
 	s := &shellState{rs: rs, opts: opts, tasks: newTaskSet(opts)}
-	if abi, err := opts.sandbox(); err == nil {
+	if abi, err := opts.Landlock(); err == nil {
 		s.abi = abi
 	}
 	return &bindings.Module{
@@ -143,7 +143,7 @@ func (s *shellState) workDir(cwd string) (string, error) {
 func (s *shellState) command(script, dir string, sc *scratch) *exec.Cmd {
 	cmd := exec.Command(shellPath(), "-c", script)
 	cmd.Dir = dir
-	cmd.Env = s.opts.environ(sc.tmp)
+	cmd.Env = s.opts.Environ(sc.tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }

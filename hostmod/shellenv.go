@@ -55,7 +55,7 @@ func (o ShellOptions) check() error {
 // Describe says in one line how the shell module built with o confines commands on
 // this system, as luatool describe and serve print it after "shell sandbox: ".
 func (o ShellOptions) Describe() string {
-	abi, err := o.sandbox()
+	abi, err := o.Landlock()
 	if err != nil {
 		return "none (" + err.Error() + "); shell commands are confined by the read-only classifier only"
 	}
@@ -69,9 +69,10 @@ func (o ShellOptions) Describe() string {
 	return fmt.Sprintf("Landlock ABI %d (reads: roots and system directories; writes: roots, for calls that may write; network: %s)", abi, network)
 }
 
-// sandbox returns the Landlock ABI commands run under, or why they run without:
-// turned off, or the kernel.
-func (o ShellOptions) sandbox() (int, error) {
+// Landlock returns the Landlock ABI commands run under, or why they run without:
+// turned off, or the kernel. Package hooks runs Claude Code's command hooks under
+// the same answer.
+func (o ShellOptions) Landlock() (int, error) {
 	if o.NoSandbox {
 		return 0, errors.New("turned off by the host")
 	}
@@ -81,11 +82,11 @@ func (o ShellOptions) sandbox() (int, error) {
 // defaultPath is the PATH of commands when the host has none.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-// environ is the environment of a command whose scratch directory is tmp: the
+// Environ is the environment of a command whose scratch directory is tmp: the
 // host's PATH, HOME and TMPDIR set to tmp, the host's LANG, LC_* and TERM, and the
 // PassEnv variables the host has. Nothing else of the host's environment reaches a
-// command: it may hold tokens and keys.
-func (o ShellOptions) environ(tmp string) []string {
+// command: it may hold tokens and keys. Command hooks (package hooks) get it too.
+func (o ShellOptions) Environ(tmp string) []string {
 	path := os.Getenv("PATH")
 	if path == "" {
 		path = defaultPath

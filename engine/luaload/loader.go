@@ -11,6 +11,10 @@
 // and the pure modules of package puremod (re, time, base64, hex, url, crypto, uuid),
 // which compute and reach nothing on the host.
 //
+// A file whose table has an event member is a hook file instead of a tool (see
+// hook.go): it is loaded, checked and reloaded the same way, and runs as an
+// engine.Hook.
+//
 // # Loading a file
 //
 // Load takes one file through these steps:
@@ -221,7 +225,11 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 				Severity: engine.SeverityError, Member: "kind", Message: fmt.Sprintf(`kind must be "prompt" or "resource" (or absent, for a tool), got %s`, typeName(kind))}}
 		}
 	}
-	def, diags := lt.define(vm)
+	define := lt.define
+	if isHookFile(vm.Main) {
+		define = lt.defineHook // a hook file (hook.go), not a tool
+	}
+	def, diags := define(vm)
 	lt.name = def.Name
 	def.Close = pool.Close
 	return engine.FileDef{Tool: def}, diags

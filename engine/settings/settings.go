@@ -24,11 +24,14 @@
 //	{"env": {"UNITS": "metric",
 //	         "WEATHER_API_KEY": {"value": "...", "secret": true, "tools": ["Weather"]}}}
 //
+// "hooks" holds Claude Code's command hooks, and "disableAllHooks" turns them off (see
+// Hooks); a hook entry luatool cannot run is a warning naming it, the rest is used.
+//
 // Inside "permissions", "network" and the objects of "env" every key must be known:
 // a misspelt key would drop rules the user believes are in force, so it is an error
 // with a hint. At the top level, keys other than those luatool reads (topLevelKeys)
 // and "$schema" are reported as warnings and otherwise ignored, so that a
-// Claude-style file carrying "model" or "hooks" still loads; a key that looks like a
+// Claude-style file carrying "model" or "statusLine" still loads; a key that looks like a
 // misspelling of one luatool reads is an error. Every rule is checked with
 // engine.CheckRule as it is read, every host pattern with netpolicy.ParsePattern.
 package settings
@@ -71,6 +74,8 @@ type Settings struct {
 	Network Network
 	// Env are the values handed to tools, in the order given (see engine.NewEnv).
 	Env []engine.EnvVar
+	// Hooks are the command hooks and whether hooks are turned off (see Hooks).
+	Hooks Hooks
 }
 
 // Network is the "network" object: host patterns, with where each came from.
@@ -149,19 +154,23 @@ func ReadFile(path string, layer Layer) (Settings, []string, error) {
 	if len(r.errs) > 0 {
 		return Settings{}, nil, errors.Join(r.errs...)
 	}
-	return Settings{Permissions: r.out, Network: r.network, Env: r.envVars}, r.warnings, nil
+	return Settings{Permissions: r.out, Network: r.network, Env: r.envVars, Hooks: r.hooks}, r.warnings, nil
 }
 
 // Merge merges layers given in order (later layers over earlier ones): the rule lists
 // are concatenated in that order, the mode is that of the last layer that sets one,
 // the additional directories are those of every layer, each once, in order of
-// first appearance, and a later env value of a name replaces an earlier one. The
-// result shares no slice with the layers.
+// first appearance, a later env value of a name replaces an earlier one, the hooks
+// of every layer are kept, in order, and "disableAllHooks": true in any layer turns
+// them all off. The result shares no slice with the layers.
 func Merge(layers ...Settings) Settings {
 	var out engine.PermissionSettings
 	var network Network
+	var hooks Hooks
 	seen := map[string]bool{}
 	for _, layer := range layers {
+		hooks.Commands = append(hooks.Commands, layer.Hooks.Commands...)
+		hooks.Disabled = hooks.Disabled || layer.Hooks.Disabled
 		network.Deny = append(network.Deny, layer.Network.Deny...)
 		network.Allow = append(network.Allow, layer.Network.Allow...)
 		l := layer.Permissions
@@ -178,11 +187,13 @@ func Merge(layers ...Settings) Settings {
 			}
 		}
 	}
-	return Settings{Permissions: out, Network: network, Env: mergeEnv(layers)}
+	return Settings{Permissions: out, Network: network, Env: mergeEnv(layers), Hooks: hooks}
 }
 
 // topLevelKeys are the keys of a settings file luatool reads.
-func topLevelKeys() []string { return []string{"permissions", "network", "env"} }
+func topLevelKeys() []string {
+	return []string{"permissions", "network", "env", "hooks", "disableAllHooks"}
+}
 
 // permissionKeys are the keys a "permissions" object may hold.
 func permissionKeys() []string {
@@ -202,6 +213,7 @@ type reader struct {
 	out      engine.PermissionSettings
 	network  Network
 	envVars  []engine.EnvVar
+	hooks    Hooks
 	warnings []string
 	errs     []error
 }
@@ -241,6 +253,10 @@ func (r *reader) read() {
 			r.networkLists()
 		case key == "env":
 			r.env()
+		case key == "hooks":
+			r.hooksValue()
+		case key == "disableAllHooks":
+			r.disableAllHooks()
 		case key == "$schema":
 			r.skip()
 		case spell.Suggest(key, topLevelKeys()) != "":

@@ -261,7 +261,7 @@ func TestSettingsReportsEveryProblem(t *testing.T) {
 func TestSettingsUnknownTopLevelKeyWarns(t *testing.T) {
 	path := writeSettings(t, t.TempDir(), "settings.json", `{
   "$schema": "https://json.schemastore.org/claude-code-settings.json",
-  "hooks": {"DEBUG": "1", "big": 1e999},
+  "statusLine": {"DEBUG": "1", "big": 1e999},
   "permissions": {"allow": ["Read"]},
   "model": "opus"
 }`)
@@ -270,8 +270,8 @@ func TestSettingsUnknownTopLevelKeyWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		path + `:3:3: unknown top-level key "hooks" ignored; luatool reads only "permissions", "network" and "env"`,
-		path + `:5:3: unknown top-level key "model" ignored; luatool reads only "permissions", "network" and "env"`,
+		path + `:3:3: unknown top-level key "statusLine" ignored; luatool reads only "permissions", "network", "env", "hooks" and "disableAllHooks"`,
+		path + `:5:3: unknown top-level key "model" ignored; luatool reads only "permissions", "network", "env", "hooks" and "disableAllHooks"`,
 	}
 	if !reflect.DeepEqual(warnings, want) {
 		t.Errorf("warnings\n%q\nwant\n%q", warnings, want)

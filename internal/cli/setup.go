@@ -19,6 +19,7 @@ import (
 	"github.com/luatool/luatool/engine/settings"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/hooks"
 	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/netpolicy"
 	"github.com/luatool/luatool/scripts"
@@ -190,6 +191,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		CanUseTool:            a.canUseTool(),
 		ApprovalHint:          a.approvalHint,
 		Env:                   env,
+		Hooks:                 hooks.FromSettings(set.Hooks, hooks.Options{Shell: a.cfg.shellOptions(), Roots: roots}),
 	})
 	if err != nil {
 		s.close()

@@ -299,8 +299,24 @@ func (p project) describe(w io.Writer) {
 	if len(s.Env) > 0 {
 		fmt.Fprintf(w, "    env: %s\n", envList(s.Env))
 	}
-	if perm.Mode == "" && len(perm.Allow)+len(perm.Ask)+len(perm.Deny)+len(perm.AdditionalDirectories)+len(s.Env) == 0 {
-		fmt.Fprintln(w, "    no mode, rules, directories or env")
+	// Hooks are commands that run at every matching call: the person trusting the
+	// folder sees each one.
+	for _, h := range s.Hooks.Commands {
+		name := h.Command
+		if name == "" {
+			name = strings.Join(h.Args, " ")
+		}
+		matcher := h.Matcher
+		if matcher == "" {
+			matcher = "*"
+		}
+		fmt.Fprintf(w, "    hooks: %s %s: %s\n", h.Event, matcher, name)
+	}
+	if s.Hooks.Disabled {
+		fmt.Fprintln(w, "    disableAllHooks: every hook is off")
+	}
+	if perm.Mode == "" && len(perm.Allow)+len(perm.Ask)+len(perm.Deny)+len(perm.AdditionalDirectories)+len(s.Env)+len(s.Hooks.Commands) == 0 {
+		fmt.Fprintln(w, "    no mode, rules, directories, env or hooks")
 	}
 }
 

@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
+)
+
+// Hooks: code of the host's user that runs around each call, in Claude Code's hook
+// protocol. Three sources give them, and all three answer with one HookDecision:
+//
+//   - Hook values in Options.Hooks: Claude Code command hooks from settings files
+//     (package hooks builds them), or any Go type that implements Hook;
+//   - hook files, which loaders turn into Hook values beside tools (Lua: a file
+//     returning {event = "PreToolUse", matcher = ..., run = function(input, ctx)});
+//   - Options.Middleware, Go functions wrapping the rest of the call in the manner of
+//     net/http middleware.
+//
+// The order of a call, after validateInput:
+//
+//  1. The PreToolUse hooks that match the tool, from Options.Hooks and then the hook
+//     files (by file name), all at once, each bounded by its Timeout; a hook with the
+//     same Name as an earlier one of its event runs once. Their decisions are merged
+//     (MergeHookDecisions): deny beats ask beats allow.
+//  2. The middleware, in Options order, the first outermost: each sees the merged
+//     decision so far and may change it before calling next, or answer without
+//     calling next (a deny).
+//  3. A deny ends the call: the model is told the reason, as an error. An updated
+//     input replaces the input and is validated again (schema, then validateInput).
+//  4. The permission step (permissions.go), where a hook's ask is an ask whatever an
+//     allow rule says, and a hook's allow stands in for a person's yes: it never
+//     beats a deny rule, an ask rule, plan mode or the tool's own deny.
+//  5. The call; then the PostToolUse hooks (or PostToolUseFailure for a call that
+//     failed) at once as in 1, then the middleware's after-parts, innermost first.
+//  6. A PostToolUse block adds its reason for the model (who still sees the output),
+//     additional context is added after the result, and an updated output replaces
+//     the tool's data before mapResult (see HookDecision.UpdatedOutput).
+//
+// A hook that fails or times out gives no decision: the call goes on as if it were
+// absent, and the failure is logged (Options.Logger), with the hook's Name.
+
+// HookEvent names the moment of a call a hook runs at.
+type HookEvent string
+
+// The hook events luatool runs, with Claude Code's names.
+const (
+	// PreToolUse runs after validateInput, before the permission step.
+	PreToolUse HookEvent = "PreToolUse"
+	// PostToolUse runs after a call that succeeded, before mapResult.
+	PostToolUse HookEvent = "PostToolUse"
+	// PostToolUseFailure runs after a call whose tool failed.
+	PostToolUseFailure HookEvent = "PostToolUseFailure"
+)
+
+// HookEvents are the events luatool runs hooks for.
+var HookEvents = []HookEvent{PreToolUse, PostToolUse, PostToolUseFailure}
+
+// HookInput is what a hook is told of a call: the JSON a command hook reads on its
+// stdin, with Claude Code's field names. ToolResponse and DurationMS are set for
+// PostToolUse, Error, IsInterrupt and DurationMS for PostToolUseFailure; the JSON
+// has each field only for the events that define it.
+type HookInput struct {
+	SessionID      string         `json:"session_id"`
+	TranscriptPath string         `json:"transcript_path"`
+	Cwd            string         `json:"cwd"`
+	PermissionMode Mode           `json:"permission_mode"`
+	HookEventName  HookEvent      `json:"hook_event_name"`
+	ToolName       string         `json:"tool_name"`
+	ToolInput      map[string]any `json:"tool_input"`
+	ToolUseID      string         `json:"tool_use_id"`
+	// ToolResponse is the tool's data (PostToolUse).
+	ToolResponse any `json:"tool_response"`
+	// Error is the text the model is shown of the failure (PostToolUseFailure).
+	Error string `json:"error"`
+	// IsInterrupt is set when the call failed because it was cancelled.
+	IsInterrupt bool `json:"is_interrupt"`
+	// DurationMS is how long the tool's call ran, in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// MarshalJSON writes the fields of the input's event only.
+func (in HookInput) MarshalJSON() ([]byte, error) {
+	type plain HookInput
+	b, err := json.Marshal(plain(in))
+	if err != nil {
+		return nil, err
+	}
+	v, err := jsonvalue.Decode(b) // numbers as they were: integers stay exact
+	if err != nil {
+		return nil, err
+	}
+	m := v.(map[string]any)
+	switch in.HookEventName {
+	case PostToolUse:
+		delete(m, "error")
+		delete(m, "is_interrupt")
+	case PostToolUseFailure:
+		delete(m, "tool_response")
+	default:
+		for _, k := range []string{"tool_response", "error", "is_interrupt", "duration_ms"} {
+			delete(m, k)
+		}
+	}
+	return json.Marshal(m)
+}
+
+// HookDecision is a hook's answer, whichever source gave it. The zero value has no
+// opinion: the call goes on as it would without the hook.
+type HookDecision struct {
+	// Permission is Allow, Deny, Ask or "" (none), for PreToolUse.
+	Permission PermissionBehavior
+	// Reason says why: for a deny, and for a PostToolUse block, the model is told it;
+	// for an ask, the person asked is.
+	Reason string
+	// UpdatedInput, for PreToolUse, replaces the whole input; it is validated again
+	// as the model's input was.
+	UpdatedInput map[string]any
+	// AdditionalContext is text added for the model after the result.
+	AdditionalContext string
+	// Block, for PostToolUse, tells the model Reason beside the output it still sees.
+	Block bool
+	// UpdatedOutput, for PostToolUse, replaces the tool's data when it is not nil. A
+	// string is what the model sees, as is; any other value takes the place of the
+	// data, must match the tool's outputSchema when it has one (or it is ignored, and
+	// logged), and goes through mapResult like the tool's own data.
+	UpdatedOutput any
+
+	// blocks are the blocks merged into this decision, each with the hook that gave
+	// it, for the texts the model sees.
+	blocks []hookBlock
+}
+
+// hookBlock is one PostToolUse block: the hook's name ("" for a middleware) and why.
+type hookBlock struct{ by, reason string }
+
+// A Hook runs at one event of the calls of the tools its matcher matches.
+type Hook interface {
+	// Event is when the hook runs.
+	Event() HookEvent
+	// Matcher selects the tools by name (see MatchTool).
+	Matcher() string
+	// Name identifies the hook in logs, and for running a hook given twice once: a
+	// command hook's command, a hook file's name.
+	Name() string
+	// Timeout bounds Run; zero means DefaultHookTimeout.
+	Timeout() time.Duration
+	// Run decides on the call. An error is logged, and the call goes on as if the
+	// hook were absent.
+	Run(ctx context.Context, in *HookInput) (HookDecision, error)
+}
+
+// A HookDef is what a hook file defines (ToolDef.Hook): a loader builds it, and the
+// engine runs it as a Hook named by the file, after Options.Hooks, hook files in
+// order of source and file name. A change to the file reloads it as a change to a
+// tool file does; a file that stops loading keeps its last good version running.
+type HookDef struct {
+	// Event is when the hook runs.
+	Event HookEvent
+	// Matcher selects the tools (see CompileMatcher).
+	Matcher string
+	// Timeout bounds Run; zero means DefaultHookTimeout.
+	Timeout time.Duration
+	// Run decides on a call, as Hook.Run does.
+	Run func(ctx context.Context, in *HookInput) (HookDecision, error)
+}
+
+// fileHook is the Hook of a hook file's Tool.
+type fileHook struct{ t *Tool }
+
+func (h fileHook) Event() HookEvent       { return h.t.def.Hook.Event }
+func (h fileHook) Matcher() string        { return h.t.def.Hook.Matcher }
+func (h fileHook) Name() string           { return h.t.def.Source }
+func (h fileHook) Timeout() time.Duration { return h.t.def.Hook.Timeout }
+func (h fileHook) Run(ctx context.Context, in *HookInput) (HookDecision, error) {
+	return h.t.def.Hook.Run(ctx, in)
+}
+
+// buildHook checks the definition of a hook file.
+func buildHook(def ToolDef) (*Tool, error) {
+	var errs []error
+	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
+	h := def.Hook
+	if !slices.Contains(HookEvents, h.Event) {
+		problem("event", fmt.Errorf("event %q is not one luatool runs hooks for (%s)", h.Event, hookEventList()))
+	}
+	if _, err := CompileMatcher(h.Matcher); err != nil {
+		problem("matcher", err)
+	}
+	if h.Timeout < 0 {
+		problem("timeout", errors.New("timeout must be positive (0 means the default)"))
+	}
+	if h.Run == nil {
+		problem("run", errors.New("required member run is missing: function(input, ctx) returning the decision"))
+	}
+	return &Tool{def: def, bound: defaultMemberTimeout}, errors.Join(errs...)
+}
+
+// hookEventList names the events luatool runs.
+func hookEventList() string {
+	names := make([]string, len(HookEvents))
+	for i, e := range HookEvents {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
+}
+
+// DefaultHookTimeout bounds a hook whose Timeout is zero. Claude Code's default is
+// 600 s; a minute is a long time for a step that runs before every matching call.
+const DefaultHookTimeout = time.Minute
+
+// HookCall is a call as the middleware sees it: In is the hook input (its event
+// PreToolUse until next returns, then PostToolUse or PostToolUseFailure, with the
+// tool's data or error), a copy for reading; and Decision is the merged decision of
+// the sources before this middleware, which it may change before it calls next (the
+// input changes through Decision.UpdatedInput only, so that it is validated again).
+type HookCall struct {
+	In       *HookInput
+	Decision HookDecision
+}
+
+// A CallHandler runs the rest of a call from a middleware on, and returns the
+// PostToolUse (or PostToolUseFailure) decision so far.
+type CallHandler func(ctx context.Context, c *HookCall) HookDecision
+
+// A Middleware wraps the rest of every call, as net/http middleware wraps a handler:
+// code before next may deny (return a HookDecision with Permission Deny without
+// calling next), ask, allow or update the input (by changing c.Decision, where a
+// merge with MergeHookDecisions keeps what earlier sources said); code after next
+// sees the result in c.In and may change the decision next returned (block, add
+// context, replace the output). A middleware that returns without calling next and
+// without a deny denies the call too: a call runs only through the whole chain.
+type Middleware func(next CallHandler) CallHandler
+
+// MergeHookDecisions merges decisions given in order: the strongest permission
+// (deny, then ask, then allow) with the reasons of the decisions that gave it; the
+// last updated input and output; every additional context, one a line; a block if
+// any blocks, with the reasons of the blocks.
+func MergeHookDecisions(ds ...HookDecision) HookDecision {
+	var out HookDecision
+	var reasons, blocks, context []string
+	for _, d := range ds {
+		if rank(d.Permission) > rank(out.Permission) {
+			out.Permission, reasons = d.Permission, nil
+		}
+		if d.Permission != "" && d.Permission == out.Permission && d.Reason != "" {
+			reasons = append(reasons, d.Reason)
+		}
+		if d.Block {
+			out.Block = true
+			if d.Reason != "" {
+				blocks = append(blocks, d.Reason)
+			}
+			if len(d.blocks) > 0 {
+				out.blocks = append(out.blocks, d.blocks...)
+			} else {
+				out.blocks = append(out.blocks, hookBlock{reason: d.Reason})
+			}
+		}
+		if d.UpdatedInput != nil {
+			out.UpdatedInput = d.UpdatedInput
+		}
+		if d.UpdatedOutput != nil {
+			out.UpdatedOutput = d.UpdatedOutput
+		}
+		if d.AdditionalContext != "" {
+			context = append(context, d.AdditionalContext)
+		}
+	}
+	out.Reason = strings.Join(append(reasons, blocks...), "\n")
+	out.AdditionalContext = strings.Join(context, "\n")
+	return out
+}
+
+// rank orders permissions for merging: deny > ask > allow > none.
+func rank(p PermissionBehavior) int {
+	switch p {
+	case Deny:
+		return 3
+	case Ask:
+		return 2
+	case Allow:
+		return 1
+	}
+	return 0
+}
+
+// simpleMatcher is the matcher syntax of exact names: letters, digits, _ and -,
+// with spaces, commas and | between names.
+var simpleMatcher = regexp.MustCompile(`^[A-Za-z0-9_\-, |]*$`)
+
+// matchers caches compiled matchers by text.
+var matchers sync.Map // string -> func(string) bool
+
+// CompileMatcher compiles a hook matcher as Claude Code reads one: "*", "" (and an
+// absent matcher) match every tool; text of only letters, digits, _, -, spaces,
+// commas and | is a list of exact tool names ("Bash", "Edit|Write", "Read, Grep");
+// anything else is a regular expression matched anywhere in the name ("Edit.*"
+// matches NotebookEdit too; "^Bash$" only Bash). The original's regular expressions
+// are JavaScript's; these are Go's (RE2), which have no lookaround and no
+// backreferences: such a matcher is an error here.
+func CompileMatcher(matcher string) (func(tool string) bool, error) {
+	if f, ok := matchers.Load(matcher); ok {
+		return f.(func(string) bool), nil
+	}
+	var f func(string) bool
+	switch m := strings.TrimSpace(matcher); {
+	case m == "" || m == "*":
+		f = func(string) bool { return true }
+	case simpleMatcher.MatchString(m):
+		names := map[string]bool{}
+		for _, n := range strings.FieldsFunc(m, func(r rune) bool { return r == '|' || r == ',' || r == ' ' }) {
+			names[n] = true
+		}
+		f = func(tool string) bool { return names[tool] }
+	default:
+		re, err := regexp.Compile(m)
+		if err != nil {
+			return nil, fmt.Errorf("matcher %q is not a regular expression luatool can read (Go's RE2 syntax: no lookaround, no backreferences): %v", matcher, err)
+		}
+		f = re.MatchString
+	}
+	matchers.Store(matcher, f)
+	return f, nil
+}
+
+// MatchTool reports whether a hook's matcher matches a tool name; a matcher that does
+// not compile matches nothing.
+func MatchTool(matcher, tool string) bool {
+	f, err := CompileMatcher(matcher)
+	return err == nil && f(tool)
+}

@@ -1,0 +1,455 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// funcHook is a Hook of a Go function, for the tests.
+type funcHook struct {
+	event   HookEvent
+	matcher string
+	name    string
+	timeout time.Duration
+	run     func(ctx context.Context, in *HookInput) (HookDecision, error)
+}
+
+func (h funcHook) Event() HookEvent       { return h.event }
+func (h funcHook) Matcher() string        { return h.matcher }
+func (h funcHook) Name() string           { return h.name }
+func (h funcHook) Timeout() time.Duration { return h.timeout }
+func (h funcHook) Run(ctx context.Context, in *HookInput) (HookDecision, error) {
+	return h.run(ctx, in)
+}
+
+func decides(event HookEvent, matcher, name string, d HookDecision) funcHook {
+	return funcHook{event: event, matcher: matcher, name: name, run: func(context.Context, *HookInput) (HookDecision, error) { return d, nil }}
+}
+
+// syncBuffer is a log sink safe for hooks that log from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// touchTool is a tool that is not read-only and records the inputs it was called
+// with; its schema needs a string path.
+func touchTool(rec *recorder) ToolDef {
+	return ToolDef{
+		Name:        "Touch",
+		Prompt:      func(context.Context, PromptOptions) (string, error) { return "touches", nil },
+		InputSchema: objectSchema(map[string]any{"path": map[string]any{"type": "string"}}, "path"),
+		Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
+			rec.add("call", in)
+			if in["path"] == "fail" {
+				return nil, errors.New("cannot touch fail")
+			}
+			return data(map[string]any{"touched": in["path"]})
+		},
+		MapResult: func(_ context.Context, d any, _ string) (Content, error) {
+			return Text("touched " + d.(map[string]any)["touched"].(string)), nil
+		},
+	}
+}
+
+// hookEngine is an engine with Touch, the hooks and middleware given, the rules,
+// and CanUseTool counting asks (allowing them when allow is set).
+type hookEngine struct {
+	*Engine
+	rec  *recorder
+	log  *syncBuffer
+	asks []PermissionRequest
+	mu   sync.Mutex
+}
+
+func newHookEngine(t *testing.T, hooks []Hook, mw []Middleware, perms PermissionSettings, allow bool) *hookEngine {
+	t.Helper()
+	he := &hookEngine{rec: &recorder{}, log: &syncBuffer{}}
+	he.Engine = newTestEngine(t, Options{
+		Tools:       []ToolDef{touchTool(he.rec)},
+		Hooks:       hooks,
+		Middleware:  mw,
+		Permissions: perms,
+		Logger:      slog.New(slog.NewTextHandler(he.log, nil)),
+		CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
+			he.mu.Lock()
+			he.asks = append(he.asks, req)
+			he.mu.Unlock()
+			if allow {
+				return PermissionDecision{Behavior: Allow}, nil
+			}
+			return PermissionDecision{Behavior: Deny}, nil
+		},
+	})
+	return he
+}
+
+func (he *hookEngine) touch(path string) *Result {
+	return he.Call(bg, ToolUse{ID: "toolu_1", Name: "Touch", Input: []byte(`{"path":"` + path + `"}`)})
+}
+
+func allowTouch() PermissionSettings {
+	return PermissionSettings{Allow: []SourcedRule{{Text: "Touch", Source: "test"}}}
+}
+
+func TestHookDenyEndsTheCall(t *testing.T) {
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "guard", HookDecision{Permission: Deny, Reason: "no touching on Fridays"})}, nil, allowTouch(), true)
+	r := he.touch("a")
+	if !r.Block.IsError || r.Stage != StagePermission {
+		t.Fatalf("a hook's deny must end the call as an error: %+v", r)
+	}
+	if got := r.Block.Content.String(); got != "PreToolUse:Touch hook error: no touching on Fridays" {
+		t.Errorf("the model must be told the reason: %q", got)
+	}
+	if len(he.rec.Events()) != 0 {
+		t.Errorf("the tool ran: %v", he.rec.Events())
+	}
+}
+
+func TestHookUpdatedInputIsValidatedAndUsed(t *testing.T) {
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "rewrite", HookDecision{Permission: Allow, UpdatedInput: map[string]any{"path": "b"}})}, nil, PermissionSettings{}, false)
+	r := he.touch("a")
+	if r.Block.IsError || r.Block.Content.String() != "touched b" {
+		t.Fatalf("the call must run with the hook's input: %+v", r.Block)
+	}
+	if in := he.rec.Inputs(); len(in) != 1 || in[0]["path"] != "b" {
+		t.Errorf("the tool saw %v", in)
+	}
+	if len(he.asks) != 0 {
+		t.Errorf("a hook's allow must stand in for the ask: %v", he.asks)
+	}
+
+	bad := newHookEngine(t, []Hook{decides(PreToolUse, "", "rewrite", HookDecision{UpdatedInput: map[string]any{"path": 7}})}, nil, allowTouch(), false)
+	r = bad.touch("a")
+	if r.Stage != StageInput || !strings.Contains(r.Block.Content.String(), "InputValidationError") {
+		t.Errorf("an updated input that breaks the schema must be refused as the model's would: %+v", r.Block)
+	}
+	if len(bad.rec.Events()) != 0 {
+		t.Errorf("the tool ran with an invalid input")
+	}
+}
+
+func TestHookAskGoesToCanUseToolDespiteAllowRule(t *testing.T) {
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "asker", HookDecision{Permission: Ask, Reason: "touching is serious"})}, nil, allowTouch(), false)
+	r := he.touch("a")
+	if len(he.asks) != 1 || !strings.Contains(he.asks[0].Message, "touching is serious") {
+		t.Fatalf("a hook's ask must reach CanUseTool with its reason, whatever the allow rule: %+v", he.asks)
+	}
+	if !r.Block.IsError || len(he.rec.Events()) != 0 {
+		t.Errorf("the person said no, and the tool ran anyway: %+v", r.Block)
+	}
+}
+
+func TestDenyRuleBeatsHookAllow(t *testing.T) {
+	perms := PermissionSettings{Deny: []SourcedRule{{Text: "Touch(a)", Source: "test"}}}
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: Allow})}, nil, perms, true)
+	r := he.touch("a")
+	if !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied by the rule") || len(he.rec.Events()) != 0 {
+		t.Errorf("a deny rule must beat a hook's allow: %+v", r.Block)
+	}
+	// An ask rule too: a person is asked.
+	perms = PermissionSettings{Ask: []SourcedRule{{Text: "Touch", Source: "test"}}}
+	he = newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: Allow})}, nil, perms, true)
+	if r := he.touch("a"); r.Block.IsError || len(he.asks) != 1 {
+		t.Errorf("an ask rule must beat a hook's allow: asks %d, %+v", len(he.asks), r.Block)
+	}
+}
+
+func TestHookPrecedenceAcrossHooks(t *testing.T) {
+	hooks := []Hook{
+		decides(PreToolUse, "Touch", "allow", HookDecision{Permission: Allow}),
+		decides(PreToolUse, "Touch", "ask", HookDecision{Permission: Ask}),
+		decides(PreToolUse, "Touch|Other", "deny", HookDecision{Permission: Deny, Reason: "third"}),
+	}
+	he := newHookEngine(t, hooks, nil, PermissionSettings{}, true)
+	if r := he.touch("a"); r.Stage != StagePermission || !strings.HasSuffix(r.Block.Content.String(), ": third") || len(he.asks) != 0 {
+		t.Errorf("deny must beat ask and allow: %+v (asks %d)", r.Block, len(he.asks))
+	}
+	he = newHookEngine(t, hooks[:2], nil, allowTouch(), false)
+	if he.touch("a"); len(he.asks) != 1 {
+		t.Errorf("ask must beat allow: asks %d", len(he.asks))
+	}
+}
+
+func TestFailingAndHangingHooksAreNonBlockingAndLogged(t *testing.T) {
+	hooks := []Hook{
+		funcHook{event: PreToolUse, name: "crash", run: func(context.Context, *HookInput) (HookDecision, error) {
+			panic("boom")
+		}},
+		funcHook{event: PreToolUse, name: "broken", run: func(context.Context, *HookInput) (HookDecision, error) {
+			return HookDecision{Permission: Deny}, errors.New("exit status 1: no such file")
+		}},
+		// A hook that never looks at its context is still given up on.
+		funcHook{event: PreToolUse, name: "sleeper", timeout: 50 * time.Millisecond, run: func(context.Context, *HookInput) (HookDecision, error) {
+			select {}
+		}},
+	}
+	he := newHookEngine(t, hooks, nil, allowTouch(), false)
+	r := he.touch("a")
+	if r.Block.IsError || r.Block.Content.String() != "touched a" {
+		t.Fatalf("failed hooks must give no decision: %+v", r.Block)
+	}
+	log := he.log.String()
+	for _, want := range []string{"hook=crash", "panic: boom", "hook=broken", "no such file", "hook=sleeper", "no answer within 50ms"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+func TestSameHookNameRunsOnce(t *testing.T) {
+	var mu sync.Mutex
+	runs := 0
+	h := funcHook{event: PreToolUse, name: "echo hi", run: func(context.Context, *HookInput) (HookDecision, error) {
+		mu.Lock()
+		runs++
+		mu.Unlock()
+		return HookDecision{}, nil
+	}}
+	he := newHookEngine(t, []Hook{h, h}, nil, allowTouch(), false)
+	he.touch("a")
+	if runs != 1 {
+		t.Errorf("a hook given twice ran %d times", runs)
+	}
+}
+
+func TestPostToolUseHooks(t *testing.T) {
+	var seen *HookInput
+	post := funcHook{event: PostToolUse, matcher: "Tou.*", name: "post", run: func(_ context.Context, in *HookInput) (HookDecision, error) {
+		seen = in
+		return HookDecision{Block: true, Reason: "looks odd", AdditionalContext: "remember the towel", UpdatedOutput: map[string]any{"touched": "z"}}, nil
+	}}
+	he := newHookEngine(t, []Hook{post}, nil, allowTouch(), false)
+	r := he.touch("a")
+	want := Content{
+		{Type: "text", Text: "touched z"},
+		{Type: "text", Text: `PostToolUse:Touch hook blocking error from command: "post": looks odd`},
+		{Type: "text", Text: "PostToolUse:Touch hook additional context: remember the towel"},
+	}
+	if r.Block.IsError || !reflect.DeepEqual(r.Block.Content, want) {
+		t.Errorf("got %#v", r.Block.Content)
+	}
+	if seen == nil || seen.HookEventName != PostToolUse || !reflect.DeepEqual(seen.ToolResponse, map[string]any{"touched": "a"}) {
+		t.Errorf("the hook saw %+v", seen)
+	}
+
+	// A string replaces what the model sees, as is.
+	he = newHookEngine(t, []Hook{decides(PostToolUse, "", "s", HookDecision{UpdatedOutput: "replaced"})}, nil, allowTouch(), false)
+	if r := he.touch("a"); r.Block.Content.String() != "replaced" {
+		t.Errorf("got %q", r.Block.Content.String())
+	}
+}
+
+func TestUpdatedOutputMustMatchOutputSchema(t *testing.T) {
+	rec := &recorder{}
+	def := touchTool(rec)
+	def.OutputSchema = objectSchema(map[string]any{"touched": map[string]any{"type": "string"}}, "touched")
+	log := &syncBuffer{}
+	e := newTestEngine(t, Options{
+		Tools: []ToolDef{def}, Permissions: allowTouch(), Logger: slog.New(slog.NewTextHandler(log, nil)),
+		Hooks: []Hook{decides(PostToolUse, "", "bad", HookDecision{UpdatedOutput: map[string]any{"touched": 3}})},
+	})
+	r := e.Call(bg, ToolUse{ID: "toolu_1", Name: "Touch", Input: []byte(`{"path":"a"}`)})
+	if r.Block.IsError || r.Block.Content.String() != "touched a" {
+		t.Errorf("an updated output that breaks the outputSchema must be ignored: %+v", r.Block)
+	}
+	if !strings.Contains(log.String(), "updated output was ignored") {
+		t.Errorf("and logged: %s", log.String())
+	}
+}
+
+func TestPostToolUseFailureHook(t *testing.T) {
+	var seen *HookInput
+	fail := funcHook{event: PostToolUseFailure, name: "f", run: func(_ context.Context, in *HookInput) (HookDecision, error) {
+		seen = in
+		return HookDecision{AdditionalContext: "try another path"}, nil
+	}}
+	he := newHookEngine(t, []Hook{fail, decides(PostToolUse, "", "never", HookDecision{Block: true})}, nil, allowTouch(), false)
+	r := he.touch("fail")
+	if !r.Block.IsError || r.Block.Content.String() != "cannot touch fail\nPostToolUseFailure:Touch hook additional context: try another path" {
+		t.Errorf("got %q", r.Block.Content.String())
+	}
+	if seen == nil || seen.Error != "cannot touch fail" || seen.IsInterrupt {
+		t.Errorf("the hook saw %+v", seen)
+	}
+}
+
+// The JSON a hook receives has the protocol's fields, and only its event's.
+func TestHookInputJSON(t *testing.T) {
+	var pre, post []byte
+	capture := func(into *[]byte) func(context.Context, *HookInput) (HookDecision, error) {
+		return func(_ context.Context, in *HookInput) (HookDecision, error) {
+			b, err := json.Marshal(in)
+			*into = b
+			return HookDecision{}, err
+		}
+	}
+	he := newHookEngine(t, []Hook{
+		funcHook{event: PreToolUse, name: "pre", run: capture(&pre)},
+		funcHook{event: PostToolUse, name: "post", run: capture(&post)},
+	}, nil, allowTouch(), false)
+	he.touch("a")
+	keys := func(b []byte) []string {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	common := []string{"cwd", "hook_event_name", "permission_mode", "session_id", "tool_input", "tool_name", "tool_use_id", "transcript_path"}
+	if got := keys(pre); !reflect.DeepEqual(got, common) {
+		t.Errorf("PreToolUse fields: %v", got)
+	}
+	wantPost := append(slices.Clone(common), "duration_ms", "tool_response")
+	slices.Sort(wantPost)
+	if got := keys(post); !reflect.DeepEqual(got, wantPost) {
+		t.Errorf("PostToolUse fields: %v", got)
+	}
+	var m map[string]any
+	json.Unmarshal(pre, &m)
+	if m["hook_event_name"] != "PreToolUse" || m["tool_name"] != "Touch" || m["tool_use_id"] != "toolu_1" || m["permission_mode"] != "default" || !reflect.DeepEqual(m["tool_input"], map[string]any{"path": "a"}) {
+		t.Errorf("PreToolUse input: %s", pre)
+	}
+}
+
+func TestMatchers(t *testing.T) {
+	for _, c := range []struct {
+		matcher string
+		tool    string
+		want    bool
+	}{
+		{"", "Bash", true}, {"*", "Bash", true},
+		{"Bash", "Bash", true}, {"Bash", "BashOutput", false},
+		{"Edit|Write", "Write", true}, {"Edit, Write", "Edit", true}, {"Edit|Write", "NotebookEdit", false},
+		{"Edit.*", "NotebookEdit", true}, {"^Bash$", "Bash", true}, {"^Bash$", "Bashful", false},
+		{"mcp__.*__write", "mcp__fs__write", true},
+	} {
+		if got := MatchTool(c.matcher, c.tool); got != c.want {
+			t.Errorf("MatchTool(%q, %q) = %v", c.matcher, c.tool, got)
+		}
+	}
+	if _, err := CompileMatcher("(?=Bash)"); err == nil || !strings.Contains(err.Error(), "lookaround") {
+		t.Errorf("a JavaScript-only regexp must be an error saying why: %v", err)
+	}
+	if _, err := New(Options{Cwd: t.TempDir(), Hooks: []Hook{decides(PreToolUse, "(?=x)", "h", HookDecision{})}}); err == nil {
+		t.Error("New must refuse a hook whose matcher never matches")
+	}
+	if _, err := New(Options{Cwd: t.TempDir(), Hooks: []Hook{decides("Stop", "", "h", HookDecision{})}}); err == nil {
+		t.Error("New must refuse a hook of an event luatool does not run")
+	}
+}
+
+func TestMiddleware(t *testing.T) {
+	var order []string
+	logCall := func(name string) Middleware {
+		return func(next CallHandler) CallHandler {
+			return func(ctx context.Context, c *HookCall) HookDecision {
+				order = append(order, name+" before")
+				d := next(ctx, c)
+				order = append(order, name+" after "+string(c.In.HookEventName))
+				return d
+			}
+		}
+	}
+	rewrite := func(next CallHandler) CallHandler {
+		return func(ctx context.Context, c *HookCall) HookDecision {
+			if c.In.ToolInput["path"] == "secret" {
+				return HookDecision{Permission: Deny, Reason: "not that one"}
+			}
+			c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: Allow, UpdatedInput: map[string]any{"path": "m"}})
+			d := next(ctx, c)
+			return MergeHookDecisions(d, HookDecision{AdditionalContext: "from the middleware"})
+		}
+	}
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "h", HookDecision{AdditionalContext: "from the hook"})}, []Middleware{logCall("outer"), rewrite, logCall("inner")}, PermissionSettings{}, false)
+	r := he.touch("a")
+	want := Content{
+		{Type: "text", Text: "touched m"},
+		{Type: "text", Text: "PreToolUse:Touch hook additional context: from the hook"},
+		{Type: "text", Text: "PostToolUse:Touch hook additional context: from the middleware"},
+	}
+	if r.Block.IsError || !reflect.DeepEqual(r.Block.Content, want) {
+		t.Errorf("got %#v", r.Block.Content)
+	}
+	if want := []string{"outer before", "inner before", "inner after PostToolUse", "outer after PostToolUse"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("order %v", order)
+	}
+	order = nil
+	r = he.touch("secret")
+	if r.Block.Content.String() != "PreToolUse:Touch hook error: not that one" || len(he.rec.Events()) != 1 {
+		t.Errorf("a middleware's deny must end the call: %+v", r.Block)
+	}
+	if want := []string{"outer before", "outer after PreToolUse"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("order %v", order)
+	}
+}
+
+// A middleware's ask and allow go through the permission step as a hook's do.
+func TestMiddlewarePermissions(t *testing.T) {
+	decide := func(p PermissionBehavior) Middleware {
+		return func(next CallHandler) CallHandler {
+			return func(ctx context.Context, c *HookCall) HookDecision {
+				c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: p, Reason: "middleware says " + string(p)})
+				return next(ctx, c)
+			}
+		}
+	}
+	he := newHookEngine(t, nil, []Middleware{decide(Ask)}, allowTouch(), false)
+	if r := he.touch("a"); len(he.asks) != 1 || !strings.Contains(he.asks[0].Message, "middleware says ask") || !r.Block.IsError {
+		t.Errorf("a middleware's ask must reach CanUseTool despite the allow rule: %+v", r.Block)
+	}
+	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{Deny: []SourcedRule{{Text: "Touch(a)", Source: "test"}}}, true)
+	if r := he.touch("a"); !strings.Contains(r.Block.Content.String(), "denied by the rule") || len(he.rec.Events()) != 0 {
+		t.Errorf("a deny rule must beat a middleware's allow: %+v", r.Block)
+	}
+	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{}, false)
+	if r := he.touch("a"); r.Block.IsError || len(he.asks) != 0 {
+		t.Errorf("a middleware's allow must stand in for the ask: %+v", r.Block)
+	}
+	// A middleware that swallows the call denies it.
+	swallow := func(CallHandler) CallHandler {
+		return func(context.Context, *HookCall) HookDecision { return HookDecision{} }
+	}
+	he = newHookEngine(t, nil, []Middleware{swallow}, allowTouch(), false)
+	if r := he.touch("a"); !r.Block.IsError || len(he.rec.Events()) != 0 || !strings.Contains(r.Block.Content.String(), "without passing the call on") {
+		t.Errorf("got %+v", r.Block)
+	}
+	// A block of the middleware's own is worded without a command.
+	block := func(next CallHandler) CallHandler {
+		return func(ctx context.Context, c *HookCall) HookDecision {
+			next(ctx, c)
+			return HookDecision{Block: true, Reason: "too long", UpdatedOutput: "short"}
+		}
+	}
+	he = newHookEngine(t, nil, []Middleware{block}, allowTouch(), false)
+	want := Content{{Type: "text", Text: "short"}, {Type: "text", Text: "PostToolUse:Touch hook blocking error: too long"}}
+	if r := he.touch("a"); !reflect.DeepEqual(r.Block.Content, want) {
+		t.Errorf("got %#v", r.Block.Content)
+	}
+}
