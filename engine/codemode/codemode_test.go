@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -338,4 +339,36 @@ func TestDeferredAndPrompt(t *testing.T) {
 func known(files filestate.Store, path string) bool {
 	_, ok := files.Get(path)
 	return ok
+}
+
+// TestInnerCallsPassTheHooks: a middleware (as a command hook or a hook file would)
+// sees every inner call by its own name and input, and its deny is that call's
+// result; the script goes on.
+func TestInnerCallsPassTheHooks(t *testing.T) {
+	var seen []string
+	v := newEnv(t, codemode.Options{}, func(o *engine.Options) {
+		o.Middleware = []engine.Middleware{func(next engine.CallHandler) engine.CallHandler {
+			return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
+				seen = append(seen, c.In.ToolName)
+				if c.In.ToolName == "Read" {
+					return engine.HookDecision{Permission: engine.Deny, Reason: "no reading today"}
+				}
+				return next(ctx, c)
+			}
+		}}
+	})
+	p := v.write(t, "a.txt", "alpha\n")
+	r := v.script(context.Background(), fmt.Sprintf(`
+local r = tools.call("Read", {file_path = %q})
+local g = tools.call("Glob", {pattern = "*.txt"})
+return r.stage .. ": " .. r.text .. " | " .. g.text`, p))
+	if r.Block.IsError {
+		t.Fatalf("script failed: %s", text(r))
+	}
+	if got := text(r); !strings.Contains(got, "no reading today") || !strings.Contains(got, "| a.txt") {
+		t.Errorf("result = %q", got)
+	}
+	if want := []string{"LuaScript", "Read", "Glob"}; !slices.Equal(seen, want) {
+		t.Errorf("the middleware saw %v, want %v", seen, want)
+	}
 }
