@@ -73,3 +73,39 @@ func BenchmarkRawLuaCall(b *testing.B) {
 func luaOptions(tb testing.TB) engine.Options {
 	return engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{})}, Cwd: tb.TempDir()}
 }
+
+// BenchmarkPlainGo is the plain-Go floor of BenchmarkPipeline: the same Echo call
+// written directly in Go, with encoding/json decoding the input into a struct, the
+// schema's checks (an object, text present and a string) by hand, and the
+// tool_result encoded by encoding/json.
+func BenchmarkPlainGo(b *testing.B) {
+	type input struct {
+		Text *string `json:"text"`
+	}
+	type block struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type result struct {
+		Type      string  `json:"type"`
+		ToolUseID string  `json:"tool_use_id"`
+		Content   []block `json:"content"`
+		IsError   bool    `json:"is_error,omitempty"`
+	}
+	echo := func(in input) string { return *in.Text }
+	raw := []byte(`{"text":"hello"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var in input
+		if err := json.Unmarshal(raw, &in); err != nil {
+			b.Fatal(err)
+		}
+		if in.Text == nil {
+			b.Fatal("text is required")
+		}
+		out, err := json.Marshal(result{Type: "tool_result", ToolUseID: "toolu_1", Content: []block{{Type: "text", Text: echo(in)}}})
+		if err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+}

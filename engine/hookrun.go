@@ -12,6 +12,9 @@ import (
 // hooksFor returns the hooks of an event that match tool, in order (Options.Hooks,
 // then the hook files of reg), each Name once.
 func (e *Engine) hooksFor(reg *Registry, event HookEvent, tool string) []Hook {
+	if len(e.opts.Hooks)+len(reg.hooks) == 0 {
+		return nil
+	}
 	var out []Hook
 	seen := map[string]bool{}
 	for _, list := range [][]Hook{e.opts.Hooks, reg.hooks} {

@@ -240,9 +240,15 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	// deadline (a hanging isReadOnly must not spend it): only a call that is not
 	// read-only may change anything, and an isReadOnly that fails or hangs means not
 	// read-only.
-	asking, cancelAsking := context.WithTimeout(ctx, e.opts.Timeout)
-	cc.readOnly, cc.readOnlyKnown = t.IsReadOnly(asking, input), true
-	cancelAsking()
+	// A declared answer runs no code, and needs no bound of its own.
+	if t.def.IsReadOnly == nil {
+		cc.readOnly = t.IsReadOnly(ctx, input)
+	} else {
+		asking, cancelAsking := context.WithTimeout(ctx, e.opts.Timeout)
+		cc.readOnly = t.IsReadOnly(asking, input)
+		cancelAsking()
+	}
+	cc.readOnlyKnown = true
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
@@ -258,9 +264,16 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	// 5. The PreToolUse hooks, then the middleware around the rest of the call (see
 	// hook.go for the order). The time hooks take is not the tool's: the clock
 	// starts again after them.
+	// runHooks gives each hook a copy of what it reads; only a middleware, which
+	// reads the HookInput itself, needs copies made here, so that it cannot change
+	// what the tool is called with or returned.
+	inputCopy, dataCopy := func(m map[string]any) map[string]any { return m }, func(v any) any { return v }
+	if len(e.opts.Middleware) > 0 {
+		inputCopy, dataCopy = cloneJSON, cloneValue
+	}
 	hin := &HookInput{
 		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
-		ToolName: t.Name(), ToolInput: cloneJSON(input), ToolUseID: use.ID,
+		ToolName: t.Name(), ToolInput: inputCopy(input), ToolUseID: use.ID,
 	}
 	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
 	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
@@ -309,12 +322,12 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		// the outcome.
 		start := time.Now()
 		tr, failed = e.invoke(ctx, bounded, t, input, cc, r)
-		c.In.ToolInput, c.In.DurationMS = cloneJSON(input), time.Since(start).Milliseconds()
+		c.In.ToolInput, c.In.DurationMS = inputCopy(input), time.Since(start).Milliseconds()
 		if failed != nil {
 			c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, failed.Block.Content.String(), ctx.Err() != nil
 			return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
 		}
-		c.In.HookEventName, c.In.ToolResponse = PostToolUse, cloneValue(tr.Data)
+		c.In.HookEventName, c.In.ToolResponse = PostToolUse, dataCopy(tr.Data)
 		return e.runHooks(ctx, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
 	}
 	handler := CallHandler(rest)
