@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/luatool/luatool/internal/callctx"
 	"github.com/luatool/luatool/srcpos"
 
 	lua "github.com/yuin/gopher-lua"
@@ -89,7 +90,7 @@ func newScriptError(err error, file string, ctx context.Context) *ScriptError {
 	if ctx != nil && ctx.Err() != nil {
 		out.Cause = ctx.Err()
 		out.Message = "execution stopped: " + describeContextErr(ctx.Err())
-		if cause := context.Cause(ctx); errors.Is(cause, ErrMemoryLimit) {
+		if cause := callctx.Cause(ctx); errors.Is(cause, ErrMemoryLimit) {
 			out.Cause = cause
 			out.Message = "memory limit exceeded: the heap passed the budget, so the call was stopped"
 		}

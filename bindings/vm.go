@@ -450,9 +450,9 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 		return nil, &ScriptError{Pos: srcpos.Pos{File: vm.chunk}, Message: "execution stopped: " + describeContextErr(err), Cause: err}
 	}
 	if vm.watchdog != nil {
-		var done func()
-		ctx, done = vm.watchdog.watch(ctx)
-		defer done()
+		watched, owned := vm.watchdog.watch(ctx)
+		defer vm.watchdog.unwatch(watched, owned)
+		ctx = watched
 	}
 	L := vm.L
 	outerStubs := vm.stubs

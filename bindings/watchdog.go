@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/luatool/luatool/internal/callctx"
 )
 
 // ErrMemoryLimit is the cause of a call stopped because the heap passed the memory
@@ -41,8 +43,10 @@ type Watchdog struct {
 	budget   uint64
 	interval time.Duration
 
-	mu      sync.Mutex
-	calls   map[*watchedCall]struct{}
+	mu sync.Mutex
+	// calls are the contexts of the calls being watched, each with how many calls
+	// run under it (a context may serve nested calls).
+	calls   map[*callctx.Context]int
 	running bool
 	// fresh is set when a call starts being watched: the heap's growth is measured
 	// from the next sample, not from one taken before the call (or for others).
@@ -60,14 +64,12 @@ type Watchdog struct {
 	liveOver      atomic.Bool
 }
 
-type watchedCall struct{ cancel context.CancelCauseFunc }
-
 // DefaultWatchInterval is how often a Watchdog samples the heap.
 const DefaultWatchInterval = 5 * time.Millisecond
 
 // NewWatchdog returns a watchdog for a heap budget in bytes.
 func NewWatchdog(budget uint64) *Watchdog {
-	w := &Watchdog{budget: budget, interval: DefaultWatchInterval, calls: map[*watchedCall]struct{}{}, pools: map[*Pool]struct{}{}, start: time.Now()}
+	w := &Watchdog{budget: budget, interval: DefaultWatchInterval, calls: map[*callctx.Context]int{}, pools: map[*Pool]struct{}{}, start: time.Now()}
 	w.liveCheckedAt.Store(-int64(time.Hour))
 	return w
 }
@@ -75,10 +77,15 @@ func NewWatchdog(budget uint64) *Watchdog {
 // Budget returns the budget in bytes.
 func (w *Watchdog) Budget() uint64 { return w.budget }
 
-// watch derives a context from ctx that the watchdog cancels with ErrMemoryLimit, and
-// returns it with the function that ends the watch.
-func (w *Watchdog) watch(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
+// watch returns the context the watchdog stops with ErrMemoryLimit: ctx itself when it
+// is a call's *callctx.Context (the engine's, which also holds the call's deadline),
+// otherwise one derived from it (owned, which unwatch then cancels). Every watch
+// must be followed by unwatch.
+func (w *Watchdog) watch(ctx context.Context) (c *callctx.Context, owned bool) {
+	c, ok := ctx.(*callctx.Context)
+	if !ok {
+		c, owned = callctx.New(ctx, 0), true
+	}
 	// The heap found live by the last collection is over the budget already: states
 	// are holding on to memory between calls (a tool file's locals are a per-state
 	// cache). The call fails, so that its state is dropped and the memory with it.
@@ -88,24 +95,31 @@ func (w *Watchdog) watch(ctx context.Context) (context.Context, func()) {
 		w.relieve()
 		collect()
 		if w.liveHeapOver(true) {
-			cancel(ErrMemoryLimit)
-			return ctx, func() {}
+			c.Stop(ErrMemoryLimit)
 		}
 	}
-	c := &watchedCall{cancel: cancel}
 	w.mu.Lock()
-	w.calls[c] = struct{}{}
+	w.calls[c]++
 	w.fresh = true
 	if !w.running {
 		w.running = true
 		go w.loop()
 	}
 	w.mu.Unlock()
-	return ctx, func() {
-		w.mu.Lock()
+	return c, owned
+}
+
+// unwatch ends a watch.
+func (w *Watchdog) unwatch(c *callctx.Context, owned bool) {
+	w.mu.Lock()
+	if w.calls[c] <= 1 {
 		delete(w.calls, c)
-		w.mu.Unlock()
-		cancel(nil)
+	} else {
+		w.calls[c]--
+	}
+	w.mu.Unlock()
+	if owned {
+		c.Cancel()
 	}
 }
 
@@ -179,7 +193,7 @@ func (w *Watchdog) loop() {
 		overSince = 0
 		w.mu.Lock()
 		for c := range w.calls {
-			c.cancel(ErrMemoryLimit)
+			c.Stop(ErrMemoryLimit)
 			delete(w.calls, c)
 		}
 		w.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/internal/callctx"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
@@ -252,8 +253,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
-	bounded, cancel := e.bound(ctx, cc)
-	defer func() { cancel() }()
+	bounded := e.bound(ctx, cc)
+	defer func() { bounded.Cancel() }()
 
 	// 4. validateInput.
 	v := t.ValidateInput(bounded, input, cc)
@@ -277,8 +278,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	}
 	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
 	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
-		cancel()
-		bounded, cancel = e.bound(ctx, cc)
+		bounded.Cancel()
+		bounded = e.bound(ctx, cc)
 	}
 	var (
 		ran    bool    // the chain reached the rest of the pipeline
@@ -315,8 +316,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		}
 		input, r.Input = in, in
 		if asked {
-			cancel()
-			bounded, cancel = e.bound(ctx, cc)
+			bounded.Cancel()
+			bounded = e.bound(ctx, cc)
 		}
 		// 7. Call under the deadline, with the hosts it may reach; then the hooks of
 		// the outcome.
@@ -454,10 +455,12 @@ func validUTF8(c Content) Content {
 }
 
 // bound returns ctx limited by the engine's timeout and records the deadline in cc.
-func (e *Engine) bound(ctx context.Context, cc *CallContext) (context.Context, context.CancelFunc) {
-	bounded, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+// It is the one context of the call's code: the memory watchdog stops the call
+// through it too (bindings.Watchdog).
+func (e *Engine) bound(ctx context.Context, cc *CallContext) *callctx.Context {
+	bounded := callctx.New(ctx, e.opts.Timeout)
 	cc.Deadline, _ = bounded.Deadline()
-	return bounded, cancel
+	return bounded
 }
 
 // permit runs the permission step (see permissions.go) and returns the input to call
