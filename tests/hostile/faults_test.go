@@ -407,7 +407,7 @@ func runF28(t *testing.T, h *host) {
     if input.phase == "nothing" then return end
     if input.phase == "many" then return "a", "b", "c" end
     if input.phase == "deep" then local function f(n) if n == 0 then error("deep") end return 1 + f(n - 1) end return f(200) end
-    if input.phase == "caught" then local ok = pcall(function() local t = {} for i = 1, 1e4 do t[i] = i end error(t) end) return "caught" end
+    if input.phase == "caught" then local ok = pcall(function() local t = {} for i = 1, 1e3 do t[i] = i end error(t) end) return "caught" end
     return "unknown phase"`, "", "")}})
 	h = h2
 	steps := []struct {
