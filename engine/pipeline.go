@@ -171,7 +171,8 @@ func (p *PendingCall) Call(ctx context.Context) *Result {
 
 func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result) {
 	use, reg := p.use, p.reg
-	r = &Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}
+	st := &callState{r: Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}}
+	r = &st.r
 	redact := e.opts.Env.Redactor()
 	if redact != nil {
 		defer redactResult(redact, r)
@@ -194,8 +195,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	}
 
 	hooks := e.hooks(ctx)
-	var logMu sync.Mutex
-	cc := &CallContext{
+	cc := &st.cc
+	*cc = CallContext{
 		ToolUseID: use.ID,
 		Cwd:       tc.cwd,
 		Roots:     e.opts.Roots,
@@ -210,9 +211,9 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		discover:  func(names ...string) { tc.session.discover(ctx, names...) },
 		Log: func(line string) {
 			line = redact.String(line)
-			logMu.Lock()
+			st.logMu.Lock()
 			r.Log = append(r.Log, line)
-			logMu.Unlock()
+			st.logMu.Unlock()
 		},
 		Progress: func(data any) {
 			if hooks.OnProgress != nil {
@@ -226,7 +227,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	cc.hidden = cc.rules.hiddenPaths(tc.cwd)
 
 	// 3. Schema: decoded, coerced, defaults filled and validated by prepare.
-	input := p.input
+	st.input = p.input
 	if err := p.err; err != nil {
 		msg := inputValidationText(t.Name(), err)
 		if t.Deferred() && !tc.session.discovered(ctx)[t.Name()] {
@@ -234,7 +235,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		}
 		return r.fail(StageInput, toolUseError(msg))
 	}
-	r.Input = input
+	r.Input = st.input
 
 	// Whether the call may change anything is asked once, first, under the member
 	// bound and the call timeout, whichever is shorter, but not out of the call's
@@ -243,21 +244,21 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	// read-only.
 	// A declared answer runs no code, and needs no bound of its own.
 	if t.def.IsReadOnly == nil {
-		cc.readOnly = t.IsReadOnly(ctx, input)
+		cc.readOnly = t.IsReadOnly(ctx, st.input)
 	} else {
 		asking, cancelAsking := context.WithTimeout(ctx, e.opts.Timeout)
-		cc.readOnly = t.IsReadOnly(asking, input)
+		cc.readOnly = t.IsReadOnly(asking, st.input)
 		cancelAsking()
 	}
 	cc.readOnlyKnown = true
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
-	bounded := e.bound(ctx, cc)
-	defer func() { bounded.Cancel() }()
+	st.bounded = e.bound(ctx, cc)
+	defer func() { st.bounded.Cancel() }()
 
 	// 4. validateInput.
-	v := t.ValidateInput(bounded, input, cc)
+	v := t.ValidateInput(st.bounded, st.input, cc)
 	if !v.Valid {
 		return r.fail(StageValidate, toolUseError(v.Message))
 	}
@@ -272,80 +273,76 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	if len(e.opts.Middleware) > 0 {
 		inputCopy, dataCopy = cloneJSON, cloneValue
 	}
-	hin := &HookInput{
+	hin := &st.hin
+	*hin = HookInput{
 		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
-		ToolName: t.Name(), ToolInput: inputCopy(input), ToolUseID: use.ID,
+		ToolName: t.Name(), ToolInput: inputCopy(st.input), ToolUseID: use.ID,
 	}
 	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
 	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
-		bounded.Cancel()
-		bounded = e.bound(ctx, cc)
+		st.bounded.Cancel()
+		st.bounded = e.bound(ctx, cc)
 	}
-	var (
-		ran    bool    // the chain reached the rest of the pipeline
-		failed *Result // the call ended in an error there
-		added  hookAdditions
-		tr     *ToolResult
-	)
 	rest := func(_ context.Context, c *HookCall) HookDecision {
-		ran = true
+		st.ran = true
 		d := c.Decision
-		added.context(PreToolUse, t.Name(), d.AdditionalContext)
+		st.added.context(PreToolUse, t.Name(), d.AdditionalContext)
 		if d.Permission == Deny {
-			failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
+			st.failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
 			return HookDecision{}
 		}
 		if d.UpdatedInput != nil {
 			in, denied := e.updatedInput(t, d.UpdatedInput)
 			if denied != "" {
-				failed = r.fail(StageInput, denied)
+				st.failed = r.fail(StageInput, denied)
 				return HookDecision{}
 			}
-			input, r.Input = in, in
-			cc.readOnly = t.IsReadOnly(bounded, input)
-			if v := t.ValidateInput(bounded, input, cc); !v.Valid {
-				failed = r.fail(StageValidate, toolUseError(v.Message))
+			st.input, r.Input = in, in
+			cc.readOnly = t.IsReadOnly(st.bounded, st.input)
+			if v := t.ValidateInput(st.bounded, st.input, cc); !v.Valid {
+				st.failed = r.fail(StageValidate, toolUseError(v.Message))
 				return HookDecision{}
 			}
 		}
 		// 6. Permissions.
-		in, asked, denied := e.permit(ctx, bounded, t, input, cc, tc, d)
+		in, asked, denied := e.permit(ctx, st.bounded, t, st.input, cc, tc, d)
 		if denied != "" {
-			failed = r.fail(StagePermission, denied)
+			st.failed = r.fail(StagePermission, denied)
 			return HookDecision{}
 		}
-		input, r.Input = in, in
+		st.input, r.Input = in, in
 		if asked {
-			bounded.Cancel()
-			bounded = e.bound(ctx, cc)
+			st.bounded.Cancel()
+			st.bounded = e.bound(ctx, cc)
 		}
 		// 7. Call under the deadline, with the hosts it may reach; then the hooks of
 		// the outcome.
 		start := time.Now()
-		tr, failed = e.invoke(ctx, bounded, t, input, cc, r)
-		c.In.ToolInput, c.In.DurationMS = inputCopy(input), time.Since(start).Milliseconds()
-		if failed != nil {
-			c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, failed.Block.Content.String(), ctx.Err() != nil
+		st.tr, st.failed = e.invoke(ctx, st.bounded, t, st.input, cc, r)
+		c.In.ToolInput, c.In.DurationMS = inputCopy(st.input), time.Since(start).Milliseconds()
+		if st.failed != nil {
+			c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
 			return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
 		}
-		c.In.HookEventName, c.In.ToolResponse = PostToolUse, dataCopy(tr.Data)
+		c.In.HookEventName, c.In.ToolResponse = PostToolUse, dataCopy(st.tr.Data)
 		return e.runHooks(ctx, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
 	}
 	handler := CallHandler(rest)
 	for i := len(e.opts.Middleware) - 1; i >= 0; i-- {
 		handler = e.opts.Middleware[i](handler)
 	}
-	post := handler(ctx, &HookCall{In: hin, Decision: pre})
+	st.hc = HookCall{In: hin, Decision: pre}
+	post := handler(ctx, &st.hc)
 	switch {
-	case !ran && post.Permission == Deny:
-		return added.onError(r.fail(StagePermission, hookDenyText(t.Name(), post.Reason)))
-	case !ran:
+	case !st.ran && post.Permission == Deny:
+		return st.added.onError(r.fail(StagePermission, hookDenyText(t.Name(), post.Reason)))
+	case !st.ran:
 		return r.fail(StagePermission, hookDenyText(t.Name(), errNoNext.Error()))
-	case failed != nil:
-		added.context(PostToolUseFailure, t.Name(), post.AdditionalContext)
-		return added.onError(failed)
+	case st.failed != nil:
+		st.added.context(PostToolUseFailure, t.Name(), post.AdditionalContext)
+		return st.added.onError(st.failed)
 	}
-	data := tr.Data
+	data := st.tr.Data
 	var content Content
 	if post.UpdatedOutput != nil {
 		if s, ok := post.UpdatedOutput.(string); ok {
@@ -360,10 +357,10 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	// 8. Map the result; empty becomes a marker; large is persisted.
 	if content == nil {
 		var err error
-		content, err = t.MapResult(bounded, data, use.ID)
+		content, err = t.MapResult(st.bounded, data, use.ID)
 		if err != nil {
 			r.Err = err
-			return r.fail(StageResult, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
+			return r.fail(StageResult, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
 		}
 	}
 	if isEmpty(content) {
@@ -373,16 +370,34 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		post.blocks = []hookBlock{{reason: post.Reason}} // a middleware's own decision
 	}
 	for _, b := range post.blocks {
-		added.add(b.text(t.Name()))
+		st.added.add(b.text(t.Name()))
 	}
-	added.context(PostToolUse, t.Name(), post.AdditionalContext)
-	content = added.appendTo(content)
+	st.added.context(PostToolUse, t.Name(), post.AdditionalContext)
+	content = st.added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
 	content = validUTF8(redact.Content(content))
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	cc.commitShown()
 	return r
+}
+
+// callState is what one call keeps while it runs, in one allocation rather than one
+// for each value the hook chain's closure shares with call.
+type callState struct {
+	r     Result
+	cc    CallContext
+	logMu sync.Mutex
+	hin   HookInput
+	hc    HookCall
+	// input is the input the tool is called with, once validated.
+	input map[string]any
+	// bounded bounds the tool's code; it is replaced after hooks and after an ask.
+	bounded *callctx.Context
+	ran     bool    // the chain reached the rest of the pipeline
+	failed  *Result // the call ended in an error there
+	added   hookAdditions
+	tr      *ToolResult
 }
 
 // invoke runs the tool's call and checks its data against the outputSchema. A call
