@@ -198,14 +198,19 @@ func (c Content) String() string {
 
 // MarshalJSON renders content made of one text block as a plain string, as the model
 // APIs accept and the original system sends; anything else as an array of blocks.
-func (c Content) MarshalJSON() ([]byte, error) {
+func (c Content) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
+
+// appendJSON appends the JSON of c to dst: a single text block as its string, with
+// no buffer of its own.
+func (c Content) appendJSON(dst []byte) ([]byte, error) {
 	if len(c) == 1 && c[0].Type == "text" {
-		return jsonvalue.AppendString(nil, c[0].Text), nil
+		return jsonvalue.AppendString(dst, c[0].Text), nil
 	}
 	if c == nil {
-		return []byte(`""`), nil
+		return append(dst, `""`...), nil
 	}
-	return jsonvalue.Encode([]ContentBlock(c))
+	blocks, err := jsonvalue.Encode([]ContentBlock(c))
+	return append(dst, blocks...), err
 }
 
 // UnmarshalJSON accepts a string or an array of blocks.
@@ -241,17 +246,20 @@ type ResultBlock struct {
 // MarshalJSON writes the block as the struct's fields say, without reflection: it is
 // written once for every call.
 func (b ResultBlock) MarshalJSON() ([]byte, error) {
-	content, err := b.Content.MarshalJSON()
-	if err != nil {
-		return nil, err
+	size := len(b.Type) + len(b.ToolUseID) + 64 // the keys, quotes and "false"
+	if len(b.Content) == 1 {
+		size += len(b.Content[0].Text) + 2
 	}
-	out := make([]byte, 0, len(content)+len(b.ToolUseID)+64)
+	out := make([]byte, 0, size)
 	out = append(out, `{"type":`...)
 	out = jsonvalue.AppendString(out, b.Type)
 	out = append(out, `,"tool_use_id":`...)
 	out = jsonvalue.AppendString(out, b.ToolUseID)
 	out = append(out, `,"content":`...)
-	out = append(out, content...)
+	out, err := b.Content.appendJSON(out)
+	if err != nil {
+		return nil, err
+	}
 	out = append(out, `,"is_error":`...)
 	out = strconv.AppendBool(out, b.IsError)
 	return append(out, '}'), nil

@@ -195,6 +195,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	}
 
 	hooks := e.hooks(ctx)
+	st.state = tc.session.state(ctx)
 	cc := &st.cc
 	*cc = CallContext{
 		ToolUseID: use.ID,
@@ -202,7 +203,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		Roots:     e.opts.Roots,
 		Mode:      tc.mode,
 		Tools:     reg.Names(),
-		State:     tc.session.state(ctx),
+		State:     &st.state,
 		Files:     tc.session.files(ctx),
 		Session:   tc.session.key,
 		engine:    e,
@@ -390,6 +391,7 @@ type callState struct {
 	logMu sync.Mutex
 	hin   HookInput
 	hc    HookCall
+	state State
 	// input is the input the tool is called with, once validated.
 	input map[string]any
 	// bounded bounds the tool's code; it is replaced after hooks and after an ask.

@@ -110,13 +110,16 @@ func (e *Engine) sessionFor(ctx context.Context) sessionOf {
 
 // State returns the tools' state (ctx.state) of the session of ctx's principal, for
 // a host that seeds or reads it.
-func (e *Engine) State(ctx context.Context) *State { return e.sessionFor(ctx).state(ctx) }
+func (e *Engine) State(ctx context.Context) *State {
+	s := e.sessionFor(ctx).state(ctx)
+	return &s
+}
 
 // Files returns the readFileState of the session of ctx's principal.
 func (e *Engine) Files(ctx context.Context) filestate.Store { return e.sessionFor(ctx).files(ctx) }
 
-func (s sessionOf) state(ctx context.Context) *State {
-	return &State{ctx: ctx, store: s.e.opts.Sessions, session: s.key}
+func (s sessionOf) state(ctx context.Context) State {
+	return State{ctx: ctx, store: s.e.opts.Sessions, session: s.key}
 }
 
 func (s sessionOf) files(ctx context.Context) filestate.Store {
@@ -129,6 +132,9 @@ func (s sessionOf) rules(ctx context.Context) []string {
 	if err != nil {
 		s.e.opts.Logger.Warn("the session store failed: the rules added by \"always\" answers are not in force for this call", "err", err)
 		return nil
+	}
+	if len(all) == 0 {
+		return nil // the common case, without the iterator and the slice
 	}
 	return slices.Sorted(maps.Keys(all))
 }
