@@ -409,15 +409,13 @@ func (e *Engine) invoke(ctx, bounded context.Context, t *Tool, input map[string]
 	cc.writable = !cc.readOnly
 	tr, err := guard(t.Name(), func() (*ToolResult, error) { return t.def.Call(bounded, input, cc) })
 	cc.writable, cc.network = false, callNetwork{}
-	var pe *PanicError
-	if errors.As(err, &pe) {
-		// The tool's own code panicked: the machinery around it failed, in the
-		// original's words for that.
-		r.Err = err
-		return nil, r.fail(StageCall, toolUseError(fmt.Sprintf("Error calling tool (%s): %v", t.Name(), err)))
-	}
 	if err != nil {
 		r.Err = err
+		if _, panicked := errors.AsType[*PanicError](err); panicked {
+			// The tool's own code panicked: the machinery around it failed, in the
+			// original's words for that.
+			return nil, r.fail(StageCall, toolUseError(fmt.Sprintf("Error calling tool (%s): %v", t.Name(), err)))
+		}
 		return nil, r.fail(StageCall, callErrorText(ctx, bounded, t, e.opts.Timeout, err))
 	}
 	if tr == nil {
