@@ -13,7 +13,7 @@
 // JSON-RPC error, an isError result or a text other than the one sent stops the run.
 // They print
 //
-//	result mode=stdio calls=N k=K calls_per_s=F p50_us=F p99_us=F rss_kb=N
+//	result mode=stdio calls=N k=K calls_per_s=F p50_us=F p99_us=F rss_kb=N client_cpu_us=F
 //
 // where rss_kb is the server's peak resident set (VmHWM of /proc/PID/status) read
 // after the last call. cold prints "result mode=cold runs=R min_ms= median_ms= max_ms=".
@@ -37,6 +37,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -173,9 +174,21 @@ func (s *server) peakRSS() (int64, error) {
 	return 0, errors.New("no VmHWM in /proc/PID/status")
 }
 
-func (s *server) stop() {
+// stop closes the server's stdin (a stdio server's end of input), gives it a
+// second to exit on its own, which lets it write a profile, and then kills it.
+func (s *server) stop(conn *stdioConn) {
+	if conn != nil {
+		conn.in.Close()
+	}
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(time.Second):
+	}
 	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	<-done
 }
 
 // wrap adds the server's stderr to err.
@@ -247,7 +260,7 @@ func runStdio(argv []string, c caller, warmup, n, k int) error {
 	if err != nil {
 		return err
 	}
-	defer s.stop()
+	defer s.stop(conn)
 	if err := conn.send(initializeRequest(0)); err != nil {
 		return s.wrap(err)
 	}
@@ -306,18 +319,23 @@ func runStdio(argv []string, c caller, warmup, n, k int) error {
 	if err != nil {
 		return err
 	}
-	conn.in.Close()
 	report("stdio", n, k, elapsed, lat, rss)
 	return nil
 }
 
+// report prints a result line. client_cpu_us is the load generator's own CPU time
+// a call, over the whole run: on a machine of two cores it shares them with the
+// server, so it is printed to show it costs the same against every server.
 func report(mode string, n, k int, elapsed time.Duration, lat []time.Duration, rssKB int64) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / 1e3
 	}
-	fmt.Printf("result mode=%s calls=%d k=%d calls_per_s=%.0f p50_us=%.1f p99_us=%.1f rss_kb=%d\n",
-		mode, n, k, float64(n)/elapsed.Seconds(), pct(0.50), pct(0.99), rssKB)
+	fmt.Printf("result mode=%s calls=%d k=%d calls_per_s=%.0f p50_us=%.1f p99_us=%.1f rss_kb=%d client_cpu_us=%.1f\n",
+		mode, n, k, float64(n)/elapsed.Seconds(), pct(0.50), pct(0.99), rssKB, float64(cpu)/1e3/float64(len(lat)))
 }
 
 // freeAddr returns a 127.0.0.1 address nothing listens on just now.
@@ -393,7 +411,7 @@ func runHTTP(argv []string, c caller, warmup, n, k int) error {
 	if err != nil {
 		return err
 	}
-	defer s.stop()
+	defer s.stop(nil)
 	h := &httpClient{url: "http://" + addr + "/mcp", hc: &http.Client{
 		Transport: &http.Transport{MaxIdleConnsPerHost: k, MaxConnsPerHost: k, DisableCompression: true},
 		Timeout:   30 * time.Second,
@@ -472,8 +490,7 @@ func runCold(argv []string, runs int) error {
 			_, _, err = conn.next()
 		}
 		ms[i] = float64(time.Since(t0)) / 1e6
-		conn.in.Close()
-		s.stop()
+		s.stop(conn)
 		if err != nil {
 			return s.wrap(err)
 		}
