@@ -133,16 +133,23 @@ func initializeRequest(id int64) []byte {
 
 const initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 
-// server is a spawned server process whose stderr is kept (its first 8 KiB) for errors.
+// server is a spawned server process. Its stderr goes to a temporary file, which
+// costs the load generator nothing while the server logs (luatool logs a line a
+// call), and whose start is shown with an error.
 type server struct {
 	cmd    *exec.Cmd
-	stderr *capped
+	stderr *os.File
 }
 
 // start spawns argv; with stdio, conn is a connection over its stdin and stdout.
 func start(argv []string, stdio bool) (s *server, conn *stdioConn, err error) {
-	s = &server{cmd: exec.Command(argv[0], argv[1:]...), stderr: &capped{max: 8 << 10}}
-	s.cmd.Stderr = s.stderr
+	f, err := os.CreateTemp("", "loadgen-stderr-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	os.Remove(f.Name()) // the open file stays readable
+	s = &server{cmd: exec.Command(argv[0], argv[1:]...), stderr: f}
+	s.cmd.Stderr = f
 	if stdio {
 		w, err := s.cmd.StdinPipe()
 		if err != nil {
@@ -155,6 +162,7 @@ func start(argv []string, stdio bool) (s *server, conn *stdioConn, err error) {
 		conn = &stdioConn{w: bufio.NewWriter(w), r: bufio.NewReaderSize(r, 64<<10), in: w}
 	}
 	if err := s.cmd.Start(); err != nil {
+		f.Close()
 		return nil, nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	return s, conn, nil
@@ -191,32 +199,21 @@ func (s *server) stop(conn *stdioConn) {
 	<-done
 }
 
-// wrap adds the server's stderr to err.
+// close releases the server's stderr file.
+func (s *server) close() { s.stderr.Close() }
+
+// wrap adds the start of the server's stderr to err.
 func (s *server) wrap(err error) error {
-	if err == nil || s.stderr.Len() == 0 {
+	if err == nil {
+		return nil
+	}
+	head := make([]byte, 8<<10)
+	n, _ := s.stderr.ReadAt(head, 0)
+	if n == 0 {
 		return err
 	}
-	return fmt.Errorf("%w\nserver stderr:\n%s", err, s.stderr.String())
+	return fmt.Errorf("%w\nserver stderr:\n%s", err, head[:n])
 }
-
-// capped keeps the first max bytes written to it and drops the rest.
-type capped struct {
-	mu  sync.Mutex
-	max int
-	buf bytes.Buffer
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (c *capped) Len() int       { c.mu.Lock(); defer c.mu.Unlock(); return c.buf.Len() }
-func (c *capped) String() string { c.mu.Lock(); defer c.mu.Unlock(); return c.buf.String() }
 
 // stdioConn is a JSON-RPC connection over a server's stdin and stdout.
 type stdioConn struct {
@@ -260,6 +257,7 @@ func runStdio(argv []string, c caller, warmup, n, k int) error {
 	if err != nil {
 		return err
 	}
+	defer s.close()
 	defer s.stop(conn)
 	if err := conn.send(initializeRequest(0)); err != nil {
 		return s.wrap(err)
@@ -411,6 +409,7 @@ func runHTTP(argv []string, c caller, warmup, n, k int) error {
 	if err != nil {
 		return err
 	}
+	defer s.close()
 	defer s.stop(nil)
 	h := &httpClient{url: "http://" + addr + "/mcp", hc: &http.Client{
 		Transport: &http.Transport{MaxIdleConnsPerHost: k, MaxConnsPerHost: k, DisableCompression: true},
@@ -491,8 +490,10 @@ func runCold(argv []string, runs int) error {
 		}
 		ms[i] = float64(time.Since(t0)) / 1e6
 		s.stop(conn)
+		err = s.wrap(err)
+		s.close()
 		if err != nil {
-			return s.wrap(err)
+			return err
 		}
 	}
 	slices.Sort(ms)
