@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -88,13 +87,9 @@ func (s *Server) direct(ss *mcp.ServerSession, params json.RawMessage) (directCa
 	}, true
 }
 
-// encodeResult encodes a result as the SDK does: without HTML escapes.
+// encodeResult encodes a result as the SDK does. The SDK's encoder (without HTML
+// escapes) calls the result's MarshalJSON and compacts what it returns, which is
+// compact already.
 func encodeResult(res *mcp.CallToolResult) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return res.MarshalJSON()
 }
