@@ -38,7 +38,7 @@ const statelessProtocol = "2026-07-28"
 //     SDK's, which asks the client and calls the handler again;
 //   - the params are not exactly a listed tool's name, an object of arguments and
 //     an object of _meta (the SDK answers an unknown tool, and its decoding of
-//     anything else is its own);
+//     anything else is its own).
 func (s *Server) direct(ss *mcp.ServerSession, params json.RawMessage) (directCall, bool) {
 	init := ss.InitializeParams()
 	if init == nil || init.ProtocolVersion >= statelessProtocol || canElicit(ss) {
