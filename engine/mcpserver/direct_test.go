@@ -12,7 +12,7 @@ import (
 // the SDK answers them, and so are those it hands on: a session run each way on the
 // same lines writes the same lines.
 func TestStdioDirectAnswersAsSDK(t *testing.T) {
-	lines := []string{
+	plain := []string{
 		// Before initialize: the SDK's error.
 		echoCall("1", "early"),
 		`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
@@ -29,42 +29,66 @@ func TestStdioDirectAnswersAsSDK(t *testing.T) {
 		`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":11,"method":"tools/call"}`,
 	}
-	answers := func(viaSDK bool) []string {
-		srv := New(stdioEngine(t, nil), Options{})
-		defer srv.Close()
-		c := startStdio(t, srv, StdioOptions{viaSDK: viaSDK})
-		var out []string
-		for _, line := range lines {
-			c.send(line)
-			var m map[string]json.RawMessage
-			if line == `{"jsonrpc":"2.0","method":"notifications/initialized"}` {
+	// A client that can be asked: Write's permission ask is put to it as an
+	// elicitation, allowed the first time and declined the second.
+	eliciting := []string{
+		`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Write","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Write","arguments":{}}}`,
+		echoCall("3", "read-only, not asked"),
+	}
+	for _, lines := range [][]string{plain, eliciting} {
+		direct, sdk := stdioAnswers(t, lines, false), stdioAnswers(t, lines, true)
+		if len(direct) != len(sdk) {
+			t.Fatalf("%d lines served directly, %d by the SDK:\n%q\n%q", len(direct), len(sdk), direct, sdk)
+		}
+		for i := range direct {
+			if direct[i] != sdk[i] {
+				t.Errorf("line %d:\ndirect %s\nsdk    %s", i, direct[i], sdk[i])
+			}
+		}
+	}
+}
+
+// stdioAnswers serves lines over ServeStdio, each request answered before the next
+// is sent, so that what the server writes comes in one order, and returns the lines
+// it wrote. The server's elicitations are answered at once: allow the first, decline
+// the others.
+func stdioAnswers(t *testing.T, lines []string, viaSDK bool) []string {
+	srv := New(stdioEngine(t, nil), Options{})
+	defer srv.Close()
+	c := startStdio(t, srv, StdioOptions{viaSDK: viaSDK})
+	var out []string
+	asked := 0
+	for _, line := range lines {
+		c.send(line)
+		if line == `{"jsonrpc":"2.0","method":"notifications/initialized"}` {
+			continue
+		}
+		// Each request is answered before the next is sent, so that the lines
+		// come in one order; a progress notification comes before its result.
+		for {
+			data := c.recvLine()
+			out = append(out, string(data))
+			m := message(t, data)
+			if m["id"] != nil && m["method"] != nil {
+				answer := `{"action":"decline"}`
+				if asked++; asked == 1 {
+					answer = `{"action":"accept","content":{"allow":true}}`
+				}
+				c.send(`{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":` + answer + `}`)
 				continue
 			}
-			// Each request is answered before the next is sent, so that the lines
-			// come in one order; a progress notification comes before its result.
-			for {
-				data := c.recvLine()
-				out = append(out, string(data))
-				m = message(t, data)
-				if m["id"] != nil {
-					break
-				}
+			if m["id"] != nil {
+				break
 			}
 		}
-		if err := c.end(); err != nil {
-			t.Fatal(err)
-		}
-		return out
 	}
-	direct, sdk := answers(false), answers(true)
-	if len(direct) != len(sdk) {
-		t.Fatalf("%d lines served directly, %d by the SDK:\n%q\n%q", len(direct), len(sdk), direct, sdk)
+	if err := c.end(); err != nil {
+		t.Fatal(err)
 	}
-	for i := range direct {
-		if direct[i] != sdk[i] {
-			t.Errorf("line %d:\ndirect %s\nsdk    %s", i, direct[i], sdk[i])
-		}
-	}
+	return out
 }
 
 // Plain tools/call requests of an initialized session are served directly; those
@@ -107,12 +131,13 @@ func TestDirectTakesPlainCalls(t *testing.T) {
 			t.Errorf("%s: served directly %v, want %v", tt.params, got, tt.want)
 		}
 	}
-	// A permission ask of a client that can answer it is a round of the SDK's.
+	// A client that can be asked is served directly too (its asks are put to it
+	// as the SDK puts them).
 	eliciting := session("2025-06-18", &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}})
-	if _, got := srv.direct(eliciting, json.RawMessage(`{"name":"Echo","arguments":{}}`)); got {
-		t.Error("a call of a client that elicits was served directly")
+	if _, got := srv.direct(eliciting, json.RawMessage(`{"name":"Echo","arguments":{}}`)); !got {
+		t.Error("a call of a client that elicits was not served directly")
 	}
 	// Results of the stateless protocol carry the SDK's resultType.
 	if _, got := srv.direct(session(statelessProtocol, nil), json.RawMessage(`{"name":"Echo","arguments":{}}`)); got {
