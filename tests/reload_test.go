@@ -208,9 +208,10 @@ func TestReloadSavePatterns(t *testing.T) {
 	for name, save := range patterns {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			// A debounce above the default keeps the count of reloads exact on a loaded
-			// machine, where a save's steps may be slow.
-			w := startWatch(t, dir, engine.WatchOptions{Debounce: 100 * time.Millisecond}, map[string]string{"tool.lua": toolSource("Tool", "v1")})
+			// A debounce well above the default keeps the count of reloads exact on a
+			// loaded machine, where a save's steps (the chunks' 2 ms pauses) may stretch
+			// past 100 ms.
+			w := startWatch(t, dir, engine.WatchOptions{Debounce: 400 * time.Millisecond}, map[string]string{"tool.lua": toolSource("Tool", "v1")})
 			w.eventually("Tool", "v1")
 			save(t, dir, filepath.Join(dir, "tool.lua"), toolSource("Tool", "v2"))
 			w.eventually("Tool", "v2")

@@ -273,17 +273,23 @@ func (v *view) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || method != "tools/call" || call.Params == nil {
 			return next(ctx, method, req)
 		}
-		names := *v.names.Load()
 		name := call.Params.Name
-		if _, listed := slices.BinarySearch(names, name); listed {
+		if v.lists(name) {
 			return next(ctx, method, req)
 		}
+		names := *v.names.Load()
 		msg := "No such tool available: " + name
 		if s := spell.Suggest(name, names); s != "" {
 			msg += ". Did you mean " + s + "?"
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 	}
+}
+
+// lists reports whether the view lists a tool of that name.
+func (v *view) lists(name string) bool {
+	_, ok := slices.BinarySearch(*v.names.Load(), name)
+	return ok
 }
 
 // addTool registers t, reporting false (and logging) if the SDK refuses it: it

@@ -47,6 +47,9 @@ type StdioOptions struct {
 	// onFull, for tests, is called each time reading pauses because MaxInFlight
 	// requests are in flight.
 	onFull func()
+	// viaSDK, for tests and benchmarks, has the SDK serve every tools/call (see
+	// direct.go), to compare with.
+	viaSDK bool
 }
 
 // ServeStdio serves one client over in and out, a process's stdin and stdout,
@@ -80,14 +83,32 @@ type StdioOptions struct {
 //
 // A read of in cannot be interrupted: when ctx ends the session, a goroutine may
 // stay blocked reading in until it returns.
+//
+// Most tools/call requests are served without the SDK's request handling, which
+// costs a trivial call most of its time (see direct.go); the answers are the same.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, opts StdioOptions) error {
-	c := newStdioConn(out, opts, s.log)
-	go c.readLoop(in)
-	err := s.base.srv.Run(ctx, stdioTransport{c})
-	if errors.Is(err, io.EOF) {
-		return nil
+	c := newStdioConn(ctx, out, opts, s.log)
+	ss, err := s.base.srv.Connect(ctx, stdioTransport{c}, nil)
+	if err != nil {
+		return err
 	}
-	return err
+	if !opts.viaSDK {
+		c.direct = func(params json.RawMessage) (directCall, bool) { return s.direct(ss, params) }
+	}
+	go c.readLoop(in)
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	}
 }
 
 // stdioTransport hands the SDK its one connection.
@@ -111,6 +132,12 @@ type stdioConn struct {
 	// tokenPrefix starts the progress tokens put in place of the client's numbers
 	// (see substituteToken): random, so that no token of the client's is one.
 	tokenPrefix string
+	// direct, when set, returns how to serve a tools/call without the SDK, or
+	// false when the SDK must. Direct calls run under ctx, which ends when the
+	// connection closes.
+	direct func(params json.RawMessage) (directCall, bool)
+	ctx    context.Context
+	stop   context.CancelFunc
 
 	writeMu sync.Mutex
 	out     io.Writer
@@ -149,6 +176,8 @@ type clientCall struct {
 	id    json.RawMessage // as sent
 	key   string          // idKey(id)
 	token string          // the progress token put in place of the client's, if any
+	// cancel ends a tools/call served directly (see direct.go), nil for the others.
+	cancel context.CancelFunc
 	// initialize marks the call whose result names the session's protocol version.
 	initialize bool
 	// batch is the batch the call came in, if any, and index the place of its
@@ -169,7 +198,7 @@ type batch struct {
 	slots int
 }
 
-func newStdioConn(out io.Writer, opts StdioOptions, log *slog.Logger) *stdioConn {
+func newStdioConn(ctx context.Context, out io.Writer, opts StdioOptions, log *slog.Logger) *stdioConn {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -180,7 +209,10 @@ func newStdioConn(out io.Writer, opts StdioOptions, log *slog.Logger) *stdioConn
 	def(&opts.MaxDepth, DefaultMaxDepth)
 	nonce := make([]byte, 6)
 	rand.Read(nonce)
+	ctx, stop := context.WithCancel(ctx)
 	return &stdioConn{
+		ctx:         ctx,
+		stop:        stop,
 		lim:         frameLimits{maxBytes: opts.MaxFrameBytes, maxDepth: opts.MaxDepth},
 		maxInFlight: opts.MaxInFlight,
 		onFull:      opts.onFull,
@@ -215,7 +247,10 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Close stops delivering messages; it leaves in and out open (they are the
 // process's).
 func (c *stdioConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.stop()
+	})
 	return nil
 }
 
@@ -407,11 +442,38 @@ func (c *stdioConn) request(f frame, b *batch) error {
 	if p, token, ok := c.substituteToken(params, n); ok {
 		params, call.token = p, token
 	}
+	var ctx context.Context
+	if f.method == "tools/call" && c.direct != nil {
+		// Set before the call is known, so that a cancellation read meanwhile finds
+		// it.
+		ctx, call.cancel = context.WithCancel(c.ctx)
+	}
 	c.calls[n] = call
 	c.ids[key] = n
 	c.mu.Unlock()
+	if ctx != nil {
+		if run, ok := c.direct(params); ok {
+			go c.serveDirect(ctx, n, call.cancel, run)
+			return nil
+		}
+		call.cancel()
+	}
 	c.deliver(&jsonrpc.Request{ID: intID(n), Method: f.method, Params: params})
 	return nil
+}
+
+// serveDirect runs a tools/call served without the SDK, the client's request n,
+// and writes its answer as the SDK's would be.
+func (c *stdioConn) serveDirect(ctx context.Context, n int64, cancel context.CancelFunc, run directCall) {
+	defer cancel()
+	result, err := run(ctx)
+	resp := &jsonrpc.Response{ID: intID(n), Result: result}
+	if err != nil {
+		resp.Error = err
+	}
+	if werr := c.writeResponse(resp); werr != nil {
+		c.log.Debug("stdio: writing a response", "error", werr)
+	}
 }
 
 // notification hands a notification to the SDK; a cancellation names the request
@@ -441,9 +503,18 @@ func (c *stdioConn) cancelled(params json.RawMessage) (json.RawMessage, bool) {
 	}
 	c.mu.Lock()
 	n, ok := c.ids[key]
+	var cancel context.CancelFunc
+	if ok {
+		cancel = c.calls[n].cancel
+	}
 	c.mu.Unlock()
 	if !ok {
 		return nil, false
+	}
+	if cancel != nil {
+		// A tools/call that may be served directly; the SDK, told too, ignores a
+		// cancellation of a request it does not know.
+		cancel()
 	}
 	p["requestId"] = json.RawMessage(strconv.FormatInt(n, 10))
 	out, err := json.Marshal(p)

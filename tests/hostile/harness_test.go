@@ -159,13 +159,24 @@ type host struct {
 	calls   atomic.Int64
 }
 
+// defaultRowTimeout is a row's call deadline unless it sets its own. Most rows are
+// about a limit that must stop the call before the deadline does; the race
+// detector slows the work up to the limit ten times or more, so the deadline
+// stands further off there, or a loaded machine would see the clock win.
+var defaultRowTimeout = func() time.Duration {
+	if raceEnabled {
+		return 2 * time.Second
+	}
+	return 500 * time.Millisecond
+}()
+
 func newHost(t *testing.T, cfg hostConfig) *host {
 	t.Helper()
 	base := t.TempDir()
 	h := &host{t: t, base: base, root: filepath.Join(base, "root"), outside: filepath.Join(base, "outside"),
 		results: filepath.Join(base, "results"), timeout: cfg.timeout, fresh: cfg.limits.FreshStates}
 	if h.timeout == 0 {
-		h.timeout = 500 * time.Millisecond
+		h.timeout = defaultRowTimeout
 	}
 	h.secret = filepath.Join(h.outside, "secret.txt")
 	must(t, os.Mkdir(h.root, 0o755))

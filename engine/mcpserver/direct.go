@@ -1,0 +1,129 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The go-sdk v1.8.0 decodes JSON with a decoder made for every value
+// (internal/json.Unmarshal), and each one's first read allocates a 32 KiB buffer,
+// whatever the size of the value. A tools/call served by the SDK is decoded so twice
+// (its _meta, looking for the stateless protocol, then its params), which is 90% of
+// the bytes a call allocates over stdio, and the garbage collection they cause is
+// most of what a trivial call costs. So ServeStdio serves tools/call itself where it
+// can tell the SDK would do nothing more than call the tool's handler (and, for a
+// permission ask, put it to the client and call the handler again): the params
+// decoded once with encoding/json, the handler the SDK would have run (Server.call),
+// the result encoded as the SDK encodes it. Every other request, and every
+// tools/call that needs more of the SDK, goes to the SDK as before.
+//
+// Remove this once a go-sdk release decodes without a buffer per value (see
+// "Upstream: go-sdk" in bench/README.md).
+
+// A directCall serves one tools/call without the SDK, answering its result or an
+// error, both in the SDK's form.
+type directCall func(ctx context.Context) (json.RawMessage, error)
+
+// statelessProtocol is the first protocol version whose requests can carry their
+// own protocol version in _meta, and whose tool results carry a resultType: the
+// SDK's part of such a call is more than calling the handler.
+const statelessProtocol = "2026-07-28"
+
+// direct returns how to serve a tools/call of the session ss with params without
+// the SDK, or false when the SDK must serve it. It must when:
+//   - the session is not initialized (the SDK answers that error) or runs the
+//     stateless protocol, or the request names a protocol in its _meta;
+//   - the params are not exactly a listed tool's name, an object of arguments and
+//     an object of _meta (the SDK answers an unknown tool, and its decoding of
+//     anything else is its own).
+func (s *Server) direct(ss *mcp.ServerSession, params json.RawMessage) (directCall, bool) {
+	init := ss.InitializeParams()
+	if init == nil || init.ProtocolVersion >= statelessProtocol {
+		return nil, false
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(params, &members) != nil {
+		return nil, false
+	}
+	p := &mcp.CallToolParamsRaw{}
+	for k, v := range members {
+		var err error
+		switch k {
+		case "name":
+			err = json.Unmarshal(v, &p.Name)
+		case "arguments":
+			if v[0] != '{' {
+				return nil, false
+			}
+			p.Arguments = v
+		case "_meta":
+			if v[0] != '{' {
+				return nil, false
+			}
+			err = json.Unmarshal(v, &p.Meta)
+		default:
+			return nil, false
+		}
+		if err != nil {
+			return nil, false
+		}
+	}
+	if _, ok := p.Meta[mcp.MetaKeyProtocolVersion]; ok {
+		return nil, false
+	}
+	if !s.base.lists(p.Name) {
+		return nil, false
+	}
+	req := &mcp.CallToolRequest{Session: ss, Params: p}
+	return func(ctx context.Context) (json.RawMessage, error) {
+		res, err := s.call(ctx, req)
+		if err == nil && res.InputRequests != nil {
+			res, err = s.askAndRetry(ctx, req, res)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if res.Content == nil {
+			r := *res
+			r.Content = []mcp.Content{} // as the SDK sends it: never null
+			res = &r
+		}
+		return encodeResult(res)
+	}, true
+}
+
+// askAndRetry does what the SDK does with a result asking for input (a permission
+// ask, see elicit.go) for a client of a protocol before 2026-07-28: it puts the
+// requests to the client, then calls the handler again with the answers, and
+// answers what that call returns. Its errors are the SDK's.
+func (s *Server) askAndRetry(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	if len(res.InputRequests) == 0 {
+		return nil, errors.New("the server is busy, retry later")
+	}
+	answers := make(mcp.InputResponseMap, len(res.InputRequests))
+	for id, ir := range res.InputRequests {
+		p, ok := ir.(*mcp.ElicitParams)
+		if !ok { // elicit.go asks nothing else
+			return nil, fmt.Errorf("multi-round-trip: fulfilling input request %q: unknown input request type: %T", id, ir)
+		}
+		answer, err := req.Session.Elicit(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("multi-round-trip: fulfilling input request %q: %w", id, err)
+		}
+		answers[id] = answer
+	}
+	retry := *req.Params
+	retry.InputResponses, retry.RequestState = answers, res.RequestState
+	return s.call(ctx, &mcp.CallToolRequest{Session: req.Session, Params: &retry})
+}
+
+// encodeResult encodes a result as the SDK does. The SDK's encoder (without HTML
+// escapes) calls the result's MarshalJSON and compacts what it returns, which is
+// compact already.
+func encodeResult(res *mcp.CallToolResult) (json.RawMessage, error) {
+	return res.MarshalJSON()
+}
