@@ -530,12 +530,24 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			matched = multilineMatches(data, locs, starts)
 		}
 	default:
-		for i, off := 0, 0; off < len(data); i++ {
-			end := len(data)
-			if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
-				end = off + j
+		// i is the index of the line that begins at off; counted lazily, when a line
+		// matches, from the last line counted (at, the offset of line i).
+		i, at := 0, 0
+		for off := 0; off < len(data); {
+			start := off
+			if len(q.literal) > 0 {
+				// Only a line holding the literal can match: jump to the next one.
+				j := bytes.Index(data[off:], q.literal)
+				if j < 0 {
+					break
+				}
+				start = off + bytes.LastIndexByte(data[off:off+j], '\n') + 1
 			}
-			start, line := off, bytes.TrimSuffix(data[off:end], []byte{'\r'})
+			end := len(data)
+			if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
+				end = start + j
+			}
+			line := bytes.TrimSuffix(data[start:end], []byte{'\r'})
 			off = end + 1
 			if !q.re.Match(line) {
 				continue
@@ -545,6 +557,8 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 				break
 			}
 			if q.mode == modeContent {
+				i += bytes.Count(data[at:start], []byte{'\n'})
+				at = start
 				matched = append(matched, i)
 				if q.only {
 					for _, m := range q.re.FindAllIndex(line, -1) {
