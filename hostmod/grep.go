@@ -381,10 +381,7 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 // searchTree walks the directory of loc and searches the files it wants, in parallel.
 func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([]fileHit, error) {
 	fsys := r.FS()
-	type job struct {
-		rel string
-		d   fs.DirEntry
-	}
+	type job struct{ rel string }
 	jobs := make(chan job, 64)
 	var (
 		mu   sync.Mutex
@@ -401,7 +398,8 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 				if ctx.Err() != nil {
 					continue
 				}
-				data, err := tr.read(joinName(loc.name, j.rel))
+				name := joinName(loc.name, j.rel)
+				data, err := tr.read(name)
 				if err != nil {
 					continue // unreadable: skipped, as ripgrep skips it after a warning
 				}
@@ -410,7 +408,7 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 					continue
 				}
 				h.path = filepath.Join(loc.abs, filepath.FromSlash(j.rel))
-				if info, err := j.d.Info(); err == nil {
+				if info, err := tr.lstat(name); err == nil {
 					h.mtime = info.ModTime()
 				}
 				mu.Lock()
@@ -420,9 +418,9 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 		}()
 	}
 	w := &walker{ctx: ctx, fsys: fsys, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
-		file: func(rel string, d fs.DirEntry, ignored bool) error {
+		file: func(rel string, _ fs.DirEntry, ignored bool) error {
 			if q.filter.wants(rel, ignored) {
-				jobs <- job{rel, d}
+				jobs <- job{rel}
 			}
 			return nil
 		}}
@@ -461,6 +459,15 @@ func (tr *textReader) open(name string) (*os.File, error) {
 		}
 	}
 	return tr.root.Open(name)
+}
+
+// lstat describes the file read last, name, through the handle on its directory (a
+// walk's directory entries outlive the handles their Info needs).
+func (tr *textReader) lstat(name string) (fs.FileInfo, error) {
+	if tr.dirRoot != nil && path.Dir(name) == tr.dir {
+		return tr.dirRoot.Lstat(path.Base(name))
+	}
+	return tr.root.Lstat(name)
 }
 
 // close releases the directory handle.

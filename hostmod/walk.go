@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -110,17 +109,6 @@ func (w *walker) readDir(parent *os.Root, name string) ([]fs.DirEntry, *os.Root,
 	}
 	entries, err := fs.ReadDir(w.fsys, name)
 	return entries, nil, err
-}
-
-func readRootDir(r *os.Root) ([]fs.DirEntry, error) {
-	f, err := r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
 }
 
 func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStack, handle *os.Root) error {
