@@ -125,7 +125,8 @@ const (
 type grepQuery struct {
 	mode      grepMode
 	re        *regexp.Regexp
-	literal   []byte // every match contains it: a cheap test of a file before matching line by line
+	literal   []byte   // every match contains it: a cheap test of a file before matching line by line
+	anyOf     [][]byte // every match contains one of them (an alternation's literals)
 	multiline bool
 	before    int
 	after     int
@@ -242,12 +243,59 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 // literals. "func \w+\(ctx context\.Context" gives "(ctx context.Context".
 func requiredLiteral(re *regexp.Regexp) []byte {
 	prefix, _ := re.LiteralPrefix()
-	best := prefix
 	tree, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
-		return []byte(best)
+		return usableLiteral(prefix)
 	}
-	tree = tree.Simplify()
+	best := longestLiteral(tree.Simplify())
+	if len(prefix) > len(best) {
+		best = prefix
+	}
+	return usableLiteral(best)
+}
+
+// requiredAlternatives returns the literals of an alternation that every match goes
+// through (the expression, or a part it concatenates), when each branch has a
+// required literal: every match contains one of them, so a file holding none is
+// skipped. "ErrShortWrite|ErrUnexpectedEOF" (which the parser reads as
+// Err(?:ShortWrite|UnexpectedEOF)) gives ShortWrite and UnexpectedEOF; nil when no
+// such alternation has a literal in every branch.
+func requiredAlternatives(re *regexp.Regexp) [][]byte {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	var find func(t *syntax.Regexp) [][]byte
+	find = func(t *syntax.Regexp) [][]byte {
+		switch t.Op {
+		case syntax.OpCapture, syntax.OpPlus:
+			return find(t.Sub[0])
+		case syntax.OpConcat:
+			for _, sub := range t.Sub {
+				if lits := find(sub); lits != nil {
+					return lits
+				}
+			}
+		case syntax.OpAlternate:
+			var out [][]byte
+			for _, branch := range t.Sub {
+				lit := usableLiteral(longestLiteral(branch))
+				if lit == nil {
+					return nil
+				}
+				out = append(out, lit)
+			}
+			return out
+		}
+		return nil
+	}
+	return find(tree.Simplify())
+}
+
+// longestLiteral returns the longest case-sensitive literal that every match of t
+// contains, "" when it finds none.
+func longestLiteral(t *syntax.Regexp) string {
+	best := ""
 	var visit func(t *syntax.Regexp)
 	visit = func(t *syntax.Regexp) {
 		switch t.Op {
@@ -263,12 +311,17 @@ func requiredLiteral(re *regexp.Regexp) []byte {
 			visit(t.Sub[0])
 		}
 	}
-	visit(tree)
-	if best == "" || strings.ContainsRune(best, utf8.RuneError) {
-		// U+FFFD in a pattern matches any invalid byte: its bytes need not be there.
+	visit(t)
+	return best
+}
+
+// usableLiteral returns lit as bytes, or nil when it is empty or holds U+FFFD, which
+// in a pattern matches any invalid byte: its bytes need not be there.
+func usableLiteral(lit string) []byte {
+	if lit == "" || strings.ContainsRune(lit, utf8.RuneError) {
 		return nil
 	}
-	return []byte(best)
+	return []byte(lit)
 }
 
 func hasLiteralNewline(pattern string) bool {
@@ -309,7 +362,7 @@ func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir st
 	if q.re, err = compilePattern(pattern, ignoreCase, q.multiline); err != nil {
 		return nil, "", err
 	}
-	q.literal = requiredLiteral(q.re)
+	q.literal, q.anyOf = requiredLiteral(q.re), requiredAlternatives(q.re)
 	if q.filter, err = parseFilter(globs, typ); err != nil {
 		return nil, "", err
 	}
@@ -518,6 +571,9 @@ func (tr *textReader) read(name string) ([]byte, error) {
 // searchFile searches one text file's content; ok is false when nothing matched.
 func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 	if len(q.literal) > 0 && !bytes.Contains(data, q.literal) {
+		return fileHit{}, false
+	}
+	if len(q.anyOf) > 0 && !slices.ContainsFunc(q.anyOf, func(lit []byte) bool { return bytes.Contains(data, lit) }) {
 		return fileHit{}, false
 	}
 	var matched []int // indexes of matching lines, ascending

@@ -1,6 +1,7 @@
 package hostmod
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"testing"
@@ -45,5 +46,32 @@ func TestSearchFileLiteralLines(t *testing.T) {
 	}
 	if want := []int{2, 5, 7}; !slices.Equal(got, want) || h.count != 3 {
 		t.Errorf("matching lines %v (count %d), want %v", got, h.count, want)
+	}
+}
+
+func TestRequiredAlternatives(t *testing.T) {
+	for pattern, want := range map[string]string{
+		`ErrShortWrite|ErrUnexpectedEOF`: "[ShortWrite UnexpectedEOF]", // after the common prefix
+		`(foo\d+|\w+bar)`:                "[foo bar]",
+		`foo|\d+`:                        "[]", // a branch with no literal
+		`foo|`:                           "[]",
+		`(?i)foo|bar`:                    "[]", // case-folded: no byte literal
+		`func main`:                      "[]", // no alternation
+	} {
+		var got []string
+		for _, lit := range requiredAlternatives(regexp.MustCompile(pattern)) {
+			got = append(got, string(lit))
+		}
+		if s := fmt.Sprint(got); s != want {
+			t.Errorf("requiredAlternatives(%q) = %s, want %s", pattern, s, want)
+		}
+	}
+	// A file holding none of the literals is skipped; one holding either is searched.
+	re := regexp.MustCompile(`ErrShortWrite|ErrUnexpectedEOF`)
+	q := &grepQuery{mode: modeFiles, re: re, anyOf: requiredAlternatives(re)}
+	for data, want := range map[string]bool{"x ErrUnexpectedEOF\n": true, "ErrShortWrite": true, "io.EOF\n": false} {
+		if _, ok := q.searchFile([]byte(data)); ok != want {
+			t.Errorf("search of %q: %v, want %v", data, ok, want)
+		}
 	}
 }
