@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/luatool/luatool/bindings"
@@ -37,9 +38,14 @@ func runHidden(t *testing.T, root string, hide func(string) bool, body string) (
 	if err != nil {
 		t.Fatalf("Standard: %v", err)
 	}
-	var asked []string
+	var (
+		mu    sync.Mutex // searches walk directories in parallel
+		asked []string
+	)
 	c := &bindings.Call{Context: context.Background(), Access: bindings.AccessRead, Hidden: func(p string) bool {
+		mu.Lock()
 		asked = append(asked, p)
+		mu.Unlock()
 		return hide(p)
 	}}
 	out, err := runWith(t, mods, c, "local root = ...\n"+body, root)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -146,7 +147,10 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 	if err != nil {
 		return push(L, err)
 	}
-	var found []foundFile
+	var (
+		mu    sync.Mutex
+		found []foundFile
+	)
 	err = rs.do(q.dir, func(r *os.Root, loc location) error {
 		st, err := r.Stat(loc.name)
 		if err != nil {
@@ -164,7 +168,9 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 				if info, err := d.Info(); err == nil {
 					f.mtime = info.ModTime()
 				}
+				mu.Lock()
 				found = append(found, f)
+				mu.Unlock()
 				return nil
 			}}
 		return w.walk()

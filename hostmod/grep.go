@@ -125,7 +125,8 @@ const (
 type grepQuery struct {
 	mode      grepMode
 	re        *regexp.Regexp
-	literal   []byte // every match contains it: a cheap test of a file before matching line by line
+	literal   []byte   // every match contains it: a cheap test of a file before matching line by line
+	anyOf     [][]byte // every match contains one of them (an alternation's literals)
 	multiline bool
 	before    int
 	after     int
@@ -242,12 +243,59 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 // literals. "func \w+\(ctx context\.Context" gives "(ctx context.Context".
 func requiredLiteral(re *regexp.Regexp) []byte {
 	prefix, _ := re.LiteralPrefix()
-	best := prefix
 	tree, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
-		return []byte(best)
+		return usableLiteral(prefix)
 	}
-	tree = tree.Simplify()
+	best := longestLiteral(tree.Simplify())
+	if len(prefix) > len(best) {
+		best = prefix
+	}
+	return usableLiteral(best)
+}
+
+// requiredAlternatives returns the literals of an alternation that every match goes
+// through (the expression, or a part it concatenates), when each branch has a
+// required literal: every match contains one of them, so a file holding none is
+// skipped. "ErrShortWrite|ErrUnexpectedEOF" (which the parser reads as
+// Err(?:ShortWrite|UnexpectedEOF)) gives ShortWrite and UnexpectedEOF; nil when no
+// such alternation has a literal in every branch.
+func requiredAlternatives(re *regexp.Regexp) [][]byte {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	var find func(t *syntax.Regexp) [][]byte
+	find = func(t *syntax.Regexp) [][]byte {
+		switch t.Op {
+		case syntax.OpCapture, syntax.OpPlus:
+			return find(t.Sub[0])
+		case syntax.OpConcat:
+			for _, sub := range t.Sub {
+				if lits := find(sub); lits != nil {
+					return lits
+				}
+			}
+		case syntax.OpAlternate:
+			var out [][]byte
+			for _, branch := range t.Sub {
+				lit := usableLiteral(longestLiteral(branch))
+				if lit == nil {
+					return nil
+				}
+				out = append(out, lit)
+			}
+			return out
+		}
+		return nil
+	}
+	return find(tree.Simplify())
+}
+
+// longestLiteral returns the longest case-sensitive literal that every match of t
+// contains, "" when it finds none.
+func longestLiteral(t *syntax.Regexp) string {
+	best := ""
 	var visit func(t *syntax.Regexp)
 	visit = func(t *syntax.Regexp) {
 		switch t.Op {
@@ -263,12 +311,17 @@ func requiredLiteral(re *regexp.Regexp) []byte {
 			visit(t.Sub[0])
 		}
 	}
-	visit(tree)
-	if best == "" || strings.ContainsRune(best, utf8.RuneError) {
-		// U+FFFD in a pattern matches any invalid byte: its bytes need not be there.
+	visit(t)
+	return best
+}
+
+// usableLiteral returns lit as bytes, or nil when it is empty or holds U+FFFD, which
+// in a pattern matches any invalid byte: its bytes need not be there.
+func usableLiteral(lit string) []byte {
+	if lit == "" || strings.ContainsRune(lit, utf8.RuneError) {
 		return nil
 	}
-	return []byte(best)
+	return []byte(lit)
 }
 
 func hasLiteralNewline(pattern string) bool {
@@ -309,7 +362,7 @@ func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir st
 	if q.re, err = compilePattern(pattern, ignoreCase, q.multiline); err != nil {
 		return nil, "", err
 	}
-	q.literal = requiredLiteral(q.re)
+	q.literal, q.anyOf = requiredLiteral(q.re), requiredAlternatives(q.re)
 	if q.filter, err = parseFilter(globs, typ); err != nil {
 		return nil, "", err
 	}
@@ -381,10 +434,7 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 // searchTree walks the directory of loc and searches the files it wants, in parallel.
 func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([]fileHit, error) {
 	fsys := r.FS()
-	type job struct {
-		rel string
-		d   fs.DirEntry
-	}
+	type job struct{ rel string }
 	jobs := make(chan job, 64)
 	var (
 		mu   sync.Mutex
@@ -401,7 +451,8 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 				if ctx.Err() != nil {
 					continue
 				}
-				data, err := tr.read(joinName(loc.name, j.rel))
+				name := joinName(loc.name, j.rel)
+				data, err := tr.read(name)
 				if err != nil {
 					continue // unreadable: skipped, as ripgrep skips it after a warning
 				}
@@ -410,7 +461,7 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 					continue
 				}
 				h.path = filepath.Join(loc.abs, filepath.FromSlash(j.rel))
-				if info, err := j.d.Info(); err == nil {
+				if info, err := tr.lstat(name); err == nil {
 					h.mtime = info.ModTime()
 				}
 				mu.Lock()
@@ -420,9 +471,9 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 		}()
 	}
 	w := &walker{ctx: ctx, fsys: fsys, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
-		file: func(rel string, d fs.DirEntry, ignored bool) error {
+		file: func(rel string, _ fs.DirEntry, ignored bool) error {
 			if q.filter.wants(rel, ignored) {
-				jobs <- job{rel, d}
+				jobs <- job{rel}
 			}
 			return nil
 		}}
@@ -461,6 +512,15 @@ func (tr *textReader) open(name string) (*os.File, error) {
 		}
 	}
 	return tr.root.Open(name)
+}
+
+// lstat describes the file read last, name, through the handle on its directory (a
+// walk's directory entries outlive the handles their Info needs).
+func (tr *textReader) lstat(name string) (fs.FileInfo, error) {
+	if tr.dirRoot != nil && path.Dir(name) == tr.dir {
+		return tr.dirRoot.Lstat(path.Base(name))
+	}
+	return tr.root.Lstat(name)
 }
 
 // close releases the directory handle.
@@ -513,6 +573,9 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 	if len(q.literal) > 0 && !bytes.Contains(data, q.literal) {
 		return fileHit{}, false
 	}
+	if len(q.anyOf) > 0 && !slices.ContainsFunc(q.anyOf, func(lit []byte) bool { return bytes.Contains(data, lit) }) {
+		return fileHit{}, false
+	}
 	var matched []int // indexes of matching lines, ascending
 	var starts []int  // line offsets, for content
 	var locs [][]int  // the matches' byte ranges in data, for onlyMatching
@@ -530,12 +593,24 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			matched = multilineMatches(data, locs, starts)
 		}
 	default:
-		for i, off := 0, 0; off < len(data); i++ {
-			end := len(data)
-			if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
-				end = off + j
+		// i is the index of the line that begins at off; counted lazily, when a line
+		// matches, from the last line counted (at, the offset of line i).
+		i, at := 0, 0
+		for off := 0; off < len(data); {
+			start := off
+			if len(q.literal) > 0 {
+				// Only a line holding the literal can match: jump to the next one.
+				j := bytes.Index(data[off:], q.literal)
+				if j < 0 {
+					break
+				}
+				start = off + bytes.LastIndexByte(data[off:off+j], '\n') + 1
 			}
-			start, line := off, bytes.TrimSuffix(data[off:end], []byte{'\r'})
+			end := len(data)
+			if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
+				end = start + j
+			}
+			line := bytes.TrimSuffix(data[start:end], []byte{'\r'})
 			off = end + 1
 			if !q.re.Match(line) {
 				continue
@@ -545,6 +620,8 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 				break
 			}
 			if q.mode == modeContent {
+				i += bytes.Count(data[at:start], []byte{'\n'})
+				at = start
 				matched = append(matched, i)
 				if q.only {
 					for _, m := range q.re.FindAllIndex(line, -1) {

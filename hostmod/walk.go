@@ -6,10 +6,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
+	"runtime"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/luatool/luatool/bindings"
 )
@@ -24,10 +25,17 @@ func isVCSDir(name string) bool {
 	return false
 }
 
-// A walker visits the regular files below a directory of a root's fs.FS, in name
-// order, depth first. It does not follow symbolic links (as ripgrep without -L), and
-// includes hidden files but not the temporary files of atomic writes (isTempName).
-// It stops with a "cancelled" opError when ctx ends.
+// walkWorkers bounds the goroutines of one walk. Most of a walk's time is system
+// calls (reading directories, opening them), which block a goroutine but not the
+// others: a few more than the CPUs keep the kernel busy.
+func walkWorkers() int { return min(2*runtime.GOMAXPROCS(0), 16) }
+
+// A walker visits the regular files below a directory of a root's fs.FS. Directories
+// are read in parallel (walkWorkers), so the files come in no particular order and
+// file is called from several goroutines at once. It does not follow symbolic links
+// (as ripgrep without -L), and includes hidden files but not the temporary files of
+// atomic writes (isTempName). It stops with a "cancelled" opError when ctx ends, and
+// with the first error file returns.
 type walker struct {
 	ctx  context.Context
 	fsys fs.FS
@@ -45,8 +53,14 @@ type walker struct {
 	// relative to start): a Read deny rule matches it (bindings.Call.Hidden).
 	hidden func(rel string) bool
 	// file is called for each regular file with its path relative to start and
-	// whether ignore files exclude it. An error stops the walk.
+	// whether ignore files exclude it, possibly from several goroutines at once. An
+	// error stops the walk.
 	file func(rel string, d fs.DirEntry, ignored bool) error
+
+	// group runs the walks of subdirectories; its context ends when ctx does or
+	// a walk fails.
+	group *errgroup.Group
+	gctx  context.Context
 }
 
 // walk runs the walk. An unreadable start directory is an error; an unreadable
@@ -66,11 +80,19 @@ func (w *walker) walk() error {
 	}
 	var handle *os.Root
 	if w.root != nil {
-		if handle, err = w.root.OpenRoot(w.start); err == nil {
-			defer handle.Close()
+		if handle, err = w.root.OpenRoot(w.start); err != nil {
+			handle = nil
 		}
 	}
-	return w.walkEntries(w.start, entries, stack, handle)
+	w.group, w.gctx = errgroup.WithContext(w.ctx)
+	w.group.SetLimit(walkWorkers())
+	w.group.Go(func() error {
+		if handle != nil {
+			defer handle.Close()
+		}
+		return w.walkEntries(w.start, entries, stack, handle)
+	})
+	return w.group.Wait()
 }
 
 // readDir reads directory name, whose parent's handle is parent (nil when there is
@@ -89,23 +111,15 @@ func (w *walker) readDir(parent *os.Root, name string) ([]fs.DirEntry, *os.Root,
 	return entries, nil, err
 }
 
-func readRootDir(r *os.Root) ([]fs.DirEntry, error) {
-	f, err := r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
-}
-
 func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStack, handle *os.Root) error {
 	if w.ignore {
 		stack = stack.with(w.fsys, dir, entries)
 	}
 	for _, e := range entries {
-		if err := w.ctx.Err(); err != nil {
+		if err := w.gctx.Err(); err != nil {
+			if err = w.ctx.Err(); err == nil {
+				return nil // another walk failed: Wait returns its error
+			}
 			return newOpError(codeCancelled, "search cancelled: %v", err)
 		}
 		if isTempName(e.Name()) {
@@ -122,12 +136,18 @@ func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStac
 			if err != nil {
 				continue
 			}
-			err = w.walkEntries(name, sub, stack, subHandle)
-			if subHandle != nil {
-				subHandle.Close()
+			walkSub := func() error {
+				if subHandle != nil {
+					defer subHandle.Close()
+				}
+				return w.walkEntries(name, sub, stack, subHandle)
 			}
-			if err != nil {
-				return err
+			// A free worker takes the subdirectory; without one this goroutine
+			// walks it (waiting for one could deadlock: every worker waits).
+			if !w.group.TryGo(walkSub) {
+				if err := walkSub(); err != nil {
+					return err
+				}
 			}
 		case e.Type().IsRegular():
 			if w.hidden != nil && w.hidden(rel) {

@@ -1,6 +1,7 @@
 package luaload
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"path"
@@ -21,6 +22,7 @@ type library struct {
 	base    string // how the directory is named in messages
 	limits  bindings.Limits
 	sources map[string][]byte // module name -> source
+	cache   *programCache
 
 	mu       sync.Mutex
 	compiled map[string]compiledModule
@@ -35,9 +37,10 @@ type compiledModule struct {
 var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
 // newLibrary reads the modules of fsys (nil: none), the *.lua files under lib/ but
-// tests; base is the directory's name in messages.
-func newLibrary(fsys fs.FS, base string, limits bindings.Limits) *library {
-	lib := &library{base: base, limits: limits, sources: map[string][]byte{}, compiled: map[string]compiledModule{}}
+// tests; base is the directory's name in messages. Its modules compile through cache,
+// which the libraries of one loader share.
+func newLibrary(fsys fs.FS, base string, limits bindings.Limits, cache *programCache) *library {
+	lib := &library{base: base, limits: limits, sources: map[string][]byte{}, compiled: map[string]compiledModule{}, cache: cache}
 	if fsys == nil {
 		return lib
 	}
@@ -72,8 +75,46 @@ func (lib *library) lookup(name string) (*bindings.Program, error) {
 		return c.prog, c.err
 	}
 	file := path.Join(lib.base, LibDir, strings.ReplaceAll(name, ".", "/")+".lua")
-	prog, err := bindings.Compile(file, src, lib.limits)
+	prog, err := lib.cache.compile(file, src, lib.limits)
 	lib.compiled[name] = compiledModule{prog, err}
+	return prog, err
+}
+
+// A programCache holds the compiled Lua modules of a loader's libraries by chunk
+// name, each with the source it was compiled from. Every tool file of a directory
+// has a library of its own (so that a tool version never sees half of a change to
+// lib/), and without the cache each would compile the same modules again: the
+// standard tools' files.lua was compiled once a tool at every start. An entry serves
+// only a library whose source is byte for byte the same, and a changed source
+// replaces it, so the cache keeps one version of each module file it has seen.
+type programCache struct {
+	mu      sync.Mutex
+	entries map[string]cachedProgram
+}
+
+type cachedProgram struct {
+	src  []byte
+	prog *bindings.Program
+	err  error
+}
+
+// compile returns the program of src under the chunk name file, compiling it unless
+// the cache has it. Two libraries asking at once may both compile it: the programs
+// are the same, and neither waits for the other.
+func (c *programCache) compile(file string, src []byte, limits bindings.Limits) (*bindings.Program, error) {
+	c.mu.Lock()
+	e, ok := c.entries[file]
+	c.mu.Unlock()
+	if ok && bytes.Equal(e.src, src) {
+		return e.prog, e.err
+	}
+	prog, err := bindings.Compile(file, src, limits)
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[string]cachedProgram{}
+	}
+	c.entries[file] = cachedProgram{src: src, prog: prog, err: err}
+	c.mu.Unlock()
 	return prog, err
 }
 

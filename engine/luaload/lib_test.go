@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/luatool/luatool/bindings"
@@ -204,5 +205,29 @@ func TestInputDeeperThanLuaTakesIsInvalidInput(t *testing.T) {
 	ok := e.Call(bg, engine.ToolUse{ID: "2", Name: "T", Input: []byte(`{"a": {"b": {"c": {}}}}`)})
 	if ok.Stage != engine.StageDone {
 		t.Errorf("at the limit: %s %q", ok.Stage, ok.Block.Content.String())
+	}
+}
+
+// TestLibrariesShareCompiledModules: the libraries of one loader compile a module
+// once while its source stays the same, and again when it changes.
+func TestLibrariesShareCompiledModules(t *testing.T) {
+	var cache programCache
+	fsys := func(src string) fstest.MapFS {
+		return fstest.MapFS{"lib/m.lua": {Data: []byte(src)}}
+	}
+	lookup := func(src string) *bindings.Program {
+		t.Helper()
+		prog, err := newLibrary(fsys(src), "dir", bindings.Limits{}, &cache).lookup("m")
+		if err != nil || prog == nil {
+			t.Fatalf("lookup m: %v, %v", prog, err)
+		}
+		return prog
+	}
+	first := lookup("return 1")
+	if again := lookup("return 1"); again != first {
+		t.Error("a second library of the same source compiled the module again")
+	}
+	if changed := lookup("return 2"); changed == first || changed.Hash == first.Hash {
+		t.Error("a library of a changed source got the old module")
 	}
 }

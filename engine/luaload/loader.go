@@ -114,6 +114,7 @@ type Loader struct {
 	modules  []*bindings.Module // required and the loader's own (tools, env)
 	watchdog *bindings.Watchdog
 	gate     *bindings.Gate
+	libs     programCache // the compiled modules of the tool directories' lib/
 }
 
 // New returns a loader for the options. Host modules are checked here, once: two
@@ -194,7 +195,7 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 		d.Message += missingCommaHint(src, d.Line, d.Message)
 		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{d}
 	}
-	libs := newLibrary(env.FS, path.Dir(file), l.opts.Limits)
+	libs := newLibrary(env.FS, path.Dir(file), l.opts.Limits, &l.libs)
 	pool := bindings.NewPool(prog, bindings.Config{Limits: l.opts.Limits, Modules: l.modules, Watchdog: l.watchdog, LuaModules: libs.lookup})
 	vm, err := pool.Get()
 	if err != nil {
@@ -250,7 +251,7 @@ func (l *Loader) ToolModules() []*bindings.Module { return l.modules }
 // of it require them, for hosts that run other Lua code beside the tools (luatool
 // test runs test files with it); base names the directory in messages.
 func (l *Loader) LuaModules(fsys fs.FS, base string) func(name string) (*bindings.Program, error) {
-	return newLibrary(fsys, base, l.opts.Limits).lookup
+	return newLibrary(fsys, base, l.opts.Limits, &l.libs).lookup
 }
 
 // Of returns the Lua loader among an engine's loaders, or nil.

@@ -1,0 +1,55 @@
+package hostmod
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestReadRootDir: the entries getdents gives are those os.ReadDir gives, with the
+// same types, sorted, across more than one buffer of records; Info answers through the
+// root.
+func TestReadRootDir(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 1500 { // about 60 KB of records: two getdents calls at least
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file-with-a-long-name-%04d.txt", i)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := readRootDir(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d entries, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Name() != want[i].Name() || got[i].Type() != want[i].Type() || got[i].IsDir() != want[i].IsDir() {
+			t.Errorf("entry %d: %s %v, want %s %v", i, got[i].Name(), got[i].Type(), want[i].Name(), want[i].Type())
+		}
+	}
+	info, err := got[0].Info()
+	if err != nil || info.Name() != want[0].Name() || info.Size() != 1 {
+		t.Errorf("Info of %s: %v, %v", got[0].Name(), info, err)
+	}
+}
