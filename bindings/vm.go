@@ -158,7 +158,8 @@ type Call struct {
 	Entry string
 	// Hidden, if set, reports whether a path (absolute and clean) must be hidden from
 	// the call: a Read deny rule matches it. Host functions that list or search files
-	// skip such paths. Nil hides nothing.
+	// skip such paths, from several goroutines at once (a parallel directory walk):
+	// it must be safe for concurrent use. Nil hides nothing.
 	Hidden func(absPath string) bool
 	// Network lists the hosts the call may reach through host modules that use the
 	// network (http): patterns of package netpolicy, from the tool's network member,
