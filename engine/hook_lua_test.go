@@ -1,14 +1,13 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/internal/syncbuf"
 )
 
 // Lua hook files give the same decisions as command hooks and Go middleware, through
@@ -23,23 +22,6 @@ const noteTool = `return {
   mapResult = function(data) return "noted " .. data.noted end,
 }
 `
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func noteCall(e *engine.Engine, text string) *engine.Result {
 	return e.Call(bg, engine.ToolUse{ID: "toolu_1", Name: "Note", Input: []byte(`{"text":"` + text + `"}`)})
@@ -79,7 +61,7 @@ func TestLuaHooks(t *testing.T) {
 `
 	spinTimeout := strings.Replace(hook, `matcher = "Note",`, `matcher = "Note", timeout = 0.2,`, 1)
 	var asks []engine.PermissionRequest
-	log := &lockedBuffer{}
+	log := &syncbuf.Buffer{}
 	opts := engine.Options{
 		Logger: slog.New(slog.NewTextHandler(log, nil)),
 		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/luatool/luatool/internal/syncbuf"
 )
 
 // funcHook is a Hook of a Go function, for the tests.
@@ -33,24 +34,6 @@ func (h funcHook) Run(ctx context.Context, in *HookInput) (HookDecision, error) 
 
 func decides(event HookEvent, matcher, name string, d HookDecision) funcHook {
 	return funcHook{event: event, matcher: matcher, name: name, run: func(context.Context, *HookInput) (HookDecision, error) { return d, nil }}
-}
-
-// syncBuffer is a log sink safe for hooks that log from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // touchTool is a tool that is not read-only and records the inputs it was called
@@ -78,14 +61,14 @@ func touchTool(rec *recorder) ToolDef {
 type hookEngine struct {
 	*Engine
 	rec  *recorder
-	log  *syncBuffer
+	log  *syncbuf.Buffer
 	asks []PermissionRequest
 	mu   sync.Mutex
 }
 
 func newHookEngine(t *testing.T, hooks []Hook, mw []Middleware, perms PermissionSettings, allow bool) *hookEngine {
 	t.Helper()
-	he := &hookEngine{rec: &recorder{}, log: &syncBuffer{}}
+	he := &hookEngine{rec: &recorder{}, log: &syncbuf.Buffer{}}
 	he.Engine = newTestEngine(t, Options{
 		Tools:       []ToolDef{touchTool(he.rec)},
 		Hooks:       hooks,
@@ -265,7 +248,7 @@ func TestUpdatedOutputMustMatchOutputSchema(t *testing.T) {
 	rec := &recorder{}
 	def := touchTool(rec)
 	def.OutputSchema = objectSchema(map[string]any{"touched": map[string]any{"type": "string"}}, "touched")
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	e := newTestEngine(t, Options{
 		Tools: []ToolDef{def}, Permissions: allowTouch(), Logger: slog.New(slog.NewTextHandler(log, nil)),
 		Hooks: []Hook{decides(PostToolUse, "", "bad", HookDecision{UpdatedOutput: map[string]any{"touched": 3}})},

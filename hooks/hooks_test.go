@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -15,41 +14,24 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/settings"
+	"github.com/luatool/luatool/internal/syncbuf"
 	"github.com/luatool/luatool/sandbox"
 	"github.com/luatool/luatool/srcpos"
 )
-
-// logBuffer is a log sink for hooks that fail on several goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // rig is an engine whose one tool, Note, is not read-only and records its inputs,
 // with the command hooks given (event, then command) and allow rules for Note.
 type rig struct {
 	eng    *engine.Engine
 	root   string
-	log    *logBuffer
+	log    *syncbuf.Buffer
 	mu     sync.Mutex
 	inputs []map[string]any
 }
 
 func newRig(t *testing.T, cmds ...settings.CommandHook) *rig {
 	t.Helper()
-	r := &rig{root: t.TempDir(), log: &logBuffer{}}
+	r := &rig{root: t.TempDir(), log: &syncbuf.Buffer{}}
 	note := engine.ToolDef{
 		Name:        "Note",
 		Prompt:      func(context.Context, engine.PromptOptions) (string, error) { return "notes", nil },

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/luatool/luatool/internal/syncbuf"
 )
 
 // The MCP end-to-end tests build the real luatool binary and drive `luatool serve`
@@ -101,26 +102,8 @@ type mcpServer struct {
 	session *mcp.ClientSession
 	tools   string // the watched tool directory
 	root    string // the workspace
-	stderr  *syncBuffer
+	stderr  *syncbuf.Buffer
 	changed chan struct{}
-}
-
-// syncBuffer is a bytes.Buffer safe for a child's writes and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // serveStdio starts `luatool serve` on the tools of mcpTools (with the standard set)
@@ -145,7 +128,7 @@ func serveStdioAt(t *testing.T, protocol string, opts *mcp.ClientOptions, extraA
 }
 
 func newMCPDirs(t *testing.T) *mcpServer {
-	s := &mcpServer{tools: t.TempDir(), root: t.TempDir(), stderr: &syncBuffer{}, changed: make(chan struct{}, 16)}
+	s := &mcpServer{tools: t.TempDir(), root: t.TempDir(), stderr: &syncbuf.Buffer{}, changed: make(chan struct{}, 16)}
 	for name, src := range mcpTools {
 		writeFile(t, filepath.Join(s.tools, name), src)
 	}

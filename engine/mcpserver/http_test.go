@@ -23,6 +23,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/internal/syncbuf"
 )
 
 const (
@@ -37,25 +38,7 @@ type httpFixture struct {
 	release chan struct{} // closing it (once: releaseAll) ends the Block calls
 	entered chan struct{} // a Block call has started
 	once    sync.Once
-	log     logBuffer // what the server logged, as slog text
-}
-
-// logBuffer is a strings.Builder for a logger that writes from many goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log     syncbuf.Buffer // what the server logged, as slog text
 }
 
 // releaseAll ends every Block call, so that the clients and the server can close

@@ -1,29 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/luatool/luatool/internal/syncbuf"
 )
-
-// safeBuffer is a bytes.Buffer for a writer and a reader on two goroutines.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func show(d *display) {
 	stop := d.spin("running Read")
@@ -36,7 +18,7 @@ func show(d *display) {
 }
 
 func TestDisplayPipedIsPlain(t *testing.T) {
-	var b safeBuffer
+	var b syncbuf.Buffer
 	show(&display{w: &b})
 	want := "● Read(file_path: \"a\")\n  … half way\n  log: a line\n  ⎿ Read 3 lines\n  ⎿ File does not exist\n"
 	if b.String() != want {
@@ -45,7 +27,7 @@ func TestDisplayPipedIsPlain(t *testing.T) {
 }
 
 func TestDisplayTerminal(t *testing.T) {
-	var b safeBuffer
+	var b syncbuf.Buffer
 	show(&display{w: &b, tty: true, color: true})
 	out := b.String()
 	for _, want := range []string{
@@ -70,7 +52,7 @@ func TestDisplayTerminal(t *testing.T) {
 }
 
 func TestDisplayTerminalWithoutColor(t *testing.T) {
-	var b safeBuffer
+	var b syncbuf.Buffer
 	show(&display{w: &b, tty: true, color: false})
 	if strings.Contains(b.String(), "\x1b[3") || strings.Contains(b.String(), styleBold) {
 		t.Errorf("colours with color off:\n%q", b.String())
@@ -99,7 +81,7 @@ func TestUseColor(t *testing.T) {
 }
 
 func TestPauseTakesTheSpinnerOff(t *testing.T) {
-	var b safeBuffer
+	var b syncbuf.Buffer
 	d := &display{w: &b, tty: true}
 	stop := d.spin("waiting")
 	resume := d.pause()
@@ -118,7 +100,7 @@ func TestPauseTakesTheSpinnerOff(t *testing.T) {
 }
 
 func TestDisplayKeepsToolTextOffTheTerminalsControls(t *testing.T) {
-	var b safeBuffer
+	var b syncbuf.Buffer
 	d := &display{w: &b, tty: true, color: true}
 	d.outcome("evil \x1b[2J\x1b]0;title\x07 text\ttab", false)
 	out := b.String()
