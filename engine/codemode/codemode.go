@@ -190,6 +190,12 @@ func (r *runner) run(ctx context.Context, src string, cc *engine.CallContext) (*
 	// require.
 	prog, err := bindings.Compile(chunkName, []byte(`return function(...) local tools, json = require("tools"), require("json") `+src+"\nend"), r.opts.Limits)
 	if err != nil {
+		// The error the script has on its own names its lines and tokens, not the
+		// wrapper's closing end (an unclosed string reads "near 'end'" on a line the
+		// script does not have).
+		if _, own := bindings.Compile(chunkName, []byte(src), r.opts.Limits); own != nil {
+			err = own
+		}
 		return nil, &failure{text: "The script does not compile: " + err.Error()}
 	}
 	vm := bindings.NewVM(bindings.Config{Limits: r.opts.Limits, Modules: r.modules, Watchdog: r.watchdog})
