@@ -43,18 +43,7 @@ func clientEngine(t *testing.T) *engine.Engine {
 // connectAs connects a client that names itself name.
 func connectAs(t *testing.T, eng *engine.Engine, name string) *mcp.ClientSession {
 	t.Helper()
-	srv := New(eng, Options{})
-	t.Cleanup(srv.Close)
-	ctx := context.Background()
-	serverEnd, clientEnd := mcp.NewInMemoryTransports()
-	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
-		t.Fatal(err)
-	}
-	session, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil).Connect(ctx, clientEnd, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { session.Close() })
+	_, session := connectNamed(t, eng, name, nil)
 	return session
 }
 

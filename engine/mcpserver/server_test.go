@@ -21,6 +21,12 @@ import (
 // connect serves eng to an in-memory client and returns the client's session.
 func connect(t *testing.T, eng *engine.Engine, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
+	return connectNamed(t, eng, "test", opts)
+}
+
+// connectNamed is connect for a client that names itself name.
+func connectNamed(t *testing.T, eng *engine.Engine, name string, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
+	t.Helper()
 	srv := New(eng, Options{})
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
@@ -28,7 +34,7 @@ func connect(t *testing.T, eng *engine.Engine, opts *mcp.ClientOptions) (*Server
 	if _, err := srv.MCP().Connect(ctx, serverEnd, nil); err != nil {
 		t.Fatal(err)
 	}
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, opts).Connect(ctx, clientEnd, nil)
+	session, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, opts).Connect(ctx, clientEnd, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
