@@ -245,8 +245,20 @@ func (c *Command) execute(ctx context.Context, cwd string, input []byte) (stdout
 		<-waited
 	}
 	killGroup(cmd)
-	<-copied
-	<-copied
+	// A process that left the hook's group (setsid) survives the kill and may hold
+	// the pipes open: the output is read for a moment more, then no longer, so that
+	// the hook's answer (its exit code above all) is never lost waiting for it.
+	grace := time.NewTimer(outputGrace)
+	defer grace.Stop()
+	for n := 0; n < 2; {
+		select {
+		case <-copied:
+			n++
+		case <-grace.C:
+			_ = outR.SetReadDeadline(time.Now())
+			_ = errR.SetReadDeadline(time.Now())
+		}
+	}
 	if stopped != nil {
 		if errors.Is(stopped, context.DeadlineExceeded) {
 			return nil, nil, 0, errors.New("timed out; the command was killed")
@@ -255,6 +267,10 @@ func (c *Command) execute(ctx context.Context, cwd string, input []byte) (stdout
 	}
 	return outBuf.Bytes(), errBuf.Bytes(), exitCode(cmd.ProcessState), nil
 }
+
+// outputGrace is how long a hook's output is read after the hook has exited and its
+// process group was killed.
+const outputGrace = 250 * time.Millisecond
 
 // start starts cmd, in the sandbox when there is one: reads of the roots and of the
 // settings file's directory, writes of the scratch directory only.

@@ -239,3 +239,17 @@ func TestConfinement(t *testing.T) {
 		t.Error("a hook wrote the root")
 	}
 }
+
+// TestExitOutlivedByItsChild: a hook that denies with exit 2 and leaves a child in a
+// session of its own holding its stderr still denies, at once; the deny is not lost
+// waiting for the pipes to close (which would fail open at the hook's timeout).
+func TestExitOutlivedByItsChild(t *testing.T) {
+	// The pause lets the child leave the hook's process group before the hook exits.
+	h := pre(`echo "held" >&2; setsid sleep 5 >&2 & sleep 0.3; exit 2`)
+	h.Timeout = 5e9
+	r := newRig(t, h)
+	got := r.note("a").Block.Content.String()
+	if !strings.HasPrefix(got, "PreToolUse:Note hook error: [") || !strings.HasSuffix(got, "]: held\n") {
+		t.Errorf("got %q, want the hook's deny with its reason", got)
+	}
+}
