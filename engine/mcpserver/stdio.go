@@ -102,6 +102,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, op
 	case <-ctx.Done():
 		ss.Close()
 		<-ended
+		c.directs.Wait() // cancelled with the connection; none writes after this returns
 		return ctx.Err()
 	case err := <-ended:
 		if errors.Is(err, io.EOF) {
@@ -138,6 +139,9 @@ type stdioConn struct {
 	direct func(params json.RawMessage) (directCall, bool)
 	ctx    context.Context
 	stop   context.CancelFunc
+	// directs counts the direct calls running, which ServeStdio waits for before it
+	// returns, as the SDK waits for its own requests.
+	directs sync.WaitGroup
 
 	writeMu sync.Mutex
 	out     io.Writer
@@ -453,6 +457,7 @@ func (c *stdioConn) request(f frame, b *batch) error {
 	c.mu.Unlock()
 	if ctx != nil {
 		if run, ok := c.direct(params); ok {
+			c.directs.Add(1)
 			go c.serveDirect(ctx, n, call.cancel, run)
 			return nil
 		}
@@ -465,6 +470,7 @@ func (c *stdioConn) request(f frame, b *batch) error {
 // serveDirect runs a tools/call served without the SDK, the client's request n,
 // and writes its answer as the SDK's would be.
 func (c *stdioConn) serveDirect(ctx context.Context, n int64, cancel context.CancelFunc, run directCall) {
+	defer c.directs.Done()
 	defer cancel()
 	result, err := run(ctx)
 	resp := &jsonrpc.Response{ID: intID(n), Result: result}
