@@ -34,17 +34,26 @@ type directCall func(ctx context.Context) (json.RawMessage, error)
 const statelessProtocol = "2026-07-28"
 
 // direct returns how to serve a tools/call of the session ss with params without
-// the SDK, or false when the SDK must serve it. It must when:
-//   - the session is not initialized (the SDK answers that error) or runs the
-//     stateless protocol, or the request names a protocol in its _meta;
-//   - the params are not exactly a listed tool's name, an object of arguments and
-//     an object of _meta (the SDK answers an unknown tool, and its decoding of
-//     anything else is its own).
+// the SDK, or false when the SDK must serve it. It must when the session is not
+// initialized (the SDK answers that error) or runs the stateless protocol, and when
+// directParams refuses the params.
 func (s *Server) direct(ss *mcp.ServerSession, params json.RawMessage) (directCall, bool) {
 	init := ss.InitializeParams()
 	if init == nil || init.ProtocolVersion >= statelessProtocol {
 		return nil, false
 	}
+	p, ok := directParams(params)
+	if !ok || !s.base.lists(p.Name) {
+		return nil, false
+	}
+	return s.serveCall(&mcp.CallToolRequest{Session: ss, Params: p}), true
+}
+
+// directParams decodes the params of a tools/call that may be served without the
+// SDK: exactly a name, an object of arguments and an object of _meta that names no
+// protocol version (the SDK's decoding of anything else is its own). Whether the
+// name is a listed tool is the caller's to check: the SDK answers an unknown one.
+func directParams(params json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(params, &members) != nil {
 		return nil, false
@@ -75,13 +84,18 @@ func (s *Server) direct(ss *mcp.ServerSession, params json.RawMessage) (directCa
 	if _, ok := p.Meta[mcp.MetaKeyProtocolVersion]; ok {
 		return nil, false
 	}
-	if !s.base.lists(p.Name) {
-		return nil, false
-	}
-	req := &mcp.CallToolRequest{Session: ss, Params: p}
+	return p, true
+}
+
+// serveCall serves req as the SDK's tools/call would, with the handler it would
+// run (Server.call): the result encoded as the SDK encodes it, or its error. A
+// permission ask is put to the client of req.Session and the handler called again
+// with the answers; without a session nothing can be asked, and Server.call asks
+// nothing.
+func (s *Server) serveCall(req *mcp.CallToolRequest) directCall {
 	return func(ctx context.Context) (json.RawMessage, error) {
 		res, err := s.call(ctx, req)
-		if err == nil && res.InputRequests != nil {
+		if err == nil && res.InputRequests != nil && req.Session != nil {
 			res, err = s.askAndRetry(ctx, req, res)
 		}
 		if err != nil {
@@ -93,7 +107,7 @@ func (s *Server) direct(ss *mcp.ServerSession, params json.RawMessage) (directCa
 			res = &r
 		}
 		return encodeResult(res)
-	}, true
+	}
 }
 
 // askAndRetry does what the SDK does with a result asking for input (a permission

@@ -65,6 +65,10 @@ type HTTPOptions struct {
 	// when 0): a body still incomplete then is answered 408 and its connection
 	// closed.
 	BodyTimeout time.Duration
+
+	// viaSDK, in tests, has the SDK serve every request (see directhttp.go), to
+	// compare with.
+	viaSDK bool
 }
 
 // HTTPHandler returns a streamable HTTP handler for the server, hardened by opts:
@@ -100,7 +104,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		return s.view(profileOf(auth.TokenInfoFromContext(r.Context()))).srv
 	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log), MaxRequestBodyBytes: opts.MaxBodyBytes})
-	h = readBody(h, opts.MaxBodyBytes, opts.BodyTimeout)
+	h = readBody(s.orDirect(h, opts.viaSDK), opts.MaxBodyBytes, opts.BodyTimeout)
 	if opts.Tokens != nil {
 		// The lists of the principals' profiles are ready before their first request.
 		for _, p := range opts.Tokens.profiles() {
@@ -220,13 +224,17 @@ func loopbackOrigin(o string) bool {
 	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
+// A bodyHandler serves a request whose body has been read whole (nil when it had
+// none).
+type bodyHandler func(w http.ResponseWriter, r *http.Request, body []byte)
+
 // readBody reads the request body before the SDK does, bounded in size and in time:
 // a client that stalls in the middle of its body is answered 408 and its connection
 // closed once the time is up, instead of holding it and a request slot.
-func readBody(next http.Handler, limit int64, timeout time.Duration) http.Handler {
+func readBody(next bodyHandler, limit int64, timeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
-			next.ServeHTTP(w, r)
+			next(w, r, nil)
 			return
 		}
 		rc := http.NewResponseController(w)
@@ -251,9 +259,25 @@ func readBody(next http.Handler, limit int64, timeout time.Duration) http.Handle
 		// The deadline passed stays on a connection that failed, so that nothing more
 		// is read from it.
 		_ = rc.SetReadDeadline(time.Time{})
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
+		next(w, r, body)
 	})
+}
+
+// orDirect serves the requests httpDirect takes without the SDK, and hands the
+// others, their body restored, to the SDK's handler.
+func (s *Server) orDirect(sdk http.Handler, viaSDK bool) bodyHandler {
+	return func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if !viaSDK {
+			if id, run, ok := s.httpDirect(r, body); ok {
+				serveHTTPDirect(r.Context(), w, id, run)
+				return
+			}
+		}
+		if body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		sdk.ServeHTTP(w, r)
+	}
 }
 
 // writeError answers with an HTTP status and a JSON-RPC error without an id (the
