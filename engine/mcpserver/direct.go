@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 // The go-sdk v1.8.0 decodes JSON with a decoder made for every value
@@ -54,8 +56,8 @@ func (s *Server) direct(ss *mcp.ServerSession, params json.RawMessage) (directCa
 // protocol version (the SDK's decoding of anything else is its own). Whether the
 // name is a listed tool is the caller's to check: the SDK answers an unknown one.
 func directParams(params json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(params, &members) != nil {
+	members, ok := jsonvalue.Members(params)
+	if !ok && json.Unmarshal(params, &members) != nil {
 		return nil, false
 	}
 	p := &mcp.CallToolParamsRaw{}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/internal/groupwrite"
 )
 
 // The defaults of StdioOptions.
@@ -143,8 +145,9 @@ type stdioConn struct {
 	// returns, as the SDK waits for its own requests.
 	directs sync.WaitGroup
 
-	writeMu sync.Mutex
-	out     io.Writer
+	// out is the client's stream, its writes joined: under load, the answers of
+	// calls that end together go out in one write.
+	out *groupwrite.Writer
 
 	// msgs carries the messages read to Read; it is closed at the end of in, after
 	// readErr is set.
@@ -222,7 +225,7 @@ func newStdioConn(ctx context.Context, out io.Writer, opts StdioOptions, log *sl
 		onFull:      opts.onFull,
 		log:         log,
 		tokenPrefix: "luatool-progress-" + hex.EncodeToString(nonce) + "-",
-		out:         out,
+		out:         groupwrite.New(out),
 		msgs:        make(chan jsonrpc.Message),
 		closed:      make(chan struct{}),
 		changed:     make(chan struct{}),
@@ -759,8 +762,6 @@ func survivesFloat(raw json.RawMessage) bool {
 
 // writeLine writes one message and its newline.
 func (c *stdioConn) writeLine(data []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
 	_, err := c.out.Write(append(data, '\n'))
 	return err
 }
