@@ -86,6 +86,10 @@ type Options struct {
 	// MaxToolUseConcurrency is how many concurrency-safe calls of one batch Run runs at
 	// once. Zero means defaultMaxToolUseConcurrency.
 	MaxToolUseConcurrency int
+	// UnloadedTools are the names of tools the host offers that this engine was not
+	// given (luatool call loads only the standard tool it calls): permission rules
+	// may name them without being reported as naming no tool.
+	UnloadedTools []string
 	// Logger receives what the engine has to tell the host besides results: a tool
 	// member that failed and was given its safe answer (once per member of a tool
 	// version, with the error's file and line), for example. Nil discards it.

@@ -678,7 +678,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	reg.withServed(prompts, resources)
 	reg.hooks = hooks
 	diags = append(diags, d...)
-	return reg, append(diags, e.rules.unknownTools(tools)...)
+	return reg, append(diags, e.rules.unknownTools(tools, e.opts.UnloadedTools)...)
 }
 
 // diffEvents lists what changed between two snapshots, by tool name, prompt name and

@@ -141,10 +141,10 @@ func sessionRules(texts []string, cwd string) []SourcedRule {
 }
 
 // unknownTools warns about the rules that name no tool of tools (the whole set,
-// hidden tools included) by its name, an alias or a rule family (Read for Glob and
+// hidden tools included) or of the unloaded ones by its name, an alias or a rule family (Read for Glob and
 // Grep, Edit for Write): such a rule is most likely misspelt (bash for Bash) and does
 // nothing. Rules for MCP tools of other servers (mcp__server__tool) are left alone.
-func (rs ruleSet) unknownTools(tools []*Tool) []Diagnostic {
+func (rs ruleSet) unknownTools(tools []*Tool, unloaded []string) []Diagnostic {
 	known := map[string]bool{}
 	var names []string
 	add := func(n string) {
@@ -159,6 +159,10 @@ func (rs ruleSet) unknownTools(tools []*Tool) []Diagnostic {
 			add(a)
 		}
 		add(ruleName(t.Name()))
+	}
+	for _, n := range unloaded {
+		add(n)
+		add(ruleName(n))
 	}
 	var diags []Diagnostic
 	for _, list := range [][]permRule{rs.deny, rs.ask, rs.allow} {

@@ -367,6 +367,11 @@ type app struct {
 	// normalGC, when set, restores the collector's defaults once tools are loaded
 	// (see quickStart).
 	normalGC func()
+	// callOnly, when set, is the one tool the command calls (luatool call): of the
+	// standard set, only what serves it is loaded (see standardSource).
+	callOnly string
+	// unloaded are the standard tools left out of the engine for callOnly.
+	unloaded []string
 }
 
 // display is what a person sees on stderr (see display).

@@ -343,6 +343,7 @@ func runCall(a *app, args []string) int {
 			return a.errorf("%s: %v", from, err)
 		}
 	}
+	a.callOnly = args[0]
 	return a.withTools(false, func(s *session) int {
 		use := engine.ToolUse{ID: "toolu_cli", Name: args[0], Input: json.RawMessage(input)}
 		reg := s.eng.Registry()

@@ -164,7 +164,8 @@ func (a *app) testEngine(dir string) func(root, scratch string) (*engine.Engine,
 		}
 		var srcs []engine.Source
 		if !a.cfg.noStandardTools {
-			srcs = append(srcs, standardSource())
+			src, _ := standardSource("")
+			srcs = append(srcs, src)
 		}
 		srcs = append(srcs, engine.DirSource(dir))
 		var problems []string

@@ -81,7 +81,9 @@ func (a *app) sources() ([]engine.Source, error) {
 	}
 	var srcs []engine.Source
 	if !a.cfg.noStandardTools {
-		srcs = append(srcs, standardSource())
+		var src engine.Source
+		src, a.unloaded = standardSource(a.callOnly)
+		srcs = append(srcs, src)
 	}
 	for _, dir := range []string{userToolsDir(), proj.tools} {
 		if dir == "" {
@@ -181,6 +183,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Loaders:               []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
 		Home:                  home(),
 		MaxToolUseConcurrency: maxToolUseConcurrency(),
+		UnloadedTools:         a.unloaded,
 		Logger:                a.logger(),
 		ResultsDir:            results,
 		Sessions:              store,
@@ -234,13 +237,21 @@ const standardSourceName = "<standard>"
 // standardSource is the embedded standard set. LUATOOL_ENABLE_TASKS set to 0, false,
 // no or off offers TodoWrite in place of the task list tools (TaskCreate, TaskGet,
 // TaskList, TaskUpdate), as CLAUDE_CODE_ENABLE_TASKS does for the original's.
-func standardSource() engine.Source {
+//
+// When only names a standard tool that works alone, the source holds only what
+// serves it (scripts.ToolFile): loading the whole set is most of what a process
+// making one call would spend. unloaded then names the tools left out.
+func standardSource(only string) (src engine.Source, unloaded []string) {
 	var o scripts.Options
 	switch strings.ToLower(strings.TrimSpace(os.Getenv("LUATOOL_ENABLE_TASKS"))) {
 	case "0", "false", "no", "off":
 		o.TodoWrite = true
 	}
-	return engine.Source{Name: standardSourceName, FS: scripts.ToolsWith(o)}
+	if fsys, ok := scripts.ToolFile(o, only); ok {
+		names := slices.DeleteFunc(scripts.ToolNames(o), func(n string) bool { return n == only })
+		return engine.Source{Name: standardSourceName, FS: fsys}, names
+	}
+	return engine.Source{Name: standardSourceName, FS: scripts.ToolsWith(o)}, nil
 }
 
 // maxToolUseConcurrency is LUATOOL_MAX_TOOL_USE_CONCURRENCY, the batch limit of a
