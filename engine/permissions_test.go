@@ -292,3 +292,18 @@ func TestModesAreAbsolute(t *testing.T) {
 		}
 	}
 }
+
+// A rule naming a tool of Options.UnloadedTools, or of its rule family, is not
+// reported as naming no tool; one naming neither is.
+func TestUnloadedToolsAreKnownToRules(t *testing.T) {
+	e := newTestEngine(t, Options{Tools: []ToolDef{permTool{name: "Read", readOnly: true}.def()},
+		UnloadedTools: []string{"Bash", "Grep"},
+		Permissions:   PermissionSettings{Allow: rules("Bash(ls)", "Grep", "Bsh(x)")}})
+	var warned []string
+	for _, d := range e.Load() {
+		warned = append(warned, d.Message)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], `"Bsh(x)"`) || !strings.Contains(warned[0], "did you mean Bash?") {
+		t.Errorf("diagnostics %q: want only Bsh(x), with Bash suggested", warned)
+	}
+}
