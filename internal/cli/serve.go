@@ -12,6 +12,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/internal/groupwrite"
 )
 
 // runServe offers the tools to MCP clients: over stdin/stdout (nothing else is
@@ -19,6 +20,13 @@ import (
 // watched unless --no-watch: a save takes effect at once, and a broken save is
 // reported on stderr while the last good version keeps serving.
 func runServe(a *app, args []string) int {
+	// Everything serve writes to stderr (a line for each call, among others) goes
+	// out in order from a goroutine of its own, lines logged together in one write:
+	// a call does not wait for stderr, nor for the lock of the logger writing
+	// another call's line.
+	stderr := groupwrite.NewDetached(a.stderr)
+	defer stderr.Flush()
+	a.stderr = stderr
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}

@@ -174,3 +174,40 @@ func TestPendingIsBounded(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A detached Writer's Write does not wait for the underlying writer; Flush waits
+// until all of it is written, in order, and reports its error.
+func TestDetachedWritesDoNotWait(t *testing.T) {
+	w := newGated()
+	g := NewDetached(w)
+	for i := range 5 {
+		if _, err := g.Write(fmt.Appendf(nil, "line %d\n", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-w.entered // the Writer's goroutine is writing the first line, held there
+	flushed := make(chan error)
+	go func() { flushed <- g.Flush() }()
+	select {
+	case <-flushed:
+		t.Fatal("Flush returned while the underlying writer held the first write")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(w.release)
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(w.all(), ""); got != "line 0\nline 1\nline 2\nline 3\nline 4\n" {
+		t.Fatalf("written %q", got)
+	}
+
+	boom := errors.New("broken pipe")
+	failing := NewDetached(writerFunc(func([]byte) (int, error) { return 0, boom }))
+	failing.Write([]byte("lost\n"))
+	if err := failing.Flush(); !errors.Is(err, boom) {
+		t.Fatalf("Flush after a failed write: %v, want %v", err, boom)
+	}
+	if _, err := failing.Write([]byte("x")); !errors.Is(err, boom) {
+		t.Fatalf("Write after a failed write: %v, want %v", err, boom)
+	}
+}
