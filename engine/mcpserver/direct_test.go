@@ -3,9 +3,14 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/engine"
 )
 
 // The tools/call requests ServeStdio serves itself are answered byte for byte as
@@ -143,4 +148,60 @@ func TestDirectTakesPlainCalls(t *testing.T) {
 	if _, got := srv.direct(session(statelessProtocol, nil), json.RawMessage(`{"name":"Echo","arguments":{}}`)); got {
 		t.Error("a call of the stateless protocol was served directly")
 	}
+}
+
+// On cancellation, ServeStdio returns only once the calls it served itself have
+// ended and written their answers: nothing is written to out after it returns.
+func TestStdioWaitsForDirectCallsOnCancel(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	hold := goTool("Hold", true, func(context.Context, map[string]any) (*engine.ToolResult, error) {
+		close(entered)
+		<-release // deaf to the cancellation, as a tool in a system call may be
+		return &engine.ToolResult{Data: "held"}, nil
+	})
+	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Tools: []engine.ToolDef{hold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(eng, Options{})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var returned atomic.Bool
+	out := &afterReturn{returned: &returned}
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	done := make(chan error, 1)
+	go func() {
+		err := srv.ServeStdio(ctx, inR, out, StdioOptions{})
+		returned.Store(true)
+		done <- err
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Hold","arguments":{}}}`+"\n")
+	<-entered
+	cancel()
+	select {
+	case <-done:
+		t.Fatal("ServeStdio returned while a call it served itself was still running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-done
+	if out.late.Load() {
+		t.Error("a write reached out after ServeStdio returned")
+	}
+}
+
+// afterReturn is an out that notes a write made once returned is set.
+type afterReturn struct {
+	returned *atomic.Bool
+	late     atomic.Bool
+}
+
+func (w *afterReturn) Write(p []byte) (int, error) {
+	if w.returned.Load() {
+		w.late.Store(true)
+	}
+	return len(p), nil
 }
