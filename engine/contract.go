@@ -308,10 +308,8 @@ type CallContext struct {
 	// the call succeeds.
 	shownMu sync.Mutex
 	shown   map[string]filestate.Entry
-	// registry is the snapshot serving the call; discover marks tools discovered for
-	// the session.
+	// registry is the snapshot serving the call.
 	registry *Registry
-	discover func(names ...string)
 	// engine made the call; OnClose registers with it.
 	engine *Engine
 	// rules are the permission rules in force for the call.
@@ -397,8 +395,8 @@ func (cc *CallContext) Registry() *Registry {
 // Discover marks tools as discovered for the session, by name, as Engine.Discover
 // does: their schemas have reached the model (ToolSearch revealed them).
 func (cc *CallContext) Discover(names ...string) {
-	if cc != nil && cc.discover != nil {
-		cc.discover(names...)
+	if cc != nil && cc.nest.turn != nil {
+		cc.nest.turn.session.discover(cc.nest.ctx, names...)
 	}
 }
 
