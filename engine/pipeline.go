@@ -258,7 +258,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
-	st.bounded = e.bound(ctx, cc)
+	st.bounded = e.bound(ctx, cc, &st.firstBound)
 	defer func() { st.bounded.Cancel() }()
 
 	// 4. validateInput.
@@ -285,7 +285,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
 	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
 		st.bounded.Cancel()
-		st.bounded = e.bound(ctx, cc)
+		st.bounded = e.bound(ctx, cc, new(callctx.Context))
 	}
 	st.hc = HookCall{In: hin, Decision: pre}
 	var post HookDecision
@@ -363,11 +363,13 @@ type callState struct {
 	// input is the input the tool is called with, once validated.
 	input map[string]any
 	// bounded bounds the tool's code; it is replaced after hooks and after an ask.
-	bounded *callctx.Context
-	ran     bool    // the chain reached the rest of the pipeline
-	failed  *Result // the call ended in an error there
-	added   hookAdditions
-	tr      *ToolResult
+	// firstBound is the first.
+	bounded    *callctx.Context
+	firstBound callctx.Context
+	ran        bool    // the chain reached the rest of the pipeline
+	failed     *Result // the call ended in an error there
+	added      hookAdditions
+	tr         *ToolResult
 	// redact is the engine's Redactor (nil when it has none); onProgress the
 	// OnProgress hook, when there is one.
 	redact     *Redactor
@@ -433,7 +435,7 @@ func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
 	st.input, r.Input = in, in
 	if asked {
 		st.bounded.Cancel()
-		st.bounded = e.bound(ctx, cc)
+		st.bounded = e.bound(ctx, cc, new(callctx.Context))
 	}
 	// 7. Call under the deadline, with the hosts it may reach; then the hooks of
 	// the outcome.
@@ -515,13 +517,13 @@ func validUTF8(c Content) Content {
 	return c
 }
 
-// bound returns ctx limited by the engine's timeout and records the deadline in cc.
-// It is the one context of the call's code: the memory watchdog stops the call
-// through it too (bindings.Watchdog).
-func (e *Engine) bound(ctx context.Context, cc *CallContext) *callctx.Context {
-	bounded := callctx.New(ctx, e.opts.Timeout)
-	cc.Deadline, _ = bounded.Deadline()
-	return bounded
+// bound starts c, a zero Context, as ctx limited by the engine's timeout, records the
+// deadline in cc, and returns c. It is the one context of the call's code: the
+// memory watchdog stops the call through it too (bindings.Watchdog).
+func (e *Engine) bound(ctx context.Context, cc *CallContext, c *callctx.Context) *callctx.Context {
+	c.Start(ctx, e.opts.Timeout)
+	cc.Deadline, _ = c.Deadline()
+	return c
 }
 
 // permit runs the permission step (see permissions.go) and returns the input to call
