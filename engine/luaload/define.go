@@ -299,7 +299,7 @@ func member(vm *bindings.VM, name string) lua.LValue {
 }
 
 // invoke calls member name with args built on the state and hands the results to use.
-func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
+func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
 	return lt.invokeWithCall(ctx, cc, name, args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
 		return use(vm, out)
 	})
@@ -307,22 +307,21 @@ func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name stri
 
 // invokeWithCall is invoke for a use that calls back into Lua on the same state and
 // needs the call it runs under.
-func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
+func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
 	return lt.with(ctx, cc, name, func(vm *bindings.VM, c *bindings.Call) error {
-		var argv []lua.LValue
+		var argv memberArgs
 		if args != nil {
 			var err error
 			if argv, err = args(vm); err != nil {
 				return err
 			}
 		}
-		out, err := vm.Call(c, member(vm, name), argv...)
+		out, err := vm.Call(c, member(vm, name), argv.v[:argv.n]...)
 		if err != nil {
 			return err
 		}
 		err = use(vm, c, out)
-		var expected *CallError
-		if err != nil && !errors.As(err, &expected) {
+		if _, expected := errors.AsType[*CallError](err); err != nil && !expected {
 			// The member returned what it may not: whatever it did to the state to
 			// get there is not trusted with the next call (a nil, "message" failure
 			// is the Lua convention for an expected one, and keeps the state).
@@ -339,17 +338,35 @@ func first(out []lua.LValue) lua.LValue {
 	return out[0]
 }
 
+// memberArgs are the arguments of a member call, held in place: building them
+// allocates nothing, where a slice returned by the function that builds them would
+// be allocated.
+type memberArgs struct {
+	v [3]lua.LValue
+	n int
+}
+
+// argsOf returns the arguments vs, at most three.
+func argsOf(vs ...lua.LValue) memberArgs {
+	var a memberArgs
+	if len(vs) > len(a.v) {
+		panic(fmt.Sprintf("luaload: a member call with %d arguments; at most %d are held", len(vs), len(a.v)))
+	}
+	a.n = copy(a.v[:], vs)
+	return a
+}
+
 // inputArgs converts the input, and the ctx object when cc is given.
-func inputArgs(input map[string]any, cc *engine.CallContext) func(vm *bindings.VM) ([]lua.LValue, error) {
-	return func(vm *bindings.VM) ([]lua.LValue, error) {
+func inputArgs(input map[string]any, cc *engine.CallContext) func(vm *bindings.VM) (memberArgs, error) {
+	return func(vm *bindings.VM) (memberArgs, error) {
 		in, err := vm.ToLua(input)
 		if err != nil {
-			return nil, err
+			return memberArgs{}, err
 		}
 		if cc == nil {
-			return []lua.LValue{in}, nil
+			return argsOf(in), nil
 		}
-		return []lua.LValue{in, luaContextFor(vm, cc)}, nil
+		return argsOf(in, luaContextFor(vm, cc)), nil
 	}
 }
 
