@@ -249,9 +249,10 @@ type currentCall struct{}
 type runningTool struct{}
 
 // with runs fn on a pooled state under ctx, with the call's log going to cc.Log;
-// member is the member fn calls, as tracebacks name it. Only call, of a tool that is
-// not read-only for its input, gets write access; every other member reads.
-func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+// member is the member fn calls, as tracebacks name it; c, a zero Call, is filled in
+// to run it under. Only call, of a tool that is not read-only for its input, gets
+// write access; every other member reads.
+func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, c *bindings.Call, fn func(vm *bindings.VM, c *bindings.Call) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("not started: %w", err)
 	}
@@ -267,7 +268,7 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		return err
 	}
 	defer lt.pool.Put(vm)
-	c := &bindings.Call{Context: ctx, Access: bindings.AccessRead, Entry: member}
+	c.Context, c.Access, c.Entry = ctx, bindings.AccessRead, member
 	if lt.sealed {
 		c.Access = bindings.AccessNone
 	}
@@ -300,15 +301,15 @@ func member(vm *bindings.VM, name string) lua.LValue {
 
 // invoke calls member name with args built on the state and hands the results to use.
 func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
-	return lt.invokeWithCall(ctx, cc, name, args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
+	return lt.invokeWithCall(ctx, cc, name, new(bindings.Call), args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
 		return use(vm, out)
 	})
 }
 
 // invokeWithCall is invoke for a use that calls back into Lua on the same state and
-// needs the call it runs under.
-func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
-	return lt.with(ctx, cc, name, func(vm *bindings.VM, c *bindings.Call) error {
+// needs the call it runs under: c, a zero Call of the caller's.
+func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, c *bindings.Call, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
+	return lt.with(ctx, cc, name, c, func(vm *bindings.VM, c *bindings.Call) error {
 		var argv memberArgs
 		if args != nil {
 			var err error

@@ -228,8 +228,13 @@ func (e *CallError) Error() string { return e.Message }
 // nil as shorthand for {data = value}; nil or false followed by a string is a failure
 // with that message.
 func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.CallContext) (*engine.ToolResult, error) {
-	var r engine.ToolResult
-	err := lt.invokeWithCall(ctx, cc, "call", inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
+	// One allocation for the result and the Call that makes it.
+	f := &struct {
+		r engine.ToolResult
+		c bindings.Call
+	}{}
+	r := &f.r
+	err := lt.invokeWithCall(ctx, cc, "call", &f.c, inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
 		if err := failure(out); err != nil {
 			return err
 		}
@@ -287,7 +292,7 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.Ca
 	if err != nil {
 		return nil, err
 	}
-	return &r, nil
+	return r, nil
 }
 
 // mapResult accepts a string, or a list of content blocks
