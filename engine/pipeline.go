@@ -322,7 +322,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	// 8. Map the result; empty becomes a marker; large is persisted.
 	if content == nil {
 		var err error
-		content, err = t.MapResult(st.bounded, data, use.ID)
+		content, err = t.mapResult(st.bounded, data, use.ID, st.text[:0])
 		if err != nil {
 			r.Err = err
 			return r.fail(StageResult, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
@@ -370,6 +370,8 @@ type callState struct {
 	failed     *Result // the call ended in an error there
 	added      hookAdditions
 	tr         *ToolResult
+	// text holds the block of the result's default mapping.
+	text [1]ContentBlock
 	// redact is the engine's Redactor (nil when it has none); onProgress the
 	// OnProgress hook, when there is one.
 	redact     *Redactor
