@@ -148,7 +148,7 @@ func (e *Engine) prepare(reg *Registry, use ToolUse) PendingCall {
 	if d := t.def.MaxInputDepth; d > 0 && d < depth {
 		depth = d
 	}
-	input, err := decodeInput(use.Input, depth)
+	input, err := decodeInput(use.Input, depth, t.Schema().keys)
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -621,12 +621,13 @@ func (e *Engine) updatedInput(t *Tool, in map[string]any) (map[string]any, strin
 
 // decodeInput parses a tool_use input: a JSON object (empty means {}) nested at most
 // maxDepth deep (the engine's limit, or the tool's code's when lower), so that it fails
-// here as invalid input rather than later inside the call.
-func decodeInput(raw []byte, maxDepth int) (map[string]any, error) {
+// here as invalid input rather than later inside the call. Object keys found in keys
+// (the schema's property names) are not copied.
+func decodeInput(raw []byte, maxDepth int, keys map[string]string) (map[string]any, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return map[string]any{}, nil
 	}
-	v, err := jsonvalue.Decode(raw)
+	v, err := jsonvalue.DecodeKeys(raw, keys)
 	if err != nil {
 		return nil, &ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
 	}
