@@ -352,6 +352,19 @@ func (cc *CallContext) OnClose(fn func()) (cancel func()) {
 	return cc.engine.onClose(fn)
 }
 
+// Closer returns OnClose as a function that is the same for every call the engine
+// runs, for a loader to hand host functions (bindings.Call.OnClose) without making
+// one for each call. For a CallContext no engine made, the function returns nil, as
+// OnClose does.
+func (cc *CallContext) Closer() func(fn func()) (cancel func()) {
+	if cc == nil || cc.engine == nil {
+		return noCloser
+	}
+	return cc.engine.closer
+}
+
+func noCloser(func()) func() { return nil }
+
 // Show records that the call shows the model a file (absolute, clean path): the
 // entry goes to Files when the call succeeds, so that a call that read a file and
 // then failed has shown the model nothing. Host modules call it (fs.read and fs.lines

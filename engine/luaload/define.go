@@ -280,7 +280,7 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		if member == "call" {
 			// Only call may start what outlives it: the other members are
 			// questions, bounded and read-only.
-			c.Show, c.OnClose = cc.Show, cc.OnClose
+			c.Show, c.OnClose = cc.Show, cc.Closer()
 			c.Progress = cc.Progress
 			c.Network, c.NetworkGranted = cc.Network()
 		}
