@@ -441,9 +441,18 @@ func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
 	}
 	// 7. Call under the deadline, with the hosts it may reach; then the hooks of
 	// the outcome.
-	start := time.Now()
+	// Only hooks and middleware read how long the call took: reading the clock
+	// costs a small call more than it is worth to no one.
+	timed := len(e.opts.Middleware)+len(e.opts.Hooks)+len(reg.hooks) > 0
+	var start time.Time
+	if timed {
+		start = time.Now()
+	}
 	st.tr, st.failed = e.invoke(ctx, st.bounded, t, st.input, cc, r)
-	c.In.ToolInput, c.In.DurationMS = st.inputCopy(st.input), time.Since(start).Milliseconds()
+	c.In.ToolInput = st.inputCopy(st.input)
+	if timed {
+		c.In.DurationMS = time.Since(start).Milliseconds()
+	}
 	if st.failed != nil {
 		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
 		return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
