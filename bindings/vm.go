@@ -185,6 +185,11 @@ type Call struct {
 
 	logged     int
 	coroutines int
+	// results hold the results of the first Call made with this Call, when they fit:
+	// those of later ones (a function the host calls back with the same Call) are
+	// allocated, so that no slice handed out is written again.
+	results     [2]lua.LValue
+	resultsLent bool
 }
 
 const registryVMKey = "luatool.vm"
@@ -438,7 +443,8 @@ func (vm *VM) Close() {
 func (vm *VM) Limits() Limits { return vm.limits }
 
 // Call runs fn with args under c and returns its results (all of them). Any failure
-// is a *ScriptError and marks the VM broken.
+// is a *ScriptError and marks the VM broken. The results of the first Call made with
+// c may be held in c.
 func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, error) {
 	if c == nil {
 		c = &Call{}
@@ -493,7 +499,12 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 		return nil, newScriptError(&lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(err.Error())}, vm.chunk, ctx)
 	}
 	n := L.GetTop() - base
-	out := make([]lua.LValue, n)
+	var out []lua.LValue
+	if n <= len(c.results) && !c.resultsLent {
+		out, c.resultsLent = c.results[:n:n], true
+	} else {
+		out = make([]lua.LValue, n)
+	}
 	for i := 0; i < n; i++ {
 		out[i] = L.Get(base + 1 + i)
 	}

@@ -764,3 +764,25 @@ func TestRequireLuaModule(t *testing.T) {
 		}
 	}
 }
+
+// The results of a Call stay as they were when a later Call is made with the same
+// Call (a host calling back into Lua while it reads them).
+func TestCallResultsKept(t *testing.T) {
+	vm := newTestVM(t, Config{})
+	fn := eval(t, vm, `return function(x) return x, x * 2 end`)
+	c := &Call{}
+	first, err := vm.Call(c, fn, lua.LNumber(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := vm.Call(c, fn, lua.LNumber(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 2 || first[0] != lua.LNumber(1) || first[1] != lua.LNumber(2) {
+		t.Errorf("the first results became %v after a second call", first)
+	}
+	if len(second) != 2 || second[0] != lua.LNumber(5) || second[1] != lua.LNumber(10) {
+		t.Errorf("second results %v, want [5 10]", second)
+	}
+}

@@ -22,25 +22,54 @@ return {
   call = function(input) return input.text end,
 }`
 
+// echoUse is the call of echoTool both BenchmarkPipeline and TestCallAllocations make.
+var echoUse = engine.ToolUse{ID: "toolu_1", Name: "Echo", Input: json.RawMessage(`{"text":"hello"}`)}
+
+// echoEngine returns an engine serving echoTool.
+func echoEngine(tb testing.TB) *engine.Engine {
+	tb.Helper()
+	eng, err := engine.New(luaOptions(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if diags := eng.Load(engine.Source{Name: "bench", FS: fstest.MapFS{"echo.lua": {Data: []byte(echoTool)}}}); engine.HasErrors(diags) {
+		tb.Fatal(diags)
+	}
+	return eng
+}
+
 // BenchmarkPipeline measures one call through the whole pipeline: JSON bytes in,
 // tool_result JSON bytes out. Compare it with BenchmarkRawLuaCall, the floor.
 func BenchmarkPipeline(b *testing.B) {
-	eng, err := engine.New(luaOptions(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if diags := eng.Load(engine.Source{Name: "bench", FS: fstest.MapFS{"echo.lua": {Data: []byte(echoTool)}}}); engine.HasErrors(diags) {
-		b.Fatal(diags)
-	}
-	use := engine.ToolUse{ID: "toolu_1", Name: "Echo", Input: json.RawMessage(`{"text":"hello"}`)}
+	eng := echoEngine(b)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r := eng.Call(ctx, use)
+		r := eng.Call(ctx, echoUse)
 		out, err := r.Block.MarshalJSON()
 		if err != nil || r.Block.IsError {
 			b.Fatal(string(out), err)
 		}
+	}
+}
+
+// TestCallAllocations guards what BenchmarkPipeline measures: a trivial Lua call
+// allocates 19 times (9 of them gopher-lua's, for the input table), with a little
+// slack. The race detector changes what escapes; the test is skipped under it.
+func TestCallAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations differ under the race detector")
+	}
+	const limit = 22
+	eng := echoEngine(t)
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(200, func() {
+		if r := eng.Call(ctx, echoUse); r.Block.IsError || r.Block.Content.String() != "hello" {
+			t.Fatalf("the call failed: %s", r.Block.Content.String())
+		}
+	})
+	if allocs > limit {
+		t.Errorf("a trivial Lua call allocates %.1f times, over %d: see BenchmarkPipeline's profile", allocs, limit)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -43,10 +44,12 @@ func TestCloseRemovesTheEnginesResults(t *testing.T) {
 	}
 }
 
-// TestCloseEndsWhatCallsStarted: what a call registered with OnClose runs at Close,
-// once, and before Close returns, unless it was cancelled; each call sees its
-// principal's session key. A CallContext no engine made cannot register.
+// TestCloseEndsWhatCallsStarted: what a call registered with OnClose (or the
+// engine's Closer) runs at Close, once, and before Close returns, unless it was
+// cancelled; each call sees its principal's session key. A CallContext no engine
+// made cannot register.
 func TestCloseEndsWhatCallsStarted(t *testing.T) {
+	var mu sync.Mutex // Close runs the closers side by side
 	ended := map[string]int{}
 	var cancels = map[string]func(){}
 	start := ToolDef{
@@ -54,7 +57,15 @@ func TestCloseEndsWhatCallsStarted(t *testing.T) {
 		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
 		Call: func(_ context.Context, in map[string]any, cc *CallContext) (*ToolResult, error) {
 			name := in["name"].(string)
-			cancels[name] = cc.OnClose(func() { ended[name]++ })
+			register := cc.OnClose
+			if name == "closer" {
+				register = cc.Closer()
+			}
+			cancels[name] = register(func() {
+				mu.Lock()
+				ended[name]++
+				mu.Unlock()
+			})
 			return &ToolResult{Data: cc.Session}, nil
 		},
 	}
@@ -62,7 +73,7 @@ func TestCloseEndsWhatCallsStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"kept", "cancelled"} {
+	for _, name := range []string{"kept", "cancelled", "closer"} {
 		ctx := WithPrincipal(bg, Principal{Name: "ann", Session: name})
 		r := e.Call(ctx, ToolUse{ID: "toolu_" + name, Name: "Start", Input: []byte(`{"name":"` + name + `"}`)})
 		if r.Block.IsError || r.Block.Content.String() != "ann/"+name {
@@ -76,10 +87,10 @@ func TestCloseEndsWhatCallsStarted(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if ended["kept"] != 1 || ended["cancelled"] != 0 {
-		t.Errorf("ended %v, want kept once and cancelled never", ended)
+	if ended["kept"] != 1 || ended["closer"] != 1 || ended["cancelled"] != 0 {
+		t.Errorf("ended %v, want kept and closer once and cancelled never", ended)
 	}
-	if (&CallContext{}).OnClose(func() {}) != nil {
+	if (&CallContext{}).OnClose(func() {}) != nil || (&CallContext{}).Closer()(func() {}) != nil {
 		t.Error("a CallContext no engine made registered a closer")
 	}
 }

@@ -308,10 +308,8 @@ type CallContext struct {
 	// the call succeeds.
 	shownMu sync.Mutex
 	shown   map[string]filestate.Entry
-	// registry is the snapshot serving the call; discover marks tools discovered for
-	// the session.
+	// registry is the snapshot serving the call.
 	registry *Registry
-	discover func(names ...string)
 	// engine made the call; OnClose registers with it.
 	engine *Engine
 	// rules are the permission rules in force for the call.
@@ -353,6 +351,19 @@ func (cc *CallContext) OnClose(fn func()) (cancel func()) {
 	}
 	return cc.engine.onClose(fn)
 }
+
+// Closer returns OnClose as a function that is the same for every call the engine
+// runs, for a loader to hand host functions (bindings.Call.OnClose) without making
+// one for each call. For a CallContext no engine made, the function returns nil, as
+// OnClose does.
+func (cc *CallContext) Closer() func(fn func()) (cancel func()) {
+	if cc == nil || cc.engine == nil {
+		return noCloser
+	}
+	return cc.engine.closer
+}
+
+func noCloser(func()) func() { return nil }
 
 // Show records that the call shows the model a file (absolute, clean path): the
 // entry goes to Files when the call succeeds, so that a call that read a file and
@@ -397,8 +408,8 @@ func (cc *CallContext) Registry() *Registry {
 // Discover marks tools as discovered for the session, by name, as Engine.Discover
 // does: their schemas have reached the model (ToolSearch revealed them).
 func (cc *CallContext) Discover(names ...string) {
-	if cc != nil && cc.discover != nil {
-		cc.discover(names...)
+	if cc != nil && cc.nest.turn != nil {
+		cc.nest.turn.session.discover(cc.nest.ctx, names...)
 	}
 }
 

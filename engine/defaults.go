@@ -401,26 +401,32 @@ func (e *OutputError) Error() string {
 // MapResult turns data into tool_result content: by the tool's mapResult when it has
 // one, otherwise a string as is and anything else as JSON.
 func (t *Tool) MapResult(ctx context.Context, data any, toolUseID string) (Content, error) {
+	return t.mapResult(ctx, data, toolUseID, nil)
+}
+
+// mapResult is MapResult, the default mapping appending its block to dst: the
+// pipeline gives it room held in the call's state.
+func (t *Tool) mapResult(ctx context.Context, data any, toolUseID string, dst Content) (Content, error) {
 	if t.def.MapResult != nil {
 		return guard(t.def.Name, func() (Content, error) { return t.def.MapResult(ctx, data, toolUseID) })
 	}
-	return defaultMapResult(data)
+	return defaultMapResult(data, dst)
 }
 
 // defaultMapResult is the mapping for tools without mapResult: nil is empty, a string
-// is itself, anything else is its JSON encoding.
-func defaultMapResult(data any) (Content, error) {
+// is itself, anything else is its JSON encoding. Its text block is appended to dst.
+func defaultMapResult(data any, dst Content) (Content, error) {
 	switch d := data.(type) {
 	case nil:
-		return nil, nil
+		return dst, nil
 	case string:
-		return Text(d), nil
+		return append(dst, ContentBlock{Type: "text", Text: d}), nil
 	}
 	b, err := jsonvalue.Encode(data)
 	if err != nil {
 		return nil, fmt.Errorf("result data is not JSON: %w", err)
 	}
-	return Text(string(b)), nil
+	return append(dst, ContentBlock{Type: "text", Text: string(b)}), nil
 }
 
 // RenderToolUse renders a tool use for a person: the tool's renderToolUseMessage, or

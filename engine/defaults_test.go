@@ -323,12 +323,12 @@ func TestDefaultMapResult(t *testing.T) {
 		{map[string]any{"z": 1.0, "a": map[string]any{"c": 1.0, "b": 2.0}}, Text(`{"a":{"b":2,"c":1},"z":1}`)},
 	}
 	for _, tt := range tests {
-		got, err := defaultMapResult(tt.data)
+		got, err := defaultMapResult(tt.data, nil)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("defaultMapResult(%#v) = %#v, %v; want %#v", tt.data, got, err, tt.want)
 		}
 	}
-	if _, err := defaultMapResult(math.Inf(1)); err == nil {
+	if _, err := defaultMapResult(math.Inf(1), nil); err == nil {
 		t.Error("defaultMapResult(+Inf) succeeded")
 	}
 }

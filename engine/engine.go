@@ -172,6 +172,8 @@ type Engine struct {
 	closeMu    sync.Mutex
 	closers    map[int]func()
 	nextCloser int
+	// closer is onClose, one function value for every call (CallContext.Closer).
+	closer func(fn func()) (cancel func())
 }
 
 // New builds an engine with the Go-native tools of opts and no Lua tools yet.
@@ -220,6 +222,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rules: rules, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
+	e.closer = e.onClose
 	seen := map[string]bool{}
 	for _, def := range opts.Tools {
 		if seen[def.Name] {

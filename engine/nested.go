@@ -59,7 +59,7 @@ func (cc *CallContext) CallTool(ctx context.Context, name string, input json.Raw
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	r = cc.engine.call(inner, p, n.turn)
+	r = cc.engine.call(inner, &p, n.turn)
 	r.ContextChange = nil
 	return r
 }

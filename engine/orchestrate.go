@@ -30,9 +30,9 @@ type ruleAdditions struct {
 
 // newTurn starts a turn for the principal of ctx: in its session, with its profile's
 // mode when the profile sets one.
-func (e *Engine) newTurn(ctx context.Context) *turn {
+func (e *Engine) newTurn(ctx context.Context) turn {
 	p := principalOf(ctx)
-	tc := &turn{cwd: e.opts.Cwd, mode: e.opts.Mode, session: e.sessionFor(ctx), profile: p.Profile}
+	tc := turn{cwd: e.opts.Cwd, mode: e.opts.Mode, session: e.sessionFor(ctx), profile: p.Profile}
 	if p.Profile != nil && p.Profile.mode != "" {
 		tc.mode = p.Profile.mode
 	}
@@ -79,7 +79,7 @@ func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 	defer cancel()
 	tc := e.newTurn(ctx)
 	tc.abort = cancel
-	pending := make([]*PendingCall, len(uses))
+	pending := make([]PendingCall, len(uses))
 	for i, use := range uses {
 		pending[i] = e.prepare(reg, use)
 	}
@@ -90,9 +90,9 @@ func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 			for end < len(uses) && pending[end].ConcurrencySafe(ctx) {
 				end++
 			}
-			e.runBatch(ctx, pending[start:end], results[start:end], tc)
+			e.runBatch(ctx, pending[start:end], results[start:end], &tc)
 		} else {
-			r := e.call(ctx, pending[start], tc)
+			r := e.call(ctx, &pending[start], &tc)
 			if r.ContextChange != nil && r.Stage == StageDone {
 				tc.apply(ctx, r.ContextChange)
 			}
@@ -105,12 +105,13 @@ func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 
 // runBatch runs concurrency-safe calls side by side, at most the concurrency limit
 // at once. They all see the turn's context as it was before the batch.
-func (e *Engine) runBatch(ctx context.Context, calls []*PendingCall, out []*Result, tc *turn) {
+func (e *Engine) runBatch(ctx context.Context, calls []PendingCall, out []*Result, tc *turn) {
 	snapshot := *tc
 	limit := e.maxToolUseConcurrency()
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i, p := range calls {
+	for i := range calls {
+		p := &calls[i]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {

@@ -110,7 +110,8 @@ type CanUseToolFunc func(ctx context.Context, req PermissionRequest) (Permission
 // coercion and defaults, validateInput, permissions, call under the deadline,
 // mapResult, the empty-result text and persistence of large results.
 func (e *Engine) Call(ctx context.Context, use ToolUse) *Result {
-	return e.Prepare(ctx, use).Call(ctx)
+	p := e.prepare(e.registryFor(ctx), use)
+	return e.call(ctx, &p, nil)
 }
 
 // A PendingCall is a tool_use looked up in one registry snapshot, with its input
@@ -131,11 +132,13 @@ type PendingCall struct {
 // validates its input. Problems are not errors here: the PendingCall's Call reports
 // them as the pipeline does.
 func (e *Engine) Prepare(ctx context.Context, use ToolUse) *PendingCall {
-	return e.prepare(e.registryFor(ctx), use)
+	p := e.prepare(e.registryFor(ctx), use)
+	return &p
 }
 
-func (e *Engine) prepare(reg *Registry, use ToolUse) *PendingCall {
-	p := &PendingCall{e: e, reg: reg, use: use}
+// prepare is Prepare in reg, by value: Call keeps its PendingCall on its stack.
+func (e *Engine) prepare(reg *Registry, use ToolUse) PendingCall {
+	p := PendingCall{e: e, reg: reg, use: use}
 	t, ok := reg.Lookup(use.Name)
 	if !ok {
 		return p
@@ -145,7 +148,7 @@ func (e *Engine) prepare(reg *Registry, use ToolUse) *PendingCall {
 	if d := t.def.MaxInputDepth; d > 0 && d < depth {
 		depth = d
 	}
-	input, err := decodeInput(use.Input, depth)
+	input, err := decodeInput(use.Input, depth, t.Schema().keys)
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -166,16 +169,17 @@ func (p *PendingCall) ConcurrencySafe(ctx context.Context) bool {
 // Call runs the pending call through the rest of the pipeline, as Engine.Call does.
 // A PendingCall is run once.
 func (p *PendingCall) Call(ctx context.Context) *Result {
-	return p.e.call(ctx, p, p.e.newTurn(ctx))
+	return p.e.call(ctx, p, nil)
 }
 
-func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result) {
+// call runs p through the pipeline in the turn tc; nil is a turn of the call's own.
+func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	use, reg := p.use, p.reg
 	st := &callState{r: Result{Block: ResultBlock{Type: "tool_result", ToolUseID: use.ID}}}
-	r = &st.r
-	redact := e.opts.Env.Redactor()
-	if redact != nil {
-		defer redactResult(redact, r)
+	r := &st.r
+	st.redact = e.opts.Env.Redactor()
+	if st.redact != nil {
+		defer redactResult(st.redact, r)
 	}
 
 	// 1. Lookup.
@@ -194,8 +198,13 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		return r.fail(StageAbort, cancelMessage)
 	}
 
+	if tc == nil {
+		st.ownTurn = e.newTurn(ctx)
+		tc = &st.ownTurn
+	}
 	hooks := e.hooks(ctx)
 	st.state = tc.session.state(ctx)
+	st.files = tc.session.files(ctx)
 	cc := &st.cc
 	*cc = CallContext{
 		ToolUseID: use.ID,
@@ -204,24 +213,18 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 		Mode:      tc.mode,
 		Tools:     reg.Names(),
 		State:     &st.state,
-		Files:     tc.session.files(ctx),
+		Files:     &st.files,
 		Session:   tc.session.key,
 		engine:    e,
 		registry:  reg,
 		nest:      nesting{ctx: ctx, tool: t, turn: tc},
-		discover:  func(names ...string) { tc.session.discover(ctx, names...) },
-		Log: func(line string) {
-			line = redact.String(line)
-			st.logMu.Lock()
-			r.Log = append(r.Log, line)
-			st.logMu.Unlock()
-		},
-		Progress: func(data any) {
-			if hooks.OnProgress != nil {
-				hooks.OnProgress(ProgressEvent{ToolUseID: use.ID, Tool: t.Name(), Data: redact.Value(data)})
-			}
-		},
+		Log:       st.log,
+		Progress:  noProgress,
 		Summarize: e.opts.Summarize,
+	}
+	if hooks.OnProgress != nil {
+		st.onProgress = hooks.OnProgress
+		cc.Progress = st.progress
 	}
 	// Read deny rules hide paths from whatever the tool lists or searches.
 	cc.rules = e.rulesFor(ctx, tc)
@@ -255,7 +258,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 
 	// One deadline bounds the tool's own code from here to the end, except the time a
 	// person takes to answer an ask: after an ask the clock starts again.
-	st.bounded = e.bound(ctx, cc)
+	st.bounded = e.bound(ctx, cc, &st.firstBound)
 	defer func() { st.bounded.Cancel() }()
 
 	// 4. validateInput.
@@ -270,70 +273,31 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	// runHooks gives each hook a copy of what it reads; only a middleware, which
 	// reads the HookInput itself, needs copies made here, so that it cannot change
 	// what the tool is called with or returned.
-	inputCopy, dataCopy := func(m map[string]any) map[string]any { return m }, func(v any) any { return v }
+	st.inputCopy, st.dataCopy = sameInput, sameValue
 	if len(e.opts.Middleware) > 0 {
-		inputCopy, dataCopy = cloneJSON, cloneValue
+		st.inputCopy, st.dataCopy = cloneJSON, cloneValue
 	}
 	hin := &st.hin
 	*hin = HookInput{
 		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
-		ToolName: t.Name(), ToolInput: inputCopy(st.input), ToolUseID: use.ID,
+		ToolName: t.Name(), ToolInput: st.inputCopy(st.input), ToolUseID: use.ID,
 	}
 	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
 	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
 		st.bounded.Cancel()
-		st.bounded = e.bound(ctx, cc)
-	}
-	rest := func(_ context.Context, c *HookCall) HookDecision {
-		st.ran = true
-		d := c.Decision
-		st.added.context(PreToolUse, t.Name(), d.AdditionalContext)
-		if d.Permission == Deny {
-			st.failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
-			return HookDecision{}
-		}
-		if d.UpdatedInput != nil {
-			in, denied := e.updatedInput(t, d.UpdatedInput)
-			if denied != "" {
-				st.failed = r.fail(StageInput, denied)
-				return HookDecision{}
-			}
-			st.input, r.Input = in, in
-			cc.readOnly = t.IsReadOnly(st.bounded, st.input)
-			if v := t.ValidateInput(st.bounded, st.input, cc); !v.Valid {
-				st.failed = r.fail(StageValidate, toolUseError(v.Message))
-				return HookDecision{}
-			}
-		}
-		// 6. Permissions.
-		in, asked, denied := e.permit(ctx, st.bounded, t, st.input, cc, tc, d)
-		if denied != "" {
-			st.failed = r.fail(StagePermission, denied)
-			return HookDecision{}
-		}
-		st.input, r.Input = in, in
-		if asked {
-			st.bounded.Cancel()
-			st.bounded = e.bound(ctx, cc)
-		}
-		// 7. Call under the deadline, with the hosts it may reach; then the hooks of
-		// the outcome.
-		start := time.Now()
-		st.tr, st.failed = e.invoke(ctx, st.bounded, t, st.input, cc, r)
-		c.In.ToolInput, c.In.DurationMS = inputCopy(st.input), time.Since(start).Milliseconds()
-		if st.failed != nil {
-			c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
-			return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
-		}
-		c.In.HookEventName, c.In.ToolResponse = PostToolUse, dataCopy(st.tr.Data)
-		return e.runHooks(ctx, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
-	}
-	handler := CallHandler(rest)
-	for i := len(e.opts.Middleware) - 1; i >= 0; i-- {
-		handler = e.opts.Middleware[i](handler)
+		st.bounded = e.bound(ctx, cc, new(callctx.Context))
 	}
 	st.hc = HookCall{In: hin, Decision: pre}
-	post := handler(ctx, &st.hc)
+	var post HookDecision
+	if len(e.opts.Middleware) == 0 {
+		post = st.rest(ctx, &st.hc) // without a handler to build
+	} else {
+		handler := CallHandler(st.rest)
+		for i := len(e.opts.Middleware) - 1; i >= 0; i-- {
+			handler = e.opts.Middleware[i](handler)
+		}
+		post = handler(ctx, &st.hc)
+	}
 	switch {
 	case !st.ran && post.Permission == Deny:
 		return st.added.onError(r.fail(StagePermission, hookDenyText(t.Name(), post.Reason)))
@@ -358,7 +322,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	// 8. Map the result; empty becomes a marker; large is persisted.
 	if content == nil {
 		var err error
-		content, err = t.MapResult(st.bounded, data, use.ID)
+		content, err = t.mapResult(st.bounded, data, use.ID, st.text[:0])
 		if err != nil {
 			r.Err = err
 			return r.fail(StageResult, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
@@ -376,7 +340,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 	st.added.context(PostToolUse, t.Name(), post.AdditionalContext)
 	content = st.added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
-	content = validUTF8(redact.Content(content))
+	content = validUTF8(st.redact.Content(content))
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	cc.commitShown()
@@ -384,7 +348,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) (r *Result)
 }
 
 // callState is what one call keeps while it runs, in one allocation rather than one
-// for each value the hook chain's closure shares with call.
+// for each value the call's functions (its log, its progress, the rest of the
+// pipeline that the hook chain calls) share with call.
 type callState struct {
 	r     Result
 	cc    CallContext
@@ -392,14 +357,108 @@ type callState struct {
 	hin   HookInput
 	hc    HookCall
 	state State
+	files sessionFiles
+	// ownTurn is the turn of a call made alone (Call), which has one of its own.
+	ownTurn turn
 	// input is the input the tool is called with, once validated.
 	input map[string]any
 	// bounded bounds the tool's code; it is replaced after hooks and after an ask.
-	bounded *callctx.Context
-	ran     bool    // the chain reached the rest of the pipeline
-	failed  *Result // the call ended in an error there
-	added   hookAdditions
-	tr      *ToolResult
+	// firstBound is the first.
+	bounded    *callctx.Context
+	firstBound callctx.Context
+	ran        bool    // the chain reached the rest of the pipeline
+	failed     *Result // the call ended in an error there
+	added      hookAdditions
+	tr         *ToolResult
+	// text holds the block of the result's default mapping.
+	text [1]ContentBlock
+	// redact is the engine's Redactor (nil when it has none); onProgress the
+	// OnProgress hook, when there is one.
+	redact     *Redactor
+	onProgress func(ProgressEvent)
+	// inputCopy and dataCopy give a middleware its own copies of the input and the
+	// data (sameInput and sameValue when there is no middleware).
+	inputCopy func(map[string]any) map[string]any
+	dataCopy  func(any) any
+}
+
+// log is the call's CallContext.Log.
+func (st *callState) log(line string) {
+	line = st.redact.String(line)
+	st.logMu.Lock()
+	st.r.Log = append(st.r.Log, line)
+	st.logMu.Unlock()
+}
+
+// progress is the call's CallContext.Progress when there is an OnProgress hook.
+func (st *callState) progress(data any) {
+	st.onProgress(ProgressEvent{ToolUseID: st.cc.ToolUseID, Tool: st.r.Tool.Name(), Data: st.redact.Value(data)})
+}
+
+// noProgress is the CallContext.Progress of a call no one follows.
+func noProgress(any) {}
+
+func sameInput(m map[string]any) map[string]any { return m }
+func sameValue(v any) any                       { return v }
+
+// rest is the rest of the pipeline after the PreToolUse hooks, the CallHandler at
+// the heart of the middleware: the input a hook updated, permissions, the call, and
+// the hooks of its outcome. The call's engine, context, tool and turn are those its
+// CallContext records.
+func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
+	cc, r := &st.cc, &st.r
+	e, ctx, t, tc, reg := cc.engine, cc.nest.ctx, cc.nest.tool, cc.nest.turn, cc.registry
+	st.ran = true
+	d := c.Decision
+	st.added.context(PreToolUse, t.Name(), d.AdditionalContext)
+	if d.Permission == Deny {
+		st.failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
+		return HookDecision{}
+	}
+	if d.UpdatedInput != nil {
+		in, denied := e.updatedInput(t, d.UpdatedInput)
+		if denied != "" {
+			st.failed = r.fail(StageInput, denied)
+			return HookDecision{}
+		}
+		st.input, r.Input = in, in
+		cc.readOnly = t.IsReadOnly(st.bounded, st.input)
+		if v := t.ValidateInput(st.bounded, st.input, cc); !v.Valid {
+			st.failed = r.fail(StageValidate, toolUseError(v.Message))
+			return HookDecision{}
+		}
+	}
+	// 6. Permissions.
+	in, asked, denied := e.permit(ctx, st.bounded, t, st.input, cc, tc, d)
+	if denied != "" {
+		st.failed = r.fail(StagePermission, denied)
+		return HookDecision{}
+	}
+	st.input, r.Input = in, in
+	if asked {
+		st.bounded.Cancel()
+		st.bounded = e.bound(ctx, cc, new(callctx.Context))
+	}
+	// 7. Call under the deadline, with the hosts it may reach; then the hooks of
+	// the outcome.
+	// Only hooks and middleware read how long the call took: reading the clock
+	// costs a small call more than it is worth to no one.
+	timed := len(e.opts.Middleware)+len(e.opts.Hooks)+len(reg.hooks) > 0
+	var start time.Time
+	if timed {
+		start = time.Now()
+	}
+	st.tr, st.failed = e.invoke(ctx, st.bounded, t, st.input, cc, r)
+	c.In.ToolInput = st.inputCopy(st.input)
+	if timed {
+		c.In.DurationMS = time.Since(start).Milliseconds()
+	}
+	if st.failed != nil {
+		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
+		return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
+	}
+	c.In.HookEventName, c.In.ToolResponse = PostToolUse, st.dataCopy(st.tr.Data)
+	return e.runHooks(ctx, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
 }
 
 // invoke runs the tool's call and checks its data against the outputSchema. A call
@@ -469,13 +528,13 @@ func validUTF8(c Content) Content {
 	return c
 }
 
-// bound returns ctx limited by the engine's timeout and records the deadline in cc.
-// It is the one context of the call's code: the memory watchdog stops the call
-// through it too (bindings.Watchdog).
-func (e *Engine) bound(ctx context.Context, cc *CallContext) *callctx.Context {
-	bounded := callctx.New(ctx, e.opts.Timeout)
-	cc.Deadline, _ = bounded.Deadline()
-	return bounded
+// bound starts c, a zero Context, as ctx limited by the engine's timeout, records the
+// deadline in cc, and returns c. It is the one context of the call's code: the
+// memory watchdog stops the call through it too (bindings.Watchdog).
+func (e *Engine) bound(ctx context.Context, cc *CallContext, c *callctx.Context) *callctx.Context {
+	c.Start(ctx, e.opts.Timeout)
+	cc.Deadline, _ = c.Deadline()
+	return c
 }
 
 // permit runs the permission step (see permissions.go) and returns the input to call
@@ -571,12 +630,13 @@ func (e *Engine) updatedInput(t *Tool, in map[string]any) (map[string]any, strin
 
 // decodeInput parses a tool_use input: a JSON object (empty means {}) nested at most
 // maxDepth deep (the engine's limit, or the tool's code's when lower), so that it fails
-// here as invalid input rather than later inside the call.
-func decodeInput(raw []byte, maxDepth int) (map[string]any, error) {
+// here as invalid input rather than later inside the call. Object keys found in keys
+// (the schema's property names) are not copied.
+func decodeInput(raw []byte, maxDepth int, keys map[string]string) (map[string]any, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return map[string]any{}, nil
 	}
-	v, err := jsonvalue.Decode(raw)
+	v, err := jsonvalue.DecodeKeys(raw, keys)
 	if err != nil {
 		return nil, &ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
 	}

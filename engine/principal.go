@@ -122,7 +122,7 @@ func (s sessionOf) state(ctx context.Context) State {
 	return State{ctx: ctx, store: s.e.opts.Sessions, session: s.key}
 }
 
-func (s sessionOf) files(ctx context.Context) filestate.Store {
+func (s sessionOf) files(ctx context.Context) sessionFiles {
 	return sessionFiles{ctx: ctx, store: s.e.opts.Sessions, session: s.key, log: s.e.opts.Logger}
 }
 

@@ -33,6 +33,9 @@ type Schema struct {
 	// fast is the plan of Prepare's fast path (fastschema.go); nil for schemas that
 	// have none.
 	fast *objectPlan
+	// keys are the names of the root's properties, each mapping to itself: the keys
+	// a decoded input reuses (jsonvalue.DecodeKeys).
+	keys map[string]string
 }
 
 // compileSchema compiles a tool's input schema: any JSON Schema (draft 2020-12 unless
@@ -83,7 +86,22 @@ func compileAnySchema(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, errors.New(cleanSchemaError(err))
 	}
-	return &Schema{compiled: s, fast: newObjectPlan(doc)}, nil
+	return &Schema{compiled: s, fast: newObjectPlan(doc), keys: propertyNames(doc)}, nil
+}
+
+// propertyNames returns the names of the properties of a root object schema, each
+// mapping to itself; nil for a schema without them.
+func propertyNames(doc any) map[string]string {
+	root, _ := doc.(map[string]any)
+	props, _ := root["properties"].(map[string]any)
+	if len(props) == 0 {
+		return nil
+	}
+	keys := make(map[string]string, len(props))
+	for k := range props {
+		keys[k] = k
+	}
+	return keys
 }
 
 // cleanSchemaError words a compile error without the internal URL.

@@ -216,8 +216,9 @@ func (c *luaContext) bind(cc *engine.CallContext) {
 	c.setList("tools", cc.Tools)
 	if cc.Deadline.IsZero() {
 		t.RawSetString("deadline", lua.LNil)
-	} else {
-		t.RawSetString("deadline", lua.LNumber(float64(cc.Deadline.UnixMilli())/1000))
+	} else if d := lua.LNumber(float64(cc.Deadline.UnixMilli()) / 1000); t.RawGetString("deadline") != d {
+		// Calls made within the same millisecond share the boxed number.
+		t.RawSetString("deadline", d)
 	}
 }
 

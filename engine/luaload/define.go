@@ -249,9 +249,10 @@ type currentCall struct{}
 type runningTool struct{}
 
 // with runs fn on a pooled state under ctx, with the call's log going to cc.Log;
-// member is the member fn calls, as tracebacks name it. Only call, of a tool that is
-// not read-only for its input, gets write access; every other member reads.
-func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+// member is the member fn calls, as tracebacks name it; c, a zero Call, is filled in
+// to run it under. Only call, of a tool that is not read-only for its input, gets
+// write access; every other member reads.
+func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, c *bindings.Call, fn func(vm *bindings.VM, c *bindings.Call) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("not started: %w", err)
 	}
@@ -267,7 +268,7 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		return err
 	}
 	defer lt.pool.Put(vm)
-	c := &bindings.Call{Context: ctx, Access: bindings.AccessRead, Entry: member}
+	c.Context, c.Access, c.Entry = ctx, bindings.AccessRead, member
 	if lt.sealed {
 		c.Access = bindings.AccessNone
 	}
@@ -279,7 +280,7 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		if member == "call" {
 			// Only call may start what outlives it: the other members are
 			// questions, bounded and read-only.
-			c.Show, c.OnClose = cc.Show, cc.OnClose
+			c.Show, c.OnClose = cc.Show, cc.Closer()
 			c.Progress = cc.Progress
 			c.Network, c.NetworkGranted = cc.Network()
 		}
@@ -299,30 +300,29 @@ func member(vm *bindings.VM, name string) lua.LValue {
 }
 
 // invoke calls member name with args built on the state and hands the results to use.
-func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
-	return lt.invokeWithCall(ctx, cc, name, args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
+func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
+	return lt.invokeWithCall(ctx, cc, name, new(bindings.Call), args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
 		return use(vm, out)
 	})
 }
 
 // invokeWithCall is invoke for a use that calls back into Lua on the same state and
-// needs the call it runs under.
-func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) ([]lua.LValue, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
-	return lt.with(ctx, cc, name, func(vm *bindings.VM, c *bindings.Call) error {
-		var argv []lua.LValue
+// needs the call it runs under: c, a zero Call of the caller's.
+func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, c *bindings.Call, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
+	return lt.with(ctx, cc, name, c, func(vm *bindings.VM, c *bindings.Call) error {
+		var argv memberArgs
 		if args != nil {
 			var err error
 			if argv, err = args(vm); err != nil {
 				return err
 			}
 		}
-		out, err := vm.Call(c, member(vm, name), argv...)
+		out, err := vm.Call(c, member(vm, name), argv.v[:argv.n]...)
 		if err != nil {
 			return err
 		}
 		err = use(vm, c, out)
-		var expected *CallError
-		if err != nil && !errors.As(err, &expected) {
+		if _, expected := errors.AsType[*CallError](err); err != nil && !expected {
 			// The member returned what it may not: whatever it did to the state to
 			// get there is not trusted with the next call (a nil, "message" failure
 			// is the Lua convention for an expected one, and keeps the state).
@@ -339,17 +339,35 @@ func first(out []lua.LValue) lua.LValue {
 	return out[0]
 }
 
+// memberArgs are the arguments of a member call, held in place: building them
+// allocates nothing, where a slice returned by the function that builds them would
+// be allocated.
+type memberArgs struct {
+	v [3]lua.LValue
+	n int
+}
+
+// argsOf returns the arguments vs, at most three.
+func argsOf(vs ...lua.LValue) memberArgs {
+	var a memberArgs
+	if len(vs) > len(a.v) {
+		panic(fmt.Sprintf("luaload: a member call with %d arguments; at most %d are held", len(vs), len(a.v)))
+	}
+	a.n = copy(a.v[:], vs)
+	return a
+}
+
 // inputArgs converts the input, and the ctx object when cc is given.
-func inputArgs(input map[string]any, cc *engine.CallContext) func(vm *bindings.VM) ([]lua.LValue, error) {
-	return func(vm *bindings.VM) ([]lua.LValue, error) {
+func inputArgs(input map[string]any, cc *engine.CallContext) func(vm *bindings.VM) (memberArgs, error) {
+	return func(vm *bindings.VM) (memberArgs, error) {
 		in, err := vm.ToLua(input)
 		if err != nil {
-			return nil, err
+			return memberArgs{}, err
 		}
 		if cc == nil {
-			return []lua.LValue{in}, nil
+			return argsOf(in), nil
 		}
-		return []lua.LValue{in, luaContextFor(vm, cc)}, nil
+		return argsOf(in, luaContextFor(vm, cc)), nil
 	}
 }
 

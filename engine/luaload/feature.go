@@ -156,12 +156,12 @@ func (lt *luaTool) promptArguments(v lua.LValue, problem func(member, format str
 // getPrompt runs get and converts its messages.
 func (lt *luaTool) getPrompt(ctx context.Context, args map[string]string, cc *engine.CallContext) ([]engine.PromptMessage, error) {
 	var msgs []engine.PromptMessage
-	err := lt.invoke(ctx, cc, "get", func(vm *bindings.VM) ([]lua.LValue, error) {
+	err := lt.invoke(ctx, cc, "get", func(vm *bindings.VM) (memberArgs, error) {
 		a := vm.L.CreateTable(0, len(args))
 		for k, v := range args {
 			a.RawSetString(k, lua.LString(v))
 		}
-		return []lua.LValue{a, luaContextFor(vm, cc)}, nil
+		return argsOf(a, luaContextFor(vm, cc)), nil
 	}, func(vm *bindings.VM, out []lua.LValue) error {
 		if err := failure(out); err != nil {
 			return err
@@ -221,12 +221,12 @@ func contentBlock(v lua.LValue) (engine.ContentBlock, error) {
 // readResource runs read and converts its contents.
 func (lt *luaTool) readResource(ctx context.Context, uri string, params map[string]string, cc *engine.CallContext) (engine.ResourceContents, error) {
 	var c engine.ResourceContents
-	err := lt.invoke(ctx, cc, "read", func(vm *bindings.VM) ([]lua.LValue, error) {
+	err := lt.invoke(ctx, cc, "read", func(vm *bindings.VM) (memberArgs, error) {
 		p := vm.L.CreateTable(0, len(params))
 		for k, v := range params {
 			p.RawSetString(k, lua.LString(v))
 		}
-		return []lua.LValue{lua.LString(uri), luaContextFor(vm, cc), p}, nil
+		return argsOf(lua.LString(uri), luaContextFor(vm, cc), p), nil
 	}, func(vm *bindings.VM, out []lua.LValue) error {
 		if err := failure(out); err != nil {
 			return err

@@ -123,13 +123,13 @@ func (lt *luaTool) runHook(ctx context.Context, in *engine.HookInput) (engine.Ho
 		return engine.HookDecision{}, err
 	}
 	var d engine.HookDecision
-	err = lt.invoke(ctx, nil, "run", func(vm *bindings.VM) ([]lua.LValue, error) {
+	err = lt.invoke(ctx, nil, "run", func(vm *bindings.VM) (memberArgs, error) {
 		v, err := vm.ToLua(input)
 		if err != nil {
-			return nil, err
+			return memberArgs{}, err
 		}
 		hc, err := vm.ToLua(map[string]any{"event": string(in.HookEventName), "tool_name": in.ToolName})
-		return []lua.LValue{v, hc}, err
+		return argsOf(v, hc), err
 	}, func(vm *bindings.VM, out []lua.LValue) error {
 		if len(out) > 1 && !lua.LVAsBool(out[0]) {
 			if msg, ok := out[1].(lua.LString); ok {

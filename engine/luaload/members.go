@@ -26,17 +26,17 @@ func (lt *luaTool) defineFunctions(def *engine.ToolDef, get func(string) lua.LVa
 	}
 	if prompt := str("prompt"); prompt != nil {
 		def.Prompt = func(ctx context.Context, opts engine.PromptOptions) (string, error) {
-			return prompt(ctx, func(vm *bindings.VM) ([]lua.LValue, error) {
+			return prompt(ctx, func(vm *bindings.VM) (memberArgs, error) {
 				o, err := vm.ToLua(map[string]any{"tools": stringsToAny(opts.Tools)})
-				return []lua.LValue{o}, err
+				return argsOf(o), err
 			})
 		}
 	}
 	if description := str("description"); description != nil {
 		def.Description = func(ctx context.Context, input map[string]any) (string, error) {
-			return description(ctx, func(vm *bindings.VM) ([]lua.LValue, error) {
+			return description(ctx, func(vm *bindings.VM) (memberArgs, error) {
 				in, err := vm.ToLua(input)
-				return []lua.LValue{in, vm.L.NewTable()}, err
+				return argsOf(in, vm.L.NewTable()), err
 			})
 		}
 	}
@@ -75,7 +75,7 @@ func (lt *luaTool) defineFunctions(def *engine.ToolDef, get func(string) lua.LVa
 
 // An answer is the Go side of a member that answers a question: a plain value, or a
 // function called with the arguments args builds. It is nil for an absent member.
-type answer[T any] func(ctx context.Context, args func(*bindings.VM) ([]lua.LValue, error)) (T, error)
+type answer[T any] func(ctx context.Context, args func(*bindings.VM) (memberArgs, error)) (T, error)
 
 // newAnswer builds the answer of member name, whose value in the tool table is v: a
 // function is called on a pooled state and its first result read with conv (want
@@ -87,7 +87,7 @@ func newAnswer[T any](lt *luaTool, name string, v lua.LValue, conv func(lua.LVal
 	case lua.LTNil:
 		return nil
 	case lua.LTFunction:
-		return func(ctx context.Context, args func(*bindings.VM) ([]lua.LValue, error)) (T, error) {
+		return func(ctx context.Context, args func(*bindings.VM) (memberArgs, error)) (T, error) {
 			var result T
 			err := lt.invoke(ctx, nil, name, args, func(_ *bindings.VM, out []lua.LValue) error {
 				r, ok := conv(first(out))
@@ -101,9 +101,9 @@ func newAnswer[T any](lt *luaTool, name string, v lua.LValue, conv func(lua.LVal
 		}
 	}
 	if r, ok := conv(v); ok {
-		return func(context.Context, func(*bindings.VM) ([]lua.LValue, error)) (T, error) { return r, nil }
+		return func(context.Context, func(*bindings.VM) (memberArgs, error)) (T, error) { return r, nil }
 	}
-	return func(context.Context, func(*bindings.VM) ([]lua.LValue, error)) (T, error) {
+	return func(context.Context, func(*bindings.VM) (memberArgs, error)) (T, error) {
 		var zero T
 		return zero, fmt.Errorf("%s is %s, which it may not be (%w)", name, typeName(v), engine.ErrReportedAtLoad)
 	}
@@ -132,9 +132,9 @@ func (a answer[T]) ofValue() func(context.Context, any) (T, error) {
 		return nil
 	}
 	return func(ctx context.Context, v any) (T, error) {
-		return a(ctx, func(vm *bindings.VM) ([]lua.LValue, error) {
+		return a(ctx, func(vm *bindings.VM) (memberArgs, error) {
 			lv, err := vm.ToLua(v)
-			return []lua.LValue{lv}, err
+			return argsOf(lv), err
 		})
 	}
 }
@@ -228,8 +228,13 @@ func (e *CallError) Error() string { return e.Message }
 // nil as shorthand for {data = value}; nil or false followed by a string is a failure
 // with that message.
 func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.CallContext) (*engine.ToolResult, error) {
-	var r engine.ToolResult
-	err := lt.invokeWithCall(ctx, cc, "call", inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
+	// One allocation for the result and the Call that makes it.
+	f := &struct {
+		r engine.ToolResult
+		c bindings.Call
+	}{}
+	r := &f.r
+	err := lt.invokeWithCall(ctx, cc, "call", &f.c, inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
 		if err := failure(out); err != nil {
 			return err
 		}
@@ -287,16 +292,16 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.Ca
 	if err != nil {
 		return nil, err
 	}
-	return &r, nil
+	return r, nil
 }
 
 // mapResult accepts a string, or a list of content blocks
 // ({type = "text", text = ...} or {type = "image", source = {...}}).
 func (lt *luaTool) mapResult(ctx context.Context, data any, toolUseID string) (engine.Content, error) {
 	var c engine.Content
-	err := lt.invoke(ctx, nil, "mapResult", func(vm *bindings.VM) ([]lua.LValue, error) {
+	err := lt.invoke(ctx, nil, "mapResult", func(vm *bindings.VM) (memberArgs, error) {
 		d, err := vm.ToLua(data)
-		return []lua.LValue{d, lua.LString(toolUseID)}, err
+		return argsOf(d, lua.LString(toolUseID)), err
 	}, func(vm *bindings.VM, out []lua.LValue) error {
 		switch v := first(out).(type) {
 		case lua.LString:

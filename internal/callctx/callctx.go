@@ -1,12 +1,14 @@
 // Package callctx provides the context of one tool call: its deadline and a stop
 // with a cause, in one value. A call used to cost a timeout context for its deadline
 // and a cancel-cause context for the memory watchdog, each with its own channel,
-// timer or registration with its parent; one Context does both jobs.
+// timer or registration with its parent; one Context does both jobs, with a timer
+// taken from a pool, and it may live inside the caller's own per-call struct.
 package callctx
 
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,7 +20,9 @@ type Context struct {
 	deadline time.Time
 	hasLimit bool
 	done     chan struct{}
-	timer    *time.Timer
+	// alarm ends the Context at its own deadline; nil when it has none, or once
+	// Cancel released it.
+	alarm atomic.Pointer[alarm]
 	// unhook detaches the Context from its parent; nil when the parent never ends.
 	unhook func() bool
 
@@ -33,14 +37,25 @@ type Context struct {
 // New returns a Context of parent ending timeout from now; with timeout <= 0 it has
 // no deadline of its own. The caller must call Cancel when the call is over.
 func New(parent context.Context, timeout time.Duration) *Context {
-	c := &Context{parent: parent, done: make(chan struct{})}
+	c := new(Context)
+	c.Start(parent, timeout)
+	return c
+}
+
+// Start makes c, a zero Context, what New(parent, timeout) returns, for a caller that
+// keeps the Context inside a struct of its own rather than in an allocation of its
+// own. A Context is started once, and not copied.
+func (c *Context) Start(parent context.Context, timeout time.Duration) {
+	c.parent, c.done = parent, make(chan struct{})
 	c.deadline, c.hasLimit = parent.Deadline()
 	if timeout > 0 {
 		if d := time.Now().Add(timeout); !c.hasLimit || d.Before(c.deadline) {
 			// Our own deadline comes first: a timer ends the Context. When the
 			// parent's comes first, the parent's end does.
 			c.deadline, c.hasLimit = d, true
-			c.timer = time.AfterFunc(timeout, c.expire)
+			a := alarms.Get().(*alarm)
+			a.set(c, timeout)
+			c.alarm.Store(a)
 		}
 	}
 	if parent.Done() != nil {
@@ -50,7 +65,39 @@ func New(parent context.Context, timeout time.Duration) *Context {
 			c.unhook = context.AfterFunc(parent, c.inherit)
 		}
 	}
-	return c
+}
+
+// An alarm is a timer that ends a Context at its deadline. Alarms are reused: one
+// whose timer was stopped before it fired goes back to the pool for a later
+// Context, so that a call does not pay for a timer and the function it runs. One
+// whose timer fired, or may be firing, is never reused.
+type alarm struct {
+	timer *time.Timer
+	// c is the Context the timer ends when it fires; it is set before the timer is
+	// armed and cleared only once it is stopped.
+	c atomic.Pointer[Context]
+}
+
+var alarms = sync.Pool{New: func() any { return new(alarm) }}
+
+// set arms the alarm to end c after d.
+func (a *alarm) set(c *Context, d time.Duration) {
+	a.c.Store(c)
+	if a.timer == nil {
+		a.timer = time.AfterFunc(d, a.ring)
+	} else {
+		a.timer.Reset(d)
+	}
+}
+
+func (a *alarm) ring() { a.c.Load().expire() }
+
+// release stops the alarm, and gives it back to the pool unless it fired.
+func (a *alarm) release() {
+	if a.timer.Stop() {
+		a.c.Store(nil)
+		alarms.Put(a)
+	}
 }
 
 func (c *Context) expire()  { c.end(context.DeadlineExceeded, context.DeadlineExceeded) }
@@ -64,8 +111,8 @@ func (c *Context) Stop(cause error) { c.end(context.Canceled, cause) }
 // on the parent.
 func (c *Context) Cancel() {
 	c.end(context.Canceled, context.Canceled)
-	if c.timer != nil {
-		c.timer.Stop()
+	if a := c.alarm.Swap(nil); a != nil {
+		a.release()
 	}
 	if c.unhook != nil {
 		c.unhook()

@@ -91,3 +91,22 @@ func TestAfterFunc(t *testing.T) {
 		t.Fatalf("ran %v", got)
 	}
 }
+
+// A Context's timer serves later Contexts once it is cancelled: it ends them at
+// their deadlines, and never the Context it was taken from again.
+func TestTimerReused(t *testing.T) {
+	for range 100 {
+		first := New(context.Background(), time.Hour)
+		first.Cancel()
+		var next Context
+		next.Start(context.Background(), time.Microsecond)
+		<-next.Done()
+		if !errors.Is(next.Err(), context.DeadlineExceeded) {
+			t.Fatalf("a Context past its deadline: %v", next.Err())
+		}
+		if Cause(first) != context.Canceled {
+			t.Fatalf("the cancelled Context ended again: %v", Cause(first))
+		}
+		next.Cancel()
+	}
+}

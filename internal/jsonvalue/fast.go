@@ -13,8 +13,8 @@ import (
 // number out of range or an integer beyond 2^53, very deep nesting. Decode then
 // parses the document again with encoding/json, which words the error or applies its
 // own replacements, so both paths agree on every document.
-func decodeFast(data []byte) (v any, ok bool) {
-	p := fastParser{data: data}
+func decodeFast(data []byte, keys map[string]string) (v any, ok bool) {
+	p := fastParser{data: data, keys: keys}
 	v, ok = p.value(0)
 	if !ok {
 		return nil, false
@@ -26,6 +26,7 @@ func decodeFast(data []byte) (v any, ok bool) {
 type fastParser struct {
 	data []byte
 	i    int
+	keys map[string]string // the object keys that need no copy (DecodeKeys)
 }
 
 // maxFastDepth bounds the recursion; deeper documents take the general path.
@@ -90,7 +91,7 @@ func (p *fastParser) object(depth int) (any, bool) {
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
 			return nil, false
 		}
-		key, ok := p.string()
+		key, ok := p.key()
 		if !ok {
 			return nil, false
 		}
@@ -150,32 +151,57 @@ func (p *fastParser) array(depth int) (any, bool) {
 
 // string reads a string at p.i (on its opening quote).
 func (p *fastParser) string() (string, bool) {
+	raw, plain, ok := p.stringBody()
+	switch {
+	case !ok:
+		return "", false
+	case plain:
+		return string(raw), true
+	}
+	return unescape(raw)
+}
+
+// key reads an object key at p.i: one of p.keys, when it is one, or a string.
+func (p *fastParser) key() (string, bool) {
+	raw, plain, ok := p.stringBody()
+	switch {
+	case !ok:
+		return "", false
+	case !plain:
+		return unescape(raw)
+	}
+	if k, known := p.keys[string(raw)]; known {
+		return k, true
+	}
+	return string(raw), true
+}
+
+// stringBody reads a string at p.i (on its opening quote) and returns its body;
+// plain means it has no escapes (the bytes are the string, valid UTF-8).
+func (p *fastParser) stringBody() (raw []byte, plain, ok bool) {
 	p.i++ // "
 	start := p.i
-	plain := true // no escapes: the bytes are the string
+	plain = true
 	for p.i < len(p.data) {
 		c := p.data[p.i]
 		switch {
 		case c == '"':
 			raw := p.data[start:p.i]
 			p.i++
-			if plain {
-				if !utf8.Valid(raw) {
-					return "", false
-				}
-				return string(raw), true
+			if plain && !utf8.Valid(raw) {
+				return nil, false, false
 			}
-			return unescape(raw)
+			return raw, plain, true
 		case c == '\\':
 			plain = false
 			p.i += 2
 		case c < 0x20:
-			return "", false
+			return nil, false, false
 		default:
 			p.i++
 		}
 	}
-	return "", false
+	return nil, false, false
 }
 
 // unescape decodes the body of a string with escapes.

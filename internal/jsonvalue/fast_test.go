@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 var fastCases = []string{
@@ -60,7 +61,7 @@ func sameValue(a, b any) bool {
 func checkAgreement(t *testing.T, data []byte) {
 	t.Helper()
 	want, wantErr := decodeGeneral(data)
-	if fast, ok := decodeFast(data); ok && (wantErr != nil || !sameValue(fast, want)) {
+	if fast, ok := decodeFast(data, nil); ok && (wantErr != nil || !sameValue(fast, want)) {
 		t.Errorf("%q: fast path gave %#v, general %#v (%v)", data, fast, want, wantErr)
 	}
 	got, err := Decode(data)
@@ -89,4 +90,34 @@ func FuzzAppendString(f *testing.F) {
 			t.Errorf("AppendString(%q) = %s, Encode gives %s", s, got, want)
 		}
 	})
+}
+
+// DecodeKeys decodes as Decode does, and an object key it was given is its string,
+// at any depth; a key with escapes, or not given, is decoded as usual.
+func TestDecodeKeys(t *testing.T) {
+	text := "text"
+	keys := map[string]string{text: text, "a": "a"}
+	for _, c := range fastCases {
+		want, wantErr := Decode([]byte(c))
+		got, err := DecodeKeys([]byte(c), keys)
+		if (err == nil) != (wantErr == nil) || !sameValue(got, want) {
+			t.Errorf("DecodeKeys(%s) = %#v, %v; Decode gives %#v, %v", c, got, err, want, wantErr)
+		}
+	}
+	v, err := DecodeKeys([]byte(`{"text":"x","inner":{"text":1,"te\u0078t2":2}}`), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer := v.(map[string]any)
+	inner := outer["inner"].(map[string]any)
+	for _, m := range []map[string]any{outer, inner} {
+		for k := range m {
+			if k == text && unsafe.StringData(k) != unsafe.StringData(text) {
+				t.Errorf("key %q is a copy", k)
+			}
+		}
+	}
+	if _, ok := inner["text2"]; !ok {
+		t.Errorf("the escaped key is lost: %v", inner)
+	}
 }

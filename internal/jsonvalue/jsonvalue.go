@@ -21,8 +21,13 @@ import (
 const MaxSafeInteger = 1 << 53
 
 // Decode parses one JSON document into the value model.
-func Decode(data []byte) (any, error) {
-	if v, ok := decodeFast(data); ok {
+func Decode(data []byte) (any, error) { return DecodeKeys(data, nil) }
+
+// DecodeKeys is Decode where an object key found in keys (as a key, mapping to
+// itself) is that string rather than a copy: a caller that knows the keys a document
+// will have, from its schema, saves an allocation for each.
+func DecodeKeys(data []byte, keys map[string]string) (any, error) {
+	if v, ok := decodeFast(data, keys); ok {
 		return v, nil
 	}
 	return decodeGeneral(data)
