@@ -2,7 +2,7 @@ package hostmod
 
 import (
 	"cmp"
-	"io/fs"
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -159,15 +159,16 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 		if !st.IsDir() {
 			return newOpError(codeNotDir, "%s is not a directory", loc.abs)
 		}
-		w := &walker{ctx: contextOf(L), fsys: r.FS(), root: r, start: loc.name, hidden: hiddenBelow(L, loc),
-			file: func(rel string, d fs.DirEntry, _ bool) error {
+		w := &walker{ctx: contextOf(L), root: r, start: loc.name, hidden: hiddenBelow(L, loc),
+			file: func(rel string, d walkDir, name string, _ bool) error {
 				if !q.match(rel) {
 					return nil
 				}
-				f := foundFile{path: filepath.Join(loc.abs, filepath.FromSlash(rel))}
-				if info, err := d.Info(); err == nil {
-					f.mtime = info.ModTime()
+				mtime, err := d.modTime(name)
+				if errors.Is(err, errNotWalked) {
+					return nil // no longer a regular file
 				}
+				f := foundFile{path: filepath.Join(loc.abs, filepath.FromSlash(rel)), mtime: mtime}
 				mu.Lock()
 				found = append(found, f)
 				mu.Unlock()

@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
-	"io"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -115,11 +110,9 @@ func (m grepMode) String() string {
 	return [...]string{"grep.files", "grep.count", "grep.content", "grep.check"}[m]
 }
 
-// Lengths ripgrep and Claude Code use.
-const (
-	defaultMaxColumns = 500     // Claude Code passes --max-columns 500
-	binaryPrefix      = 8 << 10 // bytes examined for a NUL
-)
+// defaultMaxColumns is the line length over which a line is omitted: Claude Code
+// passes --max-columns 500.
+const defaultMaxColumns = 500
 
 // A grepQuery is everything a search needs, checked.
 type grepQuery struct {
@@ -402,14 +395,19 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 		}
 		switch {
 		case st.Mode().IsRegular():
-			tr := &textReader{root: r}
-			defer tr.close()
-			data, err := tr.read(loc.name)
+			if hidden := hiddenFunc(L); hidden != nil && hidden(loc.abs) {
+				return nil
+			}
+			f, err := r.OpenFile(loc.name, openFlags, 0)
 			if err != nil {
 				return err
 			}
-			if hidden := hiddenFunc(L); hidden != nil && hidden(loc.abs) {
-				return nil
+			defer f.Close()
+			bp := textBuffers.Get().(*[]byte)
+			defer textBuffers.Put(bp)
+			data, err := readFile(f.Read, st.Size(), bp, true)
+			if err != nil {
+				return err
 			}
 			if h, ok := q.searchFile(data); ok {
 				h.path, h.mtime = loc.abs, st.ModTime()
@@ -431,141 +429,39 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 	return 1
 }
 
-// searchTree walks the directory of loc and searches the files it wants, in parallel.
+// searchTree walks the directory of loc and searches the files it wants, in parallel:
+// each goroutine of the walk searches the files of the directories it reads.
 func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([]fileHit, error) {
-	fsys := r.FS()
-	type job struct{ rel string }
-	jobs := make(chan job, 64)
 	var (
 		mu   sync.Mutex
 		hits []fileHit
-		wg   sync.WaitGroup
 	)
-	for range min(runtime.GOMAXPROCS(0), 8) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tr := &textReader{root: r}
-			defer tr.close()
-			for j := range jobs {
-				if ctx.Err() != nil {
-					continue
-				}
-				name := joinName(loc.name, j.rel)
-				data, err := tr.read(name)
-				if err != nil {
-					continue // unreadable: skipped, as ripgrep skips it after a warning
-				}
-				h, ok := q.searchFile(data)
-				if !ok {
-					continue
-				}
-				h.path = filepath.Join(loc.abs, filepath.FromSlash(j.rel))
-				if info, err := tr.lstat(name); err == nil {
-					h.mtime = info.ModTime()
-				}
-				mu.Lock()
-				hits = append(hits, h)
-				mu.Unlock()
+	w := &walker{ctx: ctx, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
+		file: func(rel string, d walkDir, name string, ignored bool) error {
+			if !q.filter.wants(rel, ignored) {
+				return nil
 			}
-		}()
-	}
-	w := &walker{ctx: ctx, fsys: fsys, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
-		file: func(rel string, _ fs.DirEntry, ignored bool) error {
-			if q.filter.wants(rel, ignored) {
-				jobs <- job{rel}
+			bp := textBuffers.Get().(*[]byte)
+			defer textBuffers.Put(bp)
+			data, mtime, err := d.readFile(name, bp, true)
+			if err != nil {
+				return nil // unreadable: skipped, as ripgrep skips it after a warning
 			}
+			h, ok := q.searchFile(data)
+			if !ok {
+				return nil
+			}
+			h.path, h.mtime = filepath.Join(loc.abs, filepath.FromSlash(rel)), mtime
+			mu.Lock()
+			hits = append(hits, h)
+			mu.Unlock()
 			return nil
 		}}
 	err := w.walk()
-	close(jobs)
-	wg.Wait()
 	if err == nil && ctx.Err() != nil {
 		err = newOpError(codeCancelled, "search cancelled: %v", ctx.Err())
 	}
 	return hits, err
-}
-
-// A textReader reads text files for a search: one buffer serves every file (the
-// content returned is valid until the next read; results copy what they keep), and
-// files of one directory in a row are opened through one handle on that directory,
-// one system call each instead of one a path component. A file the directory
-// handle cannot open (a symbolic link leading out of it) is opened through the root,
-// which decides as it always does.
-type textReader struct {
-	root    *os.Root
-	buf     []byte
-	dir     string
-	dirRoot *os.Root
-}
-
-func (tr *textReader) open(name string) (*os.File, error) {
-	dir, base := path.Dir(name), path.Base(name)
-	if dir != tr.dir || tr.dirRoot == nil {
-		tr.close()
-		tr.dir = dir
-		tr.dirRoot, _ = tr.root.OpenRoot(dir)
-	}
-	if tr.dirRoot != nil {
-		if f, err := tr.dirRoot.Open(base); err == nil {
-			return f, nil
-		}
-	}
-	return tr.root.Open(name)
-}
-
-// lstat describes the file read last, name, through the handle on its directory (a
-// walk's directory entries outlive the handles their Info needs).
-func (tr *textReader) lstat(name string) (fs.FileInfo, error) {
-	if tr.dirRoot != nil && path.Dir(name) == tr.dir {
-		return tr.dirRoot.Lstat(path.Base(name))
-	}
-	return tr.root.Lstat(name)
-}
-
-// close releases the directory handle.
-func (tr *textReader) close() {
-	if tr.dirRoot != nil {
-		tr.dirRoot.Close()
-		tr.dirRoot = nil
-	}
-}
-
-// read reads a file unless it is binary: a NUL byte in its first 8 KB gives nil data,
-// having read no more than those.
-func (tr *textReader) read(name string) ([]byte, error) {
-	f, err := tr.open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if cap(tr.buf) < binaryPrefix {
-		tr.buf = make([]byte, 0, 64<<10)
-	}
-	n, err := io.ReadFull(f, tr.buf[:binaryPrefix])
-	data := tr.buf[:n]
-	switch {
-	case bytes.IndexByte(data, 0) >= 0:
-		return nil, nil
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return data, nil
-	case err != nil:
-		return nil, err
-	}
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if errors.Is(err, io.EOF) {
-			tr.buf = data[:0]
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 // searchFile searches one text file's content; ok is false when nothing matched.
