@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	lua "github.com/yuin/gopher-lua"
@@ -118,8 +117,9 @@ const defaultMaxColumns = 500
 type grepQuery struct {
 	mode      grepMode
 	re        *regexp.Regexp
-	literal   []byte   // every match contains it: a cheap test of a file before matching line by line
-	anyOf     [][]byte // every match contains one of them (an alternation's literals)
+	literal   []byte      // every match contains it: a cheap test of a file before matching line by line
+	fold      *foldFinder // without literal: every match contains its text up to ASCII case
+	anyOf     [][]byte    // every match contains one of them (an alternation's literals)
 	multiline bool
 	before    int
 	after     int
@@ -230,93 +230,6 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 	return re, nil
 }
 
-// requiredLiteral returns the longest piece of text every match of re contains (a
-// literal that the expression concatenates, case-sensitive), or nil: files without
-// it are skipped without running the expression, as ripgrep does with inner
-// literals. "func \w+\(ctx context\.Context" gives "(ctx context.Context".
-func requiredLiteral(re *regexp.Regexp) []byte {
-	prefix, _ := re.LiteralPrefix()
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return usableLiteral(prefix)
-	}
-	best := longestLiteral(tree.Simplify())
-	if len(prefix) > len(best) {
-		best = prefix
-	}
-	return usableLiteral(best)
-}
-
-// requiredAlternatives returns the literals of an alternation that every match goes
-// through (the expression, or a part it concatenates), when each branch has a
-// required literal: every match contains one of them, so a file holding none is
-// skipped. "ErrShortWrite|ErrUnexpectedEOF" (which the parser reads as
-// Err(?:ShortWrite|UnexpectedEOF)) gives ShortWrite and UnexpectedEOF; nil when no
-// such alternation has a literal in every branch.
-func requiredAlternatives(re *regexp.Regexp) [][]byte {
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	var find func(t *syntax.Regexp) [][]byte
-	find = func(t *syntax.Regexp) [][]byte {
-		switch t.Op {
-		case syntax.OpCapture, syntax.OpPlus:
-			return find(t.Sub[0])
-		case syntax.OpConcat:
-			for _, sub := range t.Sub {
-				if lits := find(sub); lits != nil {
-					return lits
-				}
-			}
-		case syntax.OpAlternate:
-			var out [][]byte
-			for _, branch := range t.Sub {
-				lit := usableLiteral(longestLiteral(branch))
-				if lit == nil {
-					return nil
-				}
-				out = append(out, lit)
-			}
-			return out
-		}
-		return nil
-	}
-	return find(tree.Simplify())
-}
-
-// longestLiteral returns the longest case-sensitive literal that every match of t
-// contains, "" when it finds none.
-func longestLiteral(t *syntax.Regexp) string {
-	best := ""
-	var visit func(t *syntax.Regexp)
-	visit = func(t *syntax.Regexp) {
-		switch t.Op {
-		case syntax.OpLiteral:
-			if t.Flags&syntax.FoldCase == 0 && len(string(t.Rune)) > len(best) {
-				best = string(t.Rune)
-			}
-		case syntax.OpConcat:
-			for _, sub := range t.Sub {
-				visit(sub)
-			}
-		case syntax.OpCapture, syntax.OpPlus: // once at least
-			visit(t.Sub[0])
-		}
-	}
-	visit(t)
-	return best
-}
-
-// usableLiteral returns lit as bytes, or nil when it is empty or holds U+FFFD, which
-// in a pattern matches any invalid byte: its bytes need not be there.
-func usableLiteral(lit string) []byte {
-	if lit == "" || strings.ContainsRune(lit, utf8.RuneError) {
-		return nil
-	}
-	return []byte(lit)
-}
-
 func hasLiteralNewline(pattern string) bool {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
@@ -356,6 +269,9 @@ func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir st
 		return nil, "", err
 	}
 	q.literal, q.anyOf = requiredLiteral(q.re), requiredAlternatives(q.re)
+	if lit := requiredFoldLiteral(q.re); q.literal == nil && lit != nil {
+		q.fold = newFoldFinder(lit)
+	}
 	if q.filter, err = parseFilter(globs, typ); err != nil {
 		return nil, "", err
 	}
@@ -466,7 +382,8 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 
 // searchFile searches one text file's content; ok is false when nothing matched.
 func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
-	if len(q.literal) > 0 && !bytes.Contains(data, q.literal) {
+	scan := q.textScan(data)
+	if scan.index(0) < 0 {
 		return fileHit{}, false
 	}
 	if len(q.anyOf) > 0 && !slices.ContainsFunc(q.anyOf, func(lit []byte) bool { return bytes.Contains(data, lit) }) {
@@ -493,15 +410,12 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 		// matches, from the last line counted (at, the offset of line i).
 		i, at := 0, 0
 		for off := 0; off < len(data); {
-			start := off
-			if len(q.literal) > 0 {
-				// Only a line holding the literal can match: jump to the next one.
-				j := bytes.Index(data[off:], q.literal)
-				if j < 0 {
-					break
-				}
-				start = off + bytes.LastIndexByte(data[off:off+j], '\n') + 1
+			// Only a line holding the required text can match: jump to the next one.
+			j := scan.index(off)
+			if j < 0 {
+				break
 			}
+			start := off + bytes.LastIndexByte(data[off:j], '\n') + 1
 			end := len(data)
 			if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
 				end = start + j
@@ -538,6 +452,41 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 		h.groups = q.group(data, starts, matched, locs)
 	}
 	return h, true
+}
+
+// A textScan finds in one file's content, from offsets that never decrease, the
+// text that every match of its query contains (literal, or fold's).
+type textScan struct {
+	data        []byte
+	literal     []byte
+	fold        foldScan
+	from, found int // the last search: from where, and what it found
+}
+
+func (q *grepQuery) textScan(data []byte) textScan {
+	s := textScan{data: data, literal: q.literal, from: -1}
+	if q.fold != nil {
+		s.fold = q.fold.scan(data)
+	}
+	return s
+}
+
+// index returns the offset of the first occurrence of the text at or after off, -1
+// when there is none; off itself when the query knows no such text.
+func (s *textScan) index(off int) int {
+	if s.from >= 0 && s.from <= off && (off <= s.found || s.found < 0) {
+		return s.found // what the last search found is the first from off too
+	}
+	s.from, s.found = off, off
+	switch {
+	case len(s.literal) > 0:
+		if s.found = bytes.Index(s.data[off:], s.literal); s.found >= 0 {
+			s.found += off
+		}
+	case s.fold.f != nil:
+		s.found = s.fold.index(off)
+	}
+	return s.found
 }
 
 // lineStarts returns the offset where each line begins. The empty string after a

@@ -75,3 +75,64 @@ func TestRequiredAlternatives(t *testing.T) {
 		}
 	}
 }
+
+func TestRequiredFoldLiteral(t *testing.T) {
+	for pattern, want := range map[string]string{
+		`(?i)ErrUnexpectedEOF`:   "errunexpectedeof",
+		`(?i)task queue`:         " queue", // k folds to the Kelvin sign, s to the long s
+		`(?i)func \w+\(ctx`:      "func ",
+		`(?i)(?:abc)+x`:          "abc",
+		`(?i)é`:                  "",
+		`(?i)a|bcd`:              "",
+		`(?i)\d+`:                "",
+		`Hello`:                  "hello", // a case-sensitive literal holds its folded text
+		`(?i)k`:                  "",
+		`(?i)[0-9]+ errors? in `: " error",
+	} {
+		if got := string(requiredFoldLiteral(regexp.MustCompile(pattern))); got != want {
+			t.Errorf("requiredFoldLiteral(%q) = %q, want %q", pattern, got, want)
+		}
+	}
+}
+
+// TestFoldScan: a foldScan finds what a case-insensitive regular expression of its
+// text finds first, from each offset in turn, over texts with the pivot in either
+// case, near misses, overlaps and the text at both ends.
+func TestFoldScan(t *testing.T) {
+	texts := []string{"errunexpectedeof", "a.b", "xx", "q"}
+	contents := []string{
+		"", "x", "ErrUnexpectedEOF", "errUNEXPECTEDeof and ERRUNEXPECTEDEOF", "errunexpectedeo", "rrunexpectedeof",
+		"A.B a.b a_b A.b.", "xXxXx", "XX", "Qq", "the end: errunexpectedEOF", "Xerrunexpectedeox errunexpectedeofX",
+	}
+	for _, text := range texts {
+		f := newFoldFinder([]byte(text))
+		re := regexp.MustCompile("(?i)" + regexp.QuoteMeta(text))
+		for _, content := range contents {
+			data := []byte(content)
+			s := f.scan(data)
+			for off := 0; off <= len(data); off++ {
+				want := -1
+				if loc := re.FindIndex(data[off:]); loc != nil {
+					want = off + loc[0]
+				}
+				if got := s.index(off); got != want {
+					t.Errorf("text %q in %q from %d: %d, want %d", text, content, off, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSearchFileFoldLiteral: a case-insensitive search skips a file without the
+// folded text and finds every line that holds it in any case.
+func TestSearchFileFoldLiteral(t *testing.T) {
+	re := regexp.MustCompile(`(?i)errunexpectedeof`)
+	q := &grepQuery{mode: modeContent, re: re, fold: newFoldFinder(requiredFoldLiteral(re))}
+	if _, ok := q.searchFile([]byte("io.EOF\nerr unexpected eof\n")); ok {
+		t.Error("a file without the text matched")
+	}
+	h, ok := q.searchFile([]byte("ErrUnexpectedEOF\nx\nerrunexpectedeof\r\nERRUNEXPECTEDEOF"))
+	if !ok || h.count != 3 || len(h.groups) != 2 || h.groups[0][0].n != 1 || len(h.groups[1]) != 2 || h.groups[1][1].n != 4 {
+		t.Errorf("got %+v, %v", h, ok)
+	}
+}
