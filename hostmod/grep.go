@@ -187,7 +187,7 @@ func parseFilter(globs, typ string) (fileFilter, error) {
 	for _, g := range splitGlobs(globs) {
 		neg := strings.HasPrefix(g, "!")
 		p := strings.TrimPrefix(g, "!")
-		ng := nameGlob{pattern: strings.TrimPrefix(p, "/"), anchored: strings.Contains(p, "/")}
+		ng := newNameGlob(strings.TrimPrefix(p, "/"), strings.Contains(p, "/"))
 		if ng.pattern == "" || !doublestar.ValidatePattern(ng.pattern) {
 			return f, newOpError(codeBadPattern, "invalid glob %q", g)
 		}

@@ -172,46 +172,44 @@ func fstatat(dirfd int, name string, st *unix.Stat_t) error {
 }
 
 // openAt opens entry name of d with flags, adding O_NOFOLLOW, O_CLOEXEC and
-// O_NONBLOCK (a named pipe put in a file's place does not block the walk), and
-// checks with fstat that it has type typ.
-func (d *fdDir) openAt(name string, flags int, typ fs.FileMode, st *unix.Stat_t) (int, error) {
+// O_NONBLOCK (a named pipe put in a file's place does not block the walk).
+func (d *fdDir) openAt(name string, flags int) (int, error) {
 	if err := checkEntryName(name); err != nil {
 		return -1, err
 	}
-	var fd int
-	var err error
 	for {
-		fd, err = unix.Openat(d.fd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		fd, err := unix.Openat(d.fd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		if err == nil {
+			return fd, nil
+		}
 		if err != unix.EINTR {
-			break
+			return -1, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
 	}
-	if err != nil {
-		return -1, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	if err := unix.Fstat(fd, st); err != nil || statType(st.Mode) != typ {
-		unix.Close(fd)
-		return -1, errNotWalked
-	}
-	return fd, nil
 }
 
+// openDir opens a subdirectory: O_NOFOLLOW refuses a symbolic link in its place, and
+// O_DIRECTORY anything else that is not a directory.
 func (d *fdDir) openDir(name string) (walkDir, error) {
-	var st unix.Stat_t
-	fd, err := d.openAt(name, unix.O_RDONLY|unix.O_DIRECTORY, fs.ModeDir, &st)
+	fd, err := d.openAt(name, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return nil, err
 	}
 	return &fdDir{fd: fd}, nil
 }
 
+// readFile opens a regular file, refusing what fstat says is not one (O_NOFOLLOW
+// refuses a symbolic link), and reads it in as many reads as its size asks.
 func (d *fdDir) readFile(name string, buf *[]byte, text bool) ([]byte, time.Time, error) {
-	var st unix.Stat_t
-	fd, err := d.openAt(name, unix.O_RDONLY, 0, &st)
+	fd, err := d.openAt(name, unix.O_RDONLY)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || statType(st.Mode) != 0 {
+		return nil, time.Time{}, errNotWalked
+	}
 	data, err := readFile(func(p []byte) (int, error) {
 		for {
 			n, err := unix.Read(fd, p)
