@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// A rootDir is a directory of a walk held by an os.Root. An entry is looked at
+// A rootWalkDir is a directory of a walk held by an os.Root. An entry is looked at
 // (lstat) before it is opened and the file opened compared with what was looked at,
 // so that an entry replaced by a symbolic link in between is skipped, not followed.
-type rootDir struct {
+type rootWalkDir struct {
 	r *os.Root
 }
 
@@ -21,10 +21,10 @@ func openWalkRoot(r *os.Root, name string) (walkDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rootDir{r: sub}, nil
+	return &rootWalkDir{r: sub}, nil
 }
 
-func (d *rootDir) entries() ([]dirent, error) {
+func (d *rootWalkDir) entries() ([]dirent, error) {
 	f, err := d.r.Open(".")
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (d *rootDir) entries() ([]dirent, error) {
 }
 
 // lstat returns the FileInfo of entry name, which must have type typ.
-func (d *rootDir) lstat(name string, typ fs.FileMode) (fs.FileInfo, error) {
+func (d *rootWalkDir) lstat(name string, typ fs.FileMode) (fs.FileInfo, error) {
 	if err := checkEntryName(name); err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (d *rootDir) lstat(name string, typ fs.FileMode) (fs.FileInfo, error) {
 	return info, nil
 }
 
-func (d *rootDir) openDir(name string) (walkDir, error) {
+func (d *rootWalkDir) openDir(name string) (walkDir, error) {
 	before, err := d.lstat(name, fs.ModeDir)
 	if err != nil {
 		return nil, err
@@ -70,10 +70,10 @@ func (d *rootDir) openDir(name string) (walkDir, error) {
 		sub.Close()
 		return nil, errNotWalked
 	}
-	return &rootDir{r: sub}, nil
+	return &rootWalkDir{r: sub}, nil
 }
 
-func (d *rootDir) readFile(name string, buf *[]byte, text bool) ([]byte, time.Time, error) {
+func (d *rootWalkDir) readFile(name string, buf *[]byte, text bool) ([]byte, time.Time, error) {
 	before, err := d.lstat(name, 0)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -91,7 +91,7 @@ func (d *rootDir) readFile(name string, buf *[]byte, text bool) ([]byte, time.Ti
 	return data, after.ModTime(), err
 }
 
-func (d *rootDir) modTime(name string) (time.Time, error) {
+func (d *rootWalkDir) modTime(name string) (time.Time, error) {
 	info, err := d.lstat(name, 0)
 	if err != nil {
 		return time.Time{}, err
@@ -99,4 +99,4 @@ func (d *rootDir) modTime(name string) (time.Time, error) {
 	return info.ModTime(), nil
 }
 
-func (d *rootDir) close() { d.r.Close() }
+func (d *rootWalkDir) close() { d.r.Close() }
