@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -130,62 +131,106 @@ func (w *walker) walk() error {
 	}
 	w.group, w.gctx = errgroup.WithContext(w.ctx)
 	w.group.SetLimit(walkWorkers())
-	w.group.Go(func() error {
-		defer d.close()
-		return w.walkEntries(w.start, d, entries, stack)
-	})
+	w.group.Go(func() error { return w.walkDir(w.start, newSharedDir(d), entries, stack) })
 	return w.group.Wait()
 }
 
-func (w *walker) walkEntries(dir string, d walkDir, entries []dirent, stack ignoreStack) error {
+// A sharedDir is a walkDir whose entries several goroutines may walk, each a part:
+// the last to release it closes it.
+type sharedDir struct {
+	walkDir
+	refs atomic.Int32
+}
+
+func newSharedDir(d walkDir) *sharedDir {
+	s := &sharedDir{walkDir: d}
+	s.refs.Store(1)
+	return s
+}
+
+func (s *sharedDir) release() {
+	if s.refs.Add(-1) == 0 {
+		s.close()
+	}
+}
+
+// splitEntries is the number of entries below which a walk of a directory's entries
+// is not shared with another goroutine.
+const splitEntries = 64
+
+// walkDir walks the entries of directory dir, held by d, and releases d.
+func (w *walker) walkDir(dir string, d *sharedDir, entries []dirent, stack ignoreStack) error {
 	if w.ignore {
 		stack = stack.with(d, dir, entries)
 	}
-	for _, e := range entries {
-		if err := w.gctx.Err(); err != nil {
-			if err = w.ctx.Err(); err == nil {
-				return nil // another walk failed: Wait returns its error
+	return w.walkPart(dir, d, entries, stack)
+}
+
+// walkPart walks part of the entries of directory dir, held by d, whose ignore files
+// stack holds, and releases d. A free worker takes the second half of a long part,
+// and so on, so that the files of a large directory are read in parallel too.
+func (w *walker) walkPart(dir string, d *sharedDir, entries []dirent, stack ignoreStack) error {
+	defer d.release()
+	for len(entries) > 0 {
+		if len(entries) >= 2*splitEntries {
+			half := entries[len(entries)/2:]
+			d.refs.Add(1)
+			if w.group.TryGo(func() error { return w.walkPart(dir, d, half, stack) }) {
+				entries = entries[:len(entries)/2]
+			} else {
+				d.refs.Add(-1)
 			}
-			return newOpError(codeCancelled, "search cancelled: %v", err)
 		}
-		if isTempName(e.name) {
-			continue
-		}
-		name := joinName(dir, e.name)
-		rel := w.rel(name)
-		switch {
-		case e.typ.IsDir():
-			if isVCSDir(e.name) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
-				continue
-			}
-			sub, err := d.openDir(e.name)
-			if err != nil {
-				continue
-			}
-			subEntries, err := sub.entries()
-			if err != nil {
-				sub.close()
-				continue
-			}
-			walkSub := func() error {
-				defer sub.close()
-				return w.walkEntries(name, sub, subEntries, stack)
-			}
-			// A free worker takes the subdirectory; without one this goroutine
-			// walks it (waiting for one could deadlock: every worker waits).
-			if !w.group.TryGo(walkSub) {
-				if err := walkSub(); err != nil {
-					return err
+		n := min(len(entries), splitEntries)
+		for _, e := range entries[:n] {
+			if err := w.gctx.Err(); err != nil {
+				if err = w.ctx.Err(); err == nil {
+					return nil // another walk failed: Wait returns its error
 				}
+				return newOpError(codeCancelled, "search cancelled: %v", err)
 			}
-		case e.typ.IsRegular():
-			if w.hidden != nil && w.hidden(rel) {
-				continue
-			}
-			if err := w.file(rel, d, e.name, w.ignore && stack.ignored(name, false)); err != nil {
+			if err := w.visit(dir, d, e, stack); err != nil {
 				return err
 			}
 		}
+		entries = entries[n:]
+	}
+	return nil
+}
+
+// visit visits one entry of directory dir, held by d: a directory is walked (by a
+// free worker if there is one), a regular file given to w.file.
+func (w *walker) visit(dir string, d walkDir, e dirent, stack ignoreStack) error {
+	if isTempName(e.name) {
+		return nil
+	}
+	name := joinName(dir, e.name)
+	rel := w.rel(name)
+	switch {
+	case e.typ.IsDir():
+		if isVCSDir(e.name) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
+			return nil
+		}
+		sub, err := d.openDir(e.name)
+		if err != nil {
+			return nil
+		}
+		subEntries, err := sub.entries()
+		if err != nil {
+			sub.close()
+			return nil
+		}
+		walkSub := func() error { return w.walkDir(name, newSharedDir(sub), subEntries, stack) }
+		// A free worker takes the subdirectory; without one this goroutine walks
+		// it (waiting for one could deadlock: every worker waits).
+		if !w.group.TryGo(walkSub) {
+			return walkSub()
+		}
+	case e.typ.IsRegular():
+		if w.hidden != nil && w.hidden(rel) {
+			return nil
+		}
+		return w.file(rel, d, e.name, w.ignore && stack.ignored(name, false))
 	}
 	return nil
 }
