@@ -12,10 +12,10 @@ import (
 
 // An fdDir is a directory of a walk held by a file descriptor. The walk's start
 // directory is opened through the os.Root; every directory and file below it is
-// opened relative to its parent's descriptor by one path element (checkEntryName),
-// with O_NOFOLLOW, which is as far as the os.Root would let it reach and no further,
-// at one system call an entry and without the bookkeeping of an os.File (a search
-// opens thousands). Entries are read with getdents64, which gives their types
+// opened relative to its parent's descriptor by one path element (checkEntryName)
+// with O_NOFOLLOW, so that no link is followed and no ".." taken: nothing is reached
+// that the os.Root would not reach. That takes one system call an entry, without the
+// bookkeeping of an os.File (a search opens thousands). Entries are read with getdents64, which gives their types
 // without a stat.
 type fdDir struct {
 	fd int

@@ -48,8 +48,8 @@ type dirent struct {
 // path element, never "." or "..") without following a symbolic link, and checked
 // once open to be what the walk took it for: an entry replaced by a link, or by
 // another kind of file, between the reading of the directory and its opening is
-// skipped rather than followed (errNotWalked). Safe for use by one goroutine at a
-// time.
+// skipped rather than followed (errNotWalked). Once its entries are read, it is
+// safe for use by several goroutines at once (the parts of a sharedDir).
 type walkDir interface {
 	// entries returns the directory's entries, sorted by name.
 	entries() ([]dirent, error)
