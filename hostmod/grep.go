@@ -115,11 +115,13 @@ const defaultMaxColumns = 500
 
 // A grepQuery is everything a search needs, checked.
 type grepQuery struct {
-	mode      grepMode
-	re        *regexp.Regexp
-	literal   []byte      // every match contains it: a cheap test of a file before matching line by line
-	fold      *foldFinder // without literal: every match contains its text up to ASCII case
-	anyOf     [][]byte    // every match contains one of them (an alternation's literals)
+	mode grepMode
+	re   *regexp.Regexp
+	// find, if set, finds a text every match contains (its required literal, or
+	// without one its required text up to ASCII case): a cheap test of a file, and
+	// of the lines worth matching.
+	find      *literalFinder
+	anyOf     [][]byte // every match contains one of them (an alternation's literals)
 	multiline bool
 	before    int
 	after     int
@@ -268,10 +270,7 @@ func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir st
 	if q.re, err = compilePattern(pattern, ignoreCase, q.multiline); err != nil {
 		return nil, "", err
 	}
-	q.literal, q.anyOf = requiredLiteral(q.re), requiredAlternatives(q.re)
-	if lit := requiredFoldLiteral(q.re); q.literal == nil && lit != nil {
-		q.fold = newFoldFinder(lit)
-	}
+	q.find, q.anyOf = requiredFinder(q.re), requiredAlternatives(q.re)
 	if q.filter, err = parseFilter(globs, typ); err != nil {
 		return nil, "", err
 	}
@@ -455,18 +454,16 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 }
 
 // A textScan finds in one file's content, from offsets that never decrease, the
-// text that every match of its query contains (literal, or fold's).
+// text that every match of its query contains.
 type textScan struct {
-	data        []byte
-	literal     []byte
-	fold        foldScan
+	literalScan
 	from, found int // the last search: from where, and what it found
 }
 
 func (q *grepQuery) textScan(data []byte) textScan {
-	s := textScan{data: data, literal: q.literal, from: -1}
-	if q.fold != nil {
-		s.fold = q.fold.scan(data)
+	s := textScan{from: -1}
+	if q.find != nil {
+		s.literalScan = q.find.scan(data)
 	}
 	return s
 }
@@ -474,18 +471,13 @@ func (q *grepQuery) textScan(data []byte) textScan {
 // index returns the offset of the first occurrence of the text at or after off, -1
 // when there is none; off itself when the query knows no such text.
 func (s *textScan) index(off int) int {
+	if s.f == nil {
+		return off
+	}
 	if s.from >= 0 && s.from <= off && (off <= s.found || s.found < 0) {
 		return s.found // what the last search found is the first from off too
 	}
-	s.from, s.found = off, off
-	switch {
-	case len(s.literal) > 0:
-		if s.found = bytes.Index(s.data[off:], s.literal); s.found >= 0 {
-			s.found += off
-		}
-	case s.fold.f != nil:
-		s.found = s.fold.index(off)
-	}
+	s.from, s.found = off, s.literalScan.index(off)
 	return s.found
 }
 

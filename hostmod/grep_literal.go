@@ -40,6 +40,19 @@ func requiredFoldLiteral(re *regexp.Regexp) []byte {
 	return usableLiteral(longestLiteral(tree.Simplify(), asciiFoldText))
 }
 
+// requiredFinder returns the finder of the text every match of re contains: its
+// required literal, or without one its required text up to ASCII case; nil when
+// there is neither.
+func requiredFinder(re *regexp.Regexp) *literalFinder {
+	if lit := requiredLiteral(re); lit != nil {
+		return newLiteralFinder(lit, false)
+	}
+	if lit := requiredFoldLiteral(re); lit != nil {
+		return newLiteralFinder(lit, true)
+	}
+	return nil
+}
+
 // requiredAlternatives returns the literals of an alternation that every match goes
 // through (the expression, or a part it concatenates), when each branch has a
 // required literal: every match contains one of them, so a file holding none is
@@ -147,26 +160,35 @@ func usableLiteral(lit string) []byte {
 	return []byte(lit)
 }
 
-// A foldFinder finds a lower-case ASCII text in data up to ASCII case. It looks for
-// one byte of the text (its pivot, the one least common in source code), in both
-// cases, with bytes.IndexByte, and compares the text around each.
-type foldFinder struct {
+// A literalFinder finds a text in data, exactly or (fold) up to ASCII case, the
+// text being in lower case. It looks for one byte of the text, its pivot (the one
+// least common in source code), with bytes.IndexByte, in both cases when folding,
+// and compares the text around each: fewer stops than bytes.Index makes at a
+// common first byte ("f" of "func main").
+type literalFinder struct {
 	text  []byte
+	fold  bool
 	pivot int     // index in text of the byte looked for
-	cases [2]byte // its two cases (the same byte twice for one without case)
+	cases [2]byte // its two cases (the same byte twice without fold or case)
 }
 
-// commonBytes ranks bytes by how common they are in source code, most common first;
-// a byte not listed is rarer than all these.
-const commonBytes = " \tetaoinsrlcdhupmf.(),_gbywv=\"':;0123456789-*/{}[]<>kx+&|!#qjz"
+// commonBytes ranks the bytes by their frequency in the text files of the Go source
+// tree, most common first; a byte not listed is rarer than all these.
+const commonBytes = " et\t0rn\naiso,xlcfdu1.p/()m2:g\"h=b4S3_6TAEy{}Rv8OCI\\5PD9M7kXLwVFNB-[]U*"
 
-func newFoldFinder(text []byte) *foldFinder {
-	f := &foldFinder{text: text}
-	rank := func(b byte) int {
-		if i := strings.IndexByte(commonBytes, b); i >= 0 {
-			return i
+func newLiteralFinder(text []byte, fold bool) *literalFinder {
+	f := &literalFinder{text: text, fold: fold}
+	rank := func(b byte) int { // the rank of the more common case, when folding
+		r := strings.IndexByte(commonBytes, b)
+		if fold && 'a' <= b && b <= 'z' {
+			if u := strings.IndexByte(commonBytes, b-'a'+'A'); u >= 0 && (r < 0 || u < r) {
+				r = u
+			}
 		}
-		return len(commonBytes)
+		if r < 0 {
+			return len(commonBytes)
+		}
+		return r
 	}
 	for i, b := range text {
 		if rank(b) > rank(text[f.pivot]) {
@@ -175,30 +197,38 @@ func newFoldFinder(text []byte) *foldFinder {
 	}
 	b := text[f.pivot]
 	f.cases = [2]byte{b, b}
-	if 'a' <= b && b <= 'z' {
+	if fold && 'a' <= b && b <= 'z' {
 		f.cases[1] = b - 'a' + 'A'
 	}
 	return f
 }
 
-// A foldScan is a search of one content for a foldFinder's text, from offsets that
-// never decrease: it keeps where each case of the pivot comes next, so that no byte
-// is scanned twice for one case.
-type foldScan struct {
-	f    *foldFinder
-	data []byte
-	next [2]int // offset of the next byte of each case at or after the last search's start; -1 none; -2 not searched
+// A literalScan is a search of one content for a literalFinder's text, from offsets
+// that never decrease: it keeps where each case of the pivot comes next, so that no
+// byte is scanned twice for one case. An exact search that stops too often at its
+// pivot without finding the text goes on with bytes.Index.
+type literalScan struct {
+	f     *literalFinder
+	data  []byte
+	next  [2]int // offset of the next byte of each case at or after the last search's start; -1 none; -2 not searched
+	fails int
 }
 
-func (f *foldFinder) scan(data []byte) foldScan {
-	return foldScan{f: f, data: data, next: [2]int{-2, -2}}
+func (f *literalFinder) scan(data []byte) literalScan {
+	return literalScan{f: f, data: data, next: [2]int{-2, -2}}
 }
 
 // index returns the offset of the first occurrence of the text at or after off, -1
 // when there is none.
-func (s *foldScan) index(off int) int {
+func (s *literalScan) index(off int) int {
 	f, data := s.f, s.data
 	for at := off + f.pivot; at < len(data); {
+		if !f.fold && s.fails > 16+(at>>8) {
+			if i := bytes.Index(data[off:], f.text); i >= 0 {
+				return off + i
+			}
+			return -1
+		}
 		p := -1
 		for c := range s.next {
 			if c == 1 && f.cases[1] == f.cases[0] {
@@ -217,21 +247,24 @@ func (s *foldScan) index(off int) int {
 		if p < 0 {
 			return -1
 		}
-		if start := p - f.pivot; start+len(f.text) <= len(data) && equalFoldASCII(data[start:start+len(f.text)], f.text) {
+		if start := p - f.pivot; start+len(f.text) <= len(data) && s.equal(data[start:start+len(f.text)]) {
 			return start
 		}
+		s.fails++
 		at = p + 1
 	}
 	return -1
 }
 
-// equalFoldASCII reports whether b equals the lower-case text lower up to ASCII case.
-func equalFoldASCII(b, lower []byte) bool {
+func (s *literalScan) equal(b []byte) bool {
+	if !s.f.fold {
+		return bytes.Equal(b, s.f.text)
+	}
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		if c != lower[i] {
+		if c != s.f.text[i] {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,7 +32,7 @@ func TestRequiredLiteral(t *testing.T) {
 func TestSearchFileLiteralLines(t *testing.T) {
 	data := []byte("zero\nfunc main() {}\r\nfunc mainly\nx\nfunc main func main\n\nfunc main")
 	re := regexp.MustCompile(`func main\b`)
-	q := &grepQuery{mode: modeContent, re: re, literal: requiredLiteral(re)}
+	q := &grepQuery{mode: modeContent, re: re, find: requiredFinder(re)}
 	h, ok := q.searchFile(data)
 	if !ok {
 		t.Fatal("no match")
@@ -95,28 +96,40 @@ func TestRequiredFoldLiteral(t *testing.T) {
 	}
 }
 
-// TestFoldScan: a foldScan finds what a case-insensitive regular expression of its
-// text finds first, from each offset in turn, over texts with the pivot in either
-// case, near misses, overlaps and the text at both ends.
-func TestFoldScan(t *testing.T) {
-	texts := []string{"errunexpectedeof", "a.b", "xx", "q"}
+// TestLiteralScan: a literalScan finds what a regular expression of its text finds
+// first (case-insensitive when it folds), from each offset in turn, over texts with
+// the pivot in either case, near misses, overlaps, the text at both ends, and a
+// content that stops an exact search at its pivot often enough to go on with
+// bytes.Index.
+func TestLiteralScan(t *testing.T) {
+	texts := []string{"errunexpectedeof", "ErrUnexpectedEOF", "a.b", "xx", "q", "UUUUx"}
 	contents := []string{
 		"", "x", "ErrUnexpectedEOF", "errUNEXPECTEDeof and ERRUNEXPECTEDEOF", "errunexpectedeo", "rrunexpectedeof",
 		"A.B a.b a_b A.b.", "xXxXx", "XX", "Qq", "the end: errunexpectedEOF", "Xerrunexpectedeox errunexpectedeofX",
+		strings.Repeat("U", 3000) + "x" + strings.Repeat("UUUX", 100) + "UUUUx",
 	}
 	for _, text := range texts {
-		f := newFoldFinder([]byte(text))
-		re := regexp.MustCompile("(?i)" + regexp.QuoteMeta(text))
-		for _, content := range contents {
-			data := []byte(content)
-			s := f.scan(data)
-			for off := 0; off <= len(data); off++ {
-				want := -1
-				if loc := re.FindIndex(data[off:]); loc != nil {
-					want = off + loc[0]
-				}
-				if got := s.index(off); got != want {
-					t.Errorf("text %q in %q from %d: %d, want %d", text, content, off, got, want)
+		for _, fold := range []bool{false, true} {
+			if fold && strings.ToLower(text) != text {
+				continue
+			}
+			f := newLiteralFinder([]byte(text), fold)
+			expr := regexp.QuoteMeta(text)
+			if fold {
+				expr = "(?i)" + expr
+			}
+			re := regexp.MustCompile(expr)
+			for _, content := range contents {
+				data := []byte(content)
+				s := f.scan(data)
+				for off := 0; off <= len(data); off++ {
+					want := -1
+					if loc := re.FindIndex(data[off:]); loc != nil {
+						want = off + loc[0]
+					}
+					if got := s.index(off); got != want {
+						t.Fatalf("text %q (fold %v) in %.40q from %d: %d, want %d", text, fold, content, off, got, want)
+					}
 				}
 			}
 		}
@@ -127,7 +140,7 @@ func TestFoldScan(t *testing.T) {
 // folded text and finds every line that holds it in any case.
 func TestSearchFileFoldLiteral(t *testing.T) {
 	re := regexp.MustCompile(`(?i)errunexpectedeof`)
-	q := &grepQuery{mode: modeContent, re: re, fold: newFoldFinder(requiredFoldLiteral(re))}
+	q := &grepQuery{mode: modeContent, re: re, find: requiredFinder(re)}
 	if _, ok := q.searchFile([]byte("io.EOF\nerr unexpected eof\n")); ok {
 		t.Error("a file without the text matched")
 	}
