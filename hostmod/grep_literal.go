@@ -223,7 +223,7 @@ func (f *literalFinder) scan(data []byte) literalScan {
 func (s *literalScan) index(off int) int {
 	f, data := s.f, s.data
 	for at := off + f.pivot; at < len(data); {
-		if !f.fold && s.fails > 16+(at>>8) {
+		if !f.fold && s.fails > 16+(at>>4) { // more than one stop in 16 bytes, as bytes.Index allows
 			if i := bytes.Index(data[off:], f.text); i >= 0 {
 				return off + i
 			}
