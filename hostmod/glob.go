@@ -2,7 +2,7 @@ package hostmod
 
 import (
 	"cmp"
-	"io/fs"
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -75,11 +75,31 @@ func (rs *rootSet) globModule() *bindings.Module {
 type nameGlob struct {
 	pattern  string
 	anchored bool
+	// suffix, if set, is what a name matches by ending in: the pattern is "*" and
+	// suffix, which holds no special character ("*.go", "*_test.go").
+	suffix string
+}
+
+// newNameGlob returns the glob of pattern, anchored or not. An anchored pattern
+// that is "**/" and a pattern without "/" matches what that pattern matches
+// unanchored, and is made so: a name is matched faster than a path.
+func newNameGlob(pattern string, anchored bool) nameGlob {
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && anchored && !strings.Contains(rest, "/") {
+		pattern, anchored = rest, false
+	}
+	g := nameGlob{pattern: pattern, anchored: anchored}
+	if rest, ok := strings.CutPrefix(pattern, "*"); ok && !anchored && rest != "" && !strings.ContainsAny(rest, `*?[]{}\`) {
+		g.suffix = rest
+	}
+	return g
 }
 
 func (g nameGlob) match(rel string) bool {
-	if g.anchored {
+	switch {
+	case g.anchored:
 		return doublestar.MatchUnvalidated(g.pattern, rel)
+	case g.suffix != "":
+		return strings.HasSuffix(rel, g.suffix) // which holds no "/": the name's end
 	}
 	return doublestar.MatchUnvalidated(g.pattern, path.Base(rel))
 }
@@ -94,14 +114,14 @@ type globQuery struct {
 // parseGlob splits pattern into the directory to walk and what to match below it.
 func parseGlob(pattern, dir string) (globQuery, error) {
 	p := filepath.ToSlash(pattern)
-	q := globQuery{dir: dir, nameGlob: nameGlob{pattern: p}}
+	q := globQuery{dir: dir, nameGlob: newNameGlob(p, false)}
 	switch {
 	case strings.HasPrefix(p, "/"):
 		base, rest := doublestar.SplitPattern(p)
-		q = globQuery{dir: filepath.FromSlash(base), nameGlob: nameGlob{pattern: rest, anchored: true}}
+		q = globQuery{dir: filepath.FromSlash(base), nameGlob: newNameGlob(rest, true)}
 	case strings.Contains(p, "/"):
 		base, rest := doublestar.SplitPattern(p)
-		q = globQuery{dir: filepath.Join(dir, filepath.FromSlash(base)), nameGlob: nameGlob{pattern: rest, anchored: true}}
+		q = globQuery{dir: filepath.Join(dir, filepath.FromSlash(base)), nameGlob: newNameGlob(rest, true)}
 	}
 	if strings.TrimSpace(p) == "" || !doublestar.ValidatePattern(q.pattern) {
 		return q, newOpError(codeBadPattern, "invalid glob pattern %q", pattern)
@@ -159,15 +179,16 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 		if !st.IsDir() {
 			return newOpError(codeNotDir, "%s is not a directory", loc.abs)
 		}
-		w := &walker{ctx: contextOf(L), fsys: r.FS(), root: r, start: loc.name, hidden: hiddenBelow(L, loc),
-			file: func(rel string, d fs.DirEntry, _ bool) error {
+		w := &walker{ctx: contextOf(L), root: r, start: loc.name, hidden: hiddenBelow(L, loc),
+			file: func(rel string, d walkDir, name string, _ bool) error {
 				if !q.match(rel) {
 					return nil
 				}
-				f := foundFile{path: filepath.Join(loc.abs, filepath.FromSlash(rel))}
-				if info, err := d.Info(); err == nil {
-					f.mtime = info.ModTime()
+				mtime, err := d.modTime(name)
+				if errors.Is(err, errNotWalked) {
+					return nil // no longer a regular file
 				}
+				f := foundFile{path: filepath.Join(loc.abs, filepath.FromSlash(rel)), mtime: mtime}
 				mu.Lock()
 				found = append(found, f)
 				mu.Unlock()

@@ -4,20 +4,14 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
-	"io"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	lua "github.com/yuin/gopher-lua"
@@ -115,17 +109,18 @@ func (m grepMode) String() string {
 	return [...]string{"grep.files", "grep.count", "grep.content", "grep.check"}[m]
 }
 
-// Lengths ripgrep and Claude Code use.
-const (
-	defaultMaxColumns = 500     // Claude Code passes --max-columns 500
-	binaryPrefix      = 8 << 10 // bytes examined for a NUL
-)
+// defaultMaxColumns is the line length over which a line is omitted: Claude Code
+// passes --max-columns 500.
+const defaultMaxColumns = 500
 
 // A grepQuery is everything a search needs, checked.
 type grepQuery struct {
-	mode      grepMode
-	re        *regexp.Regexp
-	literal   []byte   // every match contains it: a cheap test of a file before matching line by line
+	mode grepMode
+	re   *regexp.Regexp
+	// find, if set, finds a text every match contains (its required literal, or
+	// without one its required text up to ASCII case): a cheap test of a file, and
+	// of the lines worth matching.
+	find      *literalFinder
 	anyOf     [][]byte // every match contains one of them (an alternation's literals)
 	multiline bool
 	before    int
@@ -194,7 +189,7 @@ func parseFilter(globs, typ string) (fileFilter, error) {
 	for _, g := range splitGlobs(globs) {
 		neg := strings.HasPrefix(g, "!")
 		p := strings.TrimPrefix(g, "!")
-		ng := nameGlob{pattern: strings.TrimPrefix(p, "/"), anchored: strings.Contains(p, "/")}
+		ng := newNameGlob(strings.TrimPrefix(p, "/"), strings.Contains(p, "/"))
 		if ng.pattern == "" || !doublestar.ValidatePattern(ng.pattern) {
 			return f, newOpError(codeBadPattern, "invalid glob %q", g)
 		}
@@ -237,93 +232,6 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 	return re, nil
 }
 
-// requiredLiteral returns the longest piece of text every match of re contains (a
-// literal that the expression concatenates, case-sensitive), or nil: files without
-// it are skipped without running the expression, as ripgrep does with inner
-// literals. "func \w+\(ctx context\.Context" gives "(ctx context.Context".
-func requiredLiteral(re *regexp.Regexp) []byte {
-	prefix, _ := re.LiteralPrefix()
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return usableLiteral(prefix)
-	}
-	best := longestLiteral(tree.Simplify())
-	if len(prefix) > len(best) {
-		best = prefix
-	}
-	return usableLiteral(best)
-}
-
-// requiredAlternatives returns the literals of an alternation that every match goes
-// through (the expression, or a part it concatenates), when each branch has a
-// required literal: every match contains one of them, so a file holding none is
-// skipped. "ErrShortWrite|ErrUnexpectedEOF" (which the parser reads as
-// Err(?:ShortWrite|UnexpectedEOF)) gives ShortWrite and UnexpectedEOF; nil when no
-// such alternation has a literal in every branch.
-func requiredAlternatives(re *regexp.Regexp) [][]byte {
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	var find func(t *syntax.Regexp) [][]byte
-	find = func(t *syntax.Regexp) [][]byte {
-		switch t.Op {
-		case syntax.OpCapture, syntax.OpPlus:
-			return find(t.Sub[0])
-		case syntax.OpConcat:
-			for _, sub := range t.Sub {
-				if lits := find(sub); lits != nil {
-					return lits
-				}
-			}
-		case syntax.OpAlternate:
-			var out [][]byte
-			for _, branch := range t.Sub {
-				lit := usableLiteral(longestLiteral(branch))
-				if lit == nil {
-					return nil
-				}
-				out = append(out, lit)
-			}
-			return out
-		}
-		return nil
-	}
-	return find(tree.Simplify())
-}
-
-// longestLiteral returns the longest case-sensitive literal that every match of t
-// contains, "" when it finds none.
-func longestLiteral(t *syntax.Regexp) string {
-	best := ""
-	var visit func(t *syntax.Regexp)
-	visit = func(t *syntax.Regexp) {
-		switch t.Op {
-		case syntax.OpLiteral:
-			if t.Flags&syntax.FoldCase == 0 && len(string(t.Rune)) > len(best) {
-				best = string(t.Rune)
-			}
-		case syntax.OpConcat:
-			for _, sub := range t.Sub {
-				visit(sub)
-			}
-		case syntax.OpCapture, syntax.OpPlus: // once at least
-			visit(t.Sub[0])
-		}
-	}
-	visit(t)
-	return best
-}
-
-// usableLiteral returns lit as bytes, or nil when it is empty or holds U+FFFD, which
-// in a pattern matches any invalid byte: its bytes need not be there.
-func usableLiteral(lit string) []byte {
-	if lit == "" || strings.ContainsRune(lit, utf8.RuneError) {
-		return nil
-	}
-	return []byte(lit)
-}
-
 func hasLiteralNewline(pattern string) bool {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
@@ -362,7 +270,7 @@ func (rs *rootSet) parseGrep(L *lua.LState, mode grepMode) (q *grepQuery, dir st
 	if q.re, err = compilePattern(pattern, ignoreCase, q.multiline); err != nil {
 		return nil, "", err
 	}
-	q.literal, q.anyOf = requiredLiteral(q.re), requiredAlternatives(q.re)
+	q.find, q.anyOf = requiredFinder(q.re), requiredAlternatives(q.re)
 	if q.filter, err = parseFilter(globs, typ); err != nil {
 		return nil, "", err
 	}
@@ -402,14 +310,19 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 		}
 		switch {
 		case st.Mode().IsRegular():
-			tr := &textReader{root: r}
-			defer tr.close()
-			data, err := tr.read(loc.name)
+			if hidden := hiddenFunc(L); hidden != nil && hidden(loc.abs) {
+				return nil
+			}
+			f, err := r.OpenFile(loc.name, openFlags, 0)
 			if err != nil {
 				return err
 			}
-			if hidden := hiddenFunc(L); hidden != nil && hidden(loc.abs) {
-				return nil
+			defer f.Close()
+			bp := textBuffers.Get().(*[]byte)
+			defer textBuffers.Put(bp)
+			data, err := readFile(f.Read, st.Size(), bp, true)
+			if err != nil {
+				return err
 			}
 			if h, ok := q.searchFile(data); ok {
 				h.path, h.mtime = loc.abs, st.ModTime()
@@ -431,146 +344,45 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 	return 1
 }
 
-// searchTree walks the directory of loc and searches the files it wants, in parallel.
+// searchTree walks the directory of loc and searches the files it wants, in parallel:
+// each goroutine of the walk searches the files of the directories it reads.
 func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([]fileHit, error) {
-	fsys := r.FS()
-	type job struct{ rel string }
-	jobs := make(chan job, 64)
 	var (
 		mu   sync.Mutex
 		hits []fileHit
-		wg   sync.WaitGroup
 	)
-	for range min(runtime.GOMAXPROCS(0), 8) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tr := &textReader{root: r}
-			defer tr.close()
-			for j := range jobs {
-				if ctx.Err() != nil {
-					continue
-				}
-				name := joinName(loc.name, j.rel)
-				data, err := tr.read(name)
-				if err != nil {
-					continue // unreadable: skipped, as ripgrep skips it after a warning
-				}
-				h, ok := q.searchFile(data)
-				if !ok {
-					continue
-				}
-				h.path = filepath.Join(loc.abs, filepath.FromSlash(j.rel))
-				if info, err := tr.lstat(name); err == nil {
-					h.mtime = info.ModTime()
-				}
-				mu.Lock()
-				hits = append(hits, h)
-				mu.Unlock()
+	w := &walker{ctx: ctx, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
+		file: func(rel string, d walkDir, name string, ignored bool) error {
+			if !q.filter.wants(rel, ignored) {
+				return nil
 			}
-		}()
-	}
-	w := &walker{ctx: ctx, fsys: fsys, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
-		file: func(rel string, _ fs.DirEntry, ignored bool) error {
-			if q.filter.wants(rel, ignored) {
-				jobs <- job{rel}
+			bp := textBuffers.Get().(*[]byte)
+			defer textBuffers.Put(bp)
+			data, mtime, err := d.readFile(name, bp, true)
+			if err != nil {
+				return nil // unreadable: skipped, as ripgrep skips it after a warning
 			}
+			h, ok := q.searchFile(data)
+			if !ok {
+				return nil
+			}
+			h.path, h.mtime = filepath.Join(loc.abs, filepath.FromSlash(rel)), mtime
+			mu.Lock()
+			hits = append(hits, h)
+			mu.Unlock()
 			return nil
 		}}
 	err := w.walk()
-	close(jobs)
-	wg.Wait()
 	if err == nil && ctx.Err() != nil {
 		err = newOpError(codeCancelled, "search cancelled: %v", ctx.Err())
 	}
 	return hits, err
 }
 
-// A textReader reads text files for a search: one buffer serves every file (the
-// content returned is valid until the next read; results copy what they keep), and
-// files of one directory in a row are opened through one handle on that directory,
-// one system call each instead of one a path component. A file the directory
-// handle cannot open (a symbolic link leading out of it) is opened through the root,
-// which decides as it always does.
-type textReader struct {
-	root    *os.Root
-	buf     []byte
-	dir     string
-	dirRoot *os.Root
-}
-
-func (tr *textReader) open(name string) (*os.File, error) {
-	dir, base := path.Dir(name), path.Base(name)
-	if dir != tr.dir || tr.dirRoot == nil {
-		tr.close()
-		tr.dir = dir
-		tr.dirRoot, _ = tr.root.OpenRoot(dir)
-	}
-	if tr.dirRoot != nil {
-		if f, err := tr.dirRoot.Open(base); err == nil {
-			return f, nil
-		}
-	}
-	return tr.root.Open(name)
-}
-
-// lstat describes the file read last, name, through the handle on its directory (a
-// walk's directory entries outlive the handles their Info needs).
-func (tr *textReader) lstat(name string) (fs.FileInfo, error) {
-	if tr.dirRoot != nil && path.Dir(name) == tr.dir {
-		return tr.dirRoot.Lstat(path.Base(name))
-	}
-	return tr.root.Lstat(name)
-}
-
-// close releases the directory handle.
-func (tr *textReader) close() {
-	if tr.dirRoot != nil {
-		tr.dirRoot.Close()
-		tr.dirRoot = nil
-	}
-}
-
-// read reads a file unless it is binary: a NUL byte in its first 8 KB gives nil data,
-// having read no more than those.
-func (tr *textReader) read(name string) ([]byte, error) {
-	f, err := tr.open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if cap(tr.buf) < binaryPrefix {
-		tr.buf = make([]byte, 0, 64<<10)
-	}
-	n, err := io.ReadFull(f, tr.buf[:binaryPrefix])
-	data := tr.buf[:n]
-	switch {
-	case bytes.IndexByte(data, 0) >= 0:
-		return nil, nil
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return data, nil
-	case err != nil:
-		return nil, err
-	}
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if errors.Is(err, io.EOF) {
-			tr.buf = data[:0]
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-}
-
 // searchFile searches one text file's content; ok is false when nothing matched.
 func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
-	if len(q.literal) > 0 && !bytes.Contains(data, q.literal) {
+	scan := q.textScan(data)
+	if scan.index(0) < 0 {
 		return fileHit{}, false
 	}
 	if len(q.anyOf) > 0 && !slices.ContainsFunc(q.anyOf, func(lit []byte) bool { return bytes.Contains(data, lit) }) {
@@ -597,15 +409,12 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 		// matches, from the last line counted (at, the offset of line i).
 		i, at := 0, 0
 		for off := 0; off < len(data); {
-			start := off
-			if len(q.literal) > 0 {
-				// Only a line holding the literal can match: jump to the next one.
-				j := bytes.Index(data[off:], q.literal)
-				if j < 0 {
-					break
-				}
-				start = off + bytes.LastIndexByte(data[off:off+j], '\n') + 1
+			// Only a line holding the required text can match: jump to the next one.
+			j := scan.index(off)
+			if j < 0 {
+				break
 			}
+			start := off + bytes.LastIndexByte(data[off:j], '\n') + 1
 			end := len(data)
 			if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
 				end = start + j
@@ -642,6 +451,34 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 		h.groups = q.group(data, starts, matched, locs)
 	}
 	return h, true
+}
+
+// A textScan finds in one file's content, from offsets that never decrease, the
+// text that every match of its query contains.
+type textScan struct {
+	literalScan
+	from, found int // the last search: from where, and what it found
+}
+
+func (q *grepQuery) textScan(data []byte) textScan {
+	s := textScan{from: -1}
+	if q.find != nil {
+		s.literalScan = q.find.scan(data)
+	}
+	return s
+}
+
+// index returns the offset of the first occurrence of the text at or after off, -1
+// when there is none; off itself when the query knows no such text.
+func (s *textScan) index(off int) int {
+	if s.f == nil {
+		return off
+	}
+	if s.from >= 0 && s.from <= off && (off <= s.found || s.found < 0) {
+		return s.found // what the last search found is the first from off too
+	}
+	s.from, s.found = off, s.literalScan.index(off)
+	return s.found
 }
 
 // lineStarts returns the offset where each line begins. The empty string after a

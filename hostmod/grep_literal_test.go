@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,7 +32,7 @@ func TestRequiredLiteral(t *testing.T) {
 func TestSearchFileLiteralLines(t *testing.T) {
 	data := []byte("zero\nfunc main() {}\r\nfunc mainly\nx\nfunc main func main\n\nfunc main")
 	re := regexp.MustCompile(`func main\b`)
-	q := &grepQuery{mode: modeContent, re: re, literal: requiredLiteral(re)}
+	q := &grepQuery{mode: modeContent, re: re, find: requiredFinder(re)}
 	h, ok := q.searchFile(data)
 	if !ok {
 		t.Fatal("no match")
@@ -73,5 +74,78 @@ func TestRequiredAlternatives(t *testing.T) {
 		if _, ok := q.searchFile([]byte(data)); ok != want {
 			t.Errorf("search of %q: %v, want %v", data, ok, want)
 		}
+	}
+}
+
+func TestRequiredFoldLiteral(t *testing.T) {
+	for pattern, want := range map[string]string{
+		`(?i)ErrUnexpectedEOF`:   "errunexpectedeof",
+		`(?i)task queue`:         " queue", // k folds to the Kelvin sign, s to the long s
+		`(?i)func \w+\(ctx`:      "func ",
+		`(?i)(?:abc)+x`:          "abc",
+		`(?i)é`:                  "",
+		`(?i)a|bcd`:              "",
+		`(?i)\d+`:                "",
+		`Hello`:                  "hello", // a case-sensitive literal holds its folded text
+		`(?i)k`:                  "",
+		`(?i)[0-9]+ errors? in `: " error",
+	} {
+		if got := string(requiredFoldLiteral(regexp.MustCompile(pattern))); got != want {
+			t.Errorf("requiredFoldLiteral(%q) = %q, want %q", pattern, got, want)
+		}
+	}
+}
+
+// TestLiteralScan: a literalScan finds what a regular expression of its text finds
+// first (case-insensitive when it folds), from each offset in turn, over texts with
+// the pivot in either case, near misses, overlaps, the text at both ends, and a
+// content that stops an exact search at its pivot often enough to go on with
+// bytes.Index.
+func TestLiteralScan(t *testing.T) {
+	texts := []string{"errunexpectedeof", "ErrUnexpectedEOF", "a.b", "xx", "q", "UUUUx"}
+	contents := []string{
+		"", "x", "ErrUnexpectedEOF", "errUNEXPECTEDeof and ERRUNEXPECTEDEOF", "errunexpectedeo", "rrunexpectedeof",
+		"A.B a.b a_b A.b.", "xXxXx", "XX", "Qq", "the end: errunexpectedEOF", "Xerrunexpectedeox errunexpectedeofX",
+		strings.Repeat("U", 3000) + "x" + strings.Repeat("UUUX", 100) + "UUUUx",
+	}
+	for _, text := range texts {
+		for _, fold := range []bool{false, true} {
+			if fold && strings.ToLower(text) != text {
+				continue
+			}
+			f := newLiteralFinder([]byte(text), fold)
+			expr := regexp.QuoteMeta(text)
+			if fold {
+				expr = "(?i)" + expr
+			}
+			re := regexp.MustCompile(expr)
+			for _, content := range contents {
+				data := []byte(content)
+				s := f.scan(data)
+				for off := 0; off <= len(data); off++ {
+					want := -1
+					if loc := re.FindIndex(data[off:]); loc != nil {
+						want = off + loc[0]
+					}
+					if got := s.index(off); got != want {
+						t.Fatalf("text %q (fold %v) in %.40q from %d: %d, want %d", text, fold, content, off, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSearchFileFoldLiteral: a case-insensitive search skips a file without the
+// folded text and finds every line that holds it in any case.
+func TestSearchFileFoldLiteral(t *testing.T) {
+	re := regexp.MustCompile(`(?i)errunexpectedeof`)
+	q := &grepQuery{mode: modeContent, re: re, find: requiredFinder(re)}
+	if _, ok := q.searchFile([]byte("io.EOF\nerr unexpected eof\n")); ok {
+		t.Error("a file without the text matched")
+	}
+	h, ok := q.searchFile([]byte("ErrUnexpectedEOF\nx\nerrunexpectedeof\r\nERRUNEXPECTEDEOF"))
+	if !ok || h.count != 3 || len(h.groups) != 2 || h.groups[0][0].n != 1 || len(h.groups[1]) != 2 || h.groups[1][1].n != 4 {
+		t.Errorf("got %+v, %v", h, ok)
 	}
 }

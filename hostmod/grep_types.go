@@ -94,7 +94,7 @@ func typeGlobs(name string) ([]nameGlob, error) {
 	}
 	out := make([]nameGlob, len(globs))
 	for i, g := range globs {
-		out[i] = nameGlob{pattern: g}
+		out[i] = newNameGlob(g, false)
 	}
 	return out, nil
 }

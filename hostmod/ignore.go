@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -122,17 +123,40 @@ func (s ignoreStack) ignored(name string, isDir bool) bool {
 	return false
 }
 
-// with returns the stack extended by the ignore files of dir, found among its
-// entries; the stack itself when there are none. The files are those ripgrep reads,
-// in increasing order of precedence: .gitignore, .ignore, .rgignore.
-func (s ignoreStack) with(fsys fs.FS, dir string, entries []fs.DirEntry) ignoreStack {
-	var f *ignoreFile
-	for _, name := range [...]string{".gitignore", ".ignore", ".rgignore"} {
-		if !hasRegular(entries, name) {
-			continue
+// with returns the stack extended by the ignore files of dir, a directory of a walk
+// whose entries are entries; the stack itself when there are none.
+func (s ignoreStack) with(d walkDir, dir string, entries []dirent) ignoreStack {
+	return s.withFiles(dir, func(name string) ([]byte, bool) {
+		i, found := slices.BinarySearchFunc(entries, name, func(e dirent, name string) int { return strings.Compare(e.name, name) })
+		if !found || !entries[i].typ.IsRegular() {
+			return nil, false
+		}
+		data, _, err := d.readFile(name, nil, false)
+		return data, err == nil
+	})
+}
+
+// withFS is with for a directory of fsys, whose entries are entries.
+func (s ignoreStack) withFS(fsys fs.FS, dir string, entries []fs.DirEntry) ignoreStack {
+	return s.withFiles(dir, func(name string) ([]byte, bool) {
+		i, found := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+		if !found || !entries[i].Type().IsRegular() {
+			return nil, false
 		}
 		data, err := fs.ReadFile(fsys, joinName(dir, name))
-		if err != nil {
+		return data, err == nil
+	})
+}
+
+// withFiles returns the stack extended by the ignore files of dir, which read returns
+// (ok is false for a file that is not there or not readable); the stack itself when
+// there are none. The files are those ripgrep reads, in increasing order of
+// precedence: .gitignore, .ignore, .rgignore.
+func (s ignoreStack) withFiles(dir string, read func(name string) (data []byte, ok bool)) ignoreStack {
+	var f *ignoreFile
+	for _, name := range [...]string{".gitignore", ".ignore", ".rgignore"} {
+		data, ok := read(name)
+		if !ok {
 			continue
 		}
 		if f == nil {
@@ -146,15 +170,6 @@ func (s ignoreStack) with(fsys fs.FS, dir string, entries []fs.DirEntry) ignoreS
 	out := make(ignoreStack, len(s), len(s)+1)
 	copy(out, s)
 	return append(out, f)
-}
-
-func hasRegular(entries []fs.DirEntry, name string) bool {
-	for _, e := range entries {
-		if e.Name() == name {
-			return e.Type().IsRegular()
-		}
-	}
-	return false
 }
 
 // joinName joins a slash-separated directory inside a root and an entry name.

@@ -86,7 +86,7 @@ func TestIgnoreStackPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s = s.with(fsys, d, entries)
+			s = s.withFS(fsys, d, entries)
 		}
 		return s
 	}
@@ -138,13 +138,18 @@ func TestWalkCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var seen atomic.Int32
-	w := &walker{ctx: ctx, fsys: os.DirFS(dir), start: ".", file: func(string, fs.DirEntry, bool) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	w := &walker{ctx: ctx, root: root, start: ".", file: func(string, walkDir, string, bool) error {
 		if seen.Add(1) == 3 {
 			cancel()
 		}
 		return nil
 	}}
-	err := w.walk()
+	err = w.walk()
 	var oe *opError
 	// The walkers busy when the third file cancels may each visit one more file
 	// before they see it; none starts another.
@@ -155,11 +160,6 @@ func TestWalkCancelled(t *testing.T) {
 	q := &grepQuery{mode: modeFiles, re: regexp.MustCompile("needle")}
 	done, stop := context.WithCancel(context.Background())
 	stop()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
 	hits, err := q.searchTree(done, root, location{abs: dir, dir: dir, name: "."})
 	if !errors.As(err, &oe) || oe.code != codeCancelled || len(hits) != 0 {
 		t.Errorf("search after cancel: %d hits, err %v", len(hits), err)

@@ -4,20 +4,26 @@ import (
 	"encoding/binary"
 	"io/fs"
 	"os"
-	"slices"
-	"strings"
+	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// readRootDir returns the entries of the directory r holds, sorted by name. It reads
-// them with getdents64 itself rather than with File.ReadDir: a directory opened in an
-// os.Root gets an lstat of every entry from ReadDir (the standard library cannot
-// load the FileInfo lazily there), and a search wants the type of each entry, which
-// getdents gives, and the FileInfo of few. An entry's Info asks r, so it is confined
-// as every other access; it needs r open.
-func readRootDir(r *os.Root) ([]fs.DirEntry, error) {
-	f, err := r.Open(".")
+// An fdDir is a directory of a walk held by a file descriptor. The walk's start
+// directory is opened through the os.Root; every directory and file below it is
+// opened relative to its parent's descriptor by one path element (checkEntryName)
+// with O_NOFOLLOW, so that no link is followed and no ".." taken: nothing is reached
+// that the os.Root would not reach. That takes one system call an entry, without the
+// bookkeeping of an os.File (a search opens thousands). Entries are read with getdents64, which gives their types
+// without a stat.
+type fdDir struct {
+	fd int
+}
+
+// openWalkRoot opens the directory name of r for a walk.
+func openWalkRoot(r *os.Root, name string) (walkDir, error) {
+	f, err := r.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -26,53 +32,82 @@ func readRootDir(r *os.Root) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	var entries []fs.DirEntry
-	buf := make([]byte, 32<<10)
+	fd, errno := -1, error(nil)
+	if err := conn.Control(func(sysfd uintptr) {
+		fd, errno = unix.FcntlInt(sysfd, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if errno != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errno}
+	}
+	return &fdDir{fd: fd}, nil
+}
+
+// direntBuffers holds the buffers of getdents64 between directories.
+var direntBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (d *fdDir) entries() ([]dirent, error) {
+	bp := direntBuffers.Get().(*[]byte)
+	defer direntBuffers.Put(bp)
+	var entries []dirent
 	for {
-		n, errno := 0, error(nil)
-		if err := conn.Read(func(fd uintptr) bool {
-			n, errno = unix.Getdents(int(fd), buf)
-			return errno != unix.EAGAIN
-		}); err != nil {
-			return entries, err
-		}
-		if errno == unix.EINTR {
+		n, err := unix.Getdents(d.fd, *bp)
+		if err == unix.EINTR {
 			continue
 		}
-		if errno != nil {
-			return entries, &fs.PathError{Op: "readdir", Path: r.Name(), Err: errno}
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: ".", Err: err}
 		}
 		if n <= 0 {
 			break
 		}
-		entries = appendDirents(entries, r, buf[:n])
+		entries = appendDirents(entries, d.fd, (*bp)[:n])
 	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	sortDirents(entries)
 	return entries, nil
 }
 
 // appendDirents appends the entries of a buffer of linux_dirent64 records: inode (8
-// bytes), offset (8), record length (2), type (1), and the NUL-terminated name.
-func appendDirents(entries []fs.DirEntry, r *os.Root, buf []byte) []fs.DirEntry {
-	for len(buf) >= 19 {
-		reclen := int(binary.NativeEndian.Uint16(buf[16:18]))
-		if reclen < 19 || reclen > len(buf) {
+// bytes), offset (8), record length (2), type (1), and the NUL-terminated name. The
+// names share one string, the buffer's copy. An entry of unknown type (a file
+// system without d_type) is typed by an lstat relative to dirfd.
+func appendDirents(entries []dirent, dirfd int, buf []byte) []dirent {
+	all := string(buf)
+	for off := 0; len(buf)-off >= 19; {
+		rec := buf[off:]
+		reclen := int(binary.NativeEndian.Uint16(rec[16:18]))
+		if reclen < 19 || reclen > len(rec) {
 			break
 		}
-		rec := buf[:reclen]
-		buf = buf[reclen:]
+		start := off + 19
+		off += reclen
 		if binary.NativeEndian.Uint64(rec[0:8]) == 0 {
 			continue // a deleted entry
 		}
-		name := rec[19:]
-		if i := slices.Index(name, 0); i >= 0 {
+		name := all[start:off]
+		if i := indexNUL(name); i >= 0 {
 			name = name[:i]
 		}
-		if s := string(name); s != "." && s != ".." {
-			entries = append(entries, &rootDirent{dir: r, name: s, typ: direntType(rec[18])})
+		if name == "." || name == ".." {
+			continue
 		}
+		typ := direntType(rec[18])
+		if typ == ^fs.FileMode(0) {
+			typ = lstatType(dirfd, name)
+		}
+		entries = append(entries, dirent{name: name, typ: typ})
 	}
 	return entries
+}
+
+func indexNUL(s string) int {
+	for i := range len(s) {
+		if s[i] == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // direntType maps a d_type to the type bits of fs.FileMode; ^0 means unknown.
@@ -96,27 +131,116 @@ func direntType(t byte) fs.FileMode {
 	return ^fs.FileMode(0)
 }
 
-// A rootDirent is an entry of a directory held by an os.Root, as getdents gave it.
-type rootDirent struct {
-	dir  *os.Root
-	name string
-	typ  fs.FileMode // ^0 until known, for a file system that gives no d_type
+// statType maps the file type bits of a stat's mode to those of fs.FileMode.
+func statType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return fs.ModeIrregular
 }
 
-func (d *rootDirent) Name() string { return d.name }
-func (d *rootDirent) IsDir() bool  { return d.Type().IsDir() }
+// lstatType returns the type of entry name of dirfd; irregular when it vanished (the
+// walk skips it).
+func lstatType(dirfd int, name string) fs.FileMode {
+	var st unix.Stat_t
+	if err := fstatat(dirfd, name, &st); err != nil {
+		return fs.ModeIrregular
+	}
+	return statType(st.Mode)
+}
 
-// Type returns the entry's type, from an lstat through the root when getdents did
-// not say (an entry that vanished meanwhile is irregular: the walk skips it).
-func (d *rootDirent) Type() fs.FileMode {
-	if d.typ == ^fs.FileMode(0) {
-		d.typ = fs.ModeIrregular
-		if info, err := d.dir.Lstat(d.name); err == nil {
-			d.typ = info.Mode().Type()
+func fstatat(dirfd int, name string, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			return err
 		}
 	}
-	return d.typ
 }
 
-func (d *rootDirent) Info() (fs.FileInfo, error) { return d.dir.Lstat(d.name) }
-func (d *rootDirent) String() string             { return fs.FormatDirEntry(d) }
+// openAt opens entry name of d with flags, adding O_NOFOLLOW, O_CLOEXEC and
+// O_NONBLOCK (a named pipe put in a file's place does not block the walk).
+func (d *fdDir) openAt(name string, flags int) (int, error) {
+	if err := checkEntryName(name); err != nil {
+		return -1, err
+	}
+	for {
+		fd, err := unix.Openat(d.fd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		if err == nil {
+			return fd, nil
+		}
+		if err != unix.EINTR {
+			return -1, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
+}
+
+// openDir opens a subdirectory: O_NOFOLLOW refuses a symbolic link in its place, and
+// O_DIRECTORY anything else that is not a directory.
+func (d *fdDir) openDir(name string) (walkDir, error) {
+	fd, err := d.openAt(name, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	return &fdDir{fd: fd}, nil
+}
+
+// readFile opens a regular file, refusing what fstat says is not one (O_NOFOLLOW
+// refuses a symbolic link), and reads it in as many reads as its size asks.
+func (d *fdDir) readFile(name string, buf *[]byte, text bool) ([]byte, time.Time, error) {
+	fd, err := d.openAt(name, unix.O_RDONLY)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || statType(st.Mode) != 0 {
+		return nil, time.Time{}, errNotWalked
+	}
+	data, err := readFile(func(p []byte) (int, error) {
+		for {
+			n, err := unix.Read(fd, p)
+			if err != unix.EINTR {
+				return max(n, 0), err
+			}
+		}
+	}, st.Size, buf, text)
+	if err != nil {
+		return nil, time.Time{}, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return data, time.Unix(st.Mtim.Unix()), nil
+}
+
+func (d *fdDir) modTime(name string) (time.Time, error) {
+	if err := checkEntryName(name); err != nil {
+		return time.Time{}, err
+	}
+	var st unix.Stat_t
+	if err := fstatat(d.fd, name, &st); err != nil {
+		return time.Time{}, &fs.PathError{Op: "lstat", Path: name, Err: err}
+	}
+	if statType(st.Mode) != 0 {
+		return time.Time{}, errNotWalked
+	}
+	return time.Unix(st.Mtim.Unix()), nil
+}
+
+func (d *fdDir) close() {
+	if d.fd >= 0 {
+		unix.Close(d.fd)
+		d.fd = -1
+	}
+}

@@ -1,13 +1,20 @@
 package hostmod
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"golang.org/x/sync/errgroup"
@@ -26,21 +33,58 @@ func isVCSDir(name string) bool {
 }
 
 // walkWorkers bounds the goroutines of one walk. Most of a walk's time is system
-// calls (reading directories, opening them), which block a goroutine but not the
-// others: a few more than the CPUs keep the kernel busy.
+// calls (reading directories, opening and reading files), which block a goroutine
+// but not the others: a few more than the CPUs keep the kernel busy.
 func walkWorkers() int { return min(2*runtime.GOMAXPROCS(0), 16) }
 
-// A walker visits the regular files below a directory of a root's fs.FS. Directories
-// are read in parallel (walkWorkers), so the files come in no particular order and
-// file is called from several goroutines at once. It does not follow symbolic links
-// (as ripgrep without -L), and includes hidden files but not the temporary files of
+// A dirent is an entry of a directory as a walk reads it: its name and its type
+// (the type bits of fs.FileMode), known without a stat where the file system tells.
+type dirent struct {
+	name string
+	typ  fs.FileMode
+}
+
+// A walkDir is a directory open for a walk. What it holds is opened by name (one
+// path element, never "." or "..") without following a symbolic link, and checked
+// once open to be what the walk took it for: an entry replaced by a link, or by
+// another kind of file, between the reading of the directory and its opening is
+// skipped rather than followed (errNotWalked). Once its entries are read, it is
+// safe for use by several goroutines at once (the parts of a sharedDir).
+type walkDir interface {
+	// entries returns the directory's entries, sorted by name.
+	entries() ([]dirent, error)
+	// openDir opens the subdirectory name.
+	openDir(name string) (walkDir, error)
+	// readFile reads the regular file name into *buf as readFile does, and returns
+	// its modification time.
+	readFile(name string, buf *[]byte, text bool) ([]byte, time.Time, error)
+	// modTime returns the modification time of the regular file name.
+	modTime(name string) (time.Time, error)
+	// close releases the directory.
+	close()
+}
+
+// errNotWalked is the error of a walkDir asked to open an entry that is not (or no
+// longer) of the type the walk expects, or whose name is not one path element.
+var errNotWalked = errors.New("entry changed or not walkable")
+
+// checkEntryName refuses a name that is not one path element: a walkDir opens only
+// what its directory holds.
+func checkEntryName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || (filepath.Separator != '/' && strings.ContainsRune(name, filepath.Separator)) {
+		return errNotWalked
+	}
+	return nil
+}
+
+// A walker visits the regular files below a directory of a root. Directories are
+// read in parallel (walkWorkers), so the files come in no particular order and file
+// is called from several goroutines at once. It does not follow symbolic links (as
+// ripgrep without -L), and includes hidden files but not the temporary files of
 // atomic writes (isTempName). It stops with a "cancelled" opError when ctx ends, and
 // with the first error file returns.
 type walker struct {
 	ctx  context.Context
-	fsys fs.FS
-	// root, if set, is the root fsys reads: directories are then read through a
-	// handle on their parent, one system call each instead of one a path component.
 	root *os.Root
 	// start is the directory walked, slash-separated inside the root.
 	start string
@@ -52,10 +96,11 @@ type walker struct {
 	// hidden, if set, excludes a file or a directory with all it holds (by its path
 	// relative to start): a Read deny rule matches it (bindings.Call.Hidden).
 	hidden func(rel string) bool
-	// file is called for each regular file with its path relative to start and
+	// file is called for each regular file with its path relative to start, the
+	// directory holding it (open during the call only) and its name there, and
 	// whether ignore files exclude it, possibly from several goroutines at once. An
 	// error stops the walk.
-	file func(rel string, d fs.DirEntry, ignored bool) error
+	file func(rel string, dir walkDir, name string, ignored bool) error
 
 	// group runs the walks of subdirectories; its context ends when ctx does or
 	// a walk fails.
@@ -68,98 +113,198 @@ type walker struct {
 func (w *walker) walk() error {
 	var stack ignoreStack
 	if w.ignore {
+		fsys := w.root.FS()
 		for _, dir := range ancestors(w.start) {
-			if entries, err := fs.ReadDir(w.fsys, dir); err == nil {
-				stack = stack.with(w.fsys, dir, entries)
+			if entries, err := fs.ReadDir(fsys, dir); err == nil {
+				stack = stack.withFS(fsys, dir, entries)
 			}
 		}
 	}
-	entries, err := fs.ReadDir(w.fsys, w.start)
+	d, err := openWalkRoot(w.root, w.start)
 	if err != nil {
 		return err
 	}
-	var handle *os.Root
-	if w.root != nil {
-		if handle, err = w.root.OpenRoot(w.start); err != nil {
-			handle = nil
-		}
+	entries, err := d.entries()
+	if err != nil {
+		d.close()
+		return err
 	}
 	w.group, w.gctx = errgroup.WithContext(w.ctx)
 	w.group.SetLimit(walkWorkers())
-	w.group.Go(func() error {
-		if handle != nil {
-			defer handle.Close()
-		}
-		return w.walkEntries(w.start, entries, stack, handle)
-	})
+	w.group.Go(func() error { return w.walkDir(w.start, newSharedDir(d), entries, stack) })
 	return w.group.Wait()
 }
 
-// readDir reads directory name, whose parent's handle is parent (nil when there is
-// none), and returns its entries sorted by name and a handle on it (nil when none
-// could be opened; the caller closes it).
-func (w *walker) readDir(parent *os.Root, name string) ([]fs.DirEntry, *os.Root, error) {
-	if parent != nil {
-		if r, err := parent.OpenRoot(path.Base(name)); err == nil {
-			if entries, err := readRootDir(r); err == nil {
-				return entries, r, nil
-			}
-			r.Close()
-		}
-	}
-	entries, err := fs.ReadDir(w.fsys, name)
-	return entries, nil, err
+// A sharedDir is a walkDir whose entries several goroutines may walk, each a part:
+// the last to release it closes it.
+type sharedDir struct {
+	walkDir
+	refs atomic.Int32
 }
 
-func (w *walker) walkEntries(dir string, entries []fs.DirEntry, stack ignoreStack, handle *os.Root) error {
-	if w.ignore {
-		stack = stack.with(w.fsys, dir, entries)
+func newSharedDir(d walkDir) *sharedDir {
+	s := &sharedDir{walkDir: d}
+	s.refs.Store(1)
+	return s
+}
+
+func (s *sharedDir) release() {
+	if s.refs.Add(-1) == 0 {
+		s.close()
 	}
-	for _, e := range entries {
-		if err := w.gctx.Err(); err != nil {
-			if err = w.ctx.Err(); err == nil {
-				return nil // another walk failed: Wait returns its error
+}
+
+// splitEntries is the number of entries below which a walk of a directory's entries
+// is not shared with another goroutine.
+const splitEntries = 64
+
+// walkDir walks the entries of directory dir, held by d, and releases d.
+func (w *walker) walkDir(dir string, d *sharedDir, entries []dirent, stack ignoreStack) error {
+	if w.ignore {
+		stack = stack.with(d, dir, entries)
+	}
+	return w.walkPart(dir, d, entries, stack)
+}
+
+// walkPart walks part of the entries of directory dir, held by d, whose ignore files
+// stack holds, and releases d. A free worker takes the second half of a long part,
+// and so on, so that the files of a large directory are read in parallel too.
+func (w *walker) walkPart(dir string, d *sharedDir, entries []dirent, stack ignoreStack) error {
+	defer d.release()
+	for len(entries) > 0 {
+		if len(entries) >= 2*splitEntries {
+			half := entries[len(entries)/2:]
+			d.refs.Add(1)
+			if w.group.TryGo(func() error { return w.walkPart(dir, d, half, stack) }) {
+				entries = entries[:len(entries)/2]
+			} else {
+				d.refs.Add(-1)
 			}
-			return newOpError(codeCancelled, "search cancelled: %v", err)
 		}
-		if isTempName(e.Name()) {
-			continue
-		}
-		name := joinName(dir, e.Name())
-		rel := w.rel(name)
-		switch {
-		case e.IsDir():
-			if isVCSDir(e.Name()) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
-				continue
-			}
-			sub, subHandle, err := w.readDir(handle, name)
-			if err != nil {
-				continue
-			}
-			walkSub := func() error {
-				if subHandle != nil {
-					defer subHandle.Close()
+		n := min(len(entries), splitEntries)
+		for _, e := range entries[:n] {
+			if err := w.gctx.Err(); err != nil {
+				if err = w.ctx.Err(); err == nil {
+					return nil // another walk failed: Wait returns its error
 				}
-				return w.walkEntries(name, sub, stack, subHandle)
+				return newOpError(codeCancelled, "search cancelled: %v", err)
 			}
-			// A free worker takes the subdirectory; without one this goroutine
-			// walks it (waiting for one could deadlock: every worker waits).
-			if !w.group.TryGo(walkSub) {
-				if err := walkSub(); err != nil {
-					return err
-				}
-			}
-		case e.Type().IsRegular():
-			if w.hidden != nil && w.hidden(rel) {
-				continue
-			}
-			if err := w.file(rel, e, w.ignore && stack.ignored(name, false)); err != nil {
+			if err := w.visit(dir, d, e, stack); err != nil {
 				return err
 			}
 		}
+		entries = entries[n:]
 	}
 	return nil
 }
+
+// visit visits one entry of directory dir, held by d: a directory is walked (by a
+// free worker if there is one), a regular file given to w.file.
+func (w *walker) visit(dir string, d walkDir, e dirent, stack ignoreStack) error {
+	if isTempName(e.name) {
+		return nil
+	}
+	name := joinName(dir, e.name)
+	rel := w.rel(name)
+	switch {
+	case e.typ.IsDir():
+		if isVCSDir(e.name) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
+			return nil
+		}
+		sub, err := d.openDir(e.name)
+		if err != nil {
+			return nil
+		}
+		subEntries, err := sub.entries()
+		if err != nil {
+			sub.close()
+			return nil
+		}
+		walkSub := func() error { return w.walkDir(name, newSharedDir(sub), subEntries, stack) }
+		// A free worker takes the subdirectory; without one this goroutine walks
+		// it (waiting for one could deadlock: every worker waits).
+		if !w.group.TryGo(walkSub) {
+			return walkSub()
+		}
+	case e.typ.IsRegular():
+		if w.hidden != nil && w.hidden(rel) {
+			return nil
+		}
+		return w.file(rel, d, e.name, w.ignore && stack.ignored(name, false))
+	}
+	return nil
+}
+
+// sortDirents sorts entries by name.
+func sortDirents(entries []dirent) {
+	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+}
+
+// Lengths of reading text.
+const (
+	binaryPrefix = 8 << 10   // bytes examined for a NUL
+	oneReadMax   = 256 << 10 // a file up to this size is read whole before it is examined
+)
+
+// readFile reads a file through read, which returns 0 bytes at its end; size is its
+// size by a stat (a hint: a file that changed is read to its end all the same).
+// The content goes to *buf, which is grown as needed and left grown (the content
+// is valid until *buf's next use; nil buf allocates). A small file takes one read. With text, a binary file (a NUL byte in its first
+// binaryPrefix bytes) gives nil data, and a large file gives its first bytes to
+// that test before the rest is read.
+func readFile(read func([]byte) (int, error), size int64, buf *[]byte, text bool) ([]byte, error) {
+	var data []byte
+	if buf != nil {
+		data = (*buf)[:0]
+		defer func() { *buf = data[:0] }()
+	}
+	if text && size > oneReadMax {
+		data = slices.Grow(data, binaryPrefix)
+		for len(data) < binaryPrefix {
+			n, err := read(data[len(data):binaryPrefix])
+			data = data[:len(data)+n]
+			if n == 0 || err != nil {
+				if err != nil && !errors.Is(err, io.EOF) {
+					return nil, err
+				}
+				break
+			}
+		}
+		if isBinary(data) {
+			return nil, nil
+		}
+	}
+	data = slices.Grow(data, int(max(size, 0))+1-len(data))
+	for {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, max(len(data), 16<<10))
+		}
+		room := cap(data) - len(data)
+		n, err := read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if n == 0 || errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n < room && int64(len(data)) == size {
+			break // a short read that ends where the stat said: the end
+		}
+	}
+	if text && isBinary(data) {
+		return nil, nil
+	}
+	return data, nil
+}
+
+// isBinary reports whether data holds a NUL byte in its first binaryPrefix bytes.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), binaryPrefix)], 0) >= 0
+}
+
+// textBuffers holds the buffers of readFile between files.
+var textBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // hiddenBelow returns the walker's hidden function for a walk of the directory of
 // loc under the current call of L, or nil when the call hides nothing.
@@ -186,7 +331,7 @@ func (w *walker) rel(name string) string {
 	if w.start == "." {
 		return name
 	}
-	return strings.TrimPrefix(name, w.start+"/")
+	return name[len(w.start)+1:] // name is below start
 }
 
 // ancestors returns the directories above dir inside the root, outermost first:
