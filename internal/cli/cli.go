@@ -130,6 +130,10 @@ Input that is not JSON is a usage error naming the line and column. A call that 
 permission is asked on a terminal, allowed with --yes, and denied otherwise. --json
 prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
 
+Of the standard tools, only the one called is loaded (all of them for ToolSearch,
+LuaScript, or a name that is not a standard tool's), which is most of what starting
+luatool costs; the tool directories are loaded whole.
+
 Exit code 1 when the result is an error or the call was denied.`,
 		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
