@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"regexp"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
+	"github.com/luatool/luatool/internal/nameshape"
 	"github.com/luatool/luatool/netpolicy"
 )
 
@@ -71,10 +71,10 @@ const (
 // namePattern is the rule for tool names: MCP's (letters, digits, _, - and ., at
 // most 128), starting with a letter. The Anthropic and OpenAI APIs are narrower (no
 // dots, at most 64): see APIName.
-var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
+var namePattern = nameshape.MustParse(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
 
 // apiNamePattern is the tool-name rule of the Anthropic and OpenAI APIs.
-var apiNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var apiNamePattern = nameshape.MustParse(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ValidName reports whether name may be a tool name.
 func ValidName(name string) bool { return namePattern.MatchString(name) }

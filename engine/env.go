@@ -2,9 +2,10 @@ package engine
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
+
+	"github.com/luatool/luatool/internal/nameshape"
 )
 
 // MinSecretLength is the shortest value a secret EnvVar may have, in bytes. A
@@ -14,7 +15,7 @@ const MinSecretLength = 8
 
 // envNamePattern is the rule for EnvVar names: the shape of an environment
 // variable's name, which the values usually come from.
-var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+var envNamePattern = nameshape.MustParse(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 // An EnvVar is one value a host hands to its tools explicitly: Lua tools read it
 // with env.get(Name). Tools never see the process's environment, only these.

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/internal/nameshape"
 )
 
 // MinTokenLength is the shortest bearer token Tokens accepts, in bytes: a token is a
@@ -52,7 +52,7 @@ type tokenEntry struct {
 
 // principalName is what a principal may be called: it appears in logs and in the
 // keys of the session store, so it is kept to characters that need no quoting.
-var principalName = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,64}$`)
+var principalName = nameshape.MustParse(`^[A-Za-z0-9._@-]{1,64}$`)
 
 // NewTokens checks the credentials and returns the table that authenticates them.
 // A name that is not one, a token shorter than MinTokenLength, and a name or token

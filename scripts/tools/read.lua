@@ -19,7 +19,9 @@ local fs = require("fs")
 local quote, unquote = require("path").quote, require("path").unquote
 local files = require("files")
 local json = require("json")
-local notebook = require("notebook")
+-- lib/notebook.lua is required when a notebook is read, not when the tool loads: most
+-- reads are of text, and compiling it was a tenth of a `luatool call Read`.
+local function notebook() return require("notebook") end
 
 local fail, missingText = files.fail, files.missingText
 
@@ -150,13 +152,13 @@ local function readNotebook(path, ctx)
     end
     fail(code == "notfound" and missingText(path, ctx) or info)
   end
-  local nb, err, isJSON = notebook.parse(raw)
+  local nb, err, isJSON = notebook().parse(raw)
   if not nb and isJSON then
     fail("Notebook file is not a Jupyter notebook: " .. err .. ".")
   elseif not nb then
     fail("Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): " .. err)
   end
-  local cells = notebook.cells(nb, path)
+  local cells = notebook().cells(nb, path)
   local shown = json.encode(cells)
   if #shown > MAX_SIZE_BYTES then
     fail(notebookTooLarge(#shown, path))
@@ -344,7 +346,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
   -- <system-reminder> when there are none; a notebook's cells.
   mapResult = function(data)
     if data.type == "notebook" then
-      return notebook.blocks(data.file.cells)
+      return notebook().blocks(data.file.cells)
     end
     local file = data.file
     if file.numLines > 0 then
