@@ -103,6 +103,13 @@ type Options struct {
 	// others. Calls beyond wait, without using CPU, within their deadline. Zero means
 	// four per CPU (GOMAXPROCS), and at least four.
 	MaxConcurrentCalls int
+	// KeepStateFor names a tool the host calls as soon as it is loaded (luatool call
+	// does): the state that ran its file is kept in the tool's pool instead of being
+	// closed, and the first call takes it rather than building another (a new state
+	// and a second run of the file, 15% of a `luatool call Read`). The state is one
+	// the pool would have built: reading the table runs none of its functions. Empty
+	// keeps no state, which suits a host that loads many tools and calls few.
+	KeepStateFor string
 }
 
 // A Loader loads Lua tool files for an engine. It is safe for concurrent use; one
@@ -202,10 +209,18 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 		pool.Close()
 		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{scriptDiagnostic(file, err)}
 	}
-	// The state that ran the chunk to read the tool is not kept: a tool set holds no
-	// Lua state until a tool is called (a state is about 100 KB, and most of a large
-	// set is never called in a session). The first call builds one.
-	defer vm.Close()
+	// The state that ran the chunk to read the tool is not kept, but for the tool of
+	// KeepStateFor: a tool set holds no Lua state until a tool is called (a state is
+	// about 100 KB, and most of a large set is never called in a session). The first
+	// call builds one.
+	keep := false
+	defer func() {
+		if keep {
+			pool.Put(vm)
+		} else {
+			vm.Close()
+		}
+	}()
 	lt := &luaTool{file: file, src: src, pool: pool, gate: l.gate, env: env.Env}
 	if tbl, ok := vm.Main.(*lua.LTable); ok {
 		switch kind := tbl.RawGetString("kind"); kind {
@@ -233,6 +248,7 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 	def, diags := define(vm)
 	lt.name = def.Name
 	def.Close = pool.Close
+	keep = def.Name != "" && def.Name == l.opts.KeepStateFor && !engine.HasErrors(diags)
 	return engine.FileDef{Tool: def}, diags
 }
 

@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
 
-	"github.com/luatool/luatool/engine"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/engine"
 )
 
 // The tool sources below are built around these members. Line 1 is "return {", the
@@ -941,5 +943,41 @@ func minimalDef() engine.ToolDef {
 		Call: func(context.Context, map[string]any, *engine.CallContext) (*engine.ToolResult, error) {
 			return &engine.ToolResult{Data: "ok"}, nil
 		},
+	}
+}
+
+// TestKeepStateFor checks that the state which read the file of Options.KeepStateFor
+// serves its first call, and that other tools' states are closed after loading: a
+// pure host module counts how often a file's chunk runs, which is once per state.
+func TestKeepStateFor(t *testing.T) {
+	var mu sync.Mutex // the engine loads files side by side
+	runs := map[string]int{}
+	counter := &bindings.Module{Name: "counter", Pure: true, Funcs: map[string]lua.LGFunction{
+		"ran": func(L *lua.LState) int {
+			mu.Lock()
+			defer mu.Unlock()
+			runs[L.CheckString(1)]++
+			return 0
+		},
+	}}
+	src := func(name string) string {
+		return `require("counter").ran("` + name + `")` + "\n" + namedTool(name, "ok "+name)
+	}
+	dir := writeDir(t, map[string]string{"kept.lua": src("Kept"), "other.lua": src("Other")})
+	e := newTestEngine(t, engine.Options{}, Options{Modules: []*bindings.Module{counter}, KeepStateFor: "Kept"})
+	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+		t.Fatal(diagText(diags))
+	}
+	for _, name := range []string{"Kept", "Other"} {
+		r := e.Call(bg, engine.ToolUse{ID: "toolu_1", Name: name, Input: []byte(`{}`)})
+		if r.Block.IsError || r.Block.Content.String() != "ok "+name {
+			t.Fatalf("%s: %s", name, r.Block.Content.String())
+		}
+	}
+	// Kept: the loading state served the call. Other: loading, then a state for the call.
+	mu.Lock()
+	defer mu.Unlock()
+	if want := map[string]int{"Kept": 1, "Other": 2}; !reflect.DeepEqual(runs, want) {
+		t.Errorf("chunk runs %v, want %v", runs, want)
 	}
 }

@@ -180,7 +180,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 			}
 		},
 		Tools:                 standardGoTools(srcs),
-		Loaders:               []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
+		Loaders:               []engine.Loader{luaload.New(luaload.Options{Modules: mods, KeepStateFor: a.callOnly})},
 		Home:                  home(),
 		MaxToolUseConcurrency: maxToolUseConcurrency(),
 		UnloadedTools:         a.unloaded,
