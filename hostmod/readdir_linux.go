@@ -131,23 +131,11 @@ func direntType(t byte) fs.FileMode {
 	return ^fs.FileMode(0)
 }
 
-// statType maps the file type bits of a stat's mode to those of fs.FileMode.
+// statType maps the file type bits of a stat's mode to those of fs.FileMode. A
+// d_type is those bits shifted down (Linux's IFTODT), so direntType does the work.
 func statType(mode uint32) fs.FileMode {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
+	if t := direntType(byte((mode & unix.S_IFMT) >> 12)); t != ^fs.FileMode(0) {
+		return t
 	}
 	return fs.ModeIrregular
 }

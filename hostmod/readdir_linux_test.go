@@ -44,3 +44,23 @@ func TestFdDirEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestStatType: each file type of a stat's mode maps as os.FileMode does it, and a
+// type that is none of them is irregular.
+func TestStatType(t *testing.T) {
+	for mode, want := range map[uint32]os.FileMode{
+		syscall.S_IFREG | 0o644:  0,
+		syscall.S_IFDIR | 0o755:  os.ModeDir,
+		syscall.S_IFLNK | 0o777:  os.ModeSymlink,
+		syscall.S_IFIFO:          os.ModeNamedPipe,
+		syscall.S_IFSOCK:         os.ModeSocket,
+		syscall.S_IFCHR:          os.ModeDevice | os.ModeCharDevice,
+		syscall.S_IFBLK:          os.ModeDevice,
+		0o644:                    os.ModeIrregular,
+		syscall.S_IFMT &^ 0x1000: os.ModeIrregular,
+	} {
+		if got := statType(mode); got != want {
+			t.Errorf("statType(%#o) = %v, want %v", mode, got, want)
+		}
+	}
+}
