@@ -848,7 +848,7 @@ func TestLuaToolNames(t *testing.T) {
 			t.Errorf("name %q accepted", name)
 			continue
 		}
-		d, ok := findDiag(diags, engine.SeverityError, "must match")
+		d, ok := findDiag(diags, engine.SeverityError, "must match ^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
 		if !ok || d.Line != 2 {
 			t.Errorf("name %q: want an error at line 2 saying the name must match the pattern:\n%s", name, diagText(diags))
 		}

@@ -11,7 +11,8 @@ import (
 	"strings"
 )
 
-// A Shape is a compiled rule. Its zero value matches nothing.
+// A Shape is a compiled rule, made by MustParse. It is small, so that a value
+// method's copy costs nothing, and String makes it print as its expression.
 type Shape struct {
 	expr           string
 	first, rest    class
@@ -19,8 +20,11 @@ type Shape struct {
 	minLen, maxLen int // bounds of the whole name, in bytes
 }
 
-// class is a set of bytes.
-type class [256]bool
+// class is a set of bytes, as bits.
+type class [4]uint64
+
+func (c *class) add(b byte)      { c[b>>6] |= 1 << (b & 63) }
+func (c *class) has(b byte) bool { return c[b>>6]&(1<<(b&63)) != 0 }
 
 // MustParse compiles expr, which must have the form ^[C]{m,n}$ or ^[C1][C2]{m,n}$
 // where each C is a bracket class of ASCII characters and ranges (a '-' first or last
@@ -91,7 +95,7 @@ func parseClass(spec string) (class, error) {
 			i += 2
 		}
 		for b := int(lo); b <= int(hi); b++ {
-			c[b] = true
+			c.add(byte(b))
 		}
 	}
 	return c, nil
@@ -126,7 +130,7 @@ func (s Shape) MatchString(name string) bool {
 		if i == 0 && s.hasFirst {
 			c = &s.first
 		}
-		if !c[name[i]] {
+		if !c.has(name[i]) {
 			return false
 		}
 	}
