@@ -142,6 +142,11 @@ type PermissionResult struct {
 	UpdatedInput map[string]any
 	// Message explains a deny or an ask.
 	Message string
+	// SafetyCheck, with Ask, is why the call would write something protected (see
+	// CallContext.Protected): the original's decisionReason of type "safetyCheck".
+	// Such an ask goes to a person whatever the mode, the allow rules or a hook say,
+	// as the engine's own check of a tool's getPath does.
+	SafetyCheck string
 }
 
 // ToolResult is what Call returns.

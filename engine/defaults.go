@@ -316,7 +316,8 @@ func (t *Tool) ValidateInput(ctx context.Context, input map[string]any, cc *Call
 }
 
 // CheckPermissions runs the tool's own permission step. When absent: allow if the
-// tool is read-only for the input, otherwise ask. On error or an unknown behaviour: deny.
+// tool is read-only for the input, otherwise ask. On error or an unknown behaviour:
+// deny. A result with a SafetyCheck reason is an ask, whatever its behaviour but deny.
 func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *CallContext) PermissionResult {
 	if t.def.CheckPermissions == nil {
 		readOnly := cc != nil && cc.readOnlyKnown && cc.readOnly
@@ -335,6 +336,10 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 	}
 	switch r.Behavior {
 	case Allow, Ask, Passthrough:
+		if r.SafetyCheck != "" {
+			// A tool that found something protected cannot also allow the call.
+			r.Behavior = Ask
+		}
 		return r
 	case Deny:
 		if r.Message == "" {

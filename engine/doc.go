@@ -30,8 +30,10 @@
 //     validate it against the schema (InputValidationError, one line a problem);
 //  4. the tool's validateInput;
 //  5. the permission step (permissions.go): rules from Options.Permissions, the
-//     tool's checkPermissions and the mode, deny beating ask beating allow, with an
-//     ask going to Options.CanUseTool and no callback meaning deny;
+//     tool's checkPermissions, the safety check of protected paths (protect.go: what
+//     programs load as code or configuration asks a person whatever the mode and
+//     rules say) and the mode, deny beating ask beating allow, with an ask going to
+//     Options.CanUseTool and no callback meaning deny;
 //  6. call, under Options.Timeout;
 //  7. mapResult; an empty result becomes "(NAME completed with no output)"; a result
 //     over the tool's threshold is written to a file and replaced by a preview.

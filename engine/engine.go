@@ -51,6 +51,13 @@ type Options struct {
 	// Home is the user's home directory, which "~/x" path rules are relative to. With
 	// Home empty such a rule makes New fail: it could not be matched.
 	Home string
+	// Protected are the host's own files and directories that it loads as code or
+	// configuration (settings files, hook scripts, tool directories it may load
+	// later), which no call may write without a person's yes, whatever the mode and
+	// rules say (see ProtectedPath). They add to what is always protected (.git, shell
+	// and editor configuration, ...) and to the directories Load reads tools from.
+	// Each must be absolute, or New fails.
+	Protected []ProtectedPath
 	// MemberTimeout bounds each question member (prompt, isEnabled, the flags,
 	// getPath, ruleContent, the renderers, ...) wherever it is asked, so that one that
 	// hangs gets the safe answer instead of holding a call, a listing or a reload.
@@ -148,6 +155,9 @@ type Engine struct {
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
 	rules    ruleSet
+	// loadedDirs are the directories of the sources last loaded, absolute: protected
+	// like Options.Protected.
+	loadedDirs atomic.Pointer[[]ProtectedPath]
 	// loadSlots bounds the files loading at once: enough that a few slow main
 	// chunks do not hold up the others, few enough that a large directory does not
 	// build all its states at once.
@@ -219,6 +229,9 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := checkHooks(opts.Hooks); err != nil {
+		return nil, err
+	}
+	if err := checkProtected(opts.Protected); err != nil {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rules: rules, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}

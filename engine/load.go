@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/luatool/luatool/srcpos"
@@ -42,6 +45,17 @@ const (
 	ResourceAdded   EventKind = "resource added"
 	ResourceUpdated EventKind = "resource updated"
 	ResourceRemoved EventKind = "resource removed"
+	// HookAdded, HookUpdated and HookRemoved are the same for a hook file, whose
+	// event and matcher are Name.
+	HookAdded   EventKind = "hook added"
+	HookUpdated EventKind = "hook updated"
+	HookRemoved EventKind = "hook removed"
+	// ModuleAdded, ModuleUpdated and ModuleRemoved report a file of a loader's
+	// shared directory (a Lua module of lib/), named by File, that appeared,
+	// changed or went: the tools that may use it are loaded again.
+	ModuleAdded   EventKind = "module added"
+	ModuleUpdated EventKind = "module updated"
+	ModuleRemoved EventKind = "module removed"
 )
 
 // An Event reports one change of the tool set, after the snapshot that has it is in
@@ -51,9 +65,10 @@ type Event struct {
 	// Tool is the tool's name, for added, updated and removed.
 	Tool string
 	// Name is the prompt's name or the resource's URI, for the prompt and resource
-	// kinds.
+	// kinds; a hook file's event and matcher, for the hook kinds.
 	Name string
-	// File is the tool's file, or the file that failed.
+	// File is the tool's (prompt's, resource's, hook's) file, the module's, or the
+	// file that failed.
 	File string
 	// Diagnostics are the problems of a failed file (with file:line).
 	Diagnostics []Diagnostic
@@ -72,8 +87,11 @@ func (ev Event) String() string {
 		return s
 	case WatchStatus:
 		return "watch: " + ev.Message
-	case PromptAdded, PromptUpdated, PromptRemoved, ResourceAdded, ResourceUpdated, ResourceRemoved:
+	case PromptAdded, PromptUpdated, PromptRemoved, ResourceAdded, ResourceUpdated, ResourceRemoved,
+		HookAdded, HookUpdated, HookRemoved:
 		return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Name, ev.File)
+	case ModuleAdded, ModuleUpdated, ModuleRemoved:
+		return fmt.Sprintf("%s: %s", ev.Kind, ev.File)
 	default:
 		return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Tool, ev.File)
 	}
@@ -155,6 +173,9 @@ type sourceState struct {
 	// scans counts the rescans, numbering them: a file that went missing at one
 	// may be another file, read at that one or later, under a new name.
 	scans uint64
+	// shared holds the hash of each file of the loaders' shared directories, by
+	// path within the source, as last read.
+	shared map[string][sha256.Size]byte
 }
 
 // A loadRun is the load of one version of a tool file, on a goroutine of its own, so
@@ -227,11 +248,20 @@ type loadWait struct {
 // source with a Dir and no FS reads the directory (as DirSource).
 func (e *Engine) Load(sources ...Source) []Diagnostic {
 	sources = slices.Clone(sources)
+	var dirs []ProtectedPath
 	for i, src := range sources {
 		if src.FS == nil && src.Dir != "" {
 			sources[i].FS = os.DirFS(src.Dir)
 		}
+		if src.Dir != "" {
+			dir, err := filepath.Abs(src.Dir)
+			if err != nil {
+				dir = src.Dir // no working directory to resolve it against: only os.Getwd fails here
+			}
+			dirs = append(dirs, ProtectedPath{Path: dir, Why: loadedDirsWhy})
+		}
 	}
+	e.loadedDirs.Store(&dirs)
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	known := map[string]*sourceState{}
@@ -381,8 +411,10 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 			dir := sl.SharedDir()
 			sum, ok := shared[dir]
 			if !ok {
-				sum = treeHash(s.src.FS, dir)
+				var files map[string][sha256.Size]byte
+				sum, files = treeHash(s.src.FS, dir)
 				shared[dir] = sum
+				events = append(events, s.sharedChanges(dir, files)...)
 			}
 			h.Write(sum[:])
 		}
@@ -579,9 +611,11 @@ func awaitLoads(runs []*loadRun, grace time.Duration) {
 }
 
 // treeHash hashes the names and contents of the files under dir of fsys (nothing,
-// when dir is absent or unreadable, hashes alike).
-func treeHash(fsys fs.FS, dir string) [sha256.Size]byte {
+// when dir is absent or unreadable, hashes alike), and returns each file's hash by
+// its path.
+func treeHash(fsys fs.FS, dir string) ([sha256.Size]byte, map[string][sha256.Size]byte) {
 	h := sha256.New()
+	files := map[string][sha256.Size]byte{}
 	_ = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -592,11 +626,38 @@ func treeHash(fsys fs.FS, dir string) [sha256.Size]byte {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
 		h.Write(data)
+		files[p] = sha256.Sum256(data)
 		return nil
 	})
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
-	return sum
+	return sum, files
+}
+
+// sharedChanges records the files of the shared directory dir as read now, and
+// returns an event for each that appeared, changed or went since the last read: new
+// code reaching every tool that may require it is announced by its own name.
+func (s *sourceState) sharedChanges(dir string, files map[string][sha256.Size]byte) []Event {
+	if s.shared == nil {
+		s.shared = map[string][sha256.Size]byte{}
+	}
+	var events []Event
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		switch old, ok := s.shared[p]; {
+		case !ok:
+			events = append(events, Event{Kind: ModuleAdded, File: path.Join(s.src.Name, p)})
+		case old != files[p]:
+			events = append(events, Event{Kind: ModuleUpdated, File: path.Join(s.src.Name, p)})
+		}
+		s.shared[p] = files[p]
+	}
+	for _, p := range slices.Sorted(maps.Keys(s.shared)) {
+		if _, ok := files[p]; !ok && (p == dir || strings.HasPrefix(p, dir+"/")) {
+			events = append(events, Event{Kind: ModuleRemoved, File: path.Join(s.src.Name, p)})
+			delete(s.shared, p)
+		}
+	}
+	return events
 }
 
 // assemble builds the snapshot from the Go-native tools and the sources' last good
@@ -700,7 +761,40 @@ func diffEvents(old, cur *Registry) []Event {
 		}
 	}
 	events = append(events, diffItems(old.Prompts(), cur.Prompts(), PromptAdded, PromptUpdated, PromptRemoved)...)
-	return append(events, diffItems(old.Resources(), cur.Resources(), ResourceAdded, ResourceUpdated, ResourceRemoved)...)
+	events = append(events, diffItems(old.Resources(), cur.Resources(), ResourceAdded, ResourceUpdated, ResourceRemoved)...)
+	return append(events, diffHooks(old.hooks, cur.hooks)...)
+}
+
+// diffHooks lists the hook files added, changed and removed between two snapshots'
+// hooks, by file.
+func diffHooks(old, cur []Hook) []Event {
+	byFile := func(hooks []Hook) map[string]Hook {
+		m := make(map[string]Hook, len(hooks))
+		for _, h := range hooks {
+			m[h.Name()] = h
+		}
+		return m
+	}
+	was, is := byFile(old), byFile(cur)
+	var events []Event
+	for _, h := range cur {
+		ev := Event{Name: strings.TrimSpace(string(h.Event()) + " " + h.Matcher()), File: h.Name()}
+		switch prev, ok := was[h.Name()]; {
+		case !ok:
+			ev.Kind = HookAdded
+		case prev != h:
+			ev.Kind = HookUpdated
+		default:
+			continue
+		}
+		events = append(events, ev)
+	}
+	for _, h := range old {
+		if _, ok := is[h.Name()]; !ok {
+			events = append(events, Event{Kind: HookRemoved, Name: strings.TrimSpace(string(h.Event()) + " " + h.Matcher()), File: h.Name()})
+		}
+	}
+	return events
 }
 
 // diffItems lists what changed between two lists of prompts or resources, with the

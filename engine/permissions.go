@@ -21,12 +21,19 @@ import (
 //     then, in plan mode, a call that is not read-only is denied, whatever follows says;
 //  3. a tool-level ask rule asks, even in bypassPermissions mode;
 //  4. a content ask rule that matches asks, even in bypassPermissions mode, and so
-//     does a PreToolUse hook's ask (see hook.go);
+//     does a PreToolUse hook's ask (see hook.go); the ask is made after steps 5 and
+//     6, whose deny and whose reason say more;
 //  5. the tool's own checkPermissions: deny denies; ask and passthrough are kept;
-//  6. the mode: bypassPermissions allows; acceptEdits allows edits (the Edit family)
+//  6. the safety check (the original's step 1g; see protect.go): a call that is not
+//     read-only and whose getPath names a protected path, or whose checkPermissions
+//     asked with a SafetyCheck reason, asks a person, whatever the mode, the allow
+//     rules, the tool's own allow or a hook's allow say; in dontAsk mode, or with
+//     no one to ask, it is denied with the reason. A getPath that fails or gives no
+//     path counts as protected: what the call writes cannot be told;
+//  7. the mode: bypassPermissions allows; acceptEdits allows edits (the Edit family)
 //     of paths inside the roots; default and plan change nothing here;
-//  7. an allow rule, tool-level or content, that matches allows;
-//  8. the tool's own allow, or a PreToolUse hook's, allows (but for a tool that
+//  8. an allow rule, tool-level or content, that matches allows;
+//  9. the tool's own allow, or a PreToolUse hook's, allows (but for a tool that
 //     declares network "*", which needs a rule, a mode or a person for every host it
 //     reaches: its own allow counts as passthrough); what is left is an ask, which goes to CanUseTool.
 //     In dontAsk mode an ask is a deny, and with no callback it is a deny that says
@@ -196,8 +203,11 @@ type decision struct {
 	behavior PermissionBehavior // Allow, Deny or Ask
 	message  string
 	input    map[string]any // the input to call with (possibly updated by the tool)
-	// byRule is set for an ask that an ask rule made: message names the rule.
+	// byRule is set for an ask that an ask rule or the safety check made: message
+	// says why, and no allow rule would let the call through.
 	byRule bool
+	// protected is set for the ask of the safety check: only a person may answer it.
+	protected bool
 }
 
 // rulesFor returns the rules in force for a call of the turn: the engine's and the
@@ -253,7 +263,7 @@ func (rs ruleSet) hiddenPaths(cwd string) func(absPath string) bool {
 	}
 }
 
-// decide runs steps 1 to 8 of the permission order for one call. hook is the
+// decide runs steps 1 to 9 of the permission order for one call. hook is the
 // PreToolUse hooks' permission (not Deny, which ended the call before): Ask is an ask
 // after the ask rules, whatever allow rules and the mode say; Allow stands in for a
 // person's yes at the end, so that it beats nothing but the ask CanUseTool would get.
@@ -284,13 +294,17 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 		// Plan mode runs read-only calls only: no rule, answer or tool says otherwise.
 		return decision{behavior: Deny, message: planModeText(name)}
 	}
+	// An ask rule's or a hook's ask stands whatever follows allows; the tool's deny
+	// and the safety check, which say more, come first.
+	var asked string
 	for _, r := range rs.ask {
 		if r.appliesTo(name) && (!r.HasContent && r.Tool == name || r.HasContent && tg().matches(r)) {
-			return decision{behavior: Ask, message: fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name), input: input, byRule: true}
+			asked = fmt.Sprintf("The rule %s asks before %s runs.", r.describe(), name)
+			break
 		}
 	}
-	if hook.Permission == Ask {
-		return decision{behavior: Ask, message: hookAskText(name, hook.Reason), input: input, byRule: true}
+	if asked == "" && hook.Permission == Ask {
+		asked = hookAskText(name, hook.Reason)
 	}
 	p := t.CheckPermissions(ctx, input, cc)
 	if p.Behavior == Deny {
@@ -307,6 +321,12 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 			return decision{behavior: Deny, message: toolUseError(inputValidationText(name, err))}
 		}
 		input, target = updated, nil
+	}
+	if why := e.safetyCheck(t, p, cc, tg); why != "" {
+		return decision{behavior: Ask, message: strings.TrimSpace(asked + " " + why), input: input, byRule: true, protected: true}
+	}
+	if asked != "" {
+		return decision{behavior: Ask, message: asked, input: input, byRule: true}
 	}
 	switch tc.mode {
 	case ModeBypassPermissions:
@@ -329,6 +349,34 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 	return decision{behavior: Ask, message: msg, input: input}
 }
 
+// safetyCheck is step 6 of decide: the text of the ask when the call would write
+// something protected, "" when it would not. p is the tool's own answer; tg gives
+// what its getPath names.
+func (e *Engine) safetyCheck(t *Tool, p PermissionResult, cc *CallContext, tg func() ruleTarget) string {
+	name := t.Name()
+	if p.Behavior == Ask && p.SafetyCheck != "" {
+		msg := p.Message
+		if msg == "" {
+			msg = fmt.Sprintf("%s would change something protected: %s.", name, p.SafetyCheck)
+		}
+		return msg + " " + protectedAskNote
+	}
+	if cc.readOnly || t.def.GetPath == nil {
+		return ""
+	}
+	target := tg()
+	if !target.hasPath {
+		return fmt.Sprintf("%s gave no path it writes, so whether that is protected cannot be told. %s", name, protectedAskNote)
+	}
+	if why := e.protector().path(target.given); why != "" {
+		return fmt.Sprintf("%s wants to write %s, which is protected: %s. %s", name, target.given, why, protectedAskNote)
+	}
+	return ""
+}
+
+// protectedAskNote ends the text of a safety check's ask.
+const protectedAskNote = "Only a person can approve this: no mode, allow rule, hook or tool's own answer does."
+
 // planModeText refuses a call that is not read-only in plan mode.
 func planModeText(tool string) string {
 	return fmt.Sprintf("Permission to use %s was not granted: the session is in plan mode, in which only read-only calls run. Present your plan first; changes can be made once plan mode is left.", tool)
@@ -350,8 +398,11 @@ func (r permRule) appliesTo(tool string) bool {
 
 // ruleTarget is what content rules match for one call.
 type ruleTarget struct {
-	hasPath  bool
-	path     string // absolute
+	hasPath bool
+	path    string // absolute, cleaned
+	// given is the path as getPath gave it, made absolute but not cleaned: a ".."
+	// after a symbolic link goes where the kernel takes it, not where cleaning does.
+	given    string
 	contents []string
 	hasText  bool
 	base     func(root string) pathBase
@@ -363,9 +414,9 @@ func (e *Engine) ruleTarget(ctx context.Context, t *Tool, input map[string]any, 
 	}}
 	if p, ok := t.GetPath(ctx, input); ok && p != "" {
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
+			p = cwd + string(filepath.Separator) + p
 		}
-		target.hasPath, target.path = true, filepath.Clean(p)
+		target.hasPath, target.path, target.given = true, filepath.Clean(p), p
 		return target
 	}
 	if parts, ok := t.RuleContent(ctx, input); ok && len(parts) > 0 {

@@ -83,6 +83,11 @@ type PermissionRequest struct {
 	// Suggestions are rules that would allow calls like this one from now on, for an
 	// "allow always" answer.
 	Suggestions []string
+	// Protected is set when the call would write something protected (see
+	// ProtectedPath): the ask of the safety check, which no rule can answer, so
+	// Suggestions is empty. Only a person may allow it: a host that answers every ask
+	// alike (luatool's --yes) must refuse it, and AddRules are not kept.
+	Protected bool
 }
 
 // PermissionDecision is CanUseTool's answer.
@@ -553,11 +558,22 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 	}
 	switch tc.mode {
 	case ModeDontAsk:
-		return nil, false, fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
+		msg := fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
+		if d.protected {
+			msg += " " + d.message
+		}
+		return nil, false, msg
 	}
-	suggestions := e.suggestions(bounded, t, d.input, tc.cwd)
+	var suggestions []string
+	if !d.protected {
+		// No rule allows a write to a protected path: none is offered.
+		suggestions = e.suggestions(bounded, t, d.input, tc.cwd)
+	}
 	canUseTool := e.hooks(ctx).CanUseTool
 	if canUseTool == nil {
+		if d.protected {
+			return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs a person's approval and no one can be asked in this session. %s", t.Name(), d.message)
+		}
 		if d.byRule {
 			// An ask rule beats allow rules: only a person can let the call through.
 			return nil, false, e.unansweredText(t, d.message, nil)
@@ -572,6 +588,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		Tool: t, ToolUseID: cc.ToolUseID, Input: d.input, Message: e.opts.Env.Redactor().String(msg),
 		Description: t.Description(bounded, d.input),
 		Suggestions: suggestions,
+		Protected:   d.protected,
 	}
 	ans, err := canUseTool(ctx, req)
 	if err != nil {
@@ -589,7 +606,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		}
 		return nil, true, fmt.Sprintf("Permission to use %s has been denied.", t.Name())
 	}
-	if len(ans.AddRules) > 0 {
+	if len(ans.AddRules) > 0 && !d.protected {
 		tc.session.addRules(ctx, ans.AddRules)
 	}
 	if ans.UpdatedInput != nil {

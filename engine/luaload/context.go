@@ -31,6 +31,11 @@ import (
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
 //	ctx.readFileState:get(path)        what the model was shown of the file, or nil:
 //	                                   {hash=, mtime=, offset=, limit=, partial=}
+//	ctx:protected(path)                why writing the absolute path would change
+//	                                   something protected (engine.CallContext.Protected),
+//	                                   or nil
+//	ctx:protectedWithin(dir)           the same for a write anywhere inside dir
+//	                                   (engine.CallContext.ProtectedWithin)
 //
 // Paths in readFileState must be absolute; they are cleaned. Tools read the entries
 // and never write them: fs.read and fs.lines with record = true and fs.write make
@@ -122,6 +127,22 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		L.Push(lua.LString(text))
 		return 1
 	})
+	protected := func(check func(cc *engine.CallContext, path string) string) lua.LGFunction {
+		return func(L *lua.LState) int {
+			p := L.CheckString(2)
+			if !filepath.IsAbs(p) {
+				L.ArgError(1, "absolute path expected, got "+p)
+			}
+			if why := check(c.cc, p); why != "" {
+				L.Push(lua.LString(why))
+				return 1
+			}
+			L.Push(lua.LNil)
+			return 1
+		}
+	}
+	method(t, c.view, "ctx", "protected", protected((*engine.CallContext).Protected))
+	method(t, c.view, "ctx", "protectedWithin", protected((*engine.CallContext).ProtectedWithin))
 	state := L.CreateTable(0, 2)
 	stateView := vm.ReadOnly(state, "ctx.state")
 	method(state, stateView, "ctx.state", "get", func(L *lua.LState) int {

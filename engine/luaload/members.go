@@ -3,6 +3,7 @@ package luaload
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -177,7 +178,8 @@ func (lt *luaTool) validateInput(ctx context.Context, input map[string]any, cc *
 	return r, err
 }
 
-// checkPermissions accepts {behavior = ..., updatedInput = ..., message = ...}.
+// checkPermissions accepts {behavior = ..., updatedInput = ..., message = ...,
+// decisionReason = ...}; see safetyCheckOf for decisionReason.
 func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, cc *engine.CallContext) (engine.PermissionResult, error) {
 	var r engine.PermissionResult
 	err := lt.invoke(ctx, cc, "checkPermissions", inputArgs(input, cc), func(vm *bindings.VM, out []lua.LValue) error {
@@ -198,9 +200,55 @@ func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, c
 			}
 			r.UpdatedInput = obj
 		}
+		if dr := t.RawGetString("decisionReason"); dr != lua.LNil {
+			why, err := safetyCheckOf(r.Behavior, dr)
+			if err != nil {
+				return fmt.Errorf("checkPermissions: %w", err)
+			}
+			r.SafetyCheck = why
+		}
 		return nil
 	})
 	return r, err
+}
+
+// safetyCheckOf reads a checkPermissions result's decisionReason, the original's
+// name and shape for why a tool decided: luatool takes the one that changes what
+// happens, {type = "safetyCheck", reason = "..."} with behavior "ask", the ask of a
+// call that would write something protected (engine.PermissionResult.SafetyCheck).
+// Its classifierApprovable field is ignored (luatool has no classifier). Any other
+// shape is an error, which denies the call: a misspelt safety check must not fail
+// open.
+func safetyCheckOf(behavior engine.PermissionBehavior, dr lua.LValue) (string, error) {
+	const want = `decisionReason must be {type = "safetyCheck", reason = "why"} with behavior = "ask"`
+	t, ok := dr.(*lua.LTable)
+	if !ok {
+		return "", fmt.Errorf("%s, not a %s", want, dr.Type())
+	}
+	var bad error
+	t.ForEach(func(k, v lua.LValue) {
+		switch k.String() {
+		case "type", "reason", "classifierApprovable":
+		default:
+			if bad == nil {
+				bad = fmt.Errorf("%s: unknown field %q", want, k.String())
+			}
+		}
+	})
+	if bad != nil {
+		return "", bad
+	}
+	if typ := t.RawGetString("type"); typ != lua.LString("safetyCheck") {
+		return "", fmt.Errorf("%s: type is %s", want, lua.LVAsString(typ))
+	}
+	reason, ok := t.RawGetString("reason").(lua.LString)
+	if !ok || strings.TrimSpace(string(reason)) == "" {
+		return "", fmt.Errorf("%s: reason is missing", want)
+	}
+	if behavior != engine.Ask {
+		return "", fmt.Errorf("%s: behavior is %q", want, behavior)
+	}
+	return string(reason), nil
 }
 
 // resultKeys are the fields of a ToolResult table, and contextChangeKeys those of a

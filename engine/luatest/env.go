@@ -109,9 +109,12 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 			args.Error(4, fmt.Sprintf(`answer must be "allow" or "deny", got %q`, answer))
 		}
 	}
-	asked := false
-	hooks := engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+	asked, protected := false, ""
+	hooks := engine.CallHooks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked = true
+		if req.Protected {
+			protected = req.Message
+		}
 		if answer == "allow" {
 			return engine.PermissionDecision{Behavior: engine.Allow}, nil
 		}
@@ -130,6 +133,9 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 	out.RawSetString("isError", lua.LBool(r.Block.IsError))
 	out.RawSetString("stage", lua.LString(r.Stage))
 	out.RawSetString("asked", lua.LBool(asked))
+	if protected != "" {
+		out.RawSetString("protected", lua.LString(protected))
+	}
 	data, err := vm.ToLua(r.Data)
 	if err != nil {
 		L.RaiseError("t:call: %s returned data that cannot reach Lua: %v", name, err)
