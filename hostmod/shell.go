@@ -71,6 +71,7 @@ func (rs *rootSet) shellModule(opts ShellOptions) (*bindings.Module, *taskSet, e
 			"stop":     s.luaStop,
 			"split":    luaSplit,
 			"readonly": s.luaReadOnly,
+			"writes":   s.luaWrites,
 		},
 	}, s.tasks, nil
 }

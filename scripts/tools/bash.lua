@@ -135,16 +135,38 @@ When a command is hard to read at a glance (a pipeline, unusual flags), say a li
 
   -- checkPermissions allows a read-only command that reads inside the roots only,
   -- denies one that reads a path a Read deny rule hides (the rule applies to Bash as
-  -- to Read), and leaves the rest to the rules and the person.
+  -- to Read), asks a person about one that writes something protected (a tool
+  -- directory, .git, a shell's startup file: the original's safety check, which no
+  -- mode or rule answers), and leaves the rest to the rules and the person.
   ---@param input BashInput
   ---@param ctx luatool.Context
   checkPermissions = function(input, ctx)
-    local ok, why, code = shell.readonly(input.command, { cwd = ctx.state:get(CWD_KEY) or ctx.cwd })
+    local cwd = ctx.state:get(CWD_KEY) or ctx.cwd
+    local ok, why, code = shell.readonly(input.command, { cwd = cwd })
     if ok then
       return { behavior = "allow" }
     end
     if code == "hidden" then
       return { behavior = "deny", message = "Permission to use Bash has been denied: " .. why .. "." }
+    end
+    local unsafe
+    local targets, unknown = shell.writes(input.command, { cwd = cwd })
+    if not targets then
+      unsafe = "the command does not parse (" .. unknown .. "), so what it writes cannot be told"
+    else
+      for _, t in ipairs(targets) do
+        local protected = t.tree and ctx:protectedWithin(t.path) or not t.tree and ctx:protected(t.path)
+        if protected then
+          unsafe = ("the command writes %s%s, which is protected: %s"):format(t.tree and "inside " or "", t.path, protected)
+          break
+        end
+      end
+      if not unsafe and #unknown > 0 then
+        unsafe = ("what the command writes through %s cannot be told before it runs, so it may be protected"):format(unknown[1])
+      end
+    end
+    if unsafe then
+      return { behavior = "ask", message = "Bash: " .. unsafe .. ".", decisionReason = { type = "safetyCheck", reason = unsafe } }
     end
     return { behavior = "passthrough" }
   end,

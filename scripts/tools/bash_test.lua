@@ -20,6 +20,44 @@ test.case("a command that changes things asks first", function(t)
   assert.eq(t:read("made.txt"), "")
 end)
 
+test.case("a command that writes something protected asks as a safety check", function(t)
+  t:write(".git/config", "[core]\n")
+  t:write("sub/keep", "")
+  for _, command in ipairs({
+    "echo '[core] fsmonitor = touch pwned' > .git/config",
+    "printf x | tee -a .bashrc",
+    "cp evil.lua .luatool/tools/",
+    "git config core.fsmonitor 'touch pwned'",
+    "sh -c 'echo x > .vscode/tasks.json'",
+  }) do
+    local r = t:call("Bash", { command = command })
+    assert.eq(r.asked, true, command)
+    assert.matches(r.protected or "", "which is protected: .*Only a person can approve this", command)
+  end
+  assert.eq(t:read(".git/config"), "[core]\n")
+  assert.eq(t:read(".bashrc"), nil)
+
+  -- Relative paths are the session's: after cd sub, ../.git is the root's.
+  local r = t:call("Bash", { command = "cd sub" })
+  assert.eq(r.isError, false, r.text)
+  r = t:call("Bash", { command = "echo x >> ../.git/config" })
+  assert.matches(r.protected or "", "writes .*/sub/%.%./%.git/config, which is protected")
+
+  -- A target that cannot be told before the command runs may be protected.
+  r = t:call("Bash", { command = 'echo x > "$TARGET"' })
+  assert.matches(r.protected or "", "cannot be told before it runs")
+
+  -- A plain write is asked about as any other.
+  r = t:call("Bash", { command = "touch made.txt" })
+  assert.eq(r.asked, true)
+  assert.eq(r.protected, nil)
+
+  -- A person may allow it.
+  r = t:call("Bash", { command = "echo '# ok' >> ../.git/config" }, { answer = "allow" })
+  assert.eq(r.isError, false, r.text)
+  assert.eq(t:read(".git/config"), "[core]\n# ok\n")
+end)
+
 test.case("a failing command reports its exit code", function(t)
   local r = t:call("Bash", { command = "echo out; exit 3" }, { answer = "allow" })
   assert.eq(r.isError, true)

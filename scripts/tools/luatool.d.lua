@@ -69,6 +69,16 @@
 ---@field behavior "allow"|"deny"|"ask"|"passthrough"
 ---@field updatedInput? table
 ---@field message? string
+---@field decisionReason? luatool.DecisionReason With behavior "ask" only: the call would write something protected.
+
+---Why a checkPermissions asks, in the original's shape. The one luatool takes is the
+---safety check: the call would write something protected (ctx:protected), so the ask
+---goes to a person whatever the mode, the allow rules or a hook say, and is denied in
+---dontAsk mode or with no one to ask. Any other shape denies the call.
+---@class luatool.DecisionReason
+---@field type "safetyCheck"
+---@field reason string Why, for the person asked: what is protected and what runs from it.
+---@field classifierApprovable? boolean Ignored: luatool has no classifier.
 
 ---A content block of mapResult's list.
 ---@class luatool.ContentBlock
@@ -156,6 +166,23 @@ function Context:log(...) end
 ---@return string? err
 ---@return "unavailable"|"failed"|nil code
 function Context:summarize(content, prompt) end
+
+---Why writing the absolute path would change something luatool protects (a tool
+---directory, a settings file, .git, a shell's or an editor's configuration: what a
+---program loads as code), or nil. The path is resolved as the kernel would open it,
+---through links and "..", and compared without regard to case. A tool that writes
+---a path its getPath does not name checks it here, and asks with decisionReason
+---{type = "safetyCheck", reason = why}, as Bash does for a command's targets.
+---@param path string
+---@return string? why
+function Context:protected(path) end
+
+---ctx:protected for a write anywhere inside the directory dir (a recursive remove,
+---chmod or copy): why dir, or something protected inside it, would change, or nil. A
+---directory of more than 20000 entries counts as protected.
+---@param dir string
+---@return string? why
+function Context:protectedWithin(dir) end
 
 ---The session's state: JSON values by key, shared by the calls of a session.
 ---@class luatool.State
@@ -438,6 +465,11 @@ function grep.check(pattern, opts) end
 ---@class luatool.ReadOnlyOptions
 ---@field cwd? string The directory relative paths of the command start from (default the first root).
 
+---A path a command may write (shell.writes).
+---@class luatool.WriteTarget
+---@field path string Absolute, as the shell would open it: not cleaned, so a ".." after a link goes where the kernel takes it.
+---@field tree? boolean The command may write anywhere inside this directory (a recursive rm, chmod, cp or mv).
+
 ---@class luatool.RunOptions
 ---@field cwd? string The working directory, inside the roots (default the first root).
 ---@field timeout? integer Milliseconds, more than 0 (default 120000).
@@ -506,6 +538,23 @@ function shell.split(command) end
 ---@return string? why
 ---@return "hidden"|"outside"|"writes"|nil code
 function shell.readonly(command, opts) end
+
+---What command may write, told before it runs: the targets of its output
+---redirections and the operands of the commands known to write files (cp, mv, ln,
+---install, rsync, rm, mkdir, touch, tee, chmod, sed, dd, ..., and the destination of
+---each source copied into a directory), in every directory a cd before them may have
+---led to (relative to cwd, default the first root), a glob standing for every name it
+---matches (dot files too); git config and git submodule write the repository's
+---configuration; sh -c and eval strings are looked into. unknown lists what cannot be
+---told before the command runs (an expansion, the operands xargs reads, an archive's
+---or a patch's files), as written. What a program writes by itself (a script, an
+---interpreter) is not seen: only the sandbox bounds it.
+---@param command string
+---@param opts? luatool.ReadOnlyOptions
+---@return luatool.WriteTarget[]? targets
+---@return string[]|string unknown_or_err
+---@return luatool.ErrorCode? code "badcommand".
+function shell.writes(command, opts) end
 
 ---The options every http function takes.
 ---@class luatool.HTTPOptions
@@ -1093,6 +1142,7 @@ function json.decode(text) end
 ---@field stage "lookup"|"abort"|"input"|"validate"|"permission"|"call"|"result"|"done" Where the call ended.
 ---@field data? any What call returned (nil when it did not run).
 ---@field asked boolean An ask was made: the pipeline asked for permission for the call (opts.answer answered it; without one it was denied).
+---@field protected? string The text of the ask when it was a safety check: the call writes something protected, which only a person may allow.
 ---@field log string[] The lines the tool logged.
 
 ---The t argument of a test case: a fresh temporary root and engine. A rel path that
