@@ -54,8 +54,12 @@ func runServe(a *app, args []string) int {
 		switch ev.Kind {
 		case engine.LoadFailed:
 			logDiagnostics(log, ev.Diagnostics, " (the last good version keeps serving)")
-		default:
+		case engine.WatchStatus:
 			log.Info(ev.String())
+		default:
+			// New code arriving while serving is announced with what changed and
+			// where, as fields of its own for a JSON log.
+			log.Info(ev.String(), eventAttrs(ev)...)
 		}
 	})
 	defer unsubscribe()
@@ -91,4 +95,17 @@ func onDisk(srcs []engine.Source) bool {
 		}
 	}
 	return false
+}
+
+// eventAttrs are the fields of a log line announcing a change of the tool set: what
+// changed, the tool (or prompt, resource or hook) and the file.
+func eventAttrs(ev engine.Event) []any {
+	attrs := []any{"change", string(ev.Kind)}
+	switch {
+	case ev.Tool != "":
+		attrs = append(attrs, "tool", ev.Tool)
+	case ev.Name != "":
+		attrs = append(attrs, "name", ev.Name)
+	}
+	return append(attrs, "file", ev.File)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,6 +191,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Timeout:               a.cfg.timeout,
 		Cwd:                   root,
 		Roots:                 roots,
+		Protected:             a.protectedPaths(root, set.Hooks),
 		Permissions:           perms,
 		CanUseTool:            a.canUseTool(),
 		ApprovalHint:          a.approvalHint,
@@ -321,13 +323,28 @@ func (a *app) approvalHint(rules []string) string {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // canUseTool answers asks: allow with --yes, a prompt on a terminal (not for serve),
-// otherwise none (every ask is a deny).
+// otherwise none (every ask is a deny). --yes does not answer for a write to a
+// protected path, which only a person may allow: that goes to the terminal's prompt
+// when there is one, and is refused otherwise.
 func (a *app) canUseTool() engine.CanUseToolFunc {
-	if a.cfg.yes {
-		return func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
-		}
+	prompt := a.prompt()
+	if !a.cfg.yes {
+		return prompt
 	}
+	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+		switch {
+		case !req.Protected:
+			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		case prompt != nil:
+			return prompt(ctx, req)
+		}
+		return engine.PermissionDecision{}, errors.New("--yes does not answer for a write to a protected path; only a person at a terminal can allow it. " + req.Message)
+	}
+}
+
+// prompt asks the person at the terminal, or is nil when there is none (or for
+// serve, whose stdin is the protocol).
+func (a *app) prompt() engine.CanUseToolFunc {
 	if a.cfg.noPrompt || !isTerminal(a.stdin) {
 		return nil
 	}
@@ -338,8 +355,11 @@ func (a *app) canUseTool() engine.CanUseToolFunc {
 		defer mu.Unlock()
 		defer a.display().pause()()
 		fmt.Fprintf(a.stderr, "%s\n  %s\n", req.Tool.RenderToolUse(ctx, req.Input), req.Message)
-		always := strings.Join(req.Suggestions, ", ")
-		fmt.Fprintf(a.stderr, "Allow %s?\n  [y] yes, once\n  [a] yes, and allow %s for this session\n  [n] no (type a reason after n to tell the model)\n> ", req.Description, always)
+		always := ""
+		if len(req.Suggestions) > 0 {
+			always = fmt.Sprintf("\n  [a] yes, and allow %s for this session", strings.Join(req.Suggestions, ", "))
+		}
+		fmt.Fprintf(a.stderr, "Allow %s?\n  [y] yes, once%s\n  [n] no (type a reason after n to tell the model)\n> ", req.Description, always)
 		line, err := in.ReadString('\n')
 		if err != nil {
 			return engine.PermissionDecision{Behavior: engine.Deny}, nil

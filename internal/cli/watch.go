@@ -54,8 +54,10 @@ func runWatch(a *app, args []string) int {
 			}
 		case engine.WatchStatus:
 			say("%s", ev.Message)
+		case engine.ModuleAdded, engine.ModuleUpdated, engine.ModuleRemoved:
+			say("%s %s", ev.Kind, ev.File)
 		default:
-			// A tool's events name the tool, a prompt's or resource's their Name.
+			// A tool's events name the tool, a prompt's, resource's or hook's their Name.
 			say("%s %s (%s)", ev.Kind, ev.Tool+ev.Name, ev.File)
 		}
 	})
