@@ -13,8 +13,9 @@ import (
 
 // The filesystem rights the rules grant. Making character and block devices, fifos
 // and sockets is none of them, nor ioctl on devices, nor connecting to a Unix socket
-// made outside the sandbox: the ruleset handles them all, so no command may do them
-// anywhere, its scratch directory included.
+// made outside the sandbox: the ruleset handles each (ioctl from Landlock ABI 5,
+// Unix sockets from ABI 9), so no command may do them anywhere, its scratch
+// directory included.
 const (
 	// readAccess is reading files and listing directories, and executing files.
 	readAccess = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
