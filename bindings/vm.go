@@ -161,6 +161,13 @@ type Call struct {
 	// skip such paths, from several goroutines at once (a parallel directory walk):
 	// it must be safe for concurrent use. Nil hides nothing.
 	Hidden func(absPath string) bool
+	// HiddenBelow, if set, reports whether Hidden may hold for a directory (absolute
+	// and clean) or for a path below it, one there now or one made later: the kernel
+	// sandbox grants a shell command a directory for which it is false as a whole, and
+	// walks the others entry by entry with Hidden. It may be true where nothing is
+	// hidden, never false where something may be. Nil with Hidden set means every
+	// directory may hide something; it must be safe for concurrent use.
+	HiddenBelow func(absDir string) bool
 	// Network lists the hosts the call may reach through host modules that use the
 	// network (http): patterns of package netpolicy, from the tool's network member,
 	// or the hosts its permission decision covered (NetworkGranted) for a tool that

@@ -322,6 +322,9 @@ type CallContext struct {
 	// hidden is what bindings.Call.Hidden reports for the call: whether a Read deny
 	// rule hides a path from listings and searches. Nil hides nothing.
 	hidden func(absPath string) bool
+	// hiddenBelow is what bindings.Call.HiddenBelow reports for the call: whether a
+	// Read deny rule may hide a directory or a path below it. Nil hides nothing.
+	hiddenBelow func(absDir string) bool
 	// readOnly, when readOnlyKnown, is the tool's isReadOnly answer for the call's
 	// input, asked once per call.
 	readOnly, readOnlyKnown bool
@@ -341,6 +344,16 @@ func (cc *CallContext) HiddenPaths() func(absPath string) bool {
 		return nil
 	}
 	return cc.hidden
+}
+
+// HiddenBelow returns the test that goes with HiddenPaths for directories: whether a
+// Read deny rule may hide the directory or a path below it, now or once made, or nil
+// when no rule hides any path (see bindings.Call.HiddenBelow).
+func (cc *CallContext) HiddenBelow() func(absDir string) bool {
+	if cc == nil {
+		return nil
+	}
+	return cc.hiddenBelow
 }
 
 // OnClose registers fn to run when the engine that runs the call closes

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -47,4 +48,60 @@ func TestHiddenPathsFromReadDenyRules(t *testing.T) {
 			t.Errorf("hidden(%s) = %v, want %v", tc.path, got, tc.want)
 		}
 	}
+	// The test of directories comes from the same rules: true where a Read deny
+	// rule may hide something at or below, false where none can reach.
+	if rs2, _ := parseRules(PermissionSettings{}, ""); rs2.hiddenBelow(cwd) != nil {
+		t.Error("no rules: hiddenBelow is not nil")
+	}
+	below := rs.hiddenBelow(cwd)
+	for _, tc := range []struct {
+		dir  string
+		want bool
+	}{
+		{root, true},
+		{filepath.Dir(root), true},
+		{filepath.Join(root, "private", "deep"), true},
+		{filepath.Join(root, "Private"), true}, // compared without regard to case
+		{cwd, true},                            // .env may lie at any depth below cwd
+		{filepath.Join(cwd, "edited"), true},
+		{filepath.Join(root, "public"), false},
+		{filepath.Join(root, "asked"), false},
+	} {
+		if got := below(tc.dir); got != tc.want {
+			t.Errorf("hiddenBelow(%s) = %v, want %v", tc.dir, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkHiddenPaths measures what the kernel sandbox's walk pays the engine per
+// entry with a rule on .env at any depth: the test of a file, and of a directory.
+func BenchmarkHiddenPaths(b *testing.B) {
+	root := b.TempDir()
+	dir := filepath.Join(root, "src", "pkg", "sub", "deeper")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	rs, err := parseRules(PermissionSettings{Deny: []SourcedRule{{Text: "Read(.env)", Source: sourceSession, Root: root}}}, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hidden, below := rs.hiddenPaths(root), rs.hiddenBelow(root)
+	b.Run("file", func(b *testing.B) {
+		for b.Loop() {
+			if hidden(file) {
+				b.Fatal("hidden")
+			}
+		}
+	})
+	b.Run("directory", func(b *testing.B) {
+		for b.Loop() {
+			if hidden(dir) || !below(dir) {
+				b.Fatal("wrong")
+			}
+		}
+	})
 }

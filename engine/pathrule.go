@@ -82,37 +82,129 @@ func validatePathPattern(pattern string) error {
 // pattern) or a path that is not absolute matches for a deny or ask rule and does
 // not for an allow rule.
 func matchPathRule(pattern string, base pathBase, path string, behavior PermissionBehavior) bool {
-	restrict := behavior != Allow
+	return newPathMatcher(pattern, base, behavior).match(path)
+}
+
+// A pathMatcher is a file-rule pattern made ready to match many paths, as
+// matchPathRule matches one: parsed, with its base directory resolved.
+type pathMatcher struct {
+	// restrict is set for a deny or ask rule.
+	restrict bool
+	// unknown is set when the pattern or its base cannot be used (invalid, or a
+	// base that is not absolute): the matcher then matches everything for a deny or
+	// ask rule and nothing for an allow rule.
+	unknown bool
+	// glob is the pattern's glob and bases its base directory under its cleaned and
+	// resolved names, lower-cased for a deny or ask rule.
+	glob  string
+	bases []string
+}
+
+// newPathMatcher prepares pattern, relative to base, for a rule on the behavior list.
+func newPathMatcher(pattern string, base pathBase, behavior PermissionBehavior) pathMatcher {
+	m := pathMatcher{restrict: behavior != Allow}
 	p, err := parsePathPattern(pattern)
-	if err != nil {
-		return restrict
-	}
 	dir := p.baseDir(base)
-	if !filepath.IsAbs(dir) || !filepath.IsAbs(path) {
-		return restrict
+	if err != nil || !filepath.IsAbs(dir) {
+		m.unknown = true
+		return m
 	}
-	glob := p.glob
-	bases := uniq(filepath.Clean(dir), resolvePath(dir))
-	forms := pathForms(path)
-	if restrict {
-		glob = strings.ToLower(glob)
-		for i := range bases {
-			bases[i] = strings.ToLower(bases[i])
+	m.glob, m.bases = p.glob, uniq(filepath.Clean(dir), resolvePath(dir))
+	if m.restrict {
+		m.glob = strings.ToLower(m.glob)
+		for i := range m.bases {
+			m.bases[i] = strings.ToLower(m.bases[i])
 		}
+	}
+	return m
+}
+
+// match reports whether the rule matches path, as matchPathRule describes.
+func (m pathMatcher) match(path string) bool {
+	if m.unknown || !filepath.IsAbs(path) {
+		return m.restrict
+	}
+	forms := pathForms(path)
+	if m.restrict {
 		for i := range forms {
 			forms[i] = strings.ToLower(forms[i])
 		}
 	}
 	for _, f := range forms {
-		m := matchUnder(glob, bases, f)
-		if restrict && m {
+		matched := matchUnder(m.glob, m.bases, f)
+		if m.restrict && matched {
 			return true
 		}
-		if !restrict && !m {
+		if !m.restrict && !matched {
 			return false
 		}
 	}
-	return !restrict
+	return !m.restrict
+}
+
+// matchBelow reports whether a deny or ask rule may match dir (absolute) or a path
+// below it, one there now or one made later: whether match may hold for some path
+// reached from dir through names that are not symbolic links (a link below dir is
+// matched where it leads too, wherever that is). It answers for each form of dir
+// (see pathForms), compared without regard to case, and is true when the rule's base
+// lies at or below dir, or dir lies inside the base and each of its elements there
+// matches the glob's element at its place, up to a "**" that takes what follows. So
+// when match(p) holds for such a path p, matchBelow holds for every directory above
+// p that p is reached through. It fails closed: an unknown pattern or base, or a dir
+// that is not absolute, may match below anything. An allow rule matches below
+// nothing.
+func (m pathMatcher) matchBelow(dir string) bool {
+	if !m.restrict {
+		return false
+	}
+	if m.unknown || !filepath.IsAbs(dir) {
+		return true
+	}
+	for _, f := range pathForms(dir) {
+		f = strings.ToLower(f)
+		for _, b := range m.bases {
+			if _, ok := relInside(f, b); ok {
+				return true // the base is dir or lies below it
+			}
+			if rel, ok := relInside(b, f); ok && (m.glob == "" || globMatchesBelow(m.glob, filepath.ToSlash(rel))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// relInside returns the path of p relative to dir, and whether p is dir or lies
+// below it.
+func relInside(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// globMatchesBelow reports whether glob (a pathPattern's, ending in "/**") may match
+// rel (slash-separated; "." for the base itself) or a path below it: each element of
+// rel matches the glob's element at its place, until the glob's elements reach a
+// "**", which matches any number of elements.
+func globMatchesBelow(glob, rel string) bool {
+	if rel == "." {
+		return true
+	}
+	elems := strings.Split(glob, "/")
+	for i, r := range strings.Split(rel, "/") {
+		if i == len(elems) {
+			return false
+		}
+		if elems[i] == "**" {
+			return true
+		}
+		if ok, _ := doublestar.Match(elems[i], r); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // pathAnchor names the base directory of a path pattern.
@@ -222,11 +314,8 @@ func (p pathPattern) baseDir(base pathBase) string {
 // and its path relative to that base matches glob ("" matching anything inside).
 func matchUnder(glob string, bases []string, f string) bool {
 	for _, b := range bases {
-		rel, err := filepath.Rel(b, f)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		if glob == "" || doublestar.MatchUnvalidated(glob, filepath.ToSlash(rel)) {
+		rel, ok := relInside(b, f)
+		if ok && (glob == "" || doublestar.MatchUnvalidated(glob, filepath.ToSlash(rel))) {
 			return true
 		}
 	}
@@ -239,6 +328,9 @@ func matchUnder(glob string, bases []string, f string) bool {
 // chain resolved, which catches a dangling link's destination; and p resolved.
 func pathForms(p string) []string {
 	forms := []string{filepath.Clean(p)}
+	if forms[0] == p && noSymlinks(p) {
+		return forms // clean, and no element a link: every form is p itself
+	}
 	cur := forms[0]
 	for range maxSymlinkHops {
 		target, err := os.Readlink(cur)
@@ -263,6 +355,9 @@ func pathForms(p string) []string {
 // resolved and the rest appended, cleaned: a file about to be created is judged by
 // the directory it would land in.
 func resolvePath(p string) string {
+	if filepath.Clean(p) == p && noSymlinks(p) {
+		return p
+	}
 	rest := ""
 	for cur := p; ; {
 		if r, err := filepath.EvalSymlinks(cur); err == nil {

@@ -237,3 +237,82 @@ func TestResolvePath(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchBelow: a deny rule may match below a directory when its base lies below
+// the directory, or the directory's elements inside the base match the glob's up to
+// a "**"; it fails closed on what cannot be told.
+func TestMatchBelow(t *testing.T) {
+	root := pathTree(t)
+	proj := filepath.Join(root, "proj")
+	base := pathBase{Root: proj, Cwd: proj, Home: filepath.Join(root, "home")}
+	for _, tc := range []struct {
+		pattern, dir string
+		want         bool
+	}{
+		{"./secrets/**", proj, true},
+		{"./secrets/**", root, true}, // the base lies below
+		{"./secrets/**", "/", true},
+		{"./secrets/**", proj + "/secrets", true},
+		{"./secrets/**", proj + "/secrets/deep/er", true},
+		{"./secrets/**", proj + "/SECRETS", true},
+		{"./secrets/**", proj + "/src", false},
+		{"./secrets/**", root + "/home", false},
+		{".env", proj + "/src/util", true}, // unanchored: any depth
+		{".env", root + "/outside", false},
+		{"src/*.go", proj + "/src", true},
+		{"src/*.go", proj + "/src/util", false},
+		{"src/*.go", proj + "/docs", false},
+		{"src/**/*.go", proj + "/src/util/deeper", true},
+		{"/build", proj + "/build", true},
+		{"/build", proj + "/docs", false},
+		{"~/.ssh/**", root + "/home", true},
+		{"~/.ssh/**", root + "/home/docs", false},
+		{"//etc/shadow", "/etc", true},
+		{"//etc/shadow", "/usr", false},
+		{"//**", "/usr", true},
+		{".", proj + "/docs", true},
+		{"!x", proj + "/docs", true},     // invalid: fails closed
+		{"./linkdir-out/**", proj, true}, // the link's own name, below proj
+		{"./linkdir-out/sub", proj + "/src", false},
+	} {
+		if got := newPathMatcher(tc.pattern, base, Deny).matchBelow(tc.dir); got != tc.want {
+			t.Errorf("matchBelow(%q, %s) = %v, want %v", tc.pattern, tc.dir, got, tc.want)
+		}
+	}
+	if newPathMatcher("src/**", base, Allow).matchBelow(proj) {
+		t.Error("an allow rule matches below")
+	}
+	if !newPathMatcher("~/.ssh/**", pathBase{Root: proj, Cwd: proj}, Deny).matchBelow("/usr") {
+		t.Error("a rule whose base is unknown does not fail closed")
+	}
+}
+
+// TestMatchBelowHoldsAboveEveryMatch: for each pattern and each path of the tree a
+// rule matches, reached without following links, matchBelow holds for every
+// directory above it; a directory where it is false has no match below it.
+func TestMatchBelowHoldsAboveEveryMatch(t *testing.T) {
+	root := pathTree(t)
+	proj := filepath.Join(root, "proj")
+	base := pathBase{Root: proj, Cwd: proj, Home: filepath.Join(root, "home")}
+	patterns := []string{"./secrets/**", ".env", "src/*.go", "src/**/*.go", "/build", "~/.ssh/**",
+		"*.txt", "\\*.txt", "{a,b}.txt", "docs/", "**/util/**", "[bd]*/**"}
+	for _, pattern := range patterns {
+		m := newPathMatcher(pattern, base, Deny)
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !m.match(p) || d.Type()&os.ModeSymlink != 0 {
+				return err
+			}
+			for dir := p; ; dir = filepath.Dir(dir) {
+				if !m.matchBelow(dir) {
+					t.Errorf("%q matches %s but not below %s", pattern, p, dir)
+				}
+				if dir == "/" {
+					return nil
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -244,18 +244,35 @@ func (rs ruleSet) join(other ruleSet) ruleSet {
 // original passes such rules to ripgrep as "!" globs so that Glob and Grep do not
 // list the files. It returns nil when no such rule is in force.
 func (rs ruleSet) hiddenPaths(cwd string) func(absPath string) bool {
-	var rules []permRule
+	return rs.readDenyTest(cwd, pathMatcher.match)
+}
+
+// hiddenBelow returns what bindings.Call.HiddenBelow reports for a call working in
+// cwd: whether a content deny rule written for Read may match a directory or a path
+// below it, now or once made (see pathMatcher.matchBelow). The kernel sandbox grants
+// a directory for which it is false as a whole, and walks the others entry by entry
+// with hiddenPaths, so that both come from the same rules and matching. It returns
+// nil when no such rule is in force.
+func (rs ruleSet) hiddenBelow(cwd string) func(absDir string) bool {
+	return rs.readDenyTest(cwd, pathMatcher.matchBelow)
+}
+
+// readDenyTest returns a test of a path that holds when test holds for one of the
+// content deny rules written for Read, prepared for a call working in cwd; nil when
+// there are none.
+func (rs ruleSet) readDenyTest(cwd string, test func(pathMatcher, string) bool) func(string) bool {
+	var matchers []pathMatcher
 	for _, r := range rs.deny {
 		if r.HasContent && r.Tool == "Read" {
-			rules = append(rules, r)
+			matchers = append(matchers, newPathMatcher(r.Content, pathBase{Root: r.origin.Root, Cwd: cwd, Home: rs.home}, Deny))
 		}
 	}
-	if len(rules) == 0 {
+	if matchers == nil {
 		return nil
 	}
-	return func(absPath string) bool {
-		for _, r := range rules {
-			if matchPathRule(r.Content, pathBase{Root: r.origin.Root, Cwd: cwd, Home: rs.home}, absPath, Deny) {
+	return func(p string) bool {
+		for _, m := range matchers {
+			if test(m, p) {
 				return true
 			}
 		}

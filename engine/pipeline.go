@@ -231,9 +231,10 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		st.onProgress = hooks.OnProgress
 		cc.Progress = st.progress
 	}
-	// Read deny rules hide paths from whatever the tool lists or searches.
+	// Read deny rules hide paths from whatever the tool lists or searches, and from
+	// the shell commands it runs (the kernel sandbox walks with both tests).
 	cc.rules = e.rulesFor(ctx, tc)
-	cc.hidden = cc.rules.hiddenPaths(tc.cwd)
+	cc.hidden, cc.hiddenBelow = cc.rules.hiddenPaths(tc.cwd), cc.rules.hiddenBelow(tc.cwd)
 
 	// 3. Schema: decoded, coerced, defaults filled and validated by prepare.
 	st.input = p.input

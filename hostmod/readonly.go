@@ -485,6 +485,10 @@ const (
 	commandOutside
 	// commandHidden: the command reads a path a Read deny rule hides.
 	commandHidden
+	// commandUnlisted: the command only reads, but reads a directory in which a
+	// Read deny rule may hide something, and no kernel sandbox keeps it out
+	// (shellState.classify).
+	commandUnlisted
 )
 
 // classifyCommand classifies command for a call working in cwd (absolute; "" means

@@ -93,19 +93,13 @@ func mayWrite(L *lua.LState) bool {
 
 // refuseWrites returns an error for a command the current call may not run in cwd
 // ("" for the first root): in every call, one that reads a path a Read deny rule
-// hides (code "hidden"); in a call that may not write, one that is not read-only or
-// reads outside the roots (code "readonly"). It applies with the sandbox too, which
+// hides (code "hidden"); in a call that may not write, one that is not read-only,
+// reads outside the roots, or reads where a hidden path may lie with no kernel
+// sandbox to keep it out (code "readonly"). It applies with the sandbox too, which
 // makes a wrong classification harmless to the roots but is not the permission
 // decision.
 func (s *shellState) refuseWrites(L *lua.LState, command, cwd string) error {
-	var hidden func(string) bool
-	if c := bindings.CurrentCall(L); c != nil {
-		hidden = c.Hidden
-	}
-	if cwd != "" {
-		cwd = s.rs.abs(cwd, "")
-	}
-	verdict, path := s.rs.classifyCommand(command, cwd, hidden)
+	verdict, path := s.classify(L, command, cwd)
 	if verdict == commandHidden {
 		return newOpError(codeShellHidden, "the command reads %s, which a Read deny rule hides: %s", path, command)
 	}
@@ -117,8 +111,55 @@ func (s *shellState) refuseWrites(L *lua.LState, command, cwd string) error {
 		return nil
 	case commandOutside:
 		return newOpError(codeShellReadOnly, "this call is read-only and the command reads %s, outside the roots: %s", path, command)
+	case commandUnlisted:
+		return newOpError(codeShellReadOnly, "this call is read-only and the command reads %s, where a Read deny rule may hide files that only the kernel sandbox (not in force) could keep from it: %s", path, command)
 	}
 	return newOpError(codeShellReadOnly, "this call is read-only and the command may change something: %s", command)
+}
+
+// classify classifies command for the current call of L (see classifyCommand), in
+// cwd as shell.run takes it. Without the kernel sandbox, only the classifier keeps a
+// command from what a Read deny rule hides, and it sees the paths a command names,
+// not those it finds: a command that would be read-only but reads a directory in
+// which such a rule may hide something (grep -r . beside a rule on ./secrets/**), a
+// path that is not there to tell, or may read its working directory so (grep -r, ls
+// -R and find read it unnamed) is commandUnlisted, so that it does not run unasked.
+// With the sandbox the kernel refuses the hidden paths themselves.
+func (s *shellState) classify(L *lua.LState, command, cwd string) (commandVerdict, string) {
+	var hidden, below func(string) bool
+	if c := bindings.CurrentCall(L); c != nil {
+		hidden, below = c.Hidden, c.HiddenBelow
+	}
+	if cwd != "" {
+		cwd = s.rs.abs(cwd, "")
+	}
+	if s.abi != 0 || hidden == nil {
+		return s.rs.classifyCommand(command, cwd, hidden)
+	}
+	// classifyCommand asks hidden about every path the command reads.
+	unlisted := ""
+	probe := func(p string) bool {
+		if hidden(p) {
+			return true
+		}
+		if unlisted == "" && (below == nil || below(p)) {
+			if st, err := os.Stat(p); err != nil || st.IsDir() {
+				unlisted = p
+			}
+		}
+		return false
+	}
+	verdict, path := s.rs.classifyCommand(command, cwd, probe)
+	if cwd == "" {
+		cwd = s.rs.dirs[0].given
+	}
+	if unlisted == "" && (below == nil || below(cwd)) {
+		unlisted = cwd
+	}
+	if verdict == commandReadOnly && unlisted != "" {
+		return commandUnlisted, unlisted
+	}
+	return verdict, path
 }
 
 // workDir resolves a cwd option (default: the first root) and checks it is a
@@ -185,7 +226,7 @@ type runResult struct {
 // run runs command in dir until it ends, ctx ends or timeout passes; then the whole
 // process group is killed, so that no child outlives the run. The shell records its
 // final working directory through an EXIT trap, in the scratch directory's cwd file.
-func (s *shellState) run(ctx context.Context, script, dir string, write bool, timeout time.Duration, maxOutput int) (*runResult, error) {
+func (s *shellState) run(ctx context.Context, script, dir string, acc commandAccess, timeout time.Duration, maxOutput int) (*runResult, error) {
 	sc, err := newScratch()
 	if err != nil {
 		return nil, err
@@ -198,7 +239,7 @@ func (s *shellState) run(ctx context.Context, script, dir string, write bool, ti
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := s.startCommand(cmd, sc, write); err != nil {
+	if err := s.startCommand(cmd, sc, acc); err != nil {
 		r.Close()
 		w.Close()
 		return nil, err
@@ -287,7 +328,7 @@ func (s *shellState) luaRun(L *lua.LState) int {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	res, err := s.run(ctx, cmdText, dir, mayWrite(L), time.Duration(timeout)*time.Millisecond, maxOutput)
+	res, err := s.run(ctx, cmdText, dir, callAccess(L), time.Duration(timeout)*time.Millisecond, maxOutput)
 	if err != nil {
 		return push(L, err)
 	}
@@ -330,7 +371,7 @@ func (s *shellState) luaStart(L *lua.LState) int {
 	if err != nil {
 		return push(L, err)
 	}
-	t, err := s.tasks.start(s, c.Session, c.OnClose, cmdText, dir, mayWrite(L), time.Duration(timeout)*time.Millisecond)
+	t, err := s.tasks.start(s, c.Session, c.OnClose, cmdText, dir, callAccess(L), time.Duration(timeout)*time.Millisecond)
 	if err != nil {
 		var oe *opError
 		if !errors.As(err, &oe) {
@@ -399,20 +440,14 @@ func luaSplit(L *lua.LState) int {
 // shell.readonly(command[, {cwd=}]) reports whether command only reads, and only
 // inside the roots (relative paths from cwd, default the first root): true, or false,
 // why and a code: "hidden" when it reads a path a Read deny rule hides (a call that
-// must be denied), "outside" when it reads a path outside the roots, "writes" when it
-// may change something.
+// must be denied), "outside" when it reads a path outside the roots, "unlisted" when
+// it reads a directory in which such a rule may hide something and there is no kernel
+// sandbox to keep the command out, "writes" when it may change something.
 func (s *shellState) luaReadOnly(L *lua.LState) int {
 	a := bindings.NewArgs(L, "shell.readonly")
 	command := a.String(1)
 	cwd := a.Options(2, "cwd").String("cwd", "")
-	if cwd != "" {
-		cwd = s.rs.abs(cwd, "")
-	}
-	var hidden func(string) bool
-	if c := bindings.CurrentCall(L); c != nil {
-		hidden = c.Hidden
-	}
-	verdict, path := s.rs.classifyCommand(command, cwd, hidden)
+	verdict, path := s.classify(L, command, cwd)
 	switch verdict {
 	case commandReadOnly:
 		L.Push(lua.LTrue)
@@ -421,6 +456,8 @@ func (s *shellState) luaReadOnly(L *lua.LState) int {
 		return pushVerdict(L, "the command reads "+path+", which a Read deny rule hides", "hidden")
 	case commandOutside:
 		return pushVerdict(L, "the command reads "+path+", outside the roots", "outside")
+	case commandUnlisted:
+		return pushVerdict(L, "the command reads "+path+", where a Read deny rule may hide files, and no kernel sandbox keeps it from them", "unlisted")
 	}
 	return pushVerdict(L, "the command may change something", "writes")
 }

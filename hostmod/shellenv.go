@@ -11,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/sandbox"
 )
 
@@ -150,22 +153,45 @@ func (sc *scratch) finalCwd() string {
 	return strings.TrimRight(string(b), "\n")
 }
 
+// A commandAccess is what a command of a call may do beyond reading the roots and
+// its scratch directory: write the roots (the call may write), and not read what
+// the call's Read deny rules hide (bindings.Call.Hidden and HiddenBelow).
+type commandAccess struct {
+	write               bool
+	hidden, hiddenBelow func(string) bool
+}
+
+// callAccess is the commandAccess of the current call of L.
+func callAccess(L *lua.LState) commandAccess {
+	c := bindings.CurrentCall(L)
+	if c == nil {
+		return commandAccess{}
+	}
+	return commandAccess{write: c.Access >= bindings.AccessWrite, hidden: c.Hidden, hiddenBelow: c.HiddenBelow}
+}
+
 // startCommand starts cmd, in the sandbox when there is one: reads of the roots
-// and of sc, writes of sc, and writes of the roots when write is set (the call may
-// write).
-func (s *shellState) startCommand(cmd *exec.Cmd, sc *scratch, write bool) error {
+// except what a Read deny rule hides, reads and writes of sc, and writes of the
+// roots when the call may write (again except what is hidden). A hidden path is
+// refused by the kernel whatever the command line, so an approval does not open it.
+func (s *shellState) startCommand(cmd *exec.Cmd, sc *scratch, acc commandAccess) error {
 	if s.abi == 0 {
 		return cmd.Start()
 	}
-	p := sandbox.Policy{Write: []string{sc.tmp, sc.cwd}, Network: s.opts.Network}
+	p := sandbox.Policy{Scratch: []string{sc.tmp, sc.cwd}, Network: s.opts.Network, Hidden: acc.hidden, HiddenBelow: acc.hiddenBelow}
 	for _, d := range s.rs.dirs {
-		if write {
+		if acc.write {
 			p.Write = append(p.Write, d.resolved)
 		} else {
 			p.Read = append(p.Read, d.resolved)
 		}
 	}
-	if err := sandbox.Start(cmd, p); err != nil {
+	err := sandbox.Start(cmd, p)
+	if errors.Is(err, sandbox.ErrTooManyEntries) {
+		return newOpError(codeShellHidden, "the command was not run: the Read deny rules reach into too many files for the kernel sandbox to grant the rest one by one (%v). "+
+			"Anchor the rules to the directories that hold what they hide (Read(/config/.env) rather than Read(.env)), or keep large trees out of the roots", err)
+	}
+	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
 	return nil

@@ -39,7 +39,7 @@ func TestStartCommandPolicy(t *testing.T) {
 		var out strings.Builder
 		cmd := s.command("cat made.txt 2>/dev/null; cat "+outside+" && echo LEAKED; echo made > made.txt", root, sc)
 		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := s.startCommand(cmd, sc, write); err != nil {
+		if err := s.startCommand(cmd, sc, commandAccess{write: write}); err != nil {
 			t.Fatal(err)
 		}
 		err = cmd.Wait()

@@ -208,6 +208,116 @@ func TestShellStartSandboxed(t *testing.T) {
 	}
 }
 
+// denyLayout makes a root holding secrets/key.txt (a canary) and readme.txt, and
+// returns the root and a call that hides secrets as a Read(./secrets/**) deny rule
+// would, read-only or not.
+func denyLayout(t *testing.T) (root string, call func(readOnly bool) *bindings.Call) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := filepath.Join(root, "secrets")
+	if err := os.Mkdir(secrets, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, text := range map[string]string{filepath.Join(secrets, "key.txt"): "CANARY\n", filepath.Join(root, "readme.txt"): "project\n"} {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, func(readOnly bool) *bindings.Call {
+		return &bindings.Call{
+			Context: context.Background(), Access: access(readOnly),
+			Hidden: func(p string) bool { return p == secrets || strings.HasPrefix(p, secrets+"/") },
+			HiddenBelow: func(dir string) bool {
+				return dir == secrets || strings.HasPrefix(secrets, dir+"/") || strings.HasPrefix(dir, secrets+"/")
+			},
+		}
+	}
+}
+
+// runIn runs shell.run(command) with the shell module of opts on root in call, and
+// returns the output, or the error's code and message.
+func runIn(t *testing.T, opts hostmod.ShellOptions, root string, call *bindings.Call, command string) string {
+	t.Helper()
+	mod, err := hostmod.Shell([]string{root}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runWith(t, []*bindings.Module{mod}, call,
+		"local r, err, code = shell.run(...); if not r then return code .. ': ' .. err end; return r.output", command)
+	if err != nil {
+		t.Fatalf("shell.run(%q): %v", command, err)
+	}
+	return out[0].(string)
+}
+
+// TestShellReadDenyInKernel: with the kernel sandbox, a Read deny rule holds for what
+// the classifier cannot see: a read-only call's recursive grep, and in a call that
+// may write (approved), globs, variables and substitutions; the kernel refuses the
+// hidden file, in a background command too, and the rest reads as before.
+func TestShellReadDenyInKernel(t *testing.T) {
+	requireSandbox(t)
+	root, call := denyLayout(t)
+	if out := runIn(t, hostmod.ShellOptions{}, root, call(true), "grep -r CANARY .; cat readme.txt"); out != "grep: ./secrets/key.txt: Permission denied\nproject\n" {
+		t.Errorf("read-only grep -r: %q", out)
+	}
+	for _, command := range []string{"cat secrets/k*", "f=secrets; cat $f/key.txt", "cat $(echo secrets/key.txt)"} {
+		if out := runIn(t, hostmod.ShellOptions{}, root, call(false), command); out != "cat: secrets/key.txt: Permission denied\n" {
+			t.Errorf("%s: %q", command, out)
+		}
+	}
+	mod, err := hostmod.Shell([]string{root}, hostmod.ShellOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &closeHost{}
+	defer host.close()
+	c := call(false)
+	c.OnClose = host.onClose
+	out, err := runWith(t, []*bindings.Module{mod}, c, "return shell.start(...)", "cat secrets/*; echo done")
+	if err != nil || out[0] == nil {
+		t.Fatalf("start: %v, %v", out, err)
+	}
+	if got := ended(t, out[1].(string)); strings.Contains(got, "CANARY") || !strings.Contains(got, "Permission denied") {
+		t.Errorf("background command: %q", got)
+	}
+}
+
+// TestShellReadDenyWithoutKernel: without the kernel sandbox only the classifier
+// stands between a command and a hidden file, so a read-only call runs no command
+// that reads where a hidden path may lie, named or not (its working directory
+// included), and shell.readonly says "unlisted"; a command naming the hidden file
+// is refused even in a call that may write. A call that may write runs the others:
+// that is what approving one means without the kernel.
+func TestShellReadDenyWithoutKernel(t *testing.T) {
+	root, call := denyLayout(t)
+	opts := hostmod.ShellOptions{NoSandbox: true}
+	for _, command := range []string{"grep -r CANARY .", "grep -r CANARY", "find", "cat readme.txt"} {
+		if out := runIn(t, opts, root, call(true), command); !strings.HasPrefix(out, "readonly: this call is read-only and the command reads "+root+", where a Read deny rule may hide files") {
+			t.Errorf("read-only %s: %q", command, out)
+		}
+	}
+	mod, err := hostmod.Shell([]string{root}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runWith(t, []*bindings.Module{mod}, call(true), "return shell.readonly(...)", "ls -R")
+	if err != nil || len(out) != 3 || out[2] != "unlisted" {
+		t.Errorf("shell.readonly(ls -R): %v, %v", out, err)
+	}
+	if out := runIn(t, opts, root, call(false), "cat secrets/key.txt"); !strings.HasPrefix(out, "hidden: the command reads "+root+"/secrets/key.txt, which a Read deny rule hides") {
+		t.Errorf("approved, naming the hidden file: %q", out)
+	}
+	if out := runIn(t, opts, root, call(true), "cat readme.txt"); strings.Contains(out, "project") {
+		t.Errorf("a read-only call ran a command in the root: %q", out)
+	}
+	if out := runIn(t, opts, root, call(false), "cat readme.txt"); out != "project\n" {
+		t.Errorf("approved, reading the root: %q", out)
+	}
+}
+
 func TestShellDescribe(t *testing.T) {
 	if got := (hostmod.ShellOptions{NoSandbox: true}).Describe(); got != "none (turned off by the host); shell commands are confined by the read-only classifier only" {
 		t.Errorf("NoSandbox: %q", got)

@@ -143,10 +143,10 @@ func (ts *taskSet) limitError(session string) error {
 // start starts script in dir as a background command of session for at most
 // timeout, its standard output and error going to a new output file; onClose
 // registers the function that ends it with the engine (bindings.Call.OnClose).
-// write says whether the command may change the roots (the call may write). The
+// acc is what the command may reach (the call may write, what it hides). The
 // command runs under the sandbox and environment of every command, in a process
 // group of its own that the sandbox's guard kills should luatool end first.
-func (ts *taskSet) start(s *shellState, session string, onClose func(func()) func(), script, workDir string, write bool, timeout time.Duration) (*task, error) {
+func (ts *taskSet) start(s *shellState, session string, onClose func(func()) func(), script, workDir string, acc commandAccess, timeout time.Duration) (*task, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if err := ts.limitError(session); err != nil {
@@ -175,7 +175,7 @@ func (ts *taskSet) start(s *shellState, session string, onClose func(func()) fun
 		os.RemoveAll(dir)
 		return nil, errors.New("this host does not end background commands when it closes, so none may start")
 	}
-	release, r, sc, err := ts.launch(s, t, script, workDir, write)
+	release, r, sc, err := ts.launch(s, t, script, workDir, acc)
 	if err != nil {
 		t.endOnClose()
 		out.Close()
@@ -196,7 +196,7 @@ func (ts *taskSet) start(s *shellState, session string, onClose func(func()) fun
 // launch starts the command of t with its output into a new pipe, and has its
 // process group guarded. It returns the guard's release, the pipe's read end and
 // the command's scratch directory.
-func (ts *taskSet) launch(s *shellState, t *task, script, workDir string, write bool) (release func(), r *os.File, sc *scratch, err error) {
+func (ts *taskSet) launch(s *shellState, t *task, script, workDir string, acc commandAccess) (release func(), r *os.File, sc *scratch, err error) {
 	sc, err = newScratch()
 	if err != nil {
 		return nil, nil, nil, err
@@ -208,7 +208,7 @@ func (ts *taskSet) launch(s *shellState, t *task, script, workDir string, write 
 	}
 	t.cmd = s.command(script, workDir, sc)
 	t.cmd.Stdout, t.cmd.Stderr = w, w
-	err = s.startCommand(t.cmd, sc, write)
+	err = s.startCommand(t.cmd, sc, acc)
 	w.Close()
 	if err != nil {
 		r.Close()

@@ -7,14 +7,14 @@
 // Start does not restrict its caller. It builds the Landlock ruleset of the policy
 // in the calling process, then starts the program's own binary again
 // (/proc/self/exe) as a small launcher, marked by an environment variable and
-// handed the ruleset as an open descriptor. The launcher enforces the ruleset on
-// itself, which the kernel then applies to it and to every process it starts, with
-// no way to drop it, and executes the real command in its place: the same process
-// (pid, process group, standard streams), the policy in force. A launcher that
-// cannot enforce the ruleset or execute the command reports why through a pipe and
-// exits, so a command never runs less confined than asked, and Start returns the
-// reason. The price is one more start of the program's binary per command, its
-// package initialization included.
+// handed the ruleset as an open descriptor. The launcher drops every capability
+// (see below), enforces the ruleset on itself, which the kernel then applies to it
+// and to every process it starts, with no way to drop it, and executes the real
+// command in its place: the same process (pid, process group, standard streams), the
+// policy in force. A launcher that cannot drop the capabilities, enforce the ruleset
+// or execute the command reports why through a pipe and exits, so a command never
+// runs less confined than asked, and Start returns the reason. The price is one more
+// start of the program's binary per command, its package initialization included.
 //
 // # The launcher
 //
@@ -39,6 +39,42 @@
 // of /proc would show other processes, among them /proc/PID/environ of the program
 // that started the command (its whole environment); the links in /etc that lead
 // into /proc (/etc/mtab) are left out for the same reason.
+//
+// Where the policy lets a command change paths, it may write, truncate, remove, and
+// make directories, regular files and symbolic links, and move or link between such
+// paths. Making a device node, a fifo or a Unix socket is refused everywhere, the
+// scratch paths included, and so is ioctl on a device.
+//
+// # Hidden paths
+//
+// Policy.Hidden takes paths out of what Read and Write grant (Read deny rules, for
+// the shell). Landlock only grants, and a rule on a directory covers everything
+// below it, so a directory in which nothing may be hidden (Policy.HiddenBelow) gets
+// one rule, and any other is walked: its entries get a rule each, the hidden ones
+// none, and the directory a rule of its own (see dirAccess). Where something is
+// hidden now, that rule grants no reading of files, so that neither a hidden path
+// nor one made later is read through it, and nothing that could give a hidden file
+// a name no rule hides: no moving or linking between directories, no removing (and
+// so renaming) directories, and, where a hidden file sits in a directory that is
+// not hidden, no making or removing anything (a hard link in the same directory).
+// Where nothing is hidden now, a grant that may write gets the directory whole, and
+// one that only reads gets listing. The walk opens each entry from its directory
+// without following links and judges what it opened, and looks at maxWalked
+// entries at most; past that, Start fails with ErrTooManyEntries and nothing runs.
+//
+// # Privilege
+//
+// The launcher, on the thread that executes the command, empties the bounding,
+// ambient, inheritable, permitted and effective capability sets, sets no_new_privs,
+// and sets and locks the securebits that keep uid 0 from gaining capabilities by
+// executing a program (noroot) and anything from raising an ambient one; then it
+// reads them back, and any left is a failure. A launcher not permitted CAP_SETPCAP
+// (one not started by root) has none to drop from the bounding set and cannot lock
+// the securebits; no_new_privs keeps a program it executes from gaining any. A
+// command may still make user namespaces where the kernel allows it, and hold
+// capabilities over what they own (their host name, network stack); Landlock
+// applies in them unchanged, mounts included, and /proc being refused, it cannot
+// map a user id into them.
 //
 // TCP connect and bind are refused unless the policy allows the network (Landlock
 // ABI 4 and later; UDP too from ABI 10). Connecting to a Unix socket made outside the

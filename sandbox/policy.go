@@ -17,8 +17,22 @@ type Policy struct {
 	// Write lists the paths the command may read, execute and change: write,
 	// truncate, make, remove, and rename or link between them.
 	Write []string
+	// Scratch lists paths the command may read and write whatever Hidden says: its
+	// own scratch files, which hold only what it wrote.
+	Scratch []string
 	// Network allows TCP connect and bind (and UDP, where Landlock controls it).
 	Network bool
+	// Hidden, if set, reports whether the command must not read a path (absolute
+	// and clean, named without symbolic links) nor anything below it: Read and Write
+	// grant what they name except such paths, the system paths too. Read deny rules
+	// are enforced through it.
+	Hidden func(path string) bool
+	// HiddenBelow, if set, reports whether Hidden may hold for a directory or for a
+	// path below it, there now or made later. A directory for which it is false is
+	// granted whole; any other is walked and its entries granted one by one, at most
+	// maxWalked in all (see the package documentation). Nil with Hidden set means
+	// every directory may hide something.
+	HiddenBelow func(dir string) bool
 }
 
 // launchVar marks a launcher and carries its instructions (a launch, as JSON); the
@@ -66,7 +80,8 @@ var etcSecrets = []string{
 // withSystem returns p with the system paths added: the system directories and
 // /etc's readable entries to Read, the devices to Write.
 func (p Policy) withSystem() Policy {
-	q := Policy{Network: p.Network}
+	q := p
+	q.Read, q.Write = nil, nil
 	q.Read = append(append(append(q.Read, systemDirs...), allowTree("/etc", etcSecrets)...), p.Read...)
 	q.Write = append(append(q.Write, devices...), p.Write...)
 	return q

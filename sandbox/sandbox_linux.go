@@ -105,46 +105,45 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	return nil
 }
 
-// ruleset builds the Landlock ruleset of p for ABI abi: a rule per path, for a
-// directory or a file as the path is now (a path that is not there grants
-// nothing); no network rule, so that TCP is refused, unless p allows the network,
-// in which case the network is not handled at all. It returns the ruleset's
-// descriptor (close-on-exec) and the flags to enforce it with.
+// ruleset builds the Landlock ruleset of p for ABI abi: rules for the paths of p as
+// they are now (see ruleBuilder.grant; a path that is not there grants nothing); no
+// network rule, so that TCP is refused, unless p allows the network, in which case
+// the network is not handled at all. It returns the ruleset's descriptor
+// (close-on-exec) and the flags to enforce it with.
 func ruleset(p Policy, abi int) (int, uint32, error) {
 	cfg := presets[abi-1]
 	if p.Network {
 		cfg.HandledAccessNet = 0
 	}
-	var rules []landlock.Rule
-	for _, path := range p.Read {
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			rules = append(rules, landlock.RODirs(path).IgnoreIfMissing())
-		} else if err == nil {
-			rules = append(rules, landlock.ROFiles(path).IgnoreIfMissing())
-		}
-	}
-	for _, path := range p.Write {
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			rules = append(rules, landlock.RWDirs(path).WithRefer().IgnoreIfMissing())
-		} else if err == nil {
-			rules = append(rules, landlock.RWFiles(path).IgnoreIfMissing())
-		}
-	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	fd, flags, err := cfg.NewRulesetFD()
 	if err == nil && fd < 0 {
 		err = errors.New("go-landlock made no ruleset") // cannot happen: every preset handles file access
 	}
 	if err != nil {
 		return -1, 0, fmt.Errorf("building the Landlock ruleset: %w", err)
 	}
+	b := ruleBuilder{ruleset: fd, handled: uint64(cfg.HandledAccessFS), hidden: p.Hidden, hiddenBelow: p.HiddenBelow}
+	grants := []struct {
+		paths  []string
+		access uint64
+		hide   bool
+	}{{p.Read, readAccess, true}, {p.Write, writeAccess, true}, {p.Scratch, writeAccess, false}}
+	for _, g := range grants {
+		for _, path := range g.paths {
+			if err := b.grant(path, g.access, g.hide); err != nil {
+				unix.Close(fd)
+				return -1, 0, fmt.Errorf("building the Landlock ruleset: %w", err)
+			}
+		}
+	}
 	return fd, flags, nil
 }
 
-// init makes the program serve as the launcher when it was started as one: then it
-// enforces the Landlock ruleset it was handed on its own thread and executes the
-// command from that thread, so that the command starts confined, and does not
-// return (on failure it reports why to the process that started it and exits with
-// status 126). Otherwise it returns at once.
+// init makes the program serve as the launcher when it was started as one: then, on
+// its own thread, it drops every capability and enforces the Landlock ruleset it was
+// handed, and executes the command from that thread, so that the command starts
+// confined, and does not return (on failure it reports why to the process that
+// started it and exits with status 126). Otherwise it returns at once.
 func init() {
 	text, ok := os.LookupEnv(launchVar)
 	if !ok {
@@ -160,12 +159,15 @@ func init() {
 	if len(os.Args) < 3 {
 		fail(l.Status, errors.New("the launcher was given no command"))
 	}
-	// Landlock confines the calling thread, and execve keeps that thread's
-	// confinement: the thread stays locked from the enforcement to the exec, and is
+	// Landlock and capabilities belong to the calling thread, and execve keeps that
+	// thread's: the thread stays locked from the first change to the exec, and is
 	// never unlocked.
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		fail(l.Status, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %v", err))
+	}
+	if err := dropCapabilities(); err != nil {
+		fail(l.Status, fmt.Errorf("dropping capabilities: %v", err))
 	}
 	if err := ll.LandlockRestrictSelf(l.Ruleset, l.Flags); err != nil {
 		fail(l.Status, fmt.Errorf("enforcing the Landlock ruleset: %v", err))

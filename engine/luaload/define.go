@@ -274,7 +274,7 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 	}
 	if cc != nil {
 		c.Log = cc.Log
-		c.Hidden = cc.HiddenPaths()
+		c.Hidden, c.HiddenBelow = cc.HiddenPaths(), cc.HiddenBelow()
 		c.Files = cc.Files
 		c.Session = cc.Session
 		if member == "call" {

@@ -531,12 +531,14 @@ function shell.split(command) end
 ---known reader, and every path it reads (operands, input redirections, cd targets;
 ---relative to cwd, default the first root) inside the roots. Otherwise false, why and
 ---a code: "hidden" (it reads a path a Read deny rule hides: deny the call),
----"outside" (it reads outside the roots), "writes" (it may change something).
+---"outside" (it reads outside the roots), "unlisted" (it reads a directory in which a
+---Read deny rule may hide something, and no kernel sandbox keeps it out), "writes" (it
+---may change something).
 ---@param command string
 ---@param opts? luatool.ReadOnlyOptions
 ---@return boolean ok
 ---@return string? why
----@return "hidden"|"outside"|"writes"|nil code
+---@return "hidden"|"outside"|"unlisted"|"writes"|nil code
 function shell.readonly(command, opts) end
 
 ---What command may write, told before it runs: the targets of its output
