@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -149,4 +152,69 @@ func TestDoor11TrustShowsTheNetworkLists(t *testing.T) {
 	if strings.Contains(stdout, "no mode, rules") {
 		t.Errorf("luatool trust says the file changes nothing:\n%s", stdout)
 	}
+}
+
+// Item 11: a hook that hangs held the call for the hooks' default minute, whatever
+// --timeout said. A settings command hook and a Lua hook file that never answer
+// must end the call at --timeout, as a call that timed out; the command is killed
+// after this long at the latest, so that the test ends (the assertion is on what the
+// call returns, not on how long it took).
+func TestDoor11HangingHooksEndAtTheTimeout(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		args  []string
+	}{
+		{"command hook", map[string]string{
+			"hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Poke", "hooks": [{"type": "command", "command": "exec sleep 300"}]}]}}`,
+		}, []string{"--settings", "hooks.json"}},
+		{"Lua hook file", map[string]string{
+			"tools/hang.lua": `return { event = "PreToolUse", matcher = "Poke", run = function() while true do end end }`,
+		}, nil},
+		{"PostToolUse command hook", map[string]string{
+			"hooks.json": `{"hooks": {"PostToolUse": [{"matcher": "Poke", "hooks": [{"type": "command", "command": "exec sleep 300"}]}]}}`,
+		}, []string{"--settings", "hooks.json"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			must(t, err)
+			c.files["tools/poke.lua"] = pokeTool
+			for name, content := range c.files {
+				must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+				must(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+			}
+			args := append(c.args, "--no-standard-tools", "--tools", "tools", "--timeout", "1s", "--allow", "Poke", "call", "Poke", "{}")
+			stdout, stderr, code := runLuatoolFor(t, 45*time.Second, dir, args...)
+			t.Logf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			if strings.Contains(stdout, "poked") {
+				t.Errorf("the call went on past its timeout and returned the tool's result")
+			}
+			if !strings.Contains(stdout, "Poke timed out after 1s and was stopped.") {
+				t.Errorf("want the call's timeout, got stdout %q", stdout)
+			}
+		})
+	}
+}
+
+// runLuatoolFor is runLuatool with the command killed after limit.
+func runLuatoolFor(t *testing.T, limit time.Duration, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, luatoolBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".config-home"))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Errorf("luatool was still running %v later, and was killed", limit)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
 }
