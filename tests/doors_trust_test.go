@@ -13,7 +13,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
+
+	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/luaload"
 )
 
 // Issue 26, items 8 and 11: what a trusted folder brings is what was trusted, and the
@@ -217,4 +222,63 @@ func runLuatoolFor(t *testing.T, limit time.Duration, dir string, args ...string
 		t.Fatal(err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// Item 11: in an embedding host, a Lua function handed to a Go function through
+// gopher-luar, kept by the host and called after its call had ended, ran Lua on the
+// state back in the pool, here while another call held it. It must be refused with a
+// clear error, and the other call go on undisturbed.
+func TestDoor11CallbackAfterItsCallIsRefused(t *testing.T) {
+	var kept atomic.Pointer[func(string) string]
+	waiting, release := make(chan struct{}, 1), make(chan struct{})
+	events := &bindings.Module{Name: "events", Values: map[string]any{
+		"on":   func(fn func(string) string) { kept.Store(&fn) },
+		"wait": func() { waiting <- struct{}{}; <-release },
+	}}
+	tools := fstest.MapFS{"listen.lua": {Data: []byte(`local events = require("events")
+return {
+  name = "Listen",
+  prompt = "Listens for events, or waits.",
+  inputSchema = { type = "object", properties = { what = { type = "string" } }, required = { "what" } },
+  isReadOnly = true,
+  call = function(input)
+    if input.what == "on" then
+      events.on(function(s) return "ran " .. s end)
+      return "listening"
+    end
+    events.wait()
+    return "waited"
+  end,
+}`)}}
+	eng, err := engine.New(engine.Options{
+		Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: []*bindings.Module{events}})},
+		Cwd:     t.TempDir(),
+	})
+	must(t, err)
+	defer eng.Close()
+	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); engine.HasErrors(diags) {
+		t.Fatal(diags)
+	}
+	call := func(what string) *engine.Result {
+		return eng.Call(context.Background(), engine.ToolUse{ID: "toolu_" + what, Name: "Listen", Input: []byte(`{"what":"` + what + `"}`)})
+	}
+	if r := call("on"); r.Block.Content.String() != "listening" {
+		t.Fatalf("the first call: %+v", r.Block)
+	}
+	other := make(chan *engine.Result, 1)
+	go func() { other <- call("wait") }()
+	<-waiting // another call holds a state of the tool, waiting in a host function
+	// The function's type has no error result: a refusal is a panic, with an error.
+	got, refusal := func() (got string, refusal any) {
+		defer func() { refusal = recover() }()
+		return (*kept.Load())("late"), nil
+	}()
+	t.Logf("the kept function returned %q, panicked with %v", got, refusal)
+	if err, ok := refusal.(error); got != "" || !ok || !strings.Contains(err.Error(), "after its call ended") {
+		t.Errorf("the Lua function ran after its call had ended (returned %q, panicked with %v); want it refused", got, refusal)
+	}
+	close(release)
+	if r := <-other; r.Block.Content.String() != "waited" {
+		t.Errorf("the other call: %+v", r.Block)
+	}
 }
