@@ -1,13 +1,11 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -160,10 +158,9 @@ func TestDoor11TrustShowsTheNetworkLists(t *testing.T) {
 }
 
 // Item 11: a hook that hangs held the call for the hooks' default minute, whatever
-// --timeout said. A settings command hook and a Lua hook file that never answer
-// must end the call at --timeout, as a call that timed out; the command is killed
-// after this long at the latest, so that the test ends (the assertion is on what the
-// call returns, not on how long it took).
+// --timeout said, and the call then went on. A settings command hook and a Lua hook
+// file that never answer must end the call at --timeout, as a call that timed out
+// (the assertion is on what the call returns, not on how long it took).
 func TestDoor11HangingHooksEndAtTheTimeout(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -189,7 +186,7 @@ func TestDoor11HangingHooksEndAtTheTimeout(t *testing.T) {
 				must(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 			}
 			args := append(c.args, "--no-standard-tools", "--tools", "tools", "--timeout", "1s", "--allow", "Poke", "call", "Poke", "{}")
-			stdout, stderr, code := runLuatoolFor(t, 45*time.Second, dir, args...)
+			stdout, stderr, code := runLuatool(t, dir, "", args...)
 			t.Logf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 			if strings.Contains(stdout, "poked") {
 				t.Errorf("the call went on past its timeout and returned the tool's result")
@@ -199,29 +196,6 @@ func TestDoor11HangingHooksEndAtTheTimeout(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runLuatoolFor is runLuatool with the command killed after limit.
-func runLuatoolFor(t *testing.T, limit time.Duration, dir string, args ...string) (string, string, int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, luatoolBinary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".config-home"))
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Errorf("luatool was still running %v later, and was killed", limit)
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
 }
 
 // Item 11: in an embedding host, a Lua function handed to a Go function through

@@ -346,15 +346,6 @@ func settingsLines(s settings.Settings) []string {
 	return out
 }
 
-// patternList renders host patterns as "a, b, c".
-func patternList(es []settings.Entry) string {
-	texts := make([]string, len(es))
-	for i, e := range es {
-		texts[i] = e.Pattern
-	}
-	return strings.Join(texts, ", ")
-}
-
 // luaFiles lists the .lua files under dir, slash-separated and relative to it, in
 // order; unreadable parts are left out.
 func luaFiles(dir string) []string {
@@ -371,9 +362,19 @@ func luaFiles(dir string) []string {
 
 // ruleList renders rules as "A, B, C".
 func ruleList(rules []engine.SourcedRule) string {
-	texts := make([]string, len(rules))
-	for i, r := range rules {
-		texts[i] = r.Text
+	return joined(rules, func(r engine.SourcedRule) string { return r.Text })
+}
+
+// patternList renders host patterns as "a, b, c".
+func patternList(es []settings.Entry) string {
+	return joined(es, func(e settings.Entry) string { return e.Pattern })
+}
+
+// joined renders items as "a, b, c", each as text gives it.
+func joined[T any](items []T, text func(T) string) string {
+	texts := make([]string, len(items))
+	for i, x := range items {
+		texts[i] = text(x)
 	}
 	return strings.Join(texts, ", ")
 }
