@@ -65,9 +65,10 @@ type readLayer struct {
 
 // readSettings reads the user and --settings files and merges them with the
 // project's (read already), in the order user, project, --settings. A missing user
-// file is no error; a missing --settings file is. The root of a --settings file's rules is the directory holding it, as Claude
-// Code does for its --settings file: a file that travels with a directory keeps its
-// "/x" patterns meaning the same. The warnings are those of every file.
+// file is no error; a missing --settings file is. The root of a --settings file's
+// rules is the directory holding it, as Claude Code does for its --settings file: a
+// file that travels with a directory keeps its "/x" patterns meaning the same. The
+// warnings are those of every file.
 func readSettings(p settingsPaths) (settings.Settings, []string, error) {
 	var (
 		layers   []settings.Settings
