@@ -16,9 +16,11 @@ import (
 // among them), ptr ^ value to overwrite a host struct, channels to block on or close
 // (sandbox-reliability.md §3). So only functions go through gopher-luar, which converts
 // their arguments from Lua; numeric arguments are checked to fit the parameter first,
-// since gopher-luar would silently wrap 300 into an int8. Everything that comes back
-// from Go, and every non-function value, reaches Lua as a copy made of plain values and
-// tables: a script can read it, never reach the object behind it.
+// since gopher-luar would silently wrap 300 into an int8, and Lua functions are handed
+// over by callback.go, bound to their call. Everything that comes back from Go, and
+// every non-function value, reaches Lua as a copy made of plain values and tables: a
+// script can read it, never reach the object behind it; a function that comes back is
+// exposed as the module's own are.
 
 // exposeValue converts a module value for Lua: a function becomes a checked gopher-luar
 // function whose results are copied, anything else a copy.
@@ -34,13 +36,31 @@ func (vm *VM) exposeValue(name string, v any, pure bool) lua.LValue {
 	return lv
 }
 
-// exposeFunc wraps fn: arguments are range-checked, then converted and passed by
-// gopher-luar; results are copied into plain Lua values. A function of a module that
-// is not pure refuses to run in the load phase.
+// exposeFunc wraps fn: arguments are range-checked, Lua functions among them bound
+// to the call (passFunction), then converted and passed by gopher-luar; results are
+// copied into plain Lua values, and functions among them exposed in turn. fn runs with
+// the state left free for the Lua functions it was given (stateOwner), unless it
+// takes the state itself (a *luar.LState parameter) and reads its arguments as it
+// likes. A function of a module that is not pure refuses to run in the load phase.
 func (vm *VM) exposeFunc(name string, fn reflect.Value, pure bool) lua.LValue {
 	L := vm.L
-	inner := luar.New(L, fn.Interface())
 	ft := fn.Type()
+	raw := takesState(ft)
+	// results are fn's last results, kept for the functions among them: nothing runs
+	// on the state between fn's return and the guard's reading them.
+	var results []reflect.Value
+	inner := luar.New(L, reflect.MakeFunc(ft, func(args []reflect.Value) []reflect.Value {
+		if !raw {
+			vm.owner.park()
+			defer vm.owner.unpark()
+		}
+		if ft.IsVariadic() {
+			results = fn.CallSlice(args)
+		} else {
+			results = fn.Call(args)
+		}
+		return results
+	}).Interface())
 	return L.NewFunction(vm.guard(name, func(L *lua.LState) int {
 		if !pure {
 			Require(L, name, AccessRead)
@@ -50,7 +70,7 @@ func (vm *VM) exposeFunc(name string, fn reflect.Value, pure bool) lua.LValue {
 				return stub(L)
 			}
 		}
-		for i := 1; i <= L.GetTop(); i++ {
+		for i := 1; i <= L.GetTop() && !raw; i++ {
 			var pt reflect.Type
 			switch {
 			case ft.IsVariadic() && i >= ft.NumIn():
@@ -63,6 +83,7 @@ func (vm *VM) exposeFunc(name string, fn reflect.Value, pure bool) lua.LValue {
 			if msg := numberFits(L.Get(i), pt); msg != "" {
 				NewArgs(L, name).Error(i, msg)
 			}
+			vm.passFunction(L, name, i, pt)
 		}
 		top := L.GetTop()
 		L.Push(inner)
@@ -70,18 +91,43 @@ func (vm *VM) exposeFunc(name string, fn reflect.Value, pure bool) lua.LValue {
 			L.Push(L.Get(i))
 		}
 		L.Call(top, lua.MultRet)
+		out := results
+		results = nil
 		n := L.GetTop() - top
 		for i := top + 1; i <= L.GetTop(); i++ {
-			if ud, ok := L.Get(i).(*lua.LUserData); ok {
-				lv, err := vm.goToLua(reflect.ValueOf(ud.Value), 0)
+			switch v := L.Get(i).(type) {
+			case *lua.LUserData:
+				lv, err := vm.goToLua(reflect.ValueOf(v.Value), 0)
 				if err != nil {
 					L.RaiseError("%s: result %d: %v", name, i-top, err)
 				}
 				L.Replace(i, lv)
+			case *lua.LFunction:
+				if raw || i-top > len(out) {
+					break // pushed by a function that takes the state itself
+				}
+				// A Go function gopher-luar wrapped: its arguments need the same care.
+				rv := out[i-top-1]
+				for rv.Kind() == reflect.Interface {
+					rv = rv.Elem()
+				}
+				L.Replace(i, vm.exposeFunc(fmt.Sprintf("%s (result %d)", name, i-top), rv, pure))
 			}
 		}
 		return n
 	}))
+}
+
+// takesState reports whether gopher-luar hands a function of type t the state
+// itself (a *luar.LState parameter): such a function reads its arguments and pushes
+// its results as it likes.
+func takesState(t reflect.Type) bool {
+	for i := 0; i < t.NumIn(); i++ {
+		if t.In(i) == reflect.TypeFor[*luar.LState]() {
+			return true
+		}
+	}
+	return false
 }
 
 // numberFits says why the Lua value v cannot be a Go value of type t without losing

@@ -30,7 +30,10 @@ type Limits struct {
 	// steps a byte over a subject of MaxStringBytes (ordinary patterns take one to nine).
 	MaxPatternSteps int64
 	// MemoryBudget is the heap size in bytes past which running calls are stopped
-	// with ErrMemoryLimit (see Watchdog). The heap is the whole process's. Default
+	// with ErrMemoryLimit (see Watchdog). The heap is the whole process's. A call is
+	// stopped once a collection has found the heap live over the budget, so the heap
+	// of a script allocating fast goes past it meanwhile: up to 1.37 times the budget
+	// on two cores (BenchmarkBombs; the README's Limits has the figures). Default
 	// 1 GiB; negative turns the watchdog off.
 	MemoryBudget int64
 	// InitTimeout bounds running a program's main chunk on a new state (a tool

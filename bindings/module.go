@@ -59,7 +59,12 @@ func (vm *VM) guard(name string, fn lua.LGFunction) lua.LGFunction {
 // json name when tagged), slices and arrays as arrays, maps as tables, errors as their
 // message. Scripts never hold a live Go object, so they cannot change host state, call
 // its methods, lock its mutexes or use its channels; a value containing a channel or
-// a function is refused when the module is opened.
+// a function is refused when the module is opened, and a function a function returns
+// is exposed as the module's own are. A Lua function passed for a function (or any)
+// parameter reaches Go as a Go function that runs it only while the call that passed
+// it runs and waits in a host function: kept and called after the call, or from
+// another goroutine while the script runs, it is refused with a CallbackError. A
+// table holding a function is refused as an argument.
 type Module struct {
 	// Name is what scripts pass to require.
 	Name string

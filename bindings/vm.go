@@ -85,6 +85,8 @@ type VM struct {
 	// protected counts, per thread, the pcalls in progress: a yield across one is
 	// refused.
 	protected map[*lua.LState]int
+	// owner says when a Lua function handed to Go may run (see callback.go).
+	owner stateOwner
 }
 
 // Access is what the code of a call may have host functions do, from nothing to
@@ -469,6 +471,14 @@ func (vm *VM) Call(c *Call, fn lua.LValue, args ...lua.LValue) ([]lua.LValue, er
 		ctx = watched
 	}
 	L := vm.L
+	// The outermost call owns the state; a call made inside it, by a host function
+	// that left the state free, takes it until it returns.
+	if vm.call == nil {
+		vm.owner.begin()
+		defer vm.owner.end()
+	} else if vm.owner.takeNested() {
+		defer vm.owner.release()
+	}
 	outerStubs := vm.stubs
 	vm.call, vm.stubs = c, stubsOf(ctx)
 	vm.refreshModuleData()

@@ -40,8 +40,9 @@ type Options struct {
 	// loader that matches its name, and files no loader matches are not tools. The
 	// Lua loader (package engine/luaload) is the usual one.
 	Loaders []Loader
-	// Timeout bounds each call (validation, permission checks and the call itself;
-	// not the time a person takes to answer an ask). Zero means DefaultTimeout. Lua
+	// Timeout bounds each call (validation, hooks, permission checks and the call
+	// itself; not the time a person takes to answer an ask): a hook's own timeout is
+	// cut to what is left. Zero means DefaultTimeout. Lua
 	// code is stopped at the deadline; a Go-native tool must watch its context.
 	Timeout time.Duration
 	// Cwd is the working directory tools see; Roots are the directories they may touch.

@@ -27,8 +27,10 @@ import (
 // The order of a call, after validateInput:
 //
 //  1. The PreToolUse hooks that match the tool, from Options.Hooks and then the hook
-//     files (by file name), all at once, each bounded by its Timeout; a hook with the
-//     same Name as an earlier one of its event runs once. Their decisions are merged
+//     files (by file name), all at once, each bounded by its Timeout and by what is
+//     left of the call's (Options.Timeout): hooks count inside the call's time, and a
+//     call whose time runs out in them ends as timed out. A hook with the same Name
+//     as an earlier one of its event runs once. Their decisions are merged
 //     (MergeHookDecisions): deny beats ask beats allow.
 //  2. The middleware, in Options order, the first outermost: each sees the merged
 //     decision so far and may change it before calling next, or answer without
@@ -45,7 +47,9 @@ import (
 //     the tool's data before mapResult (see HookDecision.UpdatedOutput).
 //
 // A hook that fails or times out gives no decision: the call goes on as if it were
-// absent, and the failure is logged (Options.Logger), with the hook's Name.
+// absent (unless the call's own time is up), and the failure is logged
+// (Options.Logger), with the hook's Name. Hooks of a call whose time is up do not
+// run.
 
 // HookEvent names the moment of a call a hook runs at.
 type HookEvent string
@@ -150,7 +154,8 @@ type Hook interface {
 	// Name identifies the hook in logs, and for running a hook given twice once: a
 	// command hook's command, a hook file's name.
 	Name() string
-	// Timeout bounds Run; zero means DefaultHookTimeout.
+	// Timeout bounds Run; zero means DefaultHookTimeout. The call's deadline bounds
+	// it too.
 	Timeout() time.Duration
 	// Run decides on the call. An error is logged, and the call goes on as if the
 	// hook were absent.

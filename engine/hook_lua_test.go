@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/internal/syncbuf"
@@ -107,6 +108,23 @@ func TestLuaHooks(t *testing.T) {
 	}
 	if r := noteCall(e, "anything"); r.Block.Content.String() != "PreToolUse:Note hook error: closed" {
 		t.Errorf("after the reload: %q", r.Block.Content.String())
+	}
+}
+
+// A Lua hook file that never returns holds the call no longer than the call's
+// Timeout (issue 26, item 11): its own time (here the default minute) is cut to what
+// is left, and the call ends as timed out.
+func TestLuaHookCountsInsideTheCallsDeadline(t *testing.T) {
+	log := &syncbuf.Buffer{}
+	opts := engine.Options{Timeout: 300 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(log, nil)),
+		Permissions: engine.PermissionSettings{Allow: []engine.SourcedRule{{Text: "Note", Source: "test"}}}}
+	e := luaEngine(t, opts, map[string]string{"note.lua": noteTool, "hang.lua": `return {event = "PreToolUse", run = function() while true do end end}`})
+	r := noteCall(e, "a")
+	if !r.Block.IsError || r.Block.Content.String() != "Note timed out after 300ms and was stopped." {
+		t.Errorf("want the call timed out, got %+v", r.Block)
+	}
+	if l := log.String(); !strings.Contains(l, "t/hang.lua") || !strings.Contains(l, "left of the call's time") {
+		t.Errorf("the hook is not logged as given the call's time:\n%s", l)
 	}
 }
 

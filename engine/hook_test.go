@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -198,6 +199,84 @@ func TestFailingAndHangingHooksAreNonBlockingAndLogged(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
+	}
+}
+
+// Hooks count inside the call's deadline (issue 26, item 11): a hook's own timeout is
+// cut to what is left of the call's time, so that a hook that hangs cannot hold the
+// call past its Timeout, and the call ends as timed out instead of going on late. The
+// hook reports the time it was given, and hangs only when that is within the call's:
+// given more, it returns at once, so that the test sees the fault without waiting
+// for the default minute.
+func TestHooksCountInsideTheCallsDeadline(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	for _, event := range []HookEvent{PreToolUse, PostToolUse} {
+		t.Run(string(event), func(t *testing.T) {
+			rec := &recorder{}
+			given := make(chan time.Duration, 1)
+			hang := funcHook{event: event, name: "hang", run: func(ctx context.Context, _ *HookInput) (HookDecision, error) {
+				left := time.Duration(math.MaxInt64)
+				if dl, ok := ctx.Deadline(); ok {
+					left = time.Until(dl)
+				}
+				given <- left
+				if left > timeout {
+					return HookDecision{}, nil
+				}
+				<-ctx.Done()
+				return HookDecision{}, ctx.Err()
+			}}
+			log := &syncbuf.Buffer{}
+			e := newTestEngine(t, Options{Tools: []ToolDef{touchTool(rec)}, Hooks: []Hook{hang}, Permissions: allowTouch(),
+				Timeout: timeout, Logger: slog.New(slog.NewTextHandler(log, nil))})
+			r := e.Call(bg, ToolUse{ID: "toolu_1", Name: "Touch", Input: []byte(`{"path":"a"}`)})
+			if left := <-given; left > timeout {
+				t.Errorf("the hook was given %v, more than the call's %v", left, timeout)
+			}
+			if !r.Block.IsError || r.Block.Content.String() != "Touch timed out after 300ms and was stopped." {
+				t.Errorf("want the call timed out, got %+v", r.Block)
+			}
+			if ran := len(rec.Events()) > 0; ran != (event == PostToolUse) {
+				t.Errorf("the tool ran: %v", ran)
+			}
+			if !strings.Contains(log.String(), "hook=hang") {
+				t.Errorf("the hook that ran out of time is not logged:\n%s", log)
+			}
+		})
+	}
+}
+
+// Once the call's time is up, the hooks of its outcome do not run: a hook cannot
+// hold a call past its deadline, even one that has failed.
+func TestHooksDoNotRunPastTheDeadline(t *testing.T) {
+	ran := make(chan struct{}, 1)
+	after := funcHook{event: PostToolUseFailure, name: "after", run: func(context.Context, *HookInput) (HookDecision, error) {
+		ran <- struct{}{}
+		return HookDecision{}, nil
+	}}
+	slow := ToolDef{
+		Name:        "Slow",
+		Prompt:      func(context.Context, PromptOptions) (string, error) { return "waits", nil },
+		InputSchema: objectSchema(nil),
+		IsReadOnly:  func(context.Context, map[string]any) (bool, error) { return true, nil },
+		Call: func(ctx context.Context, _ map[string]any, _ *CallContext) (*ToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}
+	log := &syncbuf.Buffer{}
+	e := newTestEngine(t, Options{Tools: []ToolDef{slow}, Hooks: []Hook{after}, Timeout: 100 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(log, nil))})
+	r := e.Call(bg, ToolUse{ID: "toolu_1", Name: "Slow", Input: []byte(`{}`)})
+	if r.Block.Content.String() != "Slow timed out after 100ms and was stopped." {
+		t.Errorf("want the call timed out, got %+v", r.Block)
+	}
+	select {
+	case <-ran:
+		t.Error("a PostToolUseFailure hook ran after the call's deadline")
+	default:
+	}
+	if !strings.Contains(log.String(), "hook=after") || !strings.Contains(log.String(), "not run") {
+		t.Errorf("the hook left out is not logged:\n%s", log)
 	}
 }
 

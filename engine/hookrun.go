@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // hooksFor returns the hooks of an event that match tool, in order (Options.Hooks,
@@ -51,14 +52,23 @@ func checkHooks(hooks []Hook) error {
 	return errors.Join(errs...)
 }
 
-// runHooks runs hooks at once, each under its own timeout, and merges their
-// decisions in order. A hook that fails, panics or outlives its timeout gives none,
-// and is logged. It returns when every hook has answered or been given up on, so a
-// Hook that ignores its context cannot hold the call past its timeout.
+// runHooks runs hooks at once, each under its own timeout cut to what is left of
+// ctx, the call's deadline, and merges their decisions in order. A hook that fails,
+// panics or outlives its time gives none, and is logged. It returns when every hook
+// has answered or been given up on, so a Hook that ignores its context cannot hold
+// the call past its timeout, nor past the call's deadline: hooks count inside the
+// call's time. Once ctx has ended, no hook runs (each is logged as not run).
 func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) HookDecision {
 	if len(hooks) == 0 {
 		return HookDecision{}
 	}
+	if ctx.Err() != nil {
+		for _, h := range hooks {
+			e.logHook(h, in, fmt.Errorf("not run: the call's time is up (%w)", ctx.Err()))
+		}
+		return HookDecision{}
+	}
+	deadline, bounded := ctx.Deadline()
 	ds := make([]HookDecision, len(hooks))
 	var wg sync.WaitGroup
 	for i, h := range hooks {
@@ -69,6 +79,10 @@ func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) Hook
 			timeout := h.Timeout()
 			if timeout <= 0 {
 				timeout = DefaultHookTimeout
+			}
+			within := fmt.Sprintf("within %s", timeout)
+			if left := time.Until(deadline); bounded && left < timeout {
+				timeout, within = left, fmt.Sprintf("within the %s left of the call's time", left.Round(time.Millisecond))
 			}
 			hctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -89,7 +103,7 @@ func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) Hook
 			select {
 			case a := <-done:
 				if a.err != nil && hctx.Err() != nil {
-					a.err = fmt.Errorf("no answer within %s: %w", timeout, a.err)
+					a.err = fmt.Errorf("no answer %s: %w", within, a.err)
 				}
 				if a.err != nil {
 					e.logHook(h, in, a.err)
@@ -100,7 +114,7 @@ func (e *Engine) runHooks(ctx context.Context, hooks []Hook, in *HookInput) Hook
 					ds[i].blocks = []hookBlock{{by: h.Name(), reason: a.d.Reason}}
 				}
 			case <-hctx.Done():
-				e.logHook(h, in, fmt.Errorf("no answer within %s: %w", timeout, hctx.Err()))
+				e.logHook(h, in, fmt.Errorf("no answer %s: %w", within, hctx.Err()))
 			}
 		})
 	}

@@ -274,8 +274,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	}
 
 	// 5. The PreToolUse hooks, then the middleware around the rest of the call (see
-	// hook.go for the order). The time hooks take is not the tool's: the clock
-	// starts again after them.
+	// hook.go for the order). Hooks run inside the call's deadline: a call whose
+	// time ran out in them ends there, as timed out.
 	// runHooks gives each hook a copy of what it reads; only a middleware, which
 	// reads the HookInput itself, needs copies made here, so that it cannot change
 	// what the tool is called with or returned.
@@ -288,10 +288,9 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
 		ToolName: t.Name(), ToolInput: st.inputCopy(st.input), ToolUseID: use.ID,
 	}
-	pre := e.runHooks(ctx, e.hooksFor(reg, PreToolUse, t.Name()), hin)
-	if len(e.opts.Hooks)+len(reg.hooks) > 0 {
-		st.bounded.Cancel()
-		st.bounded = e.bound(ctx, cc, new(callctx.Context))
+	pre := e.runHooks(st.bounded, e.hooksFor(reg, PreToolUse, t.Name()), hin)
+	if err := st.bounded.Err(); err != nil {
+		return r.fail(StagePermission, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
 	}
 	st.hc = HookCall{In: hin, Decision: pre}
 	var post HookDecision
@@ -312,6 +311,9 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	case st.failed != nil:
 		st.added.context(PostToolUseFailure, t.Name(), post.AdditionalContext)
 		return st.added.onError(st.failed)
+	case st.bounded.Err() != nil:
+		// The call's time ran out in the hooks of its outcome.
+		return r.fail(StageResult, callErrorText(ctx, st.bounded, t, e.opts.Timeout, st.bounded.Err()))
 	}
 	data := st.tr.Data
 	var content Content
@@ -461,10 +463,10 @@ func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
 	}
 	if st.failed != nil {
 		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
-		return e.runHooks(ctx, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
+		return e.runHooks(st.bounded, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
 	}
 	c.In.HookEventName, c.In.ToolResponse = PostToolUse, st.dataCopy(st.tr.Data)
-	return e.runHooks(ctx, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
+	return e.runHooks(st.bounded, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
 }
 
 // invoke runs the tool's call and checks its data against the outputSchema. A call

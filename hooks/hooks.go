@@ -23,7 +23,8 @@
 //
 // A "command" runs with /bin/sh -c, "args" as a program and its arguments, in the
 // call's working directory, in its own process group, which is killed when the hook
-// ends or times out (default engine.DefaultHookTimeout; "timeout" in seconds).
+// ends or times out (default engine.DefaultHookTimeout; "timeout" in seconds; never
+// past the call's deadline).
 // Commands run as the shell module's do (package hostmod), under the same
 // ShellOptions: the Landlock sandbox unless turned off, the network only with
 // ShellOptions.Network, and the same minimal environment (PATH, LANG, LC_*, TERM,

@@ -23,7 +23,8 @@ import (
 //	return {
 //	  event = "PreToolUse",        -- or PostToolUse, PostToolUseFailure
 //	  matcher = "Bash",            -- Claude Code's matcher syntax; absent: every tool
-//	  timeout = 5,                 -- seconds; absent: engine.DefaultHookTimeout
+//	  timeout = 5,                 -- seconds; absent: engine.DefaultHookTimeout (and
+//	                               -- never past the call's deadline)
 //	  run = function(input, ctx)   -- input: the hook input JSON, as a table
 //	    if input.tool_input.command:find("rm %-rf") then
 //	      return { permissionDecision = "deny", permissionDecisionReason = "not here" }

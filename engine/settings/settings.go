@@ -149,7 +149,16 @@ func ReadFile(path string, layer Layer) (Settings, []string, error) {
 		}
 		return Settings{}, nil, &Error{Pos: srcpos.Pos{File: path}, Message: msg, Err: err}
 	}
-	r := reader{file: path, layer: layer, data: bytes.TrimPrefix(data, []byte("\ufeff"))}
+	return Parse(path, data, layer)
+}
+
+// Parse reads the content of one settings file, data, as ReadFile reads the file
+// named file (which Parse does not open: it names the file in messages and rule
+// origins). A host that decides whether to use a file by its content (a hash, as
+// workspace trust does) reads it once and parses those bytes, so that what it checked
+// is what it uses.
+func Parse(file string, data []byte, layer Layer) (Settings, []string, error) {
+	r := reader{file: file, layer: layer, data: bytes.TrimPrefix(data, []byte("\ufeff"))}
 	r.read()
 	if len(r.errs) > 0 {
 		return Settings{}, nil, errors.Join(r.errs...)

@@ -302,7 +302,8 @@ never a token.`,
 trusted folder, so that its project configuration is used: the tool files of
 DIR/.luatool/tools (and their lib/ modules), whose code runs as luatool loads them,
 and DIR/.luatool/settings.json, whose mode and rules decide what calls may do. It
-prints what the folder adds. Until a folder is trusted its project configuration is
+prints what the folder adds: the tool files, and everything the settings file sets
+(mode, rules, directories, network lists, env, hooks). Until a folder is trusted its project configuration is
 skipped: on a terminal the first command asks, showing what the folder would add;
 otherwise, and always for serve, one notice on stderr names the command that
 trusts it.
@@ -310,7 +311,8 @@ trusts it.
 A trust covers the folder itself (its absolute path, symlinks resolved), not its
 subfolders: a subfolder with a .luatool of its own is another project. The settings
 file is trusted as it is: its SHA-256 is recorded, and once it changes (a pull, a
-checkout), appears or goes, the folder is asked about again. Tool files are not
+checkout), appears or goes, the folder is asked about again; a run reads it once,
+and uses the bytes whose hash it checked. Tool files are not
 hashed: they are the code worked on in the folder. What the command line names
 (--tools DIR, --settings FILE) and the user's own $XDG_CONFIG_HOME/luatool need no
 trust. Whatever the source, a mode other than default, and a project's allow rules,

@@ -20,10 +20,11 @@ type settingsPaths struct {
 	// ConfigHome is $XDG_CONFIG_HOME. Empty or relative (which the XDG specification
 	// says to ignore) means Home/.config.
 	ConfigHome string
-	// ProjectDir is the project directory, the root of project settings rules. Empty
-	// means no project settings are read: the host leaves it empty for a folder that
+	// Project is the project's settings file, as it was read when its trust was
+	// decided (see project): not read again, so that what was trusted is what is
+	// used. Nil means no project settings: the host leaves it nil for a folder that
 	// is not trusted.
-	ProjectDir string
+	Project *readLayer
 	// Explicit is the file named by --settings; empty for none. Unlike the others it
 	// must exist.
 	Explicit string
@@ -54,20 +55,20 @@ func (p settingsPaths) userPath() string {
 	return filepath.Join(userConfigDir(p.Home, p.ConfigHome), "luatool", "settings.json")
 }
 
-// projectPath returns the project settings file, ProjectDir/.luatool/settings.json,
-// or "" when ProjectDir is empty.
-func (p settingsPaths) projectPath() string {
-	if p.ProjectDir == "" {
-		return ""
-	}
-	return filepath.Join(p.ProjectDir, projectSettingsFile)
+// A readLayer is one settings file as it was read: its settings and warnings, or
+// why it does not read.
+type readLayer struct {
+	settings settings.Settings
+	warnings []string
+	err      error
 }
 
-// readSettings reads the user, project and --settings files, in that order, and
-// merges them. A missing user or project file is no error; a missing --settings file
-// is. The root of a --settings file's rules is the directory holding it, as Claude
-// Code does for its --settings file: a file that travels with a directory keeps its
-// "/x" patterns meaning the same. The warnings are those of every file.
+// readSettings reads the user and --settings files and merges them with the
+// project's (read already), in the order user, project, --settings. A missing user
+// file is no error; a missing --settings file is. The root of a --settings file's
+// rules is the directory holding it, as Claude Code does for its --settings file: a
+// file that travels with a directory keeps its "/x" patterns meaning the same. The
+// warnings are those of every file.
 func readSettings(p settingsPaths) (settings.Settings, []string, error) {
 	var (
 		layers   []settings.Settings
@@ -98,8 +99,13 @@ func readSettings(p settingsPaths) (settings.Settings, []string, error) {
 	if path := p.userPath(); path != "" {
 		read(path, settings.Layer{Name: "user", Root: p.Home}, true)
 	}
-	if path := p.projectPath(); path != "" {
-		read(path, settings.Layer{Name: projectLayer, Root: p.ProjectDir}, true)
+	if p.Project != nil {
+		if p.Project.err != nil {
+			errs = append(errs, p.Project.err)
+		} else {
+			layers = append(layers, p.Project.settings)
+			warnings = append(warnings, p.Project.warnings...)
+		}
 	}
 	if p.Explicit != "" {
 		read(p.Explicit, settings.Layer{Name: "--settings", Root: filepath.Dir(p.Explicit)}, false)

@@ -22,6 +22,20 @@ func writeFile(t *testing.T, dir, rel, content string) string {
 	return path
 }
 
+// projectSettings is the settings file of the project at dir as a trusted run uses
+// it, nil when there is none.
+func projectSettings(t *testing.T, dir string) *readLayer {
+	t.Helper()
+	p, err := readProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.settings == "" {
+		return nil
+	}
+	return &p.read
+}
+
 func ruleTexts(rules []engine.SourcedRule) []string {
 	var out []string
 	for _, r := range rules {
@@ -42,9 +56,9 @@ func TestSettingsOrderAndModePrecedence(t *testing.T) {
 	flag := writeFile(t, other, "conf/flag.json",
 		`{"permissions": {"allow": ["F1"], "deny": ["FD"], "additionalDirectories": ["/x", "/y"]}}`)
 
-	paths := settingsPaths{Home: home, ProjectDir: project, Explicit: flag}
-	if paths.userPath() != user || paths.projectPath() != proj {
-		t.Fatalf("paths %q %q, want %q %q", paths.userPath(), paths.projectPath(), user, proj)
+	paths := settingsPaths{Home: home, Project: projectSettings(t, project), Explicit: flag}
+	if paths.userPath() != user {
+		t.Fatalf("user path %q, want %q", paths.userPath(), user)
 	}
 	files, warnings, err := readSettings(paths)
 	if err != nil || len(warnings) != 0 {
@@ -89,18 +103,18 @@ func TestSettingsOrderAndModePrecedence(t *testing.T) {
 // file is, and every file's problems are reported.
 func TestSettingsMissingAndBrokenFiles(t *testing.T) {
 	empty := t.TempDir()
-	got, warnings, err := readSettings(settingsPaths{Home: empty, ConfigHome: filepath.Join(empty, "cfg"), ProjectDir: empty})
+	got, warnings, err := readSettings(settingsPaths{Home: empty, ConfigHome: filepath.Join(empty, "cfg"), Project: projectSettings(t, empty)})
 	if err != nil || warnings != nil || !reflect.DeepEqual(got.Permissions, engine.PermissionSettings{}) {
 		t.Errorf("missing optional files: %+v, %q, %v", got, warnings, err)
 	}
 	missing := filepath.Join(empty, "nope.json")
-	if _, _, err := readSettings(settingsPaths{ProjectDir: empty, Explicit: missing}); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, _, err := readSettings(settingsPaths{Explicit: missing}); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing --settings file: %v", err)
 	}
 	home, project := t.TempDir(), t.TempDir()
 	user := writeFile(t, home, ".config/luatool/settings.json", `{"permissions": {"allow": 1}}`)
 	proj := writeFile(t, project, ".luatool/settings.json", `{"permissions": `)
-	_, _, err = readSettings(settingsPaths{Home: home, ProjectDir: project})
+	_, _, err = readSettings(settingsPaths{Home: home, Project: projectSettings(t, project)})
 	if err == nil || !strings.Contains(err.Error(), user+":1:27: permissions.allow:") || !strings.Contains(err.Error(), proj+":1:") {
 		t.Errorf("broken files: %v", err)
 	}

@@ -283,7 +283,7 @@ func (a *app) settingsFor(root string) (settings.Settings, error) {
 	if err != nil {
 		return settings.Settings{}, err
 	}
-	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), ProjectDir: proj.settingsRoot, Explicit: a.cfg.settings})
+	fromFiles, warnings, err := readSettings(settingsPaths{Home: home(), ConfigHome: os.Getenv("XDG_CONFIG_HOME"), Project: proj.settings, Explicit: a.cfg.settings})
 	for _, w := range warnings {
 		a.logger().Warn(w)
 	}

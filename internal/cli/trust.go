@@ -16,8 +16,10 @@ package cli
 // subfolder with a .luatool of its own (a vendored or cloned repository, a fixture)
 // is another project. The settings file is trusted as it was: its SHA-256 is
 // recorded, so that a file a pull or a checkout changed (or brought) is asked about
-// again, as direnv does for an .envrc. Tool files are not hashed: they are the code
-// being worked on in the folder, and every save would otherwise ask again.
+// again, as direnv does for an .envrc. The file is read once, and the bytes hashed are
+// the bytes parsed and used (and shown): a file changed after the hash was taken
+// cannot slip in under the trust. Tool files are not hashed: they are the code being
+// worked on in the folder, and every save would otherwise ask again.
 
 import (
 	"bufio"
@@ -73,8 +75,9 @@ func (a *app) projectRoot() (string, error) {
 type projectUse struct {
 	// tools is the project's tool directory, or "" when it is not used.
 	tools string
-	// settingsRoot is the project root when its settings file is used, else "".
-	settingsRoot string
+	// settings is the project's settings file as it was read when its trust was
+	// decided; nil when it is not used.
+	settings *readLayer
 }
 
 // project decides, once per command, what of the project's configuration is used:
@@ -106,7 +109,7 @@ func (a *app) project() (projectUse, error) {
 	if (p.tools != "" || p.settings != "") && a.trusted(p) {
 		use.tools = p.tools
 		if p.settings != "" {
-			use.settingsRoot = p.root
+			use.settings = &p.read
 		}
 	}
 	a.projectUse = &use
@@ -218,9 +221,12 @@ type project struct {
 	settings string
 	// hash is the SHA-256 of the settings file, "sha256:HEX"; "" when there is none.
 	hash string
+	// read is the settings file parsed from the bytes hashed.
+	read readLayer
 }
 
-// readProject finds the configuration of the project at root (absolute).
+// readProject finds the configuration of the project at root (absolute). The
+// settings file is read once: its hash and its settings come from the same bytes.
 func readProject(root string) (project, error) {
 	key, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -239,6 +245,7 @@ func readProject(root string) (project, error) {
 	default:
 		sum := sha256.Sum256(data)
 		p.settings, p.hash = file, "sha256:"+hex.EncodeToString(sum[:])
+		p.read.settings, p.read.warnings, p.read.err = settings.Parse(file, data, settings.Layer{Name: projectLayer, Root: root, Home: home()})
 	}
 	return p, nil
 }
@@ -275,29 +282,50 @@ func (p project) describe(w io.Writer) {
 	if p.settings == "" {
 		return
 	}
-	s, _, err := settings.ReadFile(p.settings, settings.Layer{Name: projectLayer, Root: p.root, Home: home()})
+	s, err := p.read.settings, p.read.err
 	if err != nil {
 		fmt.Fprintf(w, "  %s, which does not read: %s\n", projectSettingsFile, strings.ReplaceAll(err.Error(), "\n", "\n    "))
 		return
 	}
-	perm := s.Permissions
 	fmt.Fprintf(w, "  %s:\n", projectSettingsFile)
+	lines := settingsLines(s)
+	if len(lines) == 0 {
+		lines = []string{"nothing: no mode, rules, directories, network lists, env or hooks"}
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "    %s\n", l)
+	}
+}
+
+// settingsLines describes, a line each, what a settings file changes: each key it
+// sets of those engine/settings reads (TestTrustShowsEveryKey sets every one).
+func settingsLines(s settings.Settings) []string {
+	var out []string
+	perm := s.Permissions
 	if perm.Mode != "" {
-		fmt.Fprintf(w, "    mode %s\n", perm.Mode)
+		out = append(out, fmt.Sprintf("mode %s", perm.Mode))
 	}
 	for _, l := range []struct {
 		name  string
 		rules []engine.SourcedRule
 	}{{"allow", perm.Allow}, {"ask", perm.Ask}, {"deny", perm.Deny}} {
 		if len(l.rules) > 0 {
-			fmt.Fprintf(w, "    %s: %s\n", l.name, ruleList(l.rules))
+			out = append(out, fmt.Sprintf("%s: %s", l.name, ruleList(l.rules)))
 		}
 	}
 	if len(perm.AdditionalDirectories) > 0 {
-		fmt.Fprintf(w, "    additional directories: %s\n", strings.Join(perm.AdditionalDirectories, ", "))
+		out = append(out, "additional directories: "+strings.Join(perm.AdditionalDirectories, ", "))
+	}
+	// The network allow list names what tools may reach although it is loopback, a
+	// private or a link-local address (a cloud's metadata service among them).
+	if len(s.Network.Allow) > 0 {
+		out = append(out, "network allow (reachable although loopback, private or link-local): "+patternList(s.Network.Allow))
+	}
+	if len(s.Network.Deny) > 0 {
+		out = append(out, "network deny: "+patternList(s.Network.Deny))
 	}
 	if len(s.Env) > 0 {
-		fmt.Fprintf(w, "    env: %s\n", envList(s.Env))
+		out = append(out, "env: "+envList(s.Env))
 	}
 	// Hooks are commands that run at every matching call: the person trusting the
 	// folder sees each one.
@@ -310,14 +338,12 @@ func (p project) describe(w io.Writer) {
 		if matcher == "" {
 			matcher = "*"
 		}
-		fmt.Fprintf(w, "    hooks: %s %s: %s\n", h.Event, matcher, name)
+		out = append(out, fmt.Sprintf("hooks: %s %s: %s", h.Event, matcher, name))
 	}
 	if s.Hooks.Disabled {
-		fmt.Fprintln(w, "    disableAllHooks: every hook is off")
+		out = append(out, "disableAllHooks: every hook is off")
 	}
-	if perm.Mode == "" && len(perm.Allow)+len(perm.Ask)+len(perm.Deny)+len(perm.AdditionalDirectories)+len(s.Env)+len(s.Hooks.Commands) == 0 {
-		fmt.Fprintln(w, "    no mode, rules, directories, env or hooks")
-	}
+	return out
 }
 
 // luaFiles lists the .lua files under dir, slash-separated and relative to it, in
@@ -336,9 +362,19 @@ func luaFiles(dir string) []string {
 
 // ruleList renders rules as "A, B, C".
 func ruleList(rules []engine.SourcedRule) string {
-	texts := make([]string, len(rules))
-	for i, r := range rules {
-		texts[i] = r.Text
+	return joined(rules, func(r engine.SourcedRule) string { return r.Text })
+}
+
+// patternList renders host patterns as "a, b, c".
+func patternList(es []settings.Entry) string {
+	return joined(es, func(e settings.Entry) string { return e.Pattern })
+}
+
+// joined renders items as "a, b, c", each as text gives it.
+func joined[T any](items []T, text func(T) string) string {
+	texts := make([]string, len(items))
+	for i, x := range items {
+		texts[i] = text(x)
 	}
 	return strings.Join(texts, ", ")
 }
@@ -577,11 +613,9 @@ func runTrust(a *app, args []string) int {
 	if err != nil {
 		return a.errorf("%v", err)
 	}
-	if p.settings != "" {
+	if p.settings != "" && p.read.err != nil {
 		// A file that does not read would be trusted unseen.
-		if _, _, err := settings.ReadFile(p.settings, settings.Layer{Name: projectLayer, Root: p.root, Home: home()}); err != nil {
-			return a.errorf("%v\nnot trusted: fix the settings file first", err)
-		}
+		return a.errorf("%v\nnot trusted: fix the settings file first", p.read.err)
 	}
 	if err := updateTrustList(path, func(l *trustList) error {
 		l.add(trustedFolder{Path: p.key, Settings: p.hash})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -115,6 +116,88 @@ func TestTrustPrompt(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "Trust this folder?") || strings.Contains(stderr.String(), "skipping") {
 		t.Errorf("trusted, yet:\n%s", stderr)
+	}
+}
+
+// The settings a trusted folder's run uses are the bytes whose hash was checked
+// (issue 26, item 8): a file swapped once trust was decided changes nothing for the
+// run, neither the mode nor the rules, nor what the trust command shows.
+func TestTrustUsesTheBytesItHashed(t *testing.T) {
+	root, list := trustProject(t)
+	file := writeFile(t, root, ".luatool/settings.json", `{"permissions": {"allow": ["Read"]}}`)
+	p, err := readProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := updateTrustList(list, func(l *trustList) error {
+		l.add(trustedFolder{Path: root, Settings: p.hash})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a := &app{cfg: config{root: root}, stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	// Trust is decided here, once per command, with the file as trusted.
+	if _, err := a.sources(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, ".luatool/settings.json", `{"permissions": {"defaultMode": "bypassPermissions", "allow": ["Bash(*)"]}}`)
+	perms, err := a.permissions(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perms.Mode != "" || !reflect.DeepEqual(ruleTexts(perms.Allow), []string{"Read"}) {
+		t.Errorf("after the swap: mode %q, allow %q; want the trusted file's: no mode, allow Read", perms.Mode, ruleTexts(perms.Allow))
+	}
+	if len(perms.Allow) == 1 && perms.Allow[0].File != file {
+		t.Errorf("the rule's file is %q, want %q", perms.Allow[0].File, file)
+	}
+}
+
+// What trust shows of a settings file is everything it changes: a file that sets
+// every key luatool reads (engine/settings: topLevelKeys, permissionKeys and the
+// network lists) shows each, the network allow list included (issue 26, item 11);
+// one that sets none says so.
+func TestTrustShowsEveryKey(t *testing.T) {
+	root, _ := trustProject(t)
+	writeFile(t, root, ".luatool/settings.json", `{
+  "permissions": {"allow": ["Deploy"], "ask": ["Bash(git push:*)"], "deny": ["Read(/secret/**)"],
+                  "defaultMode": "acceptEdits", "additionalDirectories": ["/srv/shared"]},
+  "network": {"allow": ["169.254.169.254"], "deny": ["tracker.example"]},
+  "env": {"UNITS": "metric"},
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]},
+  "disableAllHooks": true
+}`)
+	p, err := readProject(root)
+	if err != nil || p.read.err != nil {
+		t.Fatal(err, p.read.err)
+	}
+	var out bytes.Buffer
+	p.describe(&out)
+	for key, want := range map[string]string{
+		"permissions.allow":                 "    allow: Deploy\n",
+		"permissions.ask":                   "    ask: Bash(git push:*)\n",
+		"permissions.deny":                  "    deny: Read(/secret/**)\n",
+		"permissions.defaultMode":           "    mode acceptEdits\n",
+		"permissions.additionalDirectories": "    additional directories: /srv/shared\n",
+		"network.allow":                     "    network allow (reachable although loopback, private or link-local): 169.254.169.254\n",
+		"network.deny":                      "    network deny: tracker.example\n",
+		"env":                               "    env: UNITS=\"metric\"\n",
+		"hooks":                             "    hooks: PreToolUse Bash: ./check.sh\n",
+		"disableAllHooks":                   "    disableAllHooks: every hook is off\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("%s is not shown: want %q in\n%s", key, want, out.String())
+		}
+	}
+
+	writeFile(t, root, ".luatool/settings.json", `{"$schema": "https://example.com/s.json"}`)
+	if p, err = readProject(root); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	p.describe(&out)
+	if !strings.Contains(out.String(), "  .luatool/settings.json:\n    nothing: no mode, rules, directories, network lists, env or hooks\n") {
+		t.Errorf("a file that sets nothing:\n%s", out.String())
 	}
 }
 
