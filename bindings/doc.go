@@ -7,6 +7,11 @@
 // with file, line and a Lua backtrace ([ScriptError]), and lets a Go host offer its own
 // functions and values to scripts as modules loaded with require ([Module]).
 //
+// A host bounds how many calls run Lua code at once with a [Gate], shared fairly
+// between keys (the Lua loader's are principals); a host function that waits for the
+// world (a command, a response, a timer) gives its call's slot back meanwhile with
+// [Blocking], so that slots count code that runs.
+//
 // A VM, like the lua.LState inside it, serves one goroutine at a time. Programs and
 // Modules are immutable once built and may be shared by any number of VMs.
 //

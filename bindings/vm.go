@@ -191,6 +191,10 @@ type Call struct {
 	// Nil means the host ends nothing after the call, and host functions that would
 	// start something outliving the call refuse: such a thing would run unbounded.
 	OnClose func(fn func()) (cancel func())
+	// Slot is the call's place in its host's Gate, when the host bounds the calls
+	// that run Lua code at once (Gate.Enter). Host functions that wait for the world
+	// give it back meanwhile, through Blocking.
+	Slot Slot
 
 	logged     int
 	coroutines int

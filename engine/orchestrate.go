@@ -31,7 +31,7 @@ type ruleAdditions struct {
 // newTurn starts a turn for the principal of ctx: in its session, with its profile's
 // mode when the profile sets one.
 func (e *Engine) newTurn(ctx context.Context) turn {
-	p := principalOf(ctx)
+	p := PrincipalOf(ctx)
 	tc := turn{cwd: e.opts.Cwd, mode: e.opts.Mode, session: e.sessionFor(ctx), profile: p.Profile}
 	if p.Profile != nil && p.Profile.mode != "" {
 		tc.mode = p.Profile.mode

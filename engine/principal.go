@@ -39,9 +39,10 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
-// principalOf returns the principal of calls made with ctx: the local user when none
-// was set.
-func principalOf(ctx context.Context) Principal {
+// PrincipalOf returns the principal of calls made with ctx: the local user (the zero
+// Principal) when none was set. Loaders share what calls compete for (the Lua
+// loader, its slots) by it.
+func PrincipalOf(ctx context.Context) Principal {
 	p, _ := ctx.Value(principalKey{}).(Principal)
 	return p
 }
@@ -93,7 +94,7 @@ func (p *Profile) registry(r *Registry) *Registry {
 
 // registryFor returns the current snapshot as the principal of ctx sees it.
 func (e *Engine) registryFor(ctx context.Context) *Registry {
-	return principalOf(ctx).Profile.registry(e.Registry())
+	return PrincipalOf(ctx).Profile.registry(e.Registry())
 }
 
 // sessionOf is the session of a principal: where its calls' state lives.
@@ -104,7 +105,7 @@ type sessionOf struct {
 
 // sessionFor returns the session of the principal of ctx.
 func (e *Engine) sessionFor(ctx context.Context) sessionOf {
-	p := principalOf(ctx)
+	p := PrincipalOf(ctx)
 	return sessionOf{e: e, key: session.Key(p.Name, p.Session)}
 }
 

@@ -308,12 +308,19 @@ func (s *httpState) do(L *lua.LState, fn string, req httpRequest) int {
 		}
 		return nil
 	}}
-	resp, err := client.Do(hreq)
-	if err != nil {
-		return push(L, s.failure(fn, parent, ctx, err))
+	var (
+		resp *http.Response
+		data []byte
+	)
+	if werr := bindings.Blocking(L, func() {
+		if resp, err = client.Do(hreq); err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		data, err = readBody(resp, req.maxBytes, c.Progress)
+	}); werr != nil {
+		L.RaiseError("%s: stopped: %v", fn, werr)
 	}
-	defer resp.Body.Close()
-	data, err := readBody(resp, req.maxBytes, c.Progress)
 	if err != nil {
 		return push(L, s.failure(fn, parent, ctx, err))
 	}

@@ -328,7 +328,13 @@ func (s *shellState) luaRun(L *lua.LState) int {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	res, err := s.run(ctx, cmdText, dir, callAccess(L), time.Duration(timeout)*time.Millisecond, maxOutput)
+	access := callAccess(L)
+	var res *runResult
+	if werr := bindings.Blocking(L, func() {
+		res, err = s.run(ctx, cmdText, dir, access, time.Duration(timeout)*time.Millisecond, maxOutput)
+	}); werr != nil {
+		L.RaiseError("shell.run: stopped: %v", werr)
+	}
 	if err != nil {
 		return push(L, err)
 	}
@@ -416,7 +422,9 @@ func (s *shellState) luaStop(L *lua.LState) int {
 	if t == nil {
 		return push(L, newOpError(codeNotFound, "no background command %s is running in this session", id))
 	}
-	s.tasks.stop(t, stopAsked)
+	if err := bindings.Blocking(L, func() { s.tasks.stop(t, stopAsked) }); err != nil {
+		L.RaiseError("shell.stop: stopped: %v", err)
+	}
 	pushValue(L, t.info())
 	return 1
 }

@@ -61,7 +61,8 @@ func newTime() *bindings.Module {
 		}}
 }
 
-// sleep is time.sleep(ms). It waits without holding a CPU, and ends with the call:
+// sleep is time.sleep(ms). It waits without holding a CPU or a Lua slot
+// (bindings.Blocking), and ends with the call:
 // at its deadline or cancellation it raises, as the call is stopped there anyway.
 // The load phase may not sleep (nothing happens while a tool file loads but building
 // it).
@@ -82,11 +83,16 @@ func (tm *timeModule) sleep(L *lua.LState) int {
 		defer t.Stop()
 		wake = t.C
 	}
-	select {
-	case <-wake:
-	case <-ctx.Done():
+	err := bindings.Blocking(L, func() {
+		select {
+		case <-wake:
+		case <-ctx.Done():
+		}
+	})
+	if err == nil {
+		err = ctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		L.RaiseError("time.sleep: stopped: %v", err)
 	}
 	return 0

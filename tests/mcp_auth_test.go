@@ -28,9 +28,19 @@ import (
 // to s.stderr, the lines before the endpoint included.
 func startHTTP(t *testing.T, s *mcpServer, extraArgs ...string) string {
 	t.Helper()
-	args := append([]string{"serve", "--http", "127.0.0.1:0", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, extraArgs...)
+	return startServe(t, s, nil, append([]string{"--http", "127.0.0.1:0"}, extraArgs...)...)
+}
+
+// startServe starts `luatool serve` on s's tools with args, in an environment of
+// its own (XDG_CONFIG_HOME, HOME and XDG_RUNTIME_DIR in temporary directories)
+// with env added, and returns where it says it serves: an http:// endpoint, or
+// unix:PATH. What the server logs goes to s.stderr.
+func startServe(t *testing.T, s *mcpServer, env []string, args ...string) string {
+	t.Helper()
+	args = append([]string{"serve", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, args...)
 	cmd := exec.Command(luatoolBinary(t), args...)
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -41,9 +51,12 @@ func startHTTP(t *testing.T, s *mcpServer, extraArgs ...string) string {
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
+		if t.Failed() {
+			t.Logf("the server's log:\n%s", s.stderr)
+		}
 	})
 	lines := bufio.NewScanner(stderr)
-	addr := regexp.MustCompile(`serving MCP at (http://[^\s"]+)`)
+	addr := regexp.MustCompile(`serving MCP at ((?:http://|unix:)[^\s"]+)`)
 	endpoint := ""
 	for endpoint == "" && lines.Scan() {
 		fmt.Fprintln(s.stderr, lines.Text())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,7 +270,8 @@ func TestMCPHTTP(t *testing.T) {
 	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") {
 		t.Errorf("endpoint %s is not on loopback", endpoint)
 	}
-	s.connect(t, &mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true}, nil, "")
+	token, _ := madeToken(t, s) // without --tokens, the local user's token serve made
+	s.connect(t, &mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: withToken(token)}}, nil, "")
 	checkCommonCalls(t, s)
 
 	// The next tools/list has a tool added on disk. Calls in flight during the reload

@@ -117,7 +117,11 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		text, err := c.cc.Summarize(ctx, content, prompt)
+		var text string
+		var err error
+		if werr := bindings.Blocking(L, func() { text, err = c.cc.Summarize(ctx, content, prompt) }); werr != nil {
+			L.RaiseError("ctx:summarize: stopped: %v", werr)
+		}
 		if err != nil {
 			L.Push(lua.LNil)
 			L.Push(lua.LString("summarize: " + err.Error()))

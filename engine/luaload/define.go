@@ -257,11 +257,12 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		return fmt.Errorf("not started: %w", err)
 	}
 	if lt.gate != nil {
-		leave, err := lt.gate.Enter(ctx, lt.file)
-		if err != nil {
+		// Slots are shared by principal, not by tool: one principal's calls cannot
+		// hold more than its share, whichever tools they call.
+		if err := lt.gate.Enter(ctx, engine.PrincipalOf(ctx).Name, &c.Slot); err != nil {
 			return fmt.Errorf("waiting for a free slot to run: %w", err)
 		}
-		defer leave()
+		defer c.Slot.Leave()
 	}
 	vm, err := lt.pool.Get()
 	if err != nil {

@@ -98,10 +98,12 @@ type Options struct {
 	Modules []*bindings.Module
 	// Limits bound the Lua states.
 	Limits bindings.Limits
-	// MaxConcurrentCalls bounds how many calls run Lua code at once; one tool may hold
-	// half of them, so that a burst of runaway calls of one tool leaves room for the
-	// others. Calls beyond wait, without using CPU, within their deadline. Zero means
-	// four per CPU (GOMAXPROCS), and at least four.
+	// MaxConcurrentCalls bounds how many calls run Lua code at once; one principal
+	// (engine.PrincipalOf) may hold half of them, so that a burst of runaway calls of
+	// one principal leaves room for the others. Calls beyond wait, without using CPU,
+	// within their deadline, served fairly between principals (see bindings.Gate). A
+	// call waiting for a command, a response or a timer holds no slot meanwhile. Zero
+	// means four per CPU (GOMAXPROCS), and at least four.
 	MaxConcurrentCalls int
 	// KeepStateFor names a tool the host calls as soon as it is loaded (luatool call
 	// does): the state that ran its file is kept in the tool's pool instead of being

@@ -1,6 +1,7 @@
 package luaload
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -46,14 +47,33 @@ func luaListTools(L *lua.LState) int {
 	ctx := L.Context()
 	reg := cc.Registry()
 	out := make([]any, 0, len(reg.Tools()))
+	var err error
+	// The prompts are other tools' members, run in slots of their own: this call's
+	// is given back meanwhile, so that a principal's calls never wait for themselves.
+	if werr := bindings.Blocking(L, func() { out, err = listTools(ctx, reg, out) }); werr != nil {
+		L.RaiseError("tools.list: stopped: %v", werr)
+	}
+	if err != nil {
+		L.RaiseError("tools.list: %v", err)
+	}
+	lv, err := bindings.VMOf(L).ToLua(out)
+	if err != nil {
+		L.RaiseError("tools.list: %v", err)
+	}
+	L.Push(lv)
+	return 1
+}
+
+// listTools appends the definitions tools.list returns to out.
+func listTools(ctx context.Context, reg *engine.Registry, out []any) ([]any, error) {
 	for _, t := range reg.Tools() {
 		prompt, err := t.Prompt(ctx, engine.PromptOptions{Tools: reg.Names()})
 		if err != nil {
-			L.RaiseError("tools.list: prompt of %s: %v", t.Name(), err)
+			return nil, fmt.Errorf("prompt of %s: %w", t.Name(), err)
 		}
 		schema, err := jsonValue(t.InputSchema())
 		if err != nil {
-			L.RaiseError("tools.list: inputSchema of %s: %v", t.Name(), err)
+			return nil, fmt.Errorf("inputSchema of %s: %w", t.Name(), err)
 		}
 		out = append(out, map[string]any{
 			"name":        t.Name(),
@@ -63,12 +83,7 @@ func luaListTools(L *lua.LState) int {
 			"inputSchema": schema,
 		})
 	}
-	lv, err := bindings.VMOf(L).ToLua(out)
-	if err != nil {
-		L.RaiseError("tools.list: %v", err)
-	}
-	L.Push(lv)
-	return 1
+	return out, nil
 }
 
 // luaDiscoverTools is tools.discover(names): each name (or alias) of a tool in the

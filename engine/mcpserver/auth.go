@@ -89,6 +89,17 @@ func NewTokens(creds []Credential) (*Tokens, error) {
 	return t, nil
 }
 
+// LocalUserTokens returns the table of one token that authenticates the local user
+// (the principal of stdio, whose calls share one session): for a server that makes
+// a token of its own rather than serve anyone who reaches it, as luatool serve --http
+// on loopback without a token file does. The token must have MinTokenLength bytes.
+func LocalUserTokens(token string) (*Tokens, error) {
+	if len(token) < MinTokenLength {
+		return nil, fmt.Errorf("the token is %d bytes long; a token must have at least %d", len(token), MinTokenLength)
+	}
+	return &Tokens{entries: []tokenEntry{{hash: sha256.Sum256([]byte(token))}}}, nil
+}
+
 // profileKey is the key of a principal's profile in auth.TokenInfo.Extra.
 const profileKey = "luatool/profile"
 

@@ -31,9 +31,10 @@ import (
 var oldProtocols = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= statelessProtocol })
 
 // httpDirect returns the id and the call of a POST that may be served without the
-// SDK, or false when the SDK must serve it. body is the request's body, read
-// whole. Everything the SDK checks before a tools/call reaches the handler must
-// pass as the SDK would let it pass; where this cannot tell, the SDK serves:
+// SDK, or false when the SDK must serve it. f is the request's body, read whole and
+// parsed (postFrame). Everything the SDK checks before a tools/call reaches the
+// handler must pass as the SDK would let it pass; where this cannot tell, the SDK
+// serves:
 //   - a POST of Content-Type application/json that accepts both JSON and an event
 //     stream, naming a protocol of oldProtocols in Mcp-Protocol-Version, and no
 //     other Mcp- header, no Last-Event-ID, and a Host the SDK's protection against
@@ -42,12 +43,8 @@ var oldProtocols = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v str
 //     as it was sent, method tools/call, and params directParams takes, naming a
 //     tool the principal's view lists, without a progress token (the SDK sends
 //     progress on the request's stream, which this path has not).
-func (s *Server) httpDirect(r *http.Request, body []byte) (json.RawMessage, directCall, bool) {
-	if r.Method != http.MethodPost || len(body) == 0 || body[0] != '{' || !directHeaders(r) {
-		return nil, nil, false
-	}
-	f := parseMessage(body)
-	if f.kind != frameRequest || f.method != "tools/call" || !plainID(f.id) {
+func (s *Server) httpDirect(r *http.Request, f frame) (json.RawMessage, directCall, bool) {
+	if f.kind != frameRequest || f.method != "tools/call" || !plainID(f.id) || !directHeaders(r) {
 		return nil, nil, false
 	}
 	p, ok := directParams(f.params)
@@ -157,14 +154,19 @@ func plainID(raw json.RawMessage) bool {
 }
 
 // serveHTTPDirect runs a call httpDirect returned and writes its answer as the
-// SDK's stateless handler writes it: one "message" event of an event stream.
+// SDK's stateless handler writes it: one "message" event of an event stream. A
+// call its client cancelled (ctx ended: see inflight.go) is not answered, as MCP
+// asks and as the SDK does: the stream ends without an event.
 func serveHTTPDirect(ctx context.Context, w http.ResponseWriter, id json.RawMessage, run directCall) {
 	result, err := run(ctx)
-	data := encodeResponse(id, result, err)
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Connection", "keep-alive")
+	if ctx.Err() != nil {
+		return
+	}
+	data := encodeResponse(id, result, err)
 	var b bytes.Buffer
 	b.Grow(len("event: message\ndata: \n\n") + len(data))
 	b.WriteString("event: message\ndata: ")

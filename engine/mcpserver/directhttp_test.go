@@ -79,7 +79,8 @@ func TestHTTPDirectTakes(t *testing.T) {
 	for _, c := range httpCases {
 		r := caseRequest(t, "http://127.0.0.1:8097/mcp", c)
 		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, local))
-		if _, _, ok := srv.httpDirect(r, []byte(c.body)); ok != c.direct {
+		f, _ := postFrame(r, []byte(c.body))
+		if _, _, ok := srv.httpDirect(r, f); ok != c.direct {
 			t.Errorf("%s: served directly %v, want %v", c.name, ok, c.direct)
 		}
 	}

@@ -34,8 +34,10 @@ const (
 // the server as a whole (see ProtectedResourceMetadata).
 const MetadataPath = "/.well-known/oauth-protected-resource"
 
-// HTTPOptions configure HTTPHandler. The zero value serves without authentication,
-// to be bound to a loopback address only.
+// HTTPOptions configure HTTPHandler. The zero value serves without authentication:
+// every client is the local user, so it is to be served only where nobody else can
+// connect (a unix socket only its user may open). On a loopback address, other users
+// of the machine connect too: give the local user a token (LocalUserTokens).
 type HTTPOptions struct {
 	// Tokens, when set, authenticates every request by bearer token: a request
 	// without a valid one is answered 401 with a WWW-Authenticate header, and an
@@ -264,11 +266,29 @@ func readBody(next bodyHandler, limit int64, timeout time.Duration) http.Handler
 }
 
 // orDirect serves the requests httpDirect takes without the SDK, and hands the
-// others, their body restored, to the SDK's handler.
+// others, their body restored, to the SDK's handler. A POST with a tools/call is
+// kept in flight until it is answered, and a notifications/cancelled ends the call
+// it names (see inflight.go), before the SDK answers it.
 func (s *Server) orDirect(sdk http.Handler, viaSDK bool) bodyHandler {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
+		f, batch := postFrame(r, body)
+		var calls bool
+		switch {
+		case f.kind == frameNotification && f.method == "notifications/cancelled":
+			s.inflight.cancel(requestPrincipal(r), f.params, s.log)
+		case f.kind == frameRequest && f.method == "tools/call":
+			calls = true
+		case batch:
+			// Its calls end with the connection only.
+			calls = bytes.Contains(body, []byte(`"tools/call"`))
+		}
+		if calls {
+			var done func()
+			r, done = s.inflight.start(r, requestPrincipal(r), f.id)
+			defer done()
+		}
 		if !viaSDK {
-			if id, run, ok := s.httpDirect(r, body); ok {
+			if id, run, ok := s.httpDirect(r, f); ok {
 				serveHTTPDirect(r.Context(), w, id, run)
 				return
 			}
@@ -278,6 +298,20 @@ func (s *Server) orDirect(sdk http.Handler, viaSDK bool) bodyHandler {
 		}
 		sdk.ServeHTTP(w, r)
 	}
+}
+
+// postFrame is the message of a POST's body, parsed, or the zero frame for any
+// other request and for a body that is not one message; batch reports a body that
+// is a JSON array (a batch of messages).
+func postFrame(r *http.Request, body []byte) (f frame, batch bool) {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	if r.Method != http.MethodPost || len(body) == 0 {
+		return frame{}, false
+	}
+	if body[0] != '{' {
+		return frame{}, body[0] == '['
+	}
+	return parseMessage(body), false
 }
 
 // writeError answers with an HTTP status and a JSON-RPC error without an id (the

@@ -474,6 +474,31 @@ func TestNewTokens(t *testing.T) {
 	}
 }
 
+// A server's own token (LocalUserTokens) admits its clients as the local user, and
+// nobody without it.
+func TestLocalUserTokens(t *testing.T) {
+	if _, err := LocalUserTokens("short"); err == nil || !strings.Contains(err.Error(), "at least 16") {
+		t.Errorf("a short token: %v", err)
+	}
+	const token = "0123456789abcdef0123456789abcdef"
+	tokens, err := LocalUserTokens(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newHTTPFixture(t, HTTPOptions{Tokens: tokens})
+	for _, tok := range []string{"", aliceToken, token[1:]} {
+		if resp := f.post(t, tok, "", listRequest); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("token %q: %s", tok, resp.Status)
+		}
+	}
+	if got, isErr := callText(t, f.client(t, token, nil), "Count"); isErr || got != "1" {
+		t.Errorf("Count with the server's token: %q", got)
+	}
+	if !regexp.MustCompile(`level=INFO msg="tool call" tool=Count duration=\S+ outcome=ok\n`).MatchString(f.log.String()) {
+		t.Errorf("the call is not the local user's (no principal) in the log:\n%s", f.log.String())
+	}
+}
+
 // An unknown tool is a protocol error in the engine's words, with the closest name.
 func TestUnknownTool(t *testing.T) {
 	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Tools: []engine.ToolDef{goTool("Echo", true, func(context.Context, map[string]any) (*engine.ToolResult, error) {

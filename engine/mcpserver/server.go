@@ -32,8 +32,11 @@
 // Calls arrive side by side. As in a turn of Engine.Run, calls of one principal's
 // session that are concurrency-safe for their input overlap and every other call
 // runs alone, apart from the calls of that session only: principals do not wait for
-// each other. Each call is logged in one line ("tool call") with its principal,
-// tool, duration and outcome.
+// each other. Over HTTP, where each POST stands alone, a notifications/cancelled
+// ends the call of its principal with that request id, and a client that goes away
+// ends its call (see inflight.go). Each call is logged in one line ("tool call")
+// with its principal, tool, duration and outcome, and for a call its client
+// cancelled or left, why and how long it took to end after.
 package mcpserver
 
 import (
@@ -84,6 +87,9 @@ type Server struct {
 	shared atomic.Bool
 	// callCap, set by HTTPHandler, bounds each principal's calls in flight.
 	callCap atomic.Pointer[callCap]
+	// inflight are the calls in flight over HTTP, for the cancellations of their
+	// clients.
+	inflight httpCalls
 
 	// syncMu orders Syncs and the making of views. base is the view of principals
 	// without a profile (the local user among them), views those of profiles,
@@ -304,6 +310,8 @@ func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) bool {
 // logs one line for the call: who, which tool, how long, and how it ended.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
+	ctx, post, unbind := bind(ctx)
+	defer unbind()
 	p := principal(req.Extra, req.Session)
 	ctx = engine.WithPrincipal(ctx, p)
 	log := s.log
@@ -347,21 +355,24 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		log.Info("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", "asked")
 		return inputRequired(ctx, req.Params, ask, offerAlways), nil
 	}
+	attrs := []any{"tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r)}
+	attrs = append(attrs, post.endAttrs()...)
 	if r.Err != nil {
-		log.Warn("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r), "stage", r.Stage, "error", r.Err)
+		log.Warn("tool call", append(attrs, "stage", r.Stage, "error", r.Err)...)
 	} else {
-		log.Info("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r))
+		log.Info("tool call", attrs...)
 	}
 	return s.result(ctx, r, wantsStructured(req.Session, req.Params)), nil
 }
 
-// outcome names how a call ended, for its log line: ok, or the kind of failure.
+// outcome names how a call ended, for its log line: ok, or the kind of failure. A
+// call whose context ended was cancelled, whatever its result: nobody waits for it.
 func outcome(ctx context.Context, r *engine.Result) string {
 	switch {
-	case !r.Block.IsError:
-		return "ok"
 	case r.Stage == engine.StageAbort || ctx.Err() != nil:
 		return "cancelled"
+	case !r.Block.IsError:
+		return "ok"
 	case r.Stage == engine.StageInput || r.Stage == engine.StageValidate:
 		return "invalid"
 	case r.Stage == engine.StagePermission:

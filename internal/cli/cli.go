@@ -264,17 +264,23 @@ A tools/call of a name the client was not listed is the protocol error MCP
 specifies, -32602, whose message is "No such tool available: NAME" with the closest
 listed name ("Did you mean Grep?"); every other failure is a result with isError.
 
-Over HTTP, --tokens FILE authenticates clients by bearer token: one principal a line,
-NAME TOKEN [PROFILE], with blank lines and # comments; a name is letters, digits and
-._@-, a token 16 bytes or more (openssl rand -hex 32), each name and token once.
-PROFILE is a settings file (relative to FILE) whose rules join the server's and whose
-mode replaces it; a tool it denies by name is absent from that principal's tools/list
-and unknown to its calls. A bad line, or a FILE others may read (not chmod 600),
-stops serve with file:line. Each principal has its own session: ctx.state, the files
-the model read, "always" answers, discovered tools. Without --tokens every client is
-the local user, and an address that is not loopback is refused unless
---insecure-no-auth. A missing or wrong token is answered 401 with a WWW-Authenticate
-header; with --auth-server URL it names the OAuth protected-resource metadata at
+Over HTTP, --tokens FILE authenticates clients by bearer token: one principal a
+line, NAME TOKEN [PROFILE], with blank lines and # comments; a name is letters,
+digits and ._@-, a token 16 bytes or more (openssl rand -hex 32), each name and
+token once. PROFILE is a settings file (relative to FILE) whose rules join the
+server's and whose mode replaces it; a tool it denies by name is absent from that
+principal's tools/list and unknown to its calls. A bad line, or a FILE others may
+read (not chmod 600), stops serve with file:line. Each principal has its own
+session: ctx.state, the files the model read, "always" answers, discovered tools.
+Without --tokens, clients are the local user, and only this user may be one: on
+loopback, serve makes a random token at each start, prints it once and keeps it in
+luatool/http-HOST-PORT.token of $XDG_RUNTIME_DIR (else $XDG_STATE_HOME, else
+~/.local/state), a file only the user may read, and clients send it as
+"Authorization: Bearer TOKEN"; on a unix socket (--http unix:PATH), only the user
+may open it (mode 0600). An address that is not loopback is refused without
+--tokens, and --insecure-no-auth serves any address to anyone who reaches it. A
+missing or wrong token is answered 401 with a WWW-Authenticate header; with
+--auth-server URL it names the OAuth protected-resource metadata at
 /.well-known/oauth-protected-resource/mcp, which names URL (luatool still checks the
 tokens of FILE only). Browsers may call only from the origins of --allow-origin (and
 loopback pages, on a loopback address).
@@ -282,16 +288,20 @@ loopback pages, on a loopback address).
 Limits over HTTP: request headers within 10s and 64 KiB, a body within 10s of them
 and 4 MiB (408, 413), --max-calls tool calls in flight per principal (default 16;
 past it a call is answered the JSON-RPC error -32000 at once). Calls that must run
-alone wait only for the calls of their own principal. HTTP clients of protocol
-2026-07-28 and later are told of tool-list changes on their subscriptions/listen
-stream; earlier ones see them at their next tools/list. Instances behind a load
-balancer share each principal's session only with one --state store.
+alone wait only for the calls of their own principal, and a principal's calls hold
+at most half of the slots that run Lua code. A notifications/cancelled ends the call
+of its principal with that request id, and a client that goes away ends its calls.
+HTTP clients of protocol 2026-07-28 and later are told of tool-list changes on their
+subscriptions/listen stream; earlier ones see them at their next tools/list.
+Instances behind a load balancer share each principal's session only with one
+--state store.
 
 Everything serve logs goes to stderr through one logger, slog's text format or
 --log-format json: the sandbox shell commands run in, reloads and load problems,
 what tools print, and one "tool call" line per call with the principal, the tool,
-the duration and the outcome (ok, invalid, denied, cancelled, error, asked, refused);
-never a token.`,
+the duration and the outcome (ok, invalid, denied, cancelled, error, asked,
+refused), for a call its client cancelled or left, why and how long it took to end
+after; never a token but the one serve makes for itself, printed once.`,
 		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
@@ -501,7 +511,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.DurationVar(&a.cfg.debounce, "debounce", 0, "watch, serve: wait until a directory is quiet for `DURATION` before reloading (default 50ms)")
 	fs.DurationVar(&a.cfg.debounceMaxWait, "debounce-max-wait", 0, "watch, serve: reload a directory that is never quiet at least every `DURATION` (default 4 times --debounce)")
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
-	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port; a bare :port is bound to 127.0.0.1), path /mcp")
+	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port, a bare :port bound to 127.0.0.1; or unix:PATH, a socket only this user may open), path /mcp")
 	a.cfg.serve.flags(fs)
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
 	fs.IntVar(&a.cfg.maxInFlight, "max-in-flight", 0, fmt.Sprintf("serve: handle at most `N` stdio requests at once, reading stdin no further meanwhile (default %d)", mcpserver.DefaultMaxInFlight))

@@ -20,8 +20,8 @@ type serveConfig struct {
 	authServers []string
 	// allowOrigins are the --allow-origin origins, normalized (lower case).
 	allowOrigins []string
-	// insecureNoAuth is --insecure-no-auth: serve a non-loopback address without
-	// tokens.
+	// insecureNoAuth is --insecure-no-auth: serve without authentication, to
+	// anyone who reaches the address.
 	insecureNoAuth bool
 	// maxCalls is --max-calls: each principal's calls in flight at once, 0 for
 	// mcpserver.DefaultMaxCalls.
@@ -48,7 +48,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		c.allowOrigins = append(c.allowOrigins, o)
 		return nil
 	})
-	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "serve --http: serve an address that is not loopback without --tokens, to anyone who reaches it")
+	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "serve --http: serve without authentication, to anyone who reaches the address (on loopback, every user of this machine)")
 	fs.Func("max-calls", fmt.Sprintf("serve --http: let each principal have at most `N` tool calls in flight at once; past it a call is answered an error at once (default %d)", mcpserver.DefaultMaxCalls), func(s string) error {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {

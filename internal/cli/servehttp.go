@@ -7,11 +7,27 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
 )
+
+// listen listens at an --http address: unix:PATH, a unix socket only this user may
+// open, or host:port, a bare :port on loopback.
+func listen(addr string) (net.Listener, error) {
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		if path == "" {
+			return nil, errors.New("--http unix:PATH: the socket's path is missing")
+		}
+		return listenUnix(path)
+	}
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
+	return net.Listen("tcp", addr)
+}
 
 // mcpPath is the path of the MCP endpoint.
 const mcpPath = "/mcp"
@@ -25,10 +41,19 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-// serveHTTP serves the streamable HTTP endpoint /mcp at --http until ctx ends, for
-// the principals of --tokens when given. A bare :port is bound to loopback; any other
-// address without tokens is refused unless --insecure-no-auth. The address actually
-// bound is logged.
+// serveHTTP serves the streamable HTTP endpoint /mcp at --http until ctx ends. Every
+// client authenticates, one way or another:
+//   - with --tokens, by the bearer token of its principal;
+//   - on a unix socket (--http unix:PATH), by being able to open it: only this
+//     user may (mode 0600);
+//   - on loopback, by the bearer token serve makes at start, printed once and kept
+//     in a private file (makeLocalToken): another user of the machine reaches the
+//     address but knows no token;
+//   - with --insecure-no-auth, not at all: anyone who reaches the address is the
+//     local user.
+//
+// A bare :port is bound to loopback; any other address without tokens is refused
+// unless --insecure-no-auth. Where the server listens is logged.
 func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.Engine) error {
 	c, log := a.cfg.serve, a.logger()
 	var tokens *mcpserver.Tokens
@@ -38,20 +63,40 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.
 			return err
 		}
 	}
-	addr := a.cfg.http
-	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
-		addr = net.JoinHostPort("127.0.0.1", port)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(a.cfg.http)
 	if err != nil {
 		return err
 	}
-	if tcp, _ := ln.Addr().(*net.TCPAddr); tokens == nil && (tcp == nil || !tcp.IP.IsLoopback()) {
-		if !c.insecureNoAuth {
-			ln.Close()
-			return fmt.Errorf("refusing to serve --http %s without authentication: it is not a loopback address, and anyone who reaches it could call every tool; give --tokens FILE (luatool help serve), or --insecure-no-auth to serve it anyway", a.cfg.http)
+	var auth string
+	tcp, _ := ln.Addr().(*net.TCPAddr)
+	switch {
+	case tokens != nil:
+		auth = "bearer tokens of " + c.tokens
+	case tcp == nil:
+		auth = "none: only this user may open the socket (mode 0600)"
+	case c.insecureNoAuth:
+		who := "anyone who reaches it"
+		if tcp.IP.IsLoopback() {
+			who += ", every user of this machine,"
 		}
-		log.Warn(fmt.Sprintf("serving %s without authentication (--insecure-no-auth): anyone who reaches it may call every tool the rules allow", ln.Addr()))
+		log.Warn(fmt.Sprintf("serving %s without authentication (--insecure-no-auth): %s may call every tool the rules allow", ln.Addr(), who))
+		auth = "none (--insecure-no-auth): every client is the local user"
+	case !tcp.IP.IsLoopback():
+		ln.Close()
+		return fmt.Errorf("refusing to serve --http %s without authentication: it is not a loopback address, and anyone who reaches it could call every tool; give --tokens FILE (luatool help serve), or --insecure-no-auth to serve it anyway", a.cfg.http)
+	default:
+		token, file, remove, err := makeLocalToken(ln.Addr())
+		if err == nil {
+			tokens, err = mcpserver.LocalUserTokens(token)
+		}
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--http %s without --tokens: %w", a.cfg.http, err)
+		}
+		defer remove()
+		log.Info(`no --tokens: clients send the token made for this run, printed here once, in the header "Authorization: Bearer TOKEN"; it is kept in FILE for client configurations, and changes at each start`,
+			"token", token, "file", file)
+		auth = "the bearer token made for this run: every client that has it is the local user"
 	}
 	mux := http.NewServeMux()
 	mux.Handle(mcpPath, srv.HTTPHandler(mcpserver.HTTPOptions{Tokens: tokens, AuthServers: c.authServers, AllowOrigins: c.allowOrigins, MaxCalls: c.maxCalls}))
@@ -67,11 +112,11 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	auth := "none: every client is the local user"
-	if tokens != nil {
-		auth = "bearer tokens of " + c.tokens
+	where := fmt.Sprintf("http://%s%s", ln.Addr(), mcpPath)
+	if tcp == nil {
+		where = fmt.Sprintf("unix:%s (path %s)", ln.Addr(), mcpPath)
 	}
-	log.Info(fmt.Sprintf("serving MCP at http://%s%s", ln.Addr(), mcpPath), "authentication", auth)
+	log.Info("serving MCP at "+where, "authentication", auth)
 	log.Info("HTTP clients of protocol 2026-07-28 and later are told of tool-list changes on their subscriptions/listen stream; clients of earlier protocols see them at their next tools/list")
 	go func() {
 		<-ctx.Done()

@@ -3,9 +3,12 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -116,4 +119,82 @@ func (a *app) readProfile(file string, eng *engine.Engine) (*engine.Profile, err
 		return nil, errors.New("additionalDirectories cannot be set for one principal: the directories the tools reach are the server's, for every principal")
 	}
 	return eng.NewProfile(s.Permissions)
+}
+
+// localTokenBytes is the length of the token serve makes for itself, in random
+// bytes: 256 bits, written as 64 hex digits.
+const localTokenBytes = 32
+
+// makeLocalToken makes the bearer token of a loopback server served without
+// --tokens, and keeps it in a file of the user's that only they may read, named by
+// the address (see tokenFile), for client configurations to read. It returns the
+// token, the file, and the function that removes the file when serve ends.
+func makeLocalToken(addr net.Addr) (token, file string, remove func(), err error) {
+	raw := make([]byte, localTokenBytes)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", nil, fmt.Errorf("making a token: %w", err)
+	}
+	token = hex.EncodeToString(raw)
+	file, err = tokenFile(addr)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if err := writePrivate(file, []byte(token+"\n")); err != nil {
+		return "", "", nil, err
+	}
+	return token, file, func() {
+		// Another serve of this address, started since, has written its own.
+		if data, err := os.ReadFile(file); err == nil && strings.TrimSpace(string(data)) == token {
+			os.Remove(file)
+		}
+	}, nil
+}
+
+// tokenFile is where the token of a server at addr is kept: in luatool's directory
+// of $XDG_RUNTIME_DIR (a directory of the user's that logging out empties), else of
+// $XDG_STATE_HOME, else of ~/.local/state; the directory is made private (0700) or,
+// when it belongs to another user, refused.
+func tokenFile(addr net.Addr) (string, error) {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		base = os.Getenv("XDG_STATE_HOME")
+	}
+	if base == "" {
+		if home() == "" {
+			return "", errors.New("no directory for the token file: set XDG_RUNTIME_DIR, XDG_STATE_HOME or HOME, or give --tokens FILE")
+		}
+		base = filepath.Join(home(), ".local", "state")
+	}
+	dir := filepath.Join(base, "luatool")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("the directory of the token file: %w", err)
+	}
+	if err := makePrivateDir(dir); err != nil {
+		return "", err
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "", err
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' {
+			return r
+		}
+		return '_'
+	}, host)
+	return filepath.Join(dir, "http-"+name+"-"+port+".token"), nil
+}
+
+// writePrivate writes a file only its owner may read: mode 0600, set again in case
+// the file was there with another. Its directory is private (tokenFile), so nobody
+// else can put a link or a file of theirs in its place.
+func writePrivate(path string, data []byte) error {
+	err := os.WriteFile(path, data, 0o600)
+	if err == nil {
+		err = os.Chmod(path, 0o600)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the token file: %w", err)
+	}
+	return nil
 }
