@@ -217,7 +217,7 @@ func TestClassifyCommandPaths(t *testing.T) {
 		{"cat $HOME/x", "", commandWrites, ""},
 		{"cat *.txt", "", commandWrites, ""},
 	} {
-		got, culprit := rs.classifyCommand(tc.command, tc.cwd, hidden)
+		got, culprit := rs.classifyCommand(tc.command, tc.cwd, hidden, true)
 		if got != tc.want || culprit != tc.culprit {
 			t.Errorf("%q in %q: %v %q, want %v %q", tc.command, tc.cwd, got, culprit, tc.want, tc.culprit)
 		}

@@ -104,7 +104,7 @@ func (s *shellState) refuseWrites(L *lua.LState, command, cwd string) error {
 	if cwd != "" {
 		cwd = s.rs.abs(cwd, "")
 	}
-	verdict, path := s.rs.classifyCommand(command, cwd, hidden)
+	verdict, path := s.classify(command, cwd, hidden)
 	if verdict == commandHidden {
 		return newOpError(codeShellHidden, "the command reads %s, which a Read deny rule hides: %s", path, command)
 	}
@@ -411,7 +411,7 @@ func (s *shellState) luaReadOnly(L *lua.LState) int {
 	if c := bindings.CurrentCall(L); c != nil {
 		hidden = c.Hidden
 	}
-	verdict, path := s.rs.classifyCommand(command, cwd, hidden)
+	verdict, path := s.classify(command, cwd, hidden)
 	switch verdict {
 	case commandReadOnly:
 		L.Push(lua.LTrue)
