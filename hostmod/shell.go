@@ -192,6 +192,9 @@ func (s *shellState) run(ctx context.Context, script, dir string, write bool, ti
 	defer sc.remove()
 	trap := "pwd -P >| " + quote(sc.cwd) + " 2>/dev/null"
 	cmd := s.command("trap "+quote(trap)+" EXIT\n"+script, dir, sc)
+	if !write {
+		cmd.Env = readOnlyEnviron(cmd.Env)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err

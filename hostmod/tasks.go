@@ -207,6 +207,9 @@ func (ts *taskSet) launch(s *shellState, t *task, script, workDir string, write 
 		return nil, nil, nil, err
 	}
 	t.cmd = s.command(script, workDir, sc)
+	if !write {
+		t.cmd.Env = readOnlyEnviron(t.cmd.Env)
+	}
 	t.cmd.Stdout, t.cmd.Stderr = w, w
 	err = s.startCommand(t.cmd, sc, write)
 	w.Close()
