@@ -3,6 +3,7 @@ package hostmod
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -283,7 +284,10 @@ func (lc *lineCheck) command(argv []string, firstGlob int, d workDir, depth int)
 		return firstGlob < 0 || p.globs
 	}
 	offset := len(argv) - len(c.runs)
-	if depth >= maxWrapDepth || firstGlob >= 0 && firstGlob < offset || offset < 1 {
+	if offset < 1 || !slices.Equal(argv[offset:], c.runs) {
+		offset = len(argv) // a command the program names itself (xargs' echo)
+	}
+	if depth >= maxWrapDepth || firstGlob >= 0 && firstGlob < offset {
 		return false
 	}
 	if c.unseen {

@@ -1,10 +1,12 @@
 package hostmod
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // maxLinks is how many symbolic links resolving one path may follow, as the
@@ -143,9 +145,15 @@ func (g *globber) expand(dir string, pattern []globChar) ([]string, bool) {
 		}
 		if !hasGlob(comp) {
 			lit := literalOf(comp)
-			for j := range prefixes {
-				prefixes[j] = joinGlob(prefixes[j], lit, last)
+			next := prefixes[:0]
+			for _, pre := range prefixes {
+				name := joinGlob(pre, lit, last)
+				// bash keeps a last literal component only where it exists
+				if !last || pre == "" || lexists(start, name) {
+					next = append(next, name)
+				}
 			}
+			prefixes = next
 			continue
 		}
 		var next []string
@@ -162,7 +170,7 @@ func (g *globber) expand(dir string, pattern []globChar) ([]string, bool) {
 			}
 			entries, err := os.ReadDir(d)
 			if err != nil {
-				if os.IsNotExist(err) || isNotDir(err) {
+				if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 					continue // bash finds nothing there
 				}
 				return nil, false
@@ -196,9 +204,13 @@ func (g *globber) expand(dir string, pattern []globChar) ([]string, bool) {
 	return slices.Compact(prefixes), true
 }
 
-// isNotDir reports whether err says a path component is not a directory.
-func isNotDir(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "not a directory")
+// lexists reports whether name, taken from dir, exists (a dangling link counts).
+func lexists(dir, name string) bool {
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	_, err := os.Lstat(name)
+	return err == nil
 }
 
 // joinGlob appends name to the expansion so far, a slash after it unless it is last.

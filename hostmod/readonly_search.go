@@ -6,7 +6,7 @@ import "strings"
 
 func init() {
 	grep := withGlobs(withCounts(&program{name: "grep", opts: newOptionSet(getoptSyntax, false,
-		"-E --extended-regexp", "-F --fixed-strings", "-G --basic-regexp", "-P --perl-regexp",
+		"-E --extended-regexp", "-F --fixed-strings --fixed-regexp", "-G --basic-regexp", "-P --perl-regexp",
 		"-e --regexp=PATTERNS", "-f --file=FILE", "-i -y --ignore-case", "--no-ignore-case",
 		"-w --word-regexp", "-x --line-regexp", "-z --null-data", "-s --no-messages", "-v --invert-match",
 		"-V --version", "--help", "-m --max-count=NUM", "-b --byte-offset", "-n --line-number",
