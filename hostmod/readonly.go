@@ -158,8 +158,8 @@ func (lc *lineCheck) stmts(list []*syntax.Stmt, d workDir, seq bool) workDir {
 }
 
 // stmt classifies one statement run in d. seq says the statements after it run
-// only after it, in the same shell (a list of ; and &&, or a block): only there may
-// a cd move what follows.
+// only after it, in the same shell (a list of ; and &&): only there may a cd move
+// what follows.
 func (lc *lineCheck) stmt(st *syntax.Stmt, d workDir, seq bool) workDir {
 	if st.Background || st.Coprocess || st.Disown {
 		lc.writes = true
@@ -179,13 +179,6 @@ func (lc *lineCheck) stmt(st *syntax.Stmt, d workDir, seq bool) workDir {
 		}
 		lc.stmt(c.X, d, false)
 		lc.stmt(c.Y, d, false)
-		return d
-	case *syntax.Block:
-		return lc.stmts(c.Stmts, d, seq)
-	case *syntax.TimeClause:
-		if c.Stmt != nil {
-			return lc.stmt(c.Stmt, d, seq)
-		}
 		return d
 	case *syntax.TestClause:
 		lc.testExpr(c.X, d)
@@ -217,8 +210,21 @@ func (lc *lineCheck) redirect(r *syntax.Redirect, d workDir) {
 			lc.writes = true
 			return
 		}
-		lc.read(target, d)
-	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		if !harmlessDevices[target] {
+			lc.read(target, d)
+		}
+	case syntax.Hdoc, syntax.DashHdoc:
+		// bash expands an unquoted here-document's body; the original asks.
+		if r.Word == nil || !slices.ContainsFunc(r.Word.Parts, func(p syntax.WordPart) bool {
+			switch p.(type) {
+			case *syntax.SglQuoted, *syntax.DblQuoted:
+				return true
+			}
+			return false
+		}) {
+			lc.writes = true
+		}
+	case syntax.WordHdoc:
 	case syntax.DplIn, syntax.DplOut:
 		if !ok || target != "-" && strings.Trim(target, "0123456789") != "" {
 			lc.writes = true
@@ -275,6 +281,9 @@ func (lc *lineCheck) command(argv []string, firstGlob int, d workDir, depth int)
 		return false
 	}
 	lc.readAll(c.reads, d)
+	for _, l := range c.links {
+		lc.readAs(l, d, false)
+	}
 	if c.git {
 		lc.git = true
 		lc.repository(d)
@@ -290,11 +299,8 @@ func (lc *lineCheck) command(argv []string, firstGlob int, d workDir, depth int)
 	if depth >= maxWrapDepth || firstGlob >= 0 && firstGlob < offset {
 		return false
 	}
-	if c.unseen {
-		inner := programs[c.runs[0]]
-		if !lc.confined || lc.hidden != nil || inner == nil || !inner.xargsSafe {
-			return false
-		}
+	if c.unseen && (!lc.confined || lc.hidden != nil || !slices.Contains(xargsTargets, c.runs[0])) {
+		return false
 	}
 	if firstGlob >= 0 {
 		firstGlob -= offset
@@ -311,8 +317,8 @@ func (lc *lineCheck) cd(argv []string, firstGlob int, d workDir, seq bool) workD
 	if len(argv) > 1 {
 		target = argv[1]
 	}
-	lc.cds++
 	lc.read(target, d)
+	lc.cds++
 	if strings.HasPrefix(target, "~") {
 		return d // outside the roots, recorded by read
 	}
@@ -339,12 +345,25 @@ func (lc *lineCheck) cd(argv []string, firstGlob int, d workDir, seq bool) workD
 
 // read checks a word naming a file the command line reads, taken from d: a Read
 // deny rule must not hide it, by name or where its links lead, and it must lie
-// inside the roots where its links lead. ~ is the home directory: outside.
+// inside the roots where its links lead. ~ is the home directory: outside. A ..
+// after a directory name (sub/../x) is refused as the original refuses it: through
+// a link, it climbs from where the link leads.
 func (lc *lineCheck) read(word string, d workDir) {
+	lc.readAs(word, d, true)
+}
+
+// readAs is read, following the word's last component when it is a link (follow)
+// or reading the link itself.
+func (lc *lineCheck) readAs(word string, d workDir, follow bool) {
+	if lc.cds > 0 && !filepath.IsAbs(word) {
+		// The original asks about a relative path after a cd: which file it is
+		// depends on where the cd went.
+		lc.writes = true
+	}
 	if lc.rs == nil || word == "" {
 		return
 	}
-	if strings.HasPrefix(word, "~") {
+	if strings.HasPrefix(word, "~") || climbsAfterName(word) {
 		lc.reachOutside(word)
 		return
 	}
@@ -352,10 +371,12 @@ func (lc *lineCheck) read(word string, d workDir) {
 	if !filepath.IsAbs(word) {
 		byName = filepath.Join(d.logical, word)
 	}
-	if harmlessDevices[byName] {
-		return
-	}
 	real, ok := resolvePath(d.physical, word)
+	if !follow {
+		dir, name := filepath.Split(word)
+		real, ok = resolvePath(d.physical, dir)
+		real = filepath.Join(real, name)
+	}
 	if lc.hidden != nil && lc.hiddenAt == "" {
 		switch {
 		case lc.hidden(byName):
@@ -373,6 +394,24 @@ func (lc *lineCheck) readAll(words []string, d workDir) {
 	for _, w := range words {
 		lc.read(w, d)
 	}
+}
+
+// climbsAfterName reports whether a path has a .. after a component that names a
+// directory (not . or ..).
+func climbsAfterName(p string) bool {
+	named := false
+	for _, comp := range strings.Split(p, "/") {
+		switch comp {
+		case "", ".":
+		case "..":
+			if named {
+				return true
+			}
+		default:
+			named = true
+		}
+	}
+	return false
 }
 
 // reachOutside records the first word reaching outside the roots.

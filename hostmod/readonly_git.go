@@ -22,227 +22,162 @@ type gitSubcommand struct {
 	note     string
 }
 
-// gitGlobal are the options before git's subcommand.
-var gitGlobal = newOptionSet(exactStopSyntax, false,
-	"-P --no-pager", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs",
-	"--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects", "--version", "--html-path",
-	"--man-path", "--info-path", "--list-cmds=GROUPS", "-c=NAME=VALUE !", "--config-env=NAME=VARIABLE !",
-	"-C=PATH !", "--exec-path[=PATH] !", "--git-dir=PATH !", "--work-tree=PATH !", "--namespace=NAME !",
-	"--bare !", "-p --paginate !", "--super-prefix=PATH !", "-h --help !")
+// gitGlobal are git's options before the subcommand, which the original refuses
+// all (git's own -c, -C, --exec-path, --git-dir and --work-tree among them: they
+// choose the configuration, repository or programs).
+var gitGlobal = strictOptionSet(true, false, "-c=NAME=VALUE !", "--config-env=NAME=VARIABLE !", "-C=PATH !",
+	"--exec-path=PATH !", "--git-dir=PATH !", "--work-tree=PATH !", "--namespace=NAME !", "--bare !",
+	"-p --paginate !", "-P --no-pager !", "--no-optional-locks !", "--super-prefix=PATH !", "-h --help !",
+	"--version !")
 
 // gitSubcommands are the read-only uses of git, by name.
 var gitSubcommands = map[string]*gitSubcommand{}
 
 // The option lists shared by several subcommands.
 var (
-	// gitDiffOptions are the diff options of diff, log, show and the diff plumbing.
-	gitDiffOptions = []string{
-		"-p -u --patch", "-s --no-patch", "-U --unified=N", "--output=FILE !", "--output-indicator-new=CHAR",
-		"--output-indicator-old=CHAR", "--output-indicator-context=CHAR", "--raw", "--patch-with-raw",
-		"--patch-with-stat", "--indent-heuristic", "--no-indent-heuristic", "--minimal", "--no-minimal",
-		"--patience", "--histogram", "--anchored=TEXT", "--diff-algorithm=ALGORITHM", "--stat[=WIDTH]",
-		"--stat-width=N", "--stat-name-width=N", "--stat-graph-width=N", "--stat-count=N",
-		"--compact-summary", "--numstat", "--shortstat", "-X --dirstat[=PARAM]", "--cumulative",
-		"--dirstat-by-file[=PARAM]", "--summary", "-z", "--name-only", "--name-status", "--submodule[=FORMAT]",
-		"--color[=WHEN]", "--no-color", "--color-moved[=MODE]", "--no-color-moved", "--color-moved-ws=MODES",
-		"--no-color-moved-ws", "--word-diff[=MODE]", "--word-diff-regex=REGEX", "--color-words[=REGEX]",
-		"--no-renames", "--rename-empty", "--no-rename-empty", "--check", "--ws-error-highlight=KIND",
-		"--full-index", "--binary", "--abbrev[=N]", "--no-abbrev", "-B --break-rewrites[=N]",
-		"-M --find-renames[=N]", "-C --find-copies[=N]", "--find-copies-harder", "-D --irreversible-delete",
-		"-l[=NUM]", "--diff-filter=FILTER", "-S=STRING", "-G=REGEX", "--find-object=ID", "--pickaxe-all",
-		"--pickaxe-regex", "-O=FILE", "--skip-to=PATH", "--rotate-to=PATH", "-R", "--relative[=PATH]",
-		"--no-relative", "-a --text", "--no-text", "--ignore-cr-at-eol", "--ignore-space-at-eol",
-		"-b --ignore-space-change", "-w --ignore-all-space", "--ignore-blank-lines",
-		"-I --ignore-matching-lines=REGEX", "--inter-hunk-context=N", "-W --function-context",
-		"--no-function-context", "--exit-code", "--no-exit-code", "--quiet", "--ext-diff !",
-		"--no-ext-diff", "--textconv !", "--no-textconv", "--ignore-submodules[=WHEN]",
-		"--src-prefix=PREFIX", "--dst-prefix=PREFIX", "--no-prefix", "--line-prefix=PREFIX",
-		"--ita-invisible-in-index", "--ita-visible-in-index",
-	}
-	// gitRevisionOptions are the options of git log's revision walk and display.
-	gitRevisionOptions = []string{
-		"-n --max-count=N", "--skip=N", "--max-age=TIME", "--min-age=TIME", "--since --after=DATE",
-		"--since-as-filter=DATE", "--until --before=DATE", "--author=PATTERN", "--committer=PATTERN",
-		"--grep-reflog=PATTERN", "--grep=PATTERN", "--all-match", "--invert-grep", "-i --regexp-ignore-case",
-		"--basic-regexp", "-E --extended-regexp", "-F --fixed-strings", "-P --perl-regexp",
-		"--remove-empty", "--merges", "--no-merges", "--min-parents[=N]", "--max-parents[=N]",
-		"--no-min-parents", "--no-max-parents", "--first-parent", "--exclude-first-parent-only", "--not",
-		"--all", "--branches[=PATTERN]", "--tags[=PATTERN]", "--remotes[=PATTERN]", "--glob[=PATTERN]",
-		"--exclude=PATTERN", "--reflog", "--alternate-refs", "--single-worktree", "--ignore-missing",
-		"--bisect", "--stdin", "--cherry-mark", "--cherry-pick", "--left-only", "--right-only", "--cherry",
-		"-g --walk-reflogs", "--merge", "--boundary", "--simplify-by-decoration", "--show-pulls",
-		"--full-history", "--dense", "--sparse", "--simplify-merges", "--ancestry-path[=COMMIT]",
-		"--date-order", "--author-date-order", "--topo-order", "--reverse", "--no-walk[=HOW]", "--do-walk",
-		"--pretty[=FORMAT]", "--format[=FORMAT]", "--oneline", "--abbrev-commit", "--no-abbrev-commit",
-		"--encoding[=ENCODING]", "--expand-tabs[=N]", "--no-expand-tabs", "--notes[=REF]", "--no-notes",
-		"--show-notes[=REF]", "--standard-notes", "--no-standard-notes", "--show-signature !",
-		"--relative-date", "--date[=FORMAT]", "--parents", "--children", "--left-right", "--graph",
-		"--show-linear-break[=BARRIER]", "-c", "--cc", "--dd", "-m", "--remerge-diff", "--no-diff-merges",
-		"--diff-merges[=FORMAT]", "--combined-all-paths", "-r", "-t", "--root", "--full-diff", "--log-size",
-		"-L=RANGE", "--mailmap --use-mailmap", "--no-mailmap --no-use-mailmap", "--decorate[=STYLE]",
-		"--no-decorate", "--decorate-refs=PATTERN", "--decorate-refs-exclude=PATTERN",
-		"--clear-decorations", "--source", "--no-source", "--follow", "--no-follow",
-	}
+	// gitLogDisplay are the display options of log, show, reflog and stash list.
+	gitLogDisplay = []string{"--oneline", "--graph", "--decorate", "--no-decorate", "--date=FORMAT",
+		"--relative-date"}
+	// gitRefSets select refs to walk.
+	gitRefSets = []string{"--all", "--branches", "--tags", "--remotes"}
+	// gitDates limit the walk by date.
+	gitDates = []string{"--since --after=DATE", "--until --before=DATE"}
+	// gitStats are the diff summaries.
+	gitStats = []string{"--stat", "--numstat", "--shortstat", "--name-only", "--name-status"}
+	// gitColor switch colour.
+	gitColor = []string{"--color", "--no-color"}
+	// gitPatch show or hide the patch.
+	gitPatch = []string{"-p --patch", "--no-patch", "--no-ext-diff", "-s"}
+	// gitFilters filter commits by person and message.
+	gitFilters = []string{"--author=PATTERN", "--committer=PATTERN", "--grep=PATTERN"}
 )
 
-// logLike is git's log options: the revision walk and the diff options.
-func logLike(extra ...string) *optionSet {
-	return newOptionSet(exactSyntax, true, slices.Concat(gitRevisionOptions, gitDiffOptions, extra)...)
+// gitOpts is a strict option set for one subcommand; git's subcommands all take a
+// dash and digits as a count.
+func gitOpts(lists ...[]string) *optionSet {
+	return strictOptionSet(false, true, slices.Concat(lists...)...)
 }
-
-// diffLike is the diff options and extra.
-func diffLike(extra ...string) *optionSet {
-	return newOptionSet(exactSyntax, false, slices.Concat(gitDiffOptions, extra)...)
-}
-
-// withoutNames returns specs without those holding one of the names given (as the
-// specs write them).
-func withoutNames(specs []string, names ...string) []string {
-	var out []string
-	for _, s := range specs {
-		if !slices.ContainsFunc(strings.Fields(s), func(f string) bool { return slices.Contains(names, f) }) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// gitOpts is an option set of git's syntax for one subcommand.
-func gitOpts(specs ...string) *optionSet { return newOptionSet(exactSyntax, false, specs...) }
 
 func init() {
-	listing := []string{"--contains --with=COMMIT?", "--no-contains --without=COMMIT?", "--merged=COMMIT?",
-		"--no-merged=COMMIT?", "--sort=KEY", "--format=FORMAT", "--color[=WHEN]", "--no-color",
-		"-i --ignore-case", "--column[=OPTIONS]", "--no-column", "-l --list"}
+	pickaxe := []string{"-S=STRING", "-G=REGEX", "--pickaxe-regex", "--pickaxe-all", "--diff-filter=FILTER"}
+	listing := []string{"-l --list", "--contains=COMMIT", "--no-contains=COMMIT", "--points-at=OBJECT",
+		"--sort=-KEY", "--column", "--no-column", "-i --ignore-case"}
 	for _, s := range []*gitSubcommand{
-		{name: "status", opts: gitOpts("-s --short", "-b --branch", "--show-stash", "--porcelain[=VERSION]",
-			"--long", "-v --verbose", "-u --untracked-files[=MODE]", "--ignored[=MODE]",
-			"--ignore-submodules[=WHEN]", "-z --null", "--column[=OPTIONS]", "--no-column", "--ahead-behind",
-			"--no-ahead-behind", "--renames", "--no-renames", "--find-renames[=N]")},
-		{name: "diff", opts: diffLike("--cached --staged", "--merge-base", "--no-index", "-1 --base",
-			"-2 --ours", "-3 --theirs", "-0", "-c", "--cc"), operands: gitNoIndexOperands,
+		{name: "status", opts: gitOpts([]string{"-s --short", "-b --branch", "--porcelain", "--long",
+			"-v --verbose", "-u --untracked-files=MODE", "--ignored", "--ignore-submodules=WHEN", "--column",
+			"--no-column", "--ahead-behind", "--no-ahead-behind", "--renames", "--no-renames",
+			"--find-renames=SIMILARITY"})},
+		{name: "diff", opts: gitOpts(gitStats, gitColor, pickaxe, []string{"--dirstat", "--summary",
+			"--patch-with-stat", "--word-diff", "--word-diff-regex=REGEX", "--color-words", "--no-renames",
+			"--no-ext-diff", "--check", "--ws-error-highlight=KIND", "--full-index", "--binary", "--abbrev=N",
+			"-B --break-rewrites", "-M --find-renames", "-C --find-copies", "--find-copies-harder",
+			"-D --irreversible-delete", "--diff-algorithm=ALGORITHM", "--histogram", "--patience",
+			"--minimal", "--ignore-space-at-eol", "-b --ignore-space-change", "-w --ignore-all-space",
+			"--ignore-blank-lines", "--inter-hunk-context=N", "-W --function-context", "--exit-code", "--quiet",
+			"--cached --staged", "--no-index", "--relative=PATH", "-p -u", "-s", "-O=FILE", "-R",
+			"--output=FILE !", "--ext-diff !", "--textconv !"}), operands: gitNoIndexOperands,
 			note: "with --no-index the operands are files read"},
-		{name: "log", opts: logLike("-q")},
-		{name: "whatchanged", opts: logLike()},
-		{name: "show", opts: logLike()},
-		{name: "shortlog", opts: newOptionSet(exactSyntax, true, slices.Concat(
-			withoutNames(gitRevisionOptions, "-c", "-n", "--committer=PATTERN"), []string{"--max-count=N", "-s --summary", "-e --email",
-				"-w[=WIDTHS]", "-c --committer", "-n --numbered", "--group=TYPE"})...)},
-		{name: "rev-list", opts: logLike("--count", "--timestamp", "--objects", "--objects-edge",
-			"--no-object-names", "--object-names", "--header", "--disk-usage[=FORMAT]", "--in-commit-order")},
-		{name: "reflog", opts: logLike(), operands: gitReflogOperands,
+		{name: "log", opts: gitOpts(gitLogDisplay, gitRefSets, gitDates, gitStats, gitColor, gitPatch,
+			gitFilters, pickaxe, []string{"-n --max-count=N", "--abbrev-commit", "--full-history", "--dense",
+				"--sparse", "--simplify-merges", "--ancestry-path", "--source", "--first-parent", "--merges",
+				"--no-merges", "--reverse", "--walk-reflogs", "--skip=N", "--max-age=N", "--min-age=N",
+				"--no-min-parents", "--no-max-parents", "--follow", "--no-walk", "--left-right", "--cherry-mark",
+				"--cherry-pick", "--boundary", "--topo-order", "--date-order", "--author-date-order",
+				"--pretty=FORMAT", "--format=FORMAT", "--output=FILE !", "--ext-diff !", "--textconv !",
+				"--show-signature !"})},
+		{name: "show", opts: gitOpts(gitLogDisplay, gitStats, gitColor, gitPatch, []string{"--abbrev-commit",
+			"--word-diff", "--word-diff-regex=REGEX", "--color-words", "--pretty=FORMAT", "--format=FORMAT",
+			"--first-parent", "--raw", "--diff-filter=FILTER", "-m", "--quiet", "--output=FILE !",
+			"--ext-diff !", "--textconv !", "--show-signature !"})},
+		{name: "shortlog", opts: gitOpts(gitRefSets, gitDates, []string{"-s --summary", "-n --numbered",
+			"-e --email", "-c --committer", "--group=TYPE", "--format=FORMAT", "--no-merges",
+			"--author=PATTERN"})},
+		{name: "reflog", opts: gitOpts(gitLogDisplay, gitRefSets, gitDates, gitFilters,
+			[]string{"-n --max-count=N"}), operands: gitReflogOperands,
 			note: "show (the default) and list; the forms that expire, delete or write are not read-only"},
-		{name: "diff-tree", opts: diffLike("--root", "--stdin", "--no-commit-id", "-v", "--always",
-			"--merge-base", "-c", "--cc", "-m", "-t", "-r", "--combined-all-paths", "--pretty[=FORMAT]",
-			"--format[=FORMAT]", "--encoding[=ENCODING]")},
-		{name: "diff-index", opts: diffLike("--cached", "-m", "--merge-base")},
-		{name: "diff-files", opts: diffLike("-0", "-1 --base", "-2 --ours", "-3 --theirs", "-c", "--cc", "-q")},
-		{name: "blame", opts: gitOpts("-b", "--root", "--show-stats", "-L=RANGE", "-l", "-t", "-S=FILE",
-			"--reverse", "--first-parent", "-p --porcelain", "--line-porcelain", "--incremental",
-			"--encoding[=ENCODING]", "--contents=FILE", "--date[=FORMAT]", "--progress", "--no-progress",
-			"-M[=NUM]", "-C[=NUM]", "--ignore-rev=REV", "--ignore-revs-file=FILE", "--color-lines",
-			"--color-by-age", "--minimal", "-s", "-e --show-email", "-w", "--abbrev[=N]", "-c",
-			"-f --show-name", "-n --show-number", "--score-debug", "--textconv !", "--no-textconv")},
-		{name: "ls-files", opts: gitOpts("-c --cached", "-d --deleted", "-m --modified", "-o --others",
-			"-i --ignored", "-s --stage", "-u --unmerged", "-k --killed", "--resolve-undo", "--directory",
-			"--empty-directory", "--no-empty-directory", "--eol", "-z", "-t", "-v", "-f", "--full-name",
-			"--recurse-submodules", "--abbrev[=N]", "--debug", "--deduplicate", "--sparse",
-			"-x --exclude=PATTERN", "-X --exclude-from=FILE", "--exclude-per-directory=NAME",
-			"--exclude-standard", "--error-unmatch", "--with-tree=TREE", "--format=FORMAT")},
-		{name: "ls-tree", opts: gitOpts("-d", "-r", "-t", "-l --long", "-z", "--name-only --name-status",
-			"--object-only", "--full-name", "--full-tree", "--abbrev[=N]", "--format=FORMAT")},
-		{name: "rev-parse", opts: gitOpts("--verify", "-q --quiet", "--short[=N]", "--abbrev-ref[=MODE]",
-			"--symbolic", "--symbolic-full-name", "--show-toplevel", "--show-cdup", "--show-prefix",
-			"--show-superproject-working-tree", "--show-object-format[=WHICH]", "--show-ref-format",
-			"--git-dir", "--git-common-dir", "--absolute-git-dir", "--is-inside-work-tree",
-			"--is-inside-git-dir", "--is-bare-repository", "--is-shallow-repository", "--local-env-vars",
-			"--all", "--branches[=PATTERN]", "--tags[=PATTERN]", "--remotes[=PATTERN]", "--glob[=PATTERN]",
-			"--exclude[=PATTERN]", "--revs-only", "--no-revs", "--flags", "--no-flags", "--sq", "--not",
-			"--default=ARG", "--since[=DATE]", "--after[=DATE]", "--until[=DATE]", "--before[=DATE]",
-			"--path-format[=FORMAT]", "--disambiguate[=PREFIX]")},
-		{name: "describe", opts: gitOpts("--contains", "--debug", "--all", "--tags", "--long",
-			"--first-parent", "--abbrev[=N]", "--exact-match", "--candidates=N", "--match=PATTERN",
-			"--exclude=PATTERN", "--always", "--dirty[=MARK]", "--broken[=MARK]")},
-		{name: "cat-file", opts: gitOpts("-t", "-s", "-e", "-p", "--batch[=FORMAT]", "--batch-check[=FORMAT]",
-			"--batch-command[=FORMAT]", "--batch-all-objects", "--buffer", "--follow-symlinks", "--unordered",
-			"--allow-unknown-type", "-Z", "--mailmap --use-mailmap", "--no-mailmap --no-use-mailmap",
-			"--textconv !", "--filters !", "--path=PATH !")},
-		{name: "for-each-ref", opts: gitOpts("--contains=COMMIT?", "--no-contains=COMMIT?", "--merged=COMMIT?",
-			"--no-merged=COMMIT?", "--sort=KEY", "--format=FORMAT", "--color[=WHEN]", "--no-color",
-			"--ignore-case", "--count=N", "-s --shell", "-p --perl", "--python", "--tcl", "--points-at=OBJECT",
-			"--omit-empty", "--exclude=PATTERN", "--stdin")},
-		{name: "show-ref", opts: gitOpts("--head", "--heads", "--branches", "--tags", "-d --dereference",
-			"-s --hash[=N]", "--abbrev[=N]", "--verify", "-q --quiet", "--exclude-existing[=PATTERN]",
-			"--exists")},
-		{name: "merge-base", opts: gitOpts("-a --all", "--octopus", "--independent", "--is-ancestor",
-			"--fork-point")},
-		{name: "name-rev", opts: gitOpts("--tags", "--refs=PATTERN", "--exclude=PATTERN", "--all",
-			"--annotate-stdin", "--stdin", "--name-only", "--no-undefined", "--undefined", "--always",
-			"--peel-tag")},
-		{name: "grep", opts: newOptionSet(exactSyntax, true, "--cached", "--no-index", "--untracked",
-			"--exclude-standard", "--no-exclude-standard", "--recurse-submodules", "-a --text", "--textconv !",
-			"--no-textconv", "-i --ignore-case", "-I", "--max-depth=N", "-r --recursive", "--no-recursive",
-			"-w --word-regexp", "-v --invert-match", "-h", "-H", "--full-name", "-E --extended-regexp",
-			"-G --basic-regexp", "-F --fixed-strings", "-P --perl-regexp", "-n --line-number", "--column",
-			"-l --files-with-matches --name-only", "-L --files-without-match", "-z --null",
-			"-o --only-matching", "-c --count", "--color[=WHEN]", "--no-color", "--break", "--heading",
-			"-p --show-function", "-A --after-context=N", "-B --before-context=N", "-C --context=N",
-			"--threads=N", "-W --function-context", "-f=FILE", "-e=PATTERN", "--and", "--or", "--not",
-			"--all-match", "-q --quiet", "-m --max-count=N", "-O --open-files-in-pager[=PAGER] !",
-			"--ext-grep !"),
-			operands: gitNoIndexOperands,
-			note:     "-O runs a pager of its choosing; with --no-index the operands are files read"},
-		{name: "branch", opts: gitOpts(append(slices.Clone(listing), "-a --all", "-r --remotes", "-v --verbose",
-			"--abbrev[=N]", "--no-abbrev", "--points-at=OBJECT", "--show-current", "-q --quiet")...),
+		{name: "stash list", opts: gitOpts(gitLogDisplay, gitRefSets, []string{"-n --max-count=N"})},
+		{name: "stash show", opts: gitOpts(gitStats, gitColor, []string{"--word-diff", "--word-diff-regex=REGEX",
+			"--diff-filter=FILTER", "--abbrev=N"})},
+		{name: "rev-list", opts: gitOpts(gitRefSets, gitDates, gitFilters, []string{"-n --max-count=N", "--count",
+			"--reverse", "--first-parent", "--ancestry-path", "--merges", "--no-merges", "--min-parents=N",
+			"--max-parents=N", "--no-min-parents", "--no-max-parents", "--skip=N", "--max-age=N", "--min-age=N",
+			"--walk-reflogs", "--oneline", "--abbrev-commit", "--pretty=FORMAT", "--format=FORMAT", "--abbrev=N",
+			"--full-history", "--dense", "--sparse", "--source", "--graph"})},
+		{name: "blame", opts: gitOpts([]string{"-L=RANGE", "--porcelain -p", "--line-porcelain", "--incremental",
+			"--root", "--show-stats", "--show-name -f", "--show-number -n", "--show-email -e", "--date=FORMAT",
+			"-w", "--ignore-rev=REV", "--ignore-revs-file=FILE", "-M", "-C", "--score-debug", "--abbrev=N",
+			"-s", "-l", "-t", "--contents=FILE !", "--textconv !"})},
+		{name: "ls-files", opts: gitOpts([]string{"-c --cached", "-d --deleted", "-m --modified", "-o --others",
+			"-i --ignored", "-s --stage", "-k --killed", "-u --unmerged", "--directory", "--no-empty-directory",
+			"--eol", "--full-name", "--abbrev=N", "--debug", "-z", "-t", "-v", "-f", "-x --exclude=PATTERN",
+			"-X --exclude-from=FILE", "--exclude-per-directory=NAME", "--exclude-standard", "--error-unmatch",
+			"--recurse-submodules"})},
+		{name: "config", opts: gitOpts([]string{"--get", "--local", "--global", "--system", "--worktree",
+			"--default=VALUE", "--type=TYPE", "--bool", "--int", "--bool-or-int", "--path", "--expiry-date",
+			"-z --null", "--name-only", "--show-origin", "--show-scope", "-f --file=FILE !", "-l --list !",
+			"--add !", "--unset !", "--replace-all !", "-e --edit !"}), operands: gitConfigOperands,
+			note: "git config --get NAME only, --get first"},
+		{name: "remote", opts: gitOpts([]string{"-v --verbose"}), operands: noOperands},
+		{name: "remote show", opts: gitOpts([]string{"-n"}), operands: gitRemoteShowOperands,
+			note: "with -n and one name only: without -n, git asks the remote over the network"},
+		{name: "merge-base", opts: gitOpts([]string{"--is-ancestor", "--fork-point", "--octopus", "--independent",
+			"--all"})},
+		{name: "rev-parse", opts: gitOpts([]string{"--verify", "--short=LENGTH", "--abbrev-ref", "--symbolic",
+			"--symbolic-full-name", "--show-toplevel", "--show-cdup", "--show-prefix", "--git-dir",
+			"--git-common-dir", "--absolute-git-dir", "--is-inside-work-tree", "--is-inside-git-dir",
+			"--is-bare-repository", "--is-shallow-repository"})},
+		{name: "describe", opts: gitOpts([]string{"--tags", "--match=PATTERN", "--exclude=PATTERN", "--long",
+			"--abbrev=N", "--always", "--contains", "--first-match", "--exact-match", "--candidates=N", "--dirty",
+			"--broken"})},
+		{name: "cat-file", opts: gitOpts([]string{"-t", "-s", "-p", "-e", "--batch-check", "--textconv !",
+			"--filters !"})},
+		{name: "for-each-ref", opts: gitOpts([]string{"--format=FORMAT", "--sort=-KEY", "--count=N",
+			"--contains=COMMIT", "--no-contains=COMMIT", "--merged=COMMIT", "--no-merged=COMMIT",
+			"--points-at=OBJECT"})},
+		{name: "grep", opts: func() *optionSet {
+			o := gitOpts([]string{"-e=PATTERN", "-E --extended-regexp", "-G --basic-regexp",
+				"-F --fixed-strings", "-P --perl-regexp", "-i --ignore-case", "-v --invert-match",
+				"-w --word-regexp", "-n --line-number", "-c --count", "-l --files-with-matches",
+				"-L --files-without-match", "-h", "-H", "--heading", "--break", "--full-name", "--color",
+				"--no-color", "-o --only-matching", "-A --after-context=N", "-B --before-context=N",
+				"-C --context=N", "--and", "--or", "--not", "--max-depth=N", "--untracked", "--no-index",
+				"--recurse-submodules", "--cached", "--threads=N", "-q --quiet",
+				"-O --open-files-in-pager=PAGER !", "--textconv !", "--ext-grep !"})
+			o.digitValues = true
+			return o
+		}(), operands: gitNoIndexOperands,
+			note: "-O runs a pager of its choosing; with --no-index the operands are files read"},
+		{name: "branch", opts: gitOpts(listing, gitColor, []string{"-a --all", "-r --remotes", "-v --verbose",
+			"--abbrev=N", "--no-abbrev", "--merged=COMMIT?", "--no-merged=COMMIT?", "--show-current",
+			"-d --delete !", "-D !", "-m --move !", "-M !", "-c --copy !", "-C !", "-f --force !"}),
 			operands: gitListingOperands, note: "lists only: a name needs --list (it would make a branch)"},
-		{name: "tag", opts: gitOpts(append(slices.Clone(listing), "-n[=NUM]", "--points-at=OBJECT?",
-			"--omit-empty")...),
+		{name: "tag", opts: gitOpts(listing, []string{"-n=N", "--merged=COMMIT", "--no-merged=COMMIT",
+			"--format=FORMAT", "-d --delete !", "-a --annotate !", "-s --sign !", "-f --force !"}),
 			operands: gitListingOperands, note: "lists only: a name needs --list (it would make a tag)"},
-		{name: "config", opts: gitOpts("--global", "--system", "--local", "--worktree", "-f --file=FILE",
-			"--blob=BLOB", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l --list", "--get-color",
-			"--get-colorbool", "-t --type=TYPE", "--bool", "--int", "--bool-or-int", "--bool-or-str", "--path",
-			"--expiry-date", "-z --null", "--name-only", "--includes", "--no-includes", "--show-origin",
-			"--show-scope", "--default=VALUE", "--fixed-value", "--replace-all !", "--add !", "--unset !",
-			"--unset-all !", "--rename-section !", "--remove-section !", "-e --edit !"),
-			operands: gitConfigOperands, note: "reads only: --get and its kinds, --list, or the get and list forms"},
-		{name: "symbolic-ref", opts: gitOpts("-q --quiet", "--short", "--recurse", "--no-recurse",
-			"-d --delete !", "-m=REASON !"), operands: atMost(1, textOperands),
-			note: "one name only (a second sets the ref)"},
-		{name: "count-objects", opts: gitOpts("-v --verbose", "-H --human-readable")},
-		{name: "check-ignore", opts: gitOpts("-q --quiet", "-v --verbose", "--stdin", "-z", "-n --non-matching",
-			"--no-index")},
-		{name: "check-attr", opts: gitOpts("-a --all", "--cached", "--stdin", "-z", "--source=TREE")},
-		{name: "show-branch", opts: gitOpts("-a --all", "-r --remotes", "--color[=WHEN]", "--no-color",
-			"--more[=N]", "--list", "--no-name", "--current", "--sha1-name", "--merge-base", "--independent",
-			"--topo-order", "--topics", "--sparse", "--date-order", "-g --reflog[=N]")},
-		{name: "cherry", opts: gitOpts("-v --verbose", "--abbrev[=N]")},
-		{name: "version", opts: gitOpts("--build-options")},
-		{name: "stash list", opts: logLike()},
-		{name: "stash show", opts: newOptionSet(exactSyntax, false, slices.Concat(withoutNames(gitDiffOptions, "-u"),
-			[]string{"-p --patch", "-u --include-untracked", "--no-include-untracked", "--only-untracked"})...)},
-		{name: "worktree list", opts: gitOpts("--porcelain", "-v --verbose", "--expire=TIME", "-z")},
-		{name: "remote", opts: gitOpts("-v --verbose"), operands: noOperands},
-		{name: "remote get-url", opts: gitOpts("--push", "--all"), operands: exactlyOne},
-		{name: "remote show", opts: gitOpts("-n"), operands: gitRemoteShowOperands,
-			note: "with -n only: without it, git asks the remote over the network"},
+		{name: "worktree list", opts: gitOpts([]string{"--porcelain", "-v --verbose", "--expire=TIME"})},
 	} {
 		gitSubcommands[s.name] = s
 	}
 	register(&program{name: "git", check: gitCheck,
-		note: "global options, then one of the subcommands below; the repository's configuration is checked apart"})
+		note: "a subcommand below, with no global option before it; the repository's configuration is checked apart"})
 }
 
-// gitCheck reads a git command line: global options, the subcommand (two words for
-// stash, worktree and remote), its options and operands, and the format and sort
-// values that would ask gpg to check signatures.
+// gitCheck reads a git command line: the subcommand (two words for stash, worktree
+// and remote), its options and operands, and the format and sort values that would
+// ask gpg to check signatures. No word may hold what strictRefused refuses.
 func gitCheck(c *argvCheck) bool {
+	for _, w := range c.argv[1:] {
+		if strictRefused(w) {
+			return c.refuse(w)
+		}
+	}
 	global, word, ok := gitGlobal.parse(c.argv[1:])
 	if !ok {
 		return c.refuse(word)
 	}
 	rest := global.operands
-	if len(rest) == 0 {
-		return true // git alone, or --version: prints and ends
+	if len(rest) == 0 || len(rest) != len(c.argv)-1 {
+		return c.refuse("git")
 	}
 	name := rest[0]
 	rest = rest[1:]
@@ -264,7 +199,7 @@ func gitCheck(c *argvCheck) bool {
 			c.read(po.value)
 		case po.opt.named("--format", "--pretty") && po.hasValue && !gitFormat(po.value):
 			return c.refuse(po.value)
-		case po.opt.named("--sort") && strings.Contains(po.value, "signature"):
+		case po.opt.named("--sort", "--group") && strings.Contains(po.value, "signature"):
 			return c.refuse(po.value)
 		}
 	}
@@ -322,38 +257,44 @@ func gitListingOperands(c *argvCheck, operands []string) bool {
 	return true
 }
 
-// gitReflogOperands: show (the default) and list; any other first word (expire,
-// delete, drop, write, or a ref Claude Code refuses) is not read-only.
+// gitReflogOperands: show (the default) and list; any other first word (a ref,
+// which the original asks about) and the words that expire, delete or write are
+// not read-only.
 func gitReflogOperands(c *argvCheck, operands []string) bool {
-	if len(operands) > 0 && operands[0] != "show" && operands[0] != "list" {
-		return c.refuse(operands[0])
+	for i, o := range operands {
+		switch {
+		case i == 0 && o != "show" && o != "list",
+			o == "expire" || o == "delete" || o == "exists" || o == "drop" || o == "write":
+			return c.refuse(o)
+		}
 	}
 	return true
 }
 
-// gitConfigOperands: a reading action, or the get and list forms.
+// gitConfigOperands: git config --get NAME [PATTERN], --get first.
 func gitConfigOperands(c *argvCheck, operands []string) bool {
-	if c.args.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--get-color", "--get-colorbool") {
-		return true
+	if len(c.argv) < 4 || c.argv[2] != "--get" || len(operands) == 0 {
+		return c.refuse("config")
 	}
-	if len(operands) == 2 && operands[0] == "get" || len(operands) == 1 && operands[0] == "list" {
-		return true
-	}
-	return c.refuse("config")
+	return true
 }
 
-// gitRemoteShowOperands: remote show names remotes, and needs -n.
+// gitRemoteShowOperands: remote show -n and the name of one remote.
 func gitRemoteShowOperands(c *argvCheck, operands []string) bool {
-	if !c.args.has("-n") || len(operands) == 0 {
+	if !c.args.has("-n") || len(operands) != 1 || !gitRemoteName(operands[0]) {
 		return c.refuse("show")
 	}
 	return true
 }
 
-// exactlyOne: one operand, text.
-func exactlyOne(c *argvCheck, operands []string) bool {
-	if len(operands) != 1 {
-		return c.refuse(c.argv[0])
+// gitRemoteName reports whether s is a plain remote name: letters, digits, _ and
+// -, not starting with -.
+func gitRemoteName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' && i > 0) {
+			return false
+		}
 	}
-	return true
+	return s != ""
 }

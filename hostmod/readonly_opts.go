@@ -125,18 +125,48 @@ func (s optionSyntax) exact() bool { return s == exactSyntax || s == exactStopSy
 // An optionSet is the options of one program, indexed.
 type optionSet struct {
 	syntax optionSyntax
-	// counts: a word of a dash and digits ("-5") is a count, as head, tail, grep and
-	// git log read it.
+	// counts: a word of a dash and digits ("-5") is a count, as head, tail and git
+	// log read it.
 	counts bool
-	all    []*option
-	short  [128]*option
-	long   map[string]*option
-	names  []string // the long names, sorted, for prefix lookups
+	// strict takes values only in the forms Claude Code's allow-lists take them,
+	// so that luatool never runs what the original would ask about: a value never
+	// starts with "-" (unless its name does, "=-KEY"), a value named N is digits, a
+	// short option taking a value ends its word and takes the next one (or, with
+	// digitValues, digits attached: grep -A3), and no value is optional.
+	strict, digitValues bool
+	all                 []*option
+	short               [128]*option
+	long                map[string]*option
+	names               []string // the long names, sorted, for prefix lookups
 }
 
 // newOptionSet indexes specs. A name given twice is a programmer's error.
 func newOptionSet(syntax optionSyntax, counts bool, specs ...string) *optionSet {
 	s := &optionSet{syntax: syntax, counts: counts, long: map[string]*option{}}
+	s.add(specs)
+	return s
+}
+
+// strictOptionSet is an option set of exact names and strict values (see
+// optionSet.strict), for a program Claude Code reads by an allow-list; an optional
+// value is a programmer's error there.
+func strictOptionSet(stop, counts bool, specs ...string) *optionSet {
+	syntax := exactSyntax
+	if stop {
+		syntax = exactStopSyntax
+	}
+	s := &optionSet{syntax: syntax, counts: counts, strict: true, long: map[string]*option{}}
+	s.add(specs)
+	for _, o := range s.all {
+		if o.arg == optionalArg && !o.refused {
+			panic(fmt.Sprintf("hostmod: option %q: a strict set takes no optional value", o.spec))
+		}
+	}
+	return s
+}
+
+// add indexes specs into s.
+func (s *optionSet) add(specs []string) {
 	for _, spec := range specs {
 		o := parseOptionSpec(spec)
 		s.all = append(s.all, o)
@@ -155,7 +185,15 @@ func newOptionSet(syntax optionSyntax, counts bool, specs ...string) *optionSet 
 		}
 	}
 	slices.Sort(s.names)
-	return s
+}
+
+// strictValue reports whether a strict set takes value for o: not starting with
+// "-" unless the value's name does, digits for a value named N.
+func (o *option) strictValue(value string) bool {
+	if strings.HasPrefix(value, "-") && !strings.HasPrefix(o.value, "-") {
+		return false
+	}
+	return o.value != "N" || value != "" && strings.Trim(value, "0123456789") == ""
 }
 
 // lookupLong finds the option a long name given on a command line selects: the option
@@ -276,6 +314,9 @@ func (s *optionSet) parse(args []string) (*parsedArgs, string, bool) {
 					value, hasValue = args[i], true
 				}
 			}
+			if s.strict && hasValue && !o.strictValue(value) {
+				return nil, a, false
+			}
 			p.opts = append(p.opts, parsedOption{opt: o, value: value, hasValue: hasValue})
 		default:
 			next, ok := s.parseShort(p, args, i)
@@ -286,6 +327,29 @@ func (s *optionSet) parse(args []string) (*parsedArgs, string, bool) {
 		}
 	}
 	return p, "", true
+}
+
+// parseStrictShort reads the short option o taking a value, at a[j] of the word
+// args[i], as a strict set takes it: alone in its word with its value the next
+// word, or with digits attached when the set takes them.
+func (s *optionSet) parseStrictShort(p *parsedArgs, o *option, args []string, i, j int) (int, bool) {
+	a := args[i]
+	value, next := a[j+1:], i
+	switch {
+	case value != "" && s.digitValues && j == 1 && strings.Trim(value, "0123456789") == "":
+	case value == "" && j == 1 && i+1 < len(args):
+		next, value = i+1, args[i+1]
+	case value == "" && j == 1 && o.arg == lastDefaultArg:
+		p.opts = append(p.opts, parsedOption{opt: o})
+		return i, true
+	default:
+		return i, false
+	}
+	if !o.strictValue(value) {
+		return i, false
+	}
+	p.opts = append(p.opts, parsedOption{opt: o, value: value, hasValue: true})
+	return next, true
 }
 
 // parseWord parses the one option word args[0], with its value from args[1] when
@@ -316,6 +380,9 @@ func (s *optionSet) parseShort(p *parsedArgs, args []string, i int) (int, bool) 
 		}
 		if o == nil || o.refused {
 			return i, false
+		}
+		if s.strict && o.arg != noArg {
+			return s.parseStrictShort(p, o, args, i, j)
 		}
 		switch o.arg {
 		case noArg:

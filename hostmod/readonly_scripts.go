@@ -9,38 +9,90 @@ import (
 
 func init() {
 	register(
-		&program{name: "sed", opts: newOptionSet(getoptSyntax, false,
-			"-n --quiet --silent", "--debug", "-e --expression=SCRIPT", "-f --file=FILE !",
-			"--follow-symlinks", "-i --in-place[=SUFFIX] !", "-l --line-length=N", "--posix",
-			"-E -r --regexp-extended", "-s --separate", "--sandbox", "-u --unbuffered", "-z --null-data",
-			"-b --binary", "--help", "--version"),
+		&program{name: "sed", opts: strictOptionSet(false, false, "-n --quiet --silent",
+			"-E -r --regexp-extended", "-z", "--posix", "-e --expression=SCRIPT !", "-f --file=FILE !",
+			"-i --in-place !", "-s --separate !", "-l --line-length=N !", "-u --unbuffered !", "--debug !",
+			"--sandbox !", "--follow-symlinks !", "--null-data !", "-b --binary !"),
 			operands: sedOperands,
-			note:     "the script is parsed as GNU sed parses it; it may print, delete, quit, branch, hold, substitute (flags g, p, i, I, m, M and a number) and transliterate; the commands e, r, R, w, W and the s flags e and w are not read-only"},
+			note:     "two forms only, the original's: with -n, scripts of p commands (p, 5p, 1,5p joined by ;) on any files; without it, one s/RE/TEXT/ with the flags g, p, i, I, m, M and a number, on the standard input only. The script is parsed as GNU sed parses it too; e, r, R, w and W never pass"},
 		&program{name: "jq", check: jqCheck,
-			note: "a custom parser (jq's own, full option names only); -f, -L, --rawfile and --slurpfile are not read-only, nor a filter naming env, $ENV, include, import, modulemeta or get_search_list"},
+			note: "a parser of its own (jq's, full option names only): options before the filter, which is required; -f, -L, --rawfile and --slurpfile are not read-only, nor a word naming env, $ENV, include, import, modulemeta, get_search_list or system"},
 		&program{name: "test", check: testCheck,
-			note: "-v and -R are not read-only (bash evaluates an array subscript in their operand), nor an argument holding a [; the operands of -eq, -ne, -lt, -le, -gt, -ge and -t must be numbers"},
+			note: "-v and -R are not read-only (bash evaluates an array subscript in their operand), nor -a, -o or an argument holding a [; the operands of -eq, -ne, -lt, -le, -gt, -ge and -t must be numbers"},
 		&program{name: "[", check: testCheck, note: "as test, with a final ]"},
-		withGlobs(&program{name: "echo", check: func(*argvCheck) bool { return true }, note: "any words"}, true),
+		withGlobs(&program{name: "echo", check: func(*argvCheck) bool { return true }, note: "any words"}),
 		&program{name: "printf", check: printfCheck,
-			note: "-v is not read-only; a format with a numeric conversion takes numbers only"},
+			note: "-v is not read-only; a format with a $ is refused; one with a numeric conversion takes numbers only"},
 	)
 }
 
-// sedOperands: the script is the values of -e, or else the first operand; the other
-// operands are files.
+// sedOperands: the original's two read-only forms of sed (see the table's note),
+// the script also parsed as GNU sed parses it (sedScript).
 func sedOperands(c *argvCheck, operands []string) bool {
-	scripts := c.args.values("-e")
-	if len(scripts) == 0 {
-		if len(operands) == 0 {
-			return c.refuse("sed")
+	if len(operands) == 0 {
+		return c.refuse("sed")
+	}
+	script, files := operands[0], operands[1:]
+	if !sedScript(script) {
+		return c.refuse(script)
+	}
+	if c.args.has("-n") {
+		for _, line := range strings.Split(script, ";") {
+			if !sedPrintLine(strings.TrimSpace(line)) {
+				return c.refuse(script)
+			}
 		}
-		scripts, operands = operands[:1], operands[1:]
+		return readsOperands(c, files)
 	}
-	if !sedScript(strings.Join(scripts, "\n")) {
-		return c.refuse(strings.Join(scripts, "\n"))
+	if len(files) > 0 || c.args.has("-z") || !sedSubstitution(strings.TrimSpace(script)) {
+		return c.refuse(script)
 	}
-	return readsOperands(c, operands)
+	return true
+}
+
+// sedPrintLine reports whether a sed command is p with an optional line or range
+// of line numbers: p, 5p, 1,5p.
+func sedPrintLine(s string) bool {
+	s, ok := strings.CutSuffix(s, "p")
+	if !ok {
+		return false
+	}
+	a, b, ranged := strings.Cut(s, ",")
+	digits := func(x string) bool { return x != "" && strings.Trim(x, "0123456789") == "" }
+	return s == "" || !ranged && digits(a) || ranged && digits(a) && digits(b)
+}
+
+// sedSubstitution reports whether a sed command is s/RE/TEXT/FLAGS with / as the
+// delimiter (exactly two more unescaped), FLAGS among g, p, i, I, m, M and one
+// digit.
+func sedSubstitution(s string) bool {
+	rest, ok := strings.CutPrefix(s, "s/")
+	if !ok {
+		return false
+	}
+	slashes, last := 0, -1
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '\\':
+			i++
+		case '/':
+			slashes, last = slashes+1, i
+		}
+	}
+	if slashes != 2 {
+		return false
+	}
+	digits := 0
+	for _, f := range rest[last+1:] {
+		switch {
+		case strings.ContainsRune("gpimIM", f):
+		case f >= '1' && f <= '9':
+			digits++
+		default:
+			return false
+		}
+	}
+	return digits <= 1
 }
 
 // A sedParser reads a sed script as GNU sed's compiler does, far enough to know
@@ -310,46 +362,51 @@ var jqOptions = newOptionSet(exactSyntax, false,
 	"-c --compact-output", "-C --color-output", "-M --monochrome-output", "-S --sort-keys",
 	"-e --exit-status", "-R --raw-input", "--tab", "--indent", "--seq", "--stream", "--stream-errors",
 	"--unbuffered", "--raw-output0", "-h --help", "-V --version", "--build-configuration",
-	"--args", "--jsonargs", "--arg", "--argjson", "-f --from-file !", "-L=DIR !", "--rawfile !",
-	"--slurpfile !")
+	"-f --from-file !", "-L=DIR !", "--rawfile !", "--slurpfile !")
 
-// jqCheck reads jq's command line: options anywhere, the first operand the filter
-// (checked by jqFilter), the rest files, or values after --args and --jsonargs.
+// jqCheck reads jq's command line as the original takes it: options first (full
+// names, short ones clustered), then the filter, required, then files, or values
+// after --args and --jsonargs; --arg and --argjson take two words, --indent one,
+// and once a word that is not an option has come, no option may follow. No word
+// may name what jqForbidden holds.
 func jqCheck(c *argvCheck) bool {
 	args := c.argv[1:]
 	var operands []string
-	positional := false
+	positional, words := false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if !jqFilter(a) {
+			return c.refuse(a)
+		}
 		switch {
-		case a == "--":
-			operands = append(operands, args[i+1:]...)
-			i = len(args)
 		case a == "--arg" || a == "--argjson":
-			if i+2 >= len(args) {
+			if words || i+2 >= len(args) {
 				return c.refuse(a)
 			}
 			i += 2
+			words = true
 		case a == "--indent":
-			if i+1 >= len(args) {
+			if words || i+1 >= len(args) {
 				return c.refuse(a)
 			}
 			i++
+			words = true
 		case a == "--args" || a == "--jsonargs":
+			if words {
+				return c.refuse(a)
+			}
 			positional = true
 		case strings.HasPrefix(a, "-") && a != "-":
-			if _, _, ok := jqOptions.parse([]string{a}); !ok {
+			if _, _, ok := jqOptions.parse([]string{a}); !ok || words {
 				return c.refuse(a)
 			}
 		default:
 			operands = append(operands, a)
+			words = true
 		}
 	}
 	if len(operands) == 0 {
-		return true
-	}
-	if !jqFilter(operands[0]) {
-		return c.refuse(operands[0])
+		return c.refuse("jq")
 	}
 	if !positional {
 		readsOperands(c, operands[1:])
@@ -361,7 +418,7 @@ func jqCheck(c *argvCheck) bool {
 // holds what the host passes commands) and the functions that load or list module
 // files.
 var jqForbidden = map[string]bool{"env": true, "ENV": true, "include": true, "import": true,
-	"modulemeta": true, "get_search_list": true}
+	"modulemeta": true, "get_search_list": true, "system": true}
 
 // jqFilter reports whether a filter holds none of jqForbidden as a word (strings
 // included: a name in a string is refused too, which only refuses more).
@@ -389,15 +446,16 @@ func jqFilter(f string) bool {
 // testFileOps are test's unary operators on a file, whose operand it reads (its
 // metadata); testFileBinary compare two files.
 var (
-	testFileOps    = map[string]bool{"-a": true, "-b": true, "-c": true, "-d": true, "-e": true, "-f": true, "-g": true, "-G": true, "-h": true, "-k": true, "-L": true, "-N": true, "-O": true, "-p": true, "-r": true, "-s": true, "-S": true, "-u": true, "-w": true, "-x": true}
+	testFileOps    = map[string]bool{"-b": true, "-c": true, "-d": true, "-e": true, "-f": true, "-g": true, "-G": true, "-h": true, "-k": true, "-L": true, "-N": true, "-O": true, "-p": true, "-r": true, "-s": true, "-S": true, "-u": true, "-w": true, "-x": true}
 	testFileBinary = map[string]bool{"-nt": true, "-ot": true, "-ef": true}
 	testIntOps     = map[string]bool{"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true}
 )
 
 // testCheck: test and [ evaluate nothing but -v and -R (bash evaluates an array
-// subscript in the variable name: test -v 'a[$(cmd)]' runs cmd); a [ in any
-// argument is refused as Claude Code refuses it, and the operands of the integer
-// comparisons and of -t must be numbers. The operands of file tests are files read.
+// subscript in the variable name: test -v 'a[$(cmd)]' runs cmd); -a, -o and a [ in
+// any argument are refused as the original refuses them, and the operands of the
+// integer comparisons and of -t must be numbers. The operands of file tests are
+// files read.
 func testCheck(c *argvCheck) bool {
 	args := c.argv[1:]
 	if c.argv[0] == "[" {
@@ -408,7 +466,7 @@ func testCheck(c *argvCheck) bool {
 	}
 	for i, a := range args {
 		switch {
-		case a == "-v" || a == "-R" || strings.Contains(a, "["):
+		case a == "-v" || a == "-R" || a == "-a" || a == "-o" || strings.Contains(a, "["):
 			return c.refuse(a)
 		case testIntOps[a]:
 			if i > 0 && !isInteger(args[i-1]) || i+1 < len(args) && !isInteger(args[i+1]) {
@@ -446,7 +504,7 @@ func printfCheck(c *argvCheck) bool {
 		return c.refuse("printf")
 	}
 	format := args[0]
-	if strings.Contains(format, `\u`) || strings.Contains(format, `\U`) {
+	if strings.Contains(format, "$") {
 		return c.refuse(format)
 	}
 	if printfConvertsNumbers(format) {

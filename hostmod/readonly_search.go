@@ -5,82 +5,75 @@ import "strings"
 // The table: the search tools (grep, ripgrep, fd, find, tree).
 
 func init() {
-	grep := withGlobs(withCounts(&program{name: "grep", opts: newOptionSet(getoptSyntax, false,
-		"-E --extended-regexp", "-F --fixed-strings --fixed-regexp", "-G --basic-regexp", "-P --perl-regexp",
-		"-e --regexp=PATTERNS", "-f --file=FILE", "-i -y --ignore-case", "--no-ignore-case",
-		"-w --word-regexp", "-x --line-regexp", "-z --null-data", "-s --no-messages", "-v --invert-match",
-		"-V --version", "--help", "-m --max-count=NUM", "-b --byte-offset", "-n --line-number",
-		"--line-buffered", "-H --with-filename", "-h --no-filename", "--label=LABEL", "-o --only-matching",
-		"-q --quiet --silent", "--binary-files=TYPE", "-a --text", "-I", "-d --directories=ACTION",
-		"-D --devices=ACTION", "-r --recursive", "-R --dereference-recursive !", "--include=GLOB",
-		"--exclude=GLOB", "--exclude-from=FILE", "--exclude-dir=GLOB", "-L --files-without-match",
-		"-l --files-with-matches", "-c --count", "-T --initial-tab", "-Z --null", "-B --before-context=NUM",
-		"-A --after-context=NUM", "-C --context=NUM", "--group-separator=SEP", "--no-group-separator",
-		"--color --colour[=WHEN]", "-U --binary"),
-		operands: grepOperands,
-		note:     "-R follows every symbolic link while it recurses, out of the roots: not read-only (-r follows only those named on the command line, which are checked)"}), true)
+	grep := withGlobs(&program{name: "grep", opts: grepOptions, operands: grepOperands,
+		note: "-R follows every symbolic link while it recurses, out of the roots: not read-only (-r follows only those named on the command line, which are checked)"})
 	register(grep, alias("egrep", grep), alias("fgrep", grep))
 
-	rg := withGlobs(&program{name: "rg", opts: newOptionSet(exactSyntax, false,
-		"-e --regexp=PATTERN", "-f --file=FILE", "-i --ignore-case", "-S --smart-case", "-s --case-sensitive",
-		"-F --fixed-strings", "-w --word-regexp", "-x --line-regexp", "-v --invert-match", "-c --count",
-		"--count-matches", "-l --files-with-matches", "--files-without-match", "--files",
-		"-n --line-number", "-N --no-line-number", "-o --only-matching", "-A --after-context=NUM",
-		"-B --before-context=NUM", "-C --context=NUM", "-H --with-filename", "-I --no-filename",
-		"--heading", "--no-heading", "-q --quiet", "--column", "--no-column", "-g --glob=GLOB",
-		"--iglob=GLOB", "--glob-case-insensitive", "--no-glob-case-insensitive", "-t --type=TYPE",
-		"-T --type-not=TYPE", "--type-list", "--type-add=TYPESPEC", "--type-clear=TYPE", "--hidden",
-		"--no-hidden", "-u --unrestricted", "--no-ignore", "--ignore", "--no-ignore-vcs",
-		"--no-ignore-dot", "--no-ignore-global", "--no-ignore-parent", "--no-ignore-exclude",
-		"--no-ignore-files", "--no-require-git", "--ignore-file=FILE", "--ignore-file-case-insensitive",
-		"-m --max-count=NUM", "-d --max-depth=NUM", "--max-filesize=SIZE", "-M --max-columns=NUM",
-		"--max-columns-preview", "-a --text", "--binary", "--no-binary", "-L --follow !", "--no-follow",
-		"--color=WHEN", "--colors=SPEC", "-p --pretty", "--json", "--no-json", "--stats", "--no-stats",
-		"--debug", "--trace", "--no-messages", "--messages", "--no-config", "--sort=SORTBY",
-		"--sortr=SORTBY", "--sort-files", "-j --threads=NUM", "-0 --null", "--null-data", "-P --pcre2",
-		"--no-pcre2", "--engine=ENGINE", "-U --multiline", "--no-multiline", "--multiline-dotall",
-		"--crlf", "--no-crlf", "-E --encoding=ENCODING", "--no-encoding", "-r --replace=REPLACEMENT",
-		"--passthru", "--trim", "--no-trim", "--vimgrep", "-b --byte-offset", "--context-separator=SEP",
-		"--no-context-separator", "--field-context-separator=SEP", "--field-match-separator=SEP",
-		"--path-separator=SEP", "--line-buffered", "--block-buffered", "--one-file-system",
-		"--include-zero", "--stop-on-nonmatch", "--no-unicode", "--auto-hybrid-regex",
-		"--dfa-size-limit=NUM", "--regex-size-limit=NUM", "--mmap", "--no-mmap", "-z --search-zip !",
-		"--pre=COMMAND !", "--pre-glob=GLOB !", "--hostname-bin=COMMAND !", "--hyperlink-format=FORMAT !",
-		"-h --help", "-V --version", "--pcre2-version"),
-		operands: rgOperands,
-		note:     "--pre and --hostname-bin run programs, --search-zip runs decompressors, --follow leaves the roots through links"}, false)
-	register(rg)
+	register(&program{name: "rg", opts: rgOptions, operands: rgOperands,
+		note: "--pre and --hostname-bin run programs, --search-zip runs decompressors, --follow leaves the roots through links"})
 
-	fd := &program{name: "fd", opts: newOptionSet(exactSyntax, false,
-		"-H --hidden", "-I --no-ignore", "--no-ignore-vcs", "--no-ignore-parent", "-u --unrestricted",
-		"-s --case-sensitive", "-i --ignore-case", "-g --glob", "--regex", "-F --fixed-strings",
-		"-a --absolute-path", "-p --full-path", "-0 --print0", "-d --max-depth=NUM", "--min-depth=NUM",
-		"--exact-depth=NUM", "-t --type=TYPE", "-e --extension=EXT", "-S --size=SIZE",
-		"--changed-within=DATE", "--changed-before=DATE", "-o --owner=USER", "-E --exclude=PATTERN",
-		"--ignore-file=FILE", "-c --color=WHEN", "-j --threads=NUM", "--max-buffer-time=MS",
-		"--max-results=NUM", "-1", "-q --quiet", "--show-errors", "--strip-cwd-prefix", "--one-file-system",
-		"--prune", "--search-path=DIR", "--base-directory=DIR", "--path-separator=SEP", "--batch-size=NUM",
-		"--no-require-git", "--format=FORMAT", "--and=PATTERN", "-L --follow !", "-x --exec=COMMAND !",
-		"-X --exec-batch=COMMAND !", "-l --list-details !", "--hyperlink[=WHEN] !", "-h --help",
-		"-V --version"),
+	fd := &program{name: "fd", opts: strictOptionSet(false, false,
+		"-H --hidden", "-I --no-ignore", "--no-ignore-vcs", "--no-ignore-parent", "-s --case-sensitive",
+		"-i --ignore-case", "-g --glob", "--regex", "-F --fixed-strings", "-a --absolute-path", "-p --full-path",
+		"-0 --print0", "-d --max-depth=N", "--min-depth=N", "--exact-depth=N", "-t --type=TYPE",
+		"-e --extension=EXT", "-S --size=SIZE", "--changed-within=DATE", "--changed-before=DATE",
+		"-o --owner=USER", "-E --exclude=PATTERN", "--ignore-file=FILE", "-c --color=WHEN", "-j --threads=N",
+		"--max-buffer-time=MS", "--max-results=N", "-1", "-q --quiet", "--show-errors", "--strip-cwd-prefix",
+		"--one-file-system", "--prune", "--search-path=DIR", "--path-separator=SEP", "--batch-size=N",
+		"--no-require-git", "--format=FORMAT", "--and=PATTERN", "-h --help", "-V --version",
+		"-L --follow !", "-x --exec=COMMAND !", "-X --exec-batch=COMMAND !", "-l --list-details !",
+		"--hyperlink=WHEN !", "--base-directory=DIR !"),
 		operands: fdOperands,
-		note:     "--exec, --exec-batch and --list-details (which runs ls) run programs; --follow leaves the roots through links; --base-directory changes directory"}
+		note:     "--exec, --exec-batch and --list-details (which runs ls) run programs; --follow leaves the roots through links; --base-directory moves where the other paths are taken from"}
 	register(fd, alias("fdfind", fd))
 
 	register(&program{name: "find", check: findCheck,
-		note: "a custom parser: the options -H and -P, the paths, then the expression; -L, -follow, -D, the actions that run, delete or write, and -files0-from are not read-only"})
+		note: "a parser of its own: the options -H and -P, the paths, then the expression of the predicates below; -L, -follow, the actions that run, delete or write, and -files0-from are not read-only, and no word may hold any of " + "<>()$`|{}&; but the words ( and )"})
 
-	register(&program{name: "tree", opts: newOptionSet(exactSyntax, false,
-		"-a", "-d", "-f", "-x", "-L=LEVEL", "-P=PATTERN", "-I=PATTERN", "--gitignore", "--gitfile=FILE",
+	register(&program{name: "tree", opts: strictOptionSet(false, false,
+		"-a", "-d", "-f", "-x", "-L=N", "-P=PATTERN", "-I=PATTERN", "--gitignore", "--gitfile=FILE",
 		"--ignore-case", "--matchdirs", "--metafirst", "--prune", "--info", "--infofile=FILE", "--noreport",
 		"--charset=CHARSET", "--filelimit=N", "-q", "-N", "-Q", "-p", "-u", "-g", "-s", "-h", "--si", "--du",
 		"-D", "--timefmt=FORMAT", "-F", "--inodes", "--device", "-v", "-t", "-c", "-U", "-r", "--dirsfirst",
-		"--filesfirst", "--sort=TYPE", "-i", "-A", "-S", "-n", "-C", "-X", "-J", "--nolinks", "--help",
-		"--version", "-l !", "-o=FILE !", "-R !", "-H=BASEHREF !", "--fromfile !", "--fromtabfile !",
-		"-T=TITLE !", "--hyperlink !", "--hintro=FILE !", "--houtro=FILE !"),
-		operands: listsOperands, check: treeCheck,
-		note: "-o writes, -R writes a page into every directory, -l follows links out of the roots; each word holds one option taking a value, as tree reads its clusters"})
+		"--filesfirst", "--sort=TYPE", "-i", "-A", "-S", "-n", "-C", "-X", "-J", "-H=BASEHREF", "-T=TITLE",
+		"--nolinks", "--hyperlink", "--scheme=SCHEME", "--authority=HOST", "--hintro=FILE", "--houtro=FILE",
+		"--help", "--version", "-l !", "-o=FILE !", "-R !", "--fromfile !", "--fromtabfile !", "--fflinks !"),
+		operands: listsOperands,
+		note:     "-o writes, -R writes a page into every directory, -l follows links out of the roots"})
 }
+
+// grepOptions are GNU grep's options the table allows, exactly as the original
+// names them (digits may be attached to -A, -B, -C and -m).
+var grepOptions = func() *optionSet {
+	s := strictOptionSet(false, false,
+		"-E --extended-regexp", "-F --fixed-strings", "-G --basic-regexp", "-P --perl-regexp",
+		"-e --regexp=PATTERNS", "-f --file=FILE", "-i --ignore-case", "--no-ignore-case", "-w --word-regexp",
+		"-x --line-regexp", "-z --null-data", "-s --no-messages", "-v --invert-match", "-V --version", "--help",
+		"-m --max-count=N", "-b --byte-offset", "-n --line-number", "--line-buffered", "-H --with-filename",
+		"-h --no-filename", "--label=LABEL", "-o --only-matching", "-q --quiet --silent", "--binary-files=TYPE",
+		"-a --text", "-I", "-d --directories=ACTION", "-D --devices=ACTION", "-r --recursive", "--include=GLOB",
+		"--exclude=GLOB", "--exclude-from=FILE", "--exclude-dir=GLOB", "-L --files-without-match",
+		"-l --files-with-matches", "-c --count", "-T --initial-tab", "-Z --null", "-B --before-context=N",
+		"-A --after-context=N", "-C --context=N", "--group-separator=SEP", "--no-group-separator",
+		"--color --colour=WHEN", "-U --binary", "-R --dereference-recursive !")
+	s.digitValues = true
+	return s
+}()
+
+// rgOptions are ripgrep's options the table allows, as grepOptions.
+var rgOptions = func() *optionSet {
+	s := strictOptionSet(false, false,
+		"-e --regexp=PATTERN", "-f=FILE", "-i --ignore-case", "-S --smart-case", "-F --fixed-strings",
+		"-w --word-regexp", "-v --invert-match", "-c --count", "-l --files-with-matches", "--files-without-match",
+		"-n --line-number", "-o --only-matching", "-A --after-context=N", "-B --before-context=N",
+		"-C --context=N", "-H", "-h", "--heading", "--no-heading", "-q --quiet", "--column",
+		"-g --glob=GLOB", "-t --type=TYPE", "-T --type-not=TYPE", "--type-list", "--hidden", "--no-ignore", "-u",
+		"-m --max-count=N", "-d --max-depth=N", "-a --text", "--color=WHEN", "--json", "--stats", "--debug",
+		"--help", "--version", "-L --follow !", "-z --search-zip !", "--pre=COMMAND !", "--pre-glob=GLOB !",
+		"--hostname-bin=COMMAND !", "--hyperlink-format=FORMAT !")
+	s.digitValues = true
+	return s
+}()
 
 // grepOperands: the first operand is the pattern unless -e or -f gave one; the rest
 // are files, and with none a recursive grep reads the working directory.
@@ -101,10 +94,10 @@ func grepOperands(c *argvCheck, operands []string) bool {
 	return readsOperands(c, operands)
 }
 
-// rgOperands: the first operand is the pattern unless -e, -f, --files or
-// --type-list; the rest are paths, the working directory when none.
+// rgOperands: the first operand is the pattern unless -e, -f or --type-list; the
+// rest are paths, the working directory when none.
 func rgOperands(c *argvCheck, operands []string) bool {
-	if !c.args.has("-e", "-f", "--files", "--type-list") {
+	if !c.args.has("-e", "-f", "--type-list") {
 		if len(operands) == 0 {
 			return c.refuse("rg")
 		}
@@ -122,27 +115,6 @@ func fdOperands(c *argvCheck, operands []string) bool {
 		c.read(".")
 	}
 	return readsOperands(c, operands)
-}
-
-// treeValueLetters are tree's short options that take the next word as a value.
-const treeValueLetters = "LPIoHT"
-
-// treeCheck: tree takes an option's value from the next word whatever follows the
-// letter in its cluster ("-Lo 2 out" is -L 2 -o out), where the shared parser
-// reads the rest of the cluster as the value; so a letter taking a value must end
-// its word.
-func treeCheck(c *argvCheck) bool {
-	for _, a := range c.argv[1:] {
-		if a == "--" {
-			break
-		}
-		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
-			if i := strings.IndexAny(a[1:], treeValueLetters); i >= 0 && i+2 < len(a) {
-				return c.refuse(a)
-			}
-		}
-	}
-	return true
 }
 
 // findPredicates are the words of find's expression the classifier allows, with
@@ -182,6 +154,11 @@ type findArg struct {
 // unless Y is t (a date).
 func findCheck(c *argvCheck) bool {
 	args := c.argv[1:]
+	for _, a := range args {
+		if a != "(" && a != ")" && strings.ContainsAny(a, plainRefused) {
+			return c.refuse(a)
+		}
+	}
 	i := 0
 	for i < len(args) && (args[i] == "-H" || args[i] == "-P" ||
 		strings.HasPrefix(args[i], "-O") && strings.Trim(args[i][2:], "0123456789") == "") {
