@@ -212,7 +212,7 @@ func TestClassifyCommandPaths(t *testing.T) {
 		{"cat sub/outdir/../outside/outside.txt", "", commandOutside, "sub/outdir/../outside/outside.txt"},
 		{"cat sub/outdir/../ws/a.txt", "", commandOutside, "sub/outdir/../ws/a.txt"}, // a .. after a name
 		{"cat sub/../a.txt", "", commandOutside, "sub/../a.txt"},
-		{"readlink sub/outlink", "", commandReadOnly, ""},    // the link itself
+		{"readlink sub/outlink", "", commandReadOnly, ""}, // the link itself
 		{"readlink -f sub/outlink", "", commandOutside, "sub/outlink"},
 		{"cat < /dev/null", "", commandReadOnly, ""},
 		{"ls sub/outdir", "", commandOutside, "sub/outdir"},
