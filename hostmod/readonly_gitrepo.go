@@ -316,20 +316,23 @@ var gitRunsKeys = map[string]bool{
 	"path": true,
 }
 
+// gitUnlessFalse are the keys that run a program unless they are false, and what
+// they run.
+var gitUnlessFalse = map[string]string{
+	"core.fsmonitor":           "runs a file system monitor hook on git status",
+	"core.usebuiltinfsmonitor": "starts a file system monitor daemon",
+	"log.showsignature":        "runs gpg on git log",
+}
+
 // gitKeyRuns says why a configuration entry could make a git command run a program
 // or read what the classifier cannot follow, or "" when it cannot.
 func gitKeyRuns(e gitConfigEntry) string {
 	switch {
 	case e.section == "include" || e.section == "includeif":
 		return "includes a file the classifier does not follow"
-	case e.section == "core" && e.key == "fsmonitor":
-		if !gitFalse(e.value) || e.implicit {
-			return "runs a file system monitor hook on git status"
-		}
-		return ""
-	case e.section == "core" && e.key == "usebuiltinfsmonitor":
-		if !gitFalse(e.value) || e.implicit {
-			return "starts a file system monitor daemon"
+	case e.subsection == "" && gitUnlessFalse[e.section+"."+e.key] != "":
+		if e.implicit || !gitFalse(e.value) {
+			return gitUnlessFalse[e.section+"."+e.key]
 		}
 		return ""
 	case e.section == "core" && e.key == "pager", e.section == "pager":
@@ -337,11 +340,6 @@ func gitKeyRuns(e gitConfigEntry) string {
 			return ""
 		}
 		return "runs a pager"
-	case e.section == "log" && e.key == "showsignature":
-		if !gitFalse(e.value) || e.implicit {
-			return "runs gpg on git log"
-		}
-		return ""
 	case e.section == "submodule" && e.key == "update" && strings.HasPrefix(e.value, "!"):
 		return "runs a command on submodule update"
 	case e.section == "remote" && (e.key == "url" || e.key == "pushurl") && strings.Contains(e.value, "ext::"):

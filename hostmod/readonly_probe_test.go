@@ -54,6 +54,25 @@ func probe(t *testing.T, dir, path string, args ...string) string {
 	return string(out)
 }
 
+// eachInstalledOption calls fn for every option of the table's GNU programs this
+// machine has, with the program's path, and returns how many there were.
+func eachInstalledOption(fn func(p *program, path string, o *option)) int {
+	n := 0
+	for _, p := range getoptPrograms() {
+		path, err := exec.LookPath(p.name)
+		if err != nil {
+			continue
+		}
+		for _, o := range p.opts.all {
+			if !o.refused {
+				fn(p, path, o)
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // TestLongOptionPrefixesAsProgramsResolveThem: for every allowed long option, the
 // shortest prefix the classifier resolves to it is resolved by the program to that
 // option too: with a value the option does not take, or without the value it
@@ -62,49 +81,40 @@ func probe(t *testing.T, dir, path string, args ...string) string {
 func TestLongOptionPrefixesAsProgramsResolveThem(t *testing.T) {
 	dir := t.TempDir()
 	probed := 0
-	for _, p := range getoptPrograms() {
-		path, err := exec.LookPath(p.name)
-		if err != nil {
-			continue
-		}
-		for _, o := range p.opts.all {
-			if o.refused {
+	eachInstalledOption(func(p *program, path string, o *option) {
+		for _, l := range o.long {
+			if l == "help" || l == "version" {
 				continue
 			}
-			for _, l := range o.long {
-				if l == "help" || l == "version" {
-					continue
+			prefix := shortestPrefix(p.opts, l)
+			var out string
+			switch o.arg {
+			case noArg:
+				out = probe(t, dir, path, "--"+prefix+"=x")
+			case requiredArg:
+				out = probe(t, dir, path, "--"+prefix)
+			default:
+				out = probe(t, dir, path, "--"+prefix+"=\x01")
+			}
+			probed++
+			if strings.Contains(out, "ambiguous") || strings.Contains(out, "unrecognized option") ||
+				strings.Contains(out, "invalid option") {
+				t.Errorf("%s --%s (for --%s): %s", p.name, prefix, l, firstLine(out))
+				continue
+			}
+			named := slices.ContainsFunc(o.long, func(n string) bool { return strings.Contains(out, "'--"+n+"'") })
+			switch o.arg {
+			case noArg:
+				if !strings.Contains(out, "doesn't allow an argument") || !named {
+					t.Errorf("%s --%s=x (for --%s, no value): %s", p.name, prefix, l, firstLine(out))
 				}
-				prefix := shortestPrefix(p.opts, l)
-				var out string
-				switch o.arg {
-				case noArg:
-					out = probe(t, dir, path, "--"+prefix+"=x")
-				case requiredArg:
-					out = probe(t, dir, path, "--"+prefix)
-				default:
-					out = probe(t, dir, path, "--"+prefix+"=\x01")
-				}
-				probed++
-				if strings.Contains(out, "ambiguous") || strings.Contains(out, "unrecognized option") ||
-					strings.Contains(out, "invalid option") {
-					t.Errorf("%s --%s (for --%s): %s", p.name, prefix, l, firstLine(out))
-					continue
-				}
-				named := slices.ContainsFunc(o.long, func(n string) bool { return strings.Contains(out, "'--"+n+"'") })
-				switch o.arg {
-				case noArg:
-					if !strings.Contains(out, "doesn't allow an argument") || !named {
-						t.Errorf("%s --%s=x (for --%s, no value): %s", p.name, prefix, l, firstLine(out))
-					}
-				case requiredArg:
-					if !strings.Contains(out, "requires an argument") || !named {
-						t.Errorf("%s --%s (for --%s, a value required): %s", p.name, prefix, l, firstLine(out))
-					}
+			case requiredArg:
+				if !strings.Contains(out, "requires an argument") || !named {
+					t.Errorf("%s --%s (for --%s, a value required): %s", p.name, prefix, l, firstLine(out))
 				}
 			}
 		}
-	}
+	})
 	if probed == 0 {
 		t.Skip("none of the table's GNU programs is installed")
 	}
@@ -116,24 +126,18 @@ func TestLongOptionPrefixesAsProgramsResolveThem(t *testing.T) {
 func TestShortOptionValuesAsProgramsRead(t *testing.T) {
 	dir := t.TempDir()
 	probed := 0
-	for _, p := range getoptPrograms() {
-		path, err := exec.LookPath(p.name)
-		if err != nil {
-			continue
+	eachInstalledOption(func(p *program, path string, o *option) {
+		if o.arg != requiredArg {
+			return
 		}
-		for _, o := range p.opts.all {
-			if o.arg != requiredArg || o.refused {
-				continue
-			}
-			for _, c := range o.short {
-				out := probe(t, dir, path, "-"+string(c))
-				probed++
-				if !strings.Contains(out, "requires an argument") {
-					t.Errorf("%s -%c (a value required): %s", p.name, c, firstLine(out))
-				}
+		for _, c := range o.short {
+			out := probe(t, dir, path, "-"+string(c))
+			probed++
+			if !strings.Contains(out, "requires an argument") {
+				t.Errorf("%s -%c (a value required): %s", p.name, c, firstLine(out))
 			}
 		}
-	}
+	})
 	if probed == 0 {
 		t.Skip("none of the table's GNU programs is installed")
 	}
