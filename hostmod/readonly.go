@@ -51,9 +51,10 @@ func SplitCommand(command string) ([]string, error) {
 // ReadOnlyCommand reports whether a shell command line only reads, judged from its
 // text alone: it parses, has no expansion ($, command or process substitution,
 // arithmetic, brace expansion, a glob), background job, assignment (but of the
-// locale and time zone), subshell, function, loop or other compound command, writes
-// through no redirection except to /dev/null, has no cd combined with git, and every
-// simple command is read-only by the classifier's table. It checks no path, no glob
+// locale and time zone), block, subshell, function, for, case or time (if and while
+// are read-only when what they hold is), writes through no redirection except to
+// /dev/null, has no cd combined with git, and every simple command is read-only by
+// the classifier's table. It checks no path, no glob
 // and no git repository: the shell module's classification (with the roots, the
 // working directory and the deny rules) does.
 func ReadOnlyCommand(command string) bool {
@@ -183,9 +184,20 @@ func (lc *lineCheck) stmt(st *syntax.Stmt, d workDir, seq bool) workDir {
 	case *syntax.TestClause:
 		lc.testExpr(c.X, d)
 		return d
+	case *syntax.IfClause:
+		for ; c != nil; c = c.Else {
+			lc.stmts(c.Cond, d, false)
+			lc.stmts(c.Then, d, false)
+		}
+		return d
+	case *syntax.WhileClause:
+		lc.stmts(c.Cond, d, false)
+		lc.stmts(c.Do, d, false)
+		return d
 	}
-	// Loops, conditionals, subshells, functions and the rest are not read-only;
-	// what they read is still checked against the deny rules.
+	// for and case (whose words expand), blocks, subshells, functions and the
+	// rest are not read-only; what they read is still checked against the deny
+	// rules.
 	lc.writes = true
 	syntax.Walk(st.Cmd, func(n syntax.Node) bool {
 		if inner, ok := n.(*syntax.Stmt); ok {

@@ -35,7 +35,8 @@ func TestReadOnlyCommand(t *testing.T) {
 		"tree -L 2", "od -c a.txt", "stat --printf=%s a.txt",
 		"grep --color=never x f", "sort -k 2,2n -t : a.txt", "sed -n '1,5p;7p' a.txt", "sed 's/a/b/g'",
 		"sed -nE 5p a.txt", "echo a | sed 's/a\\/b/c/I'", "git log --oneline -n 5", "sort -k 2 -t : a.txt",
-		"uniq -c", "grep -A3 -m1 x f", "command ls", "timeout 1.5m git status",
+		"uniq -c", "grep -A3 -m1 x f", "command ls", "timeout 1.5m git status", "if true; then ls; fi",
+		"if [ -f a ]; then cat a; elif true; then pwd; else ls; fi", "while false; do ls; done", "tput cols",
 	}
 	notReadOnly := []string{
 		// the original asks about these: luatool runs none of what it would not
@@ -53,6 +54,8 @@ func TestReadOnlyCommand(t *testing.T) {
 		"rm -rf /", "mkdir x", "touch a", "curl https://example.com", "npm install", "bash -c 'ls'", "sh -c ls", "/bin/ls",
 		"node script.js", "python -c 'print(1)'", "awk '{print}' f", "sleep 10 &", "(ls)", "for f in a b; do cat $f; done",
 		"f() { ls; }; f", "X=1 ls", "X=1", "PATH=. ls", "cat <<EOF > out\nhi\nEOF", "cat <<EOF\n$(rm x)\nEOF", "cat <<EOF\nplain\nEOF", "{ ls; pwd; }", "cd src && ls",
+		"if true; then rm a; fi", "while true; do cd x; done", "if true; then ls; fi > out", "tput reset",
+		"case x in x) ls;; esac",
 		"echo $HOME", `echo "$HOME"`, "echo ${PATH}", "echo $((1+2))", "ls 'unterminated", "", "cat {a,b}.txt",
 		"cat {a..c}.txt", "echo {x,y}", "ls *.go", "cat ?.txt", "exec ls", "eval ls",
 		// abbreviated long options resolve as the program resolves them

@@ -29,10 +29,27 @@ func init() {
 			"-n --newest", "-o --oldest", "-O --older=SECS", "-P --parent=PPID", "-s --session=SID",
 			"-t --terminal=TTY", "-u --euid=ID", "-U --uid=ID", "-x --exact", "-F --pidfile=FILE",
 			"-L --logpidfile", "-r --runstates=STATE", "--ns=PID", "--nslist=NS", "--help", "-V --version"),
+		&program{name: "tput", opts: strictOptionSet(false, false, "-T=TERM", "-V", "-x", "-S !"),
+			operands: tputOperands,
+			note:     "capabilities that reset, clear or program the terminal (init, reset, clear, smcup...) are not read-only, as the original refuses them"},
 		versionOnly("node", "-v", "--version"),
 		versionOnly("python", "--version"),
 		versionOnly("python3", "--version"),
 	)
+}
+
+// tputResets are the capabilities that reset, clear or program a terminal.
+var tputResets = []string{"init", "reset", "rs1", "rs2", "rs3", "is1", "is2", "is3", "iprog", "if", "rf",
+	"clear", "flash", "mc0", "mc4", "mc5", "mc5i", "mc5p", "pfkey", "pfloc", "pfx", "pfxl", "smcup", "rmcup"}
+
+// tputOperands: capability names, none of tputResets.
+func tputOperands(c *argvCheck, operands []string) bool {
+	for _, o := range operands {
+		if slices.Contains(tputResets, o) {
+			return c.refuse(o)
+		}
+	}
+	return true
 }
 
 // versionOnly is a program allowed only to print its version, by one of words
