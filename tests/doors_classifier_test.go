@@ -16,6 +16,7 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/hostmod"
+	"github.com/luatool/luatool/sandbox"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -212,7 +213,7 @@ func TestDoor4GitConfigRunsNoProgram(t *testing.T) {
 	box := classifierBox(t)
 	ws := filepath.Join(box, "ws")
 	emb := filepath.Join(ws, "vendor", "emb")
-	fixtureGit(t, ws, "init", "-q", "--bare", emb)
+	fixtureGit(t, ws, "init", "-q", "--bare", "-b", "main", emb)
 	fixtureGit(t, ws, "push", "-q", emb, "main")
 	marker := filepath.Join(box, "marker-diff")
 	writeFiles(t, ws, map[string]string{"mark-diff.sh": "#!/bin/sh\ntouch " + marker + "\n"})
@@ -249,9 +250,12 @@ func TestDoor4GitConfigRunsNoProgram(t *testing.T) {
 }
 
 // maxRefusedThatClaudeCodeRuns is R, the commands of the comparison luatool
-// refuses and Claude Code runs, as measured when the list was last recorded: a
-// higher count fails (see docs/classifier.md for those that remain and why).
-const maxRefusedThatClaudeCodeRuns = 200
+// refuses and Claude Code runs, as measured when the list was last recorded (920
+// commands, Claude Code 2.1.328; main at 1bc2b8d refused 135 and ran 98 the
+// original refuses): a higher count fails. docs/classifier.md says why each that
+// remains is refused. Without the kernel sandbox xargs is not read-only, and its
+// commands are not counted.
+const maxRefusedThatClaudeCodeRuns = 39
 
 // TestDoor10AgainstTheOriginal classifies every command of
 // testdata/classifier/commands.json with luatool's Bash tool (default mode, no
@@ -300,6 +304,7 @@ func TestDoor10AgainstTheOriginal(t *testing.T) {
 	close(next)
 	wg.Wait()
 
+	_, noSandbox := sandbox.Landlock()
 	var dangerous, annoying []string
 	for _, r := range results {
 		a, ok := cache.Answers[r.cmd]
@@ -310,7 +315,7 @@ func TestDoor10AgainstTheOriginal(t *testing.T) {
 		switch {
 		case a.Verdict == "refused" && !r.refused:
 			dangerous = append(dangerous, fmt.Sprintf("%q ran: %.200s", r.cmd, r.out))
-		case a.Verdict == "ran" && r.refused:
+		case a.Verdict == "ran" && r.refused && (noSandbox == nil || !strings.Contains(r.cmd, "xargs")):
 			annoying = append(annoying, r.cmd)
 		}
 	}
