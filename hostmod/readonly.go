@@ -15,7 +15,7 @@ import (
 // it, parsed as the program parses it (readonly_opts.go); whose redirections only
 // read or discard; and whose every file read lies inside the roots after its links
 // are resolved, hidden by no Read deny rule. Globs are expanded as bash would, and
-// each name checked; a git command's repository is checked too (gitrepo.go).
+// each name checked; a git command's repository is checked too (readonly_gitrepo.go).
 // Anything not understood is not read-only: the classifier fails closed.
 
 // parseShell parses command as bash.
@@ -323,7 +323,9 @@ func (lc *lineCheck) command(argv []string, firstGlob int, d workDir, depth int)
 // cd follows a cd: its target is read (a directory must not be hidden or outside),
 // and it moves the commands after it only when it is the line's one cd, in a
 // sequence (seq), to an existing directory that bash's logical path and the
-// kernel's resolution agree on. Any other cd is not read-only.
+// kernel's resolution agree on. Any other cd is not read-only, and so is a relative
+// path read after one (see readAs); the directory it moves to still decides what
+// the deny rules see.
 func (lc *lineCheck) cd(argv []string, firstGlob int, d workDir, seq bool) workDir {
 	target := "~" // cd alone goes home
 	if len(argv) > 1 {

@@ -10,7 +10,7 @@ import (
 // accepts unambiguous abbreviations in most subcommands, but an exact name always
 // wins, so a full name of a real option means that option (a test holds the names
 // to git's own list). Whether git may run a program through the repository's
-// configuration is decided apart, from the repository (gitrepo.go).
+// configuration is decided apart, from the repository (readonly_gitrepo.go).
 
 // A gitSubcommand is one read-only use of a git subcommand.
 type gitSubcommand struct {

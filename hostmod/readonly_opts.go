@@ -107,19 +107,17 @@ const (
 	// wins over longer ones it prefixes), "--opt=v", or "--opt v" when the value is
 	// required; short options clustered ("-abc"), "-ov" or "-o v"; "-" is an operand.
 	getoptSyntax optionSyntax = iota
-	// getoptStopSyntax is getoptSyntax stopping at the first operand ("+" in getopt's
-	// option string): the rest are operands, often a command the program runs.
-	getoptStopSyntax
 	// exactSyntax is getoptSyntax with long options only by their full names
 	// (ripgrep, fd, jq and git's subcommands as the classifier reads them): an
 	// abbreviation is an unknown option. Accepting only full names is safe with any
 	// parser that prefers an exact match, which all of them do.
 	exactSyntax
-	// exactStopSyntax is exactSyntax stopping at the first operand.
+	// exactStopSyntax is exactSyntax stopping at the first operand ("+" in getopt's
+	// option string): the rest are operands, often a command the program runs.
 	exactStopSyntax
 )
 
-func (s optionSyntax) stops() bool { return s == getoptStopSyntax || s == exactStopSyntax }
+func (s optionSyntax) stops() bool { return s == exactStopSyntax }
 func (s optionSyntax) exact() bool { return s == exactSyntax || s == exactStopSyntax }
 
 // An optionSet is the options of one program, indexed.
@@ -350,18 +348,6 @@ func (s *optionSet) parseStrictShort(p *parsedArgs, o *option, args []string, i,
 	}
 	p.opts = append(p.opts, parsedOption{opt: o, value: value, hasValue: true})
 	return next, true
-}
-
-// parseWord parses the one option word args[0], with its value from args[1] when
-// it takes the next word; it returns the words used. For programs whose options
-// cannot be permuted with their other words (jq's paired values, ps's BSD words).
-func (s *optionSet) parseWord(args []string) (*parsedArgs, int, bool) {
-	for n := 1; n <= 2 && n <= len(args); n++ {
-		if p, _, ok := s.parse(args[:n]); ok && len(p.operands) == 0 {
-			return p, n, true
-		}
-	}
-	return nil, 0, false
 }
 
 // parseShort reads the cluster of short options args[i] and returns the index of its

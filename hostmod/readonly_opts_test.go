@@ -76,7 +76,7 @@ func TestOptionParserReadsAsGetoptLong(t *testing.T) {
 	}
 
 	// Stopping at the first operand, and full names only.
-	stop := newOptionSet(getoptStopSyntax, false, "-k --kill-after=D")
+	stop := newOptionSet(exactStopSyntax, false, "-k --kill-after=D")
 	if p, _, ok := stop.parse([]string{"-k", "1", "5", "cmd", "-k", "--x"}); !ok || !reflect.DeepEqual(p.operands, []string{"5", "cmd", "-k", "--x"}) {
 		t.Errorf("stop syntax: %+v %v", p, ok)
 	}
