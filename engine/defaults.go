@@ -322,7 +322,7 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 	if t.def.CheckPermissions == nil {
 		readOnly := cc != nil && cc.readOnlyKnown && cc.readOnly
 		if cc == nil || !cc.readOnlyKnown {
-			readOnly = t.IsReadOnly(ctx, input)
+			readOnly = t.IsReadOnly(askingFor(ctx, cc), input)
 		}
 		if readOnly {
 			return PermissionResult{Behavior: Allow}

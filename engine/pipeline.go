@@ -168,7 +168,7 @@ func (p *PendingCall) ConcurrencySafe(ctx context.Context) bool {
 	if p.tool == nil || p.err != nil {
 		return false
 	}
-	return p.tool.IsConcurrencySafe(ctx, p.input)
+	return p.tool.IsConcurrencySafe(askingFor(ctx, p.questionContext(ctx)), p.input)
 }
 
 // Call runs the pending call through the rest of the pipeline, as Engine.Call does.
@@ -256,7 +256,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	if t.def.IsReadOnly == nil {
 		cc.readOnly = t.IsReadOnly(ctx, st.input)
 	} else {
-		asking, cancelAsking := context.WithTimeout(ctx, e.opts.Timeout)
+		asking, cancelAsking := context.WithTimeout(askingFor(ctx, cc), e.opts.Timeout)
 		cc.readOnly = t.IsReadOnly(asking, st.input)
 		cancelAsking()
 	}
@@ -430,7 +430,7 @@ func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
 			return HookDecision{}
 		}
 		st.input, r.Input = in, in
-		cc.readOnly = t.IsReadOnly(st.bounded, st.input)
+		cc.readOnly = t.IsReadOnly(askingFor(st.bounded, cc), st.input)
 		if v := t.ValidateInput(st.bounded, st.input, cc); !v.Valid {
 			st.failed = r.fail(StageValidate, toolUseError(v.Message))
 			return HookDecision{}

@@ -134,7 +134,7 @@ func (s *shellState) classify(L *lua.LState, command, cwd string) (commandVerdic
 		cwd = s.rs.abs(cwd, "")
 	}
 	if s.abi != 0 || hidden == nil {
-		return s.rs.classifyCommand(command, cwd, hidden)
+		return s.rs.classifyCommand(command, cwd, hidden, s.abi != 0)
 	}
 	// classifyCommand asks hidden about every path the command reads.
 	unlisted := ""
@@ -149,7 +149,7 @@ func (s *shellState) classify(L *lua.LState, command, cwd string) (commandVerdic
 		}
 		return false
 	}
-	verdict, path := s.rs.classifyCommand(command, cwd, probe)
+	verdict, path := s.rs.classifyCommand(command, cwd, probe, false)
 	if cwd == "" {
 		cwd = s.rs.dirs[0].given
 	}
@@ -181,11 +181,15 @@ func (s *shellState) workDir(cwd string) (string, error) {
 }
 
 // command builds the process for script in dir, in its own process group, with
-// the minimal environment of sc.
-func (s *shellState) command(script, dir string, sc *scratch) *exec.Cmd {
+// the minimal environment of sc; a read-only call's has git's program-running
+// settings switched off (readOnlyEnviron).
+func (s *shellState) command(script, dir string, sc *scratch, acc commandAccess) *exec.Cmd {
 	cmd := exec.Command(shellPath(), "-c", script)
 	cmd.Dir = dir
 	cmd.Env = s.opts.Environ(sc.tmp)
+	if !acc.write {
+		cmd.Env = readOnlyEnviron(cmd.Env)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }
@@ -233,7 +237,7 @@ func (s *shellState) run(ctx context.Context, script, dir string, acc commandAcc
 	}
 	defer sc.remove()
 	trap := "pwd -P >| " + quote(sc.cwd) + " 2>/dev/null"
-	cmd := s.command("trap "+quote(trap)+" EXIT\n"+script, dir, sc)
+	cmd := s.command("trap "+quote(trap)+" EXIT\n"+script, dir, sc, acc)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err

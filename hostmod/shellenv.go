@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -108,6 +109,53 @@ func (o ShellOptions) Environ(tmp string) []string {
 		}
 	}
 	return env
+}
+
+// readOnlyGitConfig is the git configuration every command of a read-only call
+// gets, through GIT_CONFIG_COUNT (the command-line scope, above the repository's
+// own files, and passed on to submodules): no fsmonitor hook or daemon, no hooks at
+// all, no pager, no signature checks, no implicit bare repository, no transport
+// (a lazy fetch of a partial clone would run ssh or an ext:: remote), and no
+// automatic maintenance. The classifier refuses a repository whose configuration
+// could run a program; this covers what it might miss. What the environment
+// cannot switch off (an external diff, textconv and filter drivers by name) the
+// classifier alone refuses.
+var readOnlyGitConfig = [][2]string{
+	{"core.fsmonitor", "false"},
+	{"core.useBuiltinFSMonitor", "false"},
+	{"core.hooksPath", "/dev/null"},
+	{"core.pager", "cat"},
+	{"log.showSignature", "false"},
+	{"safe.bareRepository", "explicit"},
+	{"protocol.allow", "never"},
+	{"gc.auto", "0"},
+	{"maintenance.auto", "false"},
+}
+
+// readOnlyEnviron returns env for a command of a call that may not change
+// anything: git's dangerous configuration switched off (readOnlyGitConfig), no
+// pager, no optional locks (git status refreshes and writes the index otherwise),
+// no lazy fetch and no prompt; and without the variables, passed by the host, that
+// would choose another repository, configuration or external diff than the one the
+// classifier checked. An approved call keeps env as it is, so that a commit runs
+// the user's hooks.
+func readOnlyEnviron(env []string) []string {
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
+			"GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_PAGER",
+			"PAGER", "GIT_OPTIONAL_LOCKS", "GIT_NO_LAZY_FETCH", "GIT_TERMINAL_PROMPT":
+			return true
+		}
+		return strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
+	})
+	env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(readOnlyGitConfig)))
+	for i, kv := range readOnlyGitConfig {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
+	}
+	return append(env, "GIT_PAGER=cat", "PAGER=cat", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1",
+		"GIT_TERMINAL_PROMPT=0")
 }
 
 // A scratch is the directory of one command, removed when it ends: tmp, its

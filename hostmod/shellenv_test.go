@@ -37,9 +37,10 @@ func TestStartCommandPolicy(t *testing.T) {
 		}
 		defer sc.remove()
 		var out strings.Builder
-		cmd := s.command("cat made.txt 2>/dev/null; cat "+outside+" && echo LEAKED; echo made > made.txt", root, sc)
+		acc := commandAccess{write: write}
+		cmd := s.command("cat made.txt 2>/dev/null; cat "+outside+" && echo LEAKED; echo made > made.txt", root, sc, acc)
 		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := s.startCommand(cmd, sc, commandAccess{write: write}); err != nil {
+		if err := s.startCommand(cmd, sc, acc); err != nil {
 			t.Fatal(err)
 		}
 		err = cmd.Wait()

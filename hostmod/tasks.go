@@ -206,7 +206,7 @@ func (ts *taskSet) launch(s *shellState, t *task, script, workDir string, acc co
 		sc.remove()
 		return nil, nil, nil, err
 	}
-	t.cmd = s.command(script, workDir, sc)
+	t.cmd = s.command(script, workDir, sc, acc)
 	t.cmd.Stdout, t.cmd.Stderr = w, w
 	err = s.startCommand(t.cmd, sc, acc)
 	w.Close()

@@ -43,8 +43,8 @@ func (lt *luaTool) defineFunctions(def *engine.ToolDef, get func(string) lua.LVa
 	}
 	def.UserFacingName = str("userFacingName").ofInput()
 	def.IsEnabled = newAnswer(lt, "isEnabled", get("isEnabled"), asBool, "a boolean").ofNothing()
-	def.IsReadOnly = flag("isReadOnly").ofInput()
-	def.IsConcurrencySafe = flag("isConcurrencySafe").ofInput()
+	def.IsReadOnly = flag("isReadOnly").ofQuestion()
+	def.IsConcurrencySafe = flag("isConcurrencySafe").ofQuestion()
 	def.IsDestructive = flag("isDestructive").ofInput()
 	def.IsOpenWorld = flag("isOpenWorld").ofInput()
 	def.InterruptBehavior = newAnswer(lt, "interruptBehavior", get("interruptBehavior"), asString, `"cancel" or "block"`).ofNothing()
@@ -116,6 +116,18 @@ func (a answer[T]) ofInput() func(context.Context, map[string]any) (T, error) {
 		return nil
 	}
 	return func(ctx context.Context, input map[string]any) (T, error) { return a(ctx, inputArgs(input, nil)) }
+}
+
+// ofQuestion adapts an answer to isReadOnly and isConcurrencySafe, which take the
+// input and, when the engine asks about a call (engine.AskedFor), the call's ctx:
+// the answer may depend on what earlier calls left in the session's state.
+func (a answer[T]) ofQuestion() func(context.Context, map[string]any) (T, error) {
+	if a == nil {
+		return nil
+	}
+	return func(ctx context.Context, input map[string]any) (T, error) {
+		return a(ctx, inputArgs(input, engine.AskedFor(ctx)))
+	}
 }
 
 // ofNothing adapts an answer to the members that take no argument.

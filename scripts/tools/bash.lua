@@ -52,6 +52,16 @@ local function baseCommand(command)
   return last:match("^%s*(%S+)") or ""
 end
 
+-- sessionCwd is the working directory the session's earlier calls left, or the
+-- call's; nil without a ctx (the first root).
+---@param ctx? luatool.Context
+local function sessionCwd(ctx)
+  if ctx == nil then
+    return nil
+  end
+  return ctx.state:get(CWD_KEY) or ctx.cwd
+end
+
 -- trim strips leading blank lines and trailing whitespace.
 local function trim(s)
   return (s:gsub("^%s*\n", ""):gsub("%s+$", ""))
@@ -123,14 +133,19 @@ When a command is hard to read at a glance (a pipeline, unusual flags), say a li
     return input.description or "Run shell command"
   end,
 
+  -- isReadOnly and isConcurrencySafe judge the command where it will run: in the
+  -- working directory earlier calls left (a cd in one call, git in the next is
+  -- judged in that directory, whose repository may not be the root's).
   ---@param input BashInput
-  isReadOnly = function(input)
-    return shell.readonly(input.command)
+  ---@param ctx? luatool.Context
+  isReadOnly = function(input, ctx)
+    return (shell.readonly(input.command, { cwd = sessionCwd(ctx) }))
   end,
 
   ---@param input BashInput
-  isConcurrencySafe = function(input)
-    return shell.readonly(input.command)
+  ---@param ctx? luatool.Context
+  isConcurrencySafe = function(input, ctx)
+    return (shell.readonly(input.command, { cwd = sessionCwd(ctx) }))
   end,
 
   -- checkPermissions allows a read-only command that reads inside the roots only,

@@ -41,8 +41,8 @@
 ---@field description? string|fun(input: table, opts: table): string A one-line summary of a call, for people.
 ---@field userFacingName? string|fun(input: table): string The label people see (default name).
 ---@field isEnabled? boolean|fun(): boolean Offer the tool at all (default true).
----@field isReadOnly? boolean|fun(input: table): boolean The call changes nothing (default false).
----@field isConcurrencySafe? boolean|fun(input: table): boolean The call may run beside others (default false).
+---@field isReadOnly? boolean|fun(input: table, ctx?: luatool.Context): boolean The call changes nothing (default false); ctx, when asked about a call, is its context.
+---@field isConcurrencySafe? boolean|fun(input: table, ctx?: luatool.Context): boolean The call may run beside others (default false); ctx as for isReadOnly.
 ---@field isDestructive? boolean|fun(input: table): boolean The call may destroy data (default false).
 ---@field isOpenWorld? boolean|fun(input: table): boolean The call reaches outside the host (default false).
 ---@field isIdempotent? boolean Calling twice with the same input does no more than calling once; a hint for MCP clients (default false).
