@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/luatool/luatool/internal/gitdir"
 )
 
 // Protected paths: what luatool, git, shells, editors and the other programs a
@@ -199,7 +200,7 @@ func (pr protector) tree(dir string) string {
 			why = fmt.Sprintf("%s, inside it: %s", p, w)
 			return errStopScan
 		}
-		if d.IsDir() && isGitDir(p) {
+		if d.IsDir() && gitdir.Is(p) {
 			why = fmt.Sprintf("%s, inside it, is a git repository (it holds HEAD, objects and refs): %s", p, gitDirWhy)
 			return errStopScan
 		}
@@ -216,7 +217,7 @@ const gitDirWhy = "git runs the programs its config and hooks name when a git co
 // when a command runs in it, whatever the directory is called.
 func gitDirAt(p string) string {
 	for d := p; ; {
-		if isGitDir(d) {
+		if gitdir.Is(d) {
 			return d
 		}
 		parent := filepath.Dir(d)
@@ -225,20 +226,6 @@ func gitDirAt(p string) string {
 		}
 		d = parent
 	}
-}
-
-// isGitDir reports whether dir is a git repository directory, by git's own test:
-// it holds HEAD, and objects and refs directories.
-func isGitDir(dir string) bool {
-	if st, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || st.IsDir() {
-		return false
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
-			return false
-		}
-	}
-	return true
 }
 
 // protectedName returns why p has a protected name as one of its elements, or "".

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/luatool/luatool/internal/gitdir"
 )
 
 // A git command is read-only only if the repository git would use for it cannot make
@@ -102,7 +104,7 @@ func findGitRepo(dir string) (*gitRepo, string) {
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return nil, "cannot check " + dotgit + ": " + err.Error()
 		}
-		if isGitDir(d) {
+		if gitdir.Is(d) {
 			if filepath.Base(d) != ".git" {
 				return nil, d + " is a bare repository found by discovery (a committed one can set anything git runs)"
 			}
@@ -152,21 +154,6 @@ func readGitFile(path string) (string, string) {
 		target = filepath.Join(filepath.Dir(path), target)
 	}
 	return target, ""
-}
-
-// isGitDir reports whether d looks like a git directory to git: a HEAD file, and
-// objects and refs directories (git's is_git_directory, without its checks of what
-// HEAD holds, so that it says yes at least as often as git).
-func isGitDir(d string) bool {
-	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || fi.IsDir() {
-		return false
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
 }
 
 // gitModuleConfigs lists the config and config.worktree files of the submodules'
