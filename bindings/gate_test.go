@@ -14,28 +14,36 @@ import (
 // right; it fails the test rather than hang it.
 const guard = 20 * time.Second
 
-// enterAsync enters g for key in a goroutine; the channel receives the slot once it
-// is held (or nothing, when ctx ends first).
-func enterAsync(ctx context.Context, g *Gate, key string) <-chan *Slot {
+// enterAsync enters g for group (with the key "tool") in a goroutine; the channel
+// receives the slot once it is held (or nothing, when ctx ends first).
+func enterAsync(ctx context.Context, g *Gate, group string) <-chan *Slot {
+	return enterKeyAsync(ctx, g, group, "tool")
+}
+
+// enterKeyAsync is enterAsync for a key of group.
+func enterKeyAsync(ctx context.Context, g *Gate, group, key string) <-chan *Slot {
 	got := make(chan *Slot, 1)
 	go func() {
 		s := new(Slot)
-		if g.Enter(ctx, key, s) == nil {
+		if g.Enter(ctx, group, key, s) == nil {
 			got <- s
 		}
 	}()
 	return got
 }
 
-// waiting reports how many calls of key wait, for tests to see a call queued
+// waiting reports how many calls of group wait, for tests to see a call queued
 // without timing it.
-func (g *Gate) waiting(key string) int {
+func (g *Gate) waiting(group string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if k := g.keys[key]; k != nil {
-		return len(k.waiting)
+	n := 0
+	for name, k := range g.keys {
+		if name.group == group {
+			n += len(k.waiting)
+		}
 	}
-	return 0
+	return n
 }
 
 // untilWaiting polls until n calls of key wait.
@@ -50,10 +58,17 @@ func untilWaiting(t *testing.T, g *Gate, key string, n int) {
 	}
 }
 
-func enter(t *testing.T, g *Gate, key string) *Slot {
+// enter enters g for group, with the key "tool".
+func enter(t *testing.T, g *Gate, group string) *Slot {
+	t.Helper()
+	return enterKey(t, g, group, "tool")
+}
+
+// enterKey enters g for a key of group.
+func enterKey(t *testing.T, g *Gate, group, key string) *Slot {
 	t.Helper()
 	s := new(Slot)
-	if err := g.Enter(context.Background(), key, s); err != nil {
+	if err := g.Enter(context.Background(), group, key, s); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -82,7 +97,7 @@ func notYet(t *testing.T, ch <-chan *Slot, what string) {
 // A key holds at most its share, even with slots free, and the others take the
 // rest at once.
 func TestGateBoundsEachKey(t *testing.T) {
-	g := NewGate(4, 2)
+	g := NewGate(4, 2, 2)
 	a1, a2 := enter(t, g, "alice"), enter(t, g, "alice")
 	a3 := enterAsync(context.Background(), g, "alice")
 	untilWaiting(t, g, "alice", 1)
@@ -93,15 +108,15 @@ func TestGateBoundsEachKey(t *testing.T) {
 	for _, s := range []*Slot{a2, b1, b2} {
 		s.Leave()
 	}
-	if len(g.keys) != 0 || g.used != 0 {
-		t.Errorf("after every call left, the gate keeps %d keys and %d slots", len(g.keys), g.used)
+	if len(g.keys) != 0 || len(g.groups) != 0 || g.used != 0 {
+		t.Errorf("after every call left, the gate keeps %d keys, %d groups and %d slots", len(g.keys), len(g.groups), g.used)
 	}
 }
 
 // A freed slot goes to the key holding the fewest: bob, who arrives after alice's
 // queue formed and holds nothing, is served before the rest of her queue.
 func TestGateServesTheKeyHoldingFewest(t *testing.T) {
-	g := NewGate(3, 3)
+	g := NewGate(3, 3, 3)
 	var held []*Slot
 	for range 3 {
 		held = append(held, enter(t, g, "alice"))
@@ -129,11 +144,11 @@ func TestGateServesTheKeyHoldingFewest(t *testing.T) {
 // A call whose context ends while it waits gets no slot and leaves nothing behind:
 // the slot it would have had goes to the next.
 func TestGateWaitEndsWithContext(t *testing.T) {
-	g := NewGate(1, 1)
+	g := NewGate(1, 1, 1)
 	held := enter(t, g, "alice")
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { errc <- g.Enter(ctx, "bob", new(Slot)) }()
+	go func() { errc <- g.Enter(ctx, "bob", "tool", new(Slot)) }()
 	untilWaiting(t, g, "bob", 1)
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -155,7 +170,7 @@ func TestGateWaitEndsWithContext(t *testing.T) {
 // another call of the same key runs meanwhile, and takes one again before Lua runs
 // on; a call whose context ends meanwhile gets none, and the host function raises.
 func TestBlockingGivesTheSlotBack(t *testing.T) {
-	g := NewGate(1, 1)
+	g := NewGate(1, 1, 1)
 	waiting, release := make(chan struct{}), make(chan struct{})
 	mod := &Module{Name: "host", Funcs: map[string]lua.LGFunction{
 		"wait": func(L *lua.LState) int {
@@ -172,7 +187,7 @@ func TestBlockingGivesTheSlotBack(t *testing.T) {
 	vm := newTestVM(t, Config{Modules: []*Module{mod}})
 	fn := eval(t, vm, `return function() return require("host").wait() end`)
 	c := &Call{Entry: "call", Access: AccessRead}
-	if err := g.Enter(context.Background(), "alice", &c.Slot); err != nil {
+	if err := g.Enter(context.Background(), "alice", "tool", &c.Slot); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -200,7 +215,7 @@ func TestBlockingGivesTheSlotBack(t *testing.T) {
 	waiting, release = make(chan struct{}), make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	c = &Call{Context: ctx, Entry: "call", Access: AccessRead}
-	if err := g.Enter(ctx, "alice", &c.Slot); err != nil {
+	if err := g.Enter(ctx, "alice", "tool", &c.Slot); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
@@ -242,14 +257,41 @@ func TestBlockingWithoutGate(t *testing.T) {
 
 // Entering and leaving a free gate allocates nothing.
 func TestGateEnterAllocatesNothing(t *testing.T) {
-	g := NewGate(4, 2)
+	g := NewGate(4, 2, 2)
 	var s Slot
 	if n := testing.AllocsPerRun(100, func() {
-		if err := g.Enter(context.Background(), "alice", &s); err != nil {
+		if err := g.Enter(context.Background(), "alice", "tool", &s); err != nil {
 			t.Fatal(err)
 		}
 		s.Leave()
 	}); n != 0 {
 		t.Errorf("Enter and Leave allocate %.1f times", n)
+	}
+}
+
+// Within a group, a key holds at most its share: a burst of one tool's calls
+// leaves the group's other tools room, and the group's bound still holds.
+func TestGateBoundsEachKeyOfAGroup(t *testing.T) {
+	g := NewGate(8, 4, 2)
+	s1, s2 := enterKey(t, g, "alice", "spin"), enterKey(t, g, "alice", "spin")
+	spin := enterKeyAsync(context.Background(), g, "alice", "spin")
+	untilWaiting(t, g, "alice", 1)
+	h1, h2 := enterKey(t, g, "alice", "healthy"), enterKey(t, g, "alice", "healthy")
+	other := enterKeyAsync(context.Background(), g, "alice", "other")
+	untilWaiting(t, g, "alice", 2)
+	b := enterKey(t, g, "bob", "spin") // another group is not held back by alice's bound
+	notYet(t, spin, "the third spinning call")
+	notYet(t, other, "alice's fifth call")
+	// A freed healthy slot goes to alice's other tool, not to the tool at its bound.
+	h1.Leave()
+	receive(t, other, "alice's other tool").Leave()
+	notYet(t, spin, "the third spinning call")
+	s1.Leave()
+	receive(t, spin, "the third spinning call").Leave()
+	for _, s := range []*Slot{s2, h2, b} {
+		s.Leave()
+	}
+	if len(g.keys) != 0 || len(g.groups) != 0 || g.used != 0 {
+		t.Errorf("after every call left, the gate keeps %d keys, %d groups and %d slots", len(g.keys), len(g.groups), g.used)
 	}
 }

@@ -14,8 +14,8 @@ import (
 // call of the same principal takes it), then ends the call.
 func holdsNoSlotWhileWaiting(t *testing.T, mods []*bindings.Module, c *bindings.Call, cancel context.CancelFunc, body string, args ...string) {
 	t.Helper()
-	g := bindings.NewGate(1, 1)
-	if err := g.Enter(c.Context, "alice", &c.Slot); err != nil {
+	g := bindings.NewGate(1, 1, 1)
+	if err := g.Enter(c.Context, "alice", "tool", &c.Slot); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -27,7 +27,7 @@ func holdsNoSlotWhileWaiting(t *testing.T, mods []*bindings.Module, c *bindings.
 	ctx, stop := context.WithTimeout(context.Background(), 20*time.Second)
 	defer stop()
 	var other bindings.Slot
-	if err := g.Enter(ctx, "alice", &other); err != nil {
+	if err := g.Enter(ctx, "alice", "tool", &other); err != nil {
 		t.Fatalf("the waiting call kept the only slot: %v", err)
 	}
 	other.Leave()

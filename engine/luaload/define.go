@@ -257,9 +257,10 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		return fmt.Errorf("not started: %w", err)
 	}
 	if lt.gate != nil {
-		// Slots are shared by principal, not by tool: one principal's calls cannot
-		// hold more than its share, whichever tools they call.
-		if err := lt.gate.Enter(ctx, engine.PrincipalOf(ctx).Name, &c.Slot); err != nil {
+		// Slots are shared by principal, then by tool: one principal's calls cannot
+		// hold more than its share, whichever tools they call, and within it one
+		// tool's calls leave its other tools room.
+		if err := lt.gate.Enter(ctx, engine.PrincipalOf(ctx).Name, lt.file, &c.Slot); err != nil {
 			return fmt.Errorf("waiting for a free slot to run: %w", err)
 		}
 		defer c.Slot.Leave()

@@ -154,7 +154,7 @@ func New(opts Options) *Loader {
 	if n <= 0 {
 		n = defaultConcurrentCalls()
 	}
-	l.gate = bindings.NewGate(n, n/2)
+	l.gate = bindings.NewGate(n, n/2, n/4)
 	return l
 }
 
