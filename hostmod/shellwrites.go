@@ -92,6 +92,8 @@ type writeScan struct {
 	home       string
 	out        shellWrites
 	depth      int // of sh -c strings and eval
+	// scratch says $TMPDIR names the scratch directory throughout (scratchKept).
+	scratch bool
 }
 
 // writeTargets tells what command, run in cwd (absolute), may write.
@@ -101,9 +103,82 @@ func writeTargets(command, cwd string) (shellWrites, error) {
 		return shellWrites{}, err
 	}
 	home, _ := os.UserHomeDir()
-	w := &writeScan{src: command, cwds: []string{cwd}, home: home}
+	w := &writeScan{src: command, cwds: []string{cwd}, home: home, scratch: scratchKept(command, f)}
 	w.file(f)
 	return w.out, nil
+}
+
+// scratchVar is the variable naming a command's scratch directory, made for each
+// command and removed after it (see ShellOptions.Environ): nothing in it is
+// protected, and the tool's prompt tells the model to use it.
+const scratchVar = "TMPDIR"
+
+// variableSetters are the commands that may set a variable whose name is not in
+// their words (read $v, printf -v, declare, a sourced file...).
+var variableSetters = []string{"source", ".", "eval", "read", "mapfile", "readarray", "printf",
+	"declare", "typeset", "local", "export", "readonly", "unset", "set", "getopts", "let",
+	"alias", "builtin", "command", "exec", "enable", "shopt"}
+
+// scratchKept reports whether $TMPDIR still names the scratch directory wherever the
+// command line expands it: every mention of the name is a plain expansion of it
+// (no assignment, no ${TMPDIR:=...}), no command that may set a variable by a name
+// it computes runs (and every command's name is literal), and there is no
+// arithmetic, which assigns by computed names too. Anything else may point TMPDIR
+// elsewhere, and its expansions are then words that cannot be told.
+func scratchKept(src string, f *syntax.File) bool {
+	kept := true
+	plain := 0
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Param != nil && n.Param.Value == scratchVar {
+				if !plainExpansion(n) {
+					kept = false
+				}
+				plain++
+			}
+		case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.LetClause, *syntax.DeclClause:
+			kept = false
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 {
+				name, ok := n.Args[0].Lit(), n.Args[0].Lit() != ""
+				if !ok || slices.Contains(variableSetters, name) {
+					kept = false
+				}
+			}
+		}
+		return kept
+	})
+	return kept && strings.Count(src, scratchVar) == plain
+}
+
+// plainExpansion reports whether p is $NAME or ${NAME}, with no operator.
+func plainExpansion(p *syntax.ParamExp) bool {
+	return !p.Excl && !p.Length && !p.Width && p.Index == nil && p.Slice == nil && p.Repl == nil &&
+		p.Exp == nil && p.Names == 0
+}
+
+// inScratch reports whether word names a path in the scratch directory: it starts
+// with a plain $TMPDIR (quoted or not) followed by literal text, in a command line
+// where TMPDIR keeps its value (scratchKept) and outside sh -c strings and eval.
+func (w *writeScan) inScratch(word *syntax.Word) bool {
+	if !w.scratch || w.depth > 0 || len(word.Parts) == 0 {
+		return false
+	}
+	parts := word.Parts
+	if dq, ok := parts[0].(*syntax.DblQuoted); ok && len(parts) == 1 {
+		parts = dq.Parts
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	p, ok := parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Param.Value != scratchVar || !plainExpansion(p) {
+		return false
+	}
+	rest := &syntax.Word{Parts: parts[1:]}
+	s, ok := w.literal(rest)
+	return ok && !strings.Contains(s, "..")
 }
 
 // file walks a parsed command line.
@@ -410,6 +485,9 @@ func (w *writeScan) writer(name string, kind writerKind, args []*syntax.Word) {
 	recursive := name == "mv" || name == "rsync" // they move and copy trees as they are
 	var operands []*syntax.Word
 	for _, a := range args {
+		if w.inScratch(a) {
+			continue
+		}
 		s, ok := w.literal(a)
 		if !ok {
 			w.unknownWord(a)
@@ -483,6 +561,9 @@ func (w *writeScan) tarExtracts(args []*syntax.Word) bool {
 
 // target adds what word names, in every directory the command may run in.
 func (w *writeScan) target(word *syntax.Word, tree bool) {
+	if w.inScratch(word) {
+		return
+	}
 	if _, ok := w.literal(word); !ok {
 		w.unknownWord(word)
 		return
@@ -552,7 +633,10 @@ func (w *writeScan) literal(word *syntax.Word) (string, bool) {
 	if !plain {
 		return "", false
 	}
-	s, err := expand.Literal(nil, word)
+	// A Config of its own: expand prepares the one it is given in place, the
+	// package's shared default included, so nil races between goroutines (see
+	// docs/upstream.md).
+	s, err := expand.Literal(&expand.Config{}, word)
 	return s, err == nil
 }
 

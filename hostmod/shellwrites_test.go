@@ -71,6 +71,15 @@ func TestWriteTargets(t *testing.T) {
 		{"$CMD x", nil, []string{"$CMD"}},
 		{"env -C /x touch y", nil, []string{"y"}},
 		{"(cd sub; touch z)", []string{"z", "sub/z"}, nil},
+		// The scratch directory holds nothing protected, while TMPDIR keeps its value.
+		{"echo x > $TMPDIR/a && sort -o \"${TMPDIR}/s\" a", []string{"a"}, nil},
+		{"mknod $TMPDIR/disk b 7 0", []string{"b", "7", "0"}, nil},
+		{"TMPDIR=tools; echo > $TMPDIR/x", nil, []string{"$TMPDIR/x"}},
+		{"read TMPDIR; echo > $TMPDIR/x", nil, []string{"$TMPDIR/x"}},
+		{"v=TMP; read ${v}DIR; echo > $TMPDIR/x", nil, []string{"$TMPDIR/x"}},
+		{"echo > ${TMPDIR:=tools}/x", nil, []string{"${TMPDIR:=tools}/x"}},
+		{"echo > $TMPDIR/../tools/x", nil, []string{"$TMPDIR/../tools/x"}},
+		{"sh -c 'echo > $TMPDIR/x'", nil, []string{"$TMPDIR/x"}},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
 			got, err := writeTargets(tc.command, cwd)
