@@ -200,9 +200,11 @@ func TestDoor5ReadDenyInKernel(t *testing.T) {
 	if strings.Contains(out, "CANARY-26-5") || !strings.Contains(out, "./secrets/key.txt: Permission denied") || !strings.Contains(out, "project") {
 		t.Errorf("unapproved grep -r: %s", out)
 	}
-	for _, command := range []string{"cat secrets/k*", "f=secrets; cat $f/key.txt", "cat $(echo secrets/key.txt)", "cat */*", "tar cf - . | tar xOf -"} {
+	// A glob the classifier expands to the file is denied before it runs ("has been
+	// denied"); what it cannot see, the kernel refuses ("Permission denied").
+	for _, command := range []string{"cat secrets/k*", "cat */*", "f=secrets; cat $f/key.txt", "f=secrets; cat $f/k*", "cat $(echo secrets/key.txt)", "find . -type f | xargs cat"} {
 		for _, approval := range []string{"--yes", "--allow=Bash(*)"} {
-			if out := bash(t, dir, command, deny, approval); strings.Contains(out, "CANARY-26-5") || !strings.Contains(out, "Permission denied") {
+			if out := bash(t, dir, command, deny, approval); strings.Contains(out, "CANARY-26-5") || !strings.Contains(out, "Permission denied") && !strings.Contains(out, "Permission to use Bash has been denied: the command reads") {
 				t.Errorf("%s with %s: %s", command, approval, out)
 			}
 		}
