@@ -99,8 +99,9 @@ type Options struct {
 	// Limits bound the Lua states.
 	Limits bindings.Limits
 	// MaxConcurrentCalls bounds how many calls run Lua code at once; one principal
-	// (engine.PrincipalOf) may hold half of them, so that a burst of runaway calls of
-	// one principal leaves room for the others. Calls beyond wait, without using CPU,
+	// (engine.PrincipalOf) may hold half of them, and one tool of a principal a
+	// quarter, so that a burst of runaway calls of one principal leaves room for the
+	// others, and of one tool for the principal's other tools. Calls beyond wait, without using CPU,
 	// within their deadline, served fairly between principals (see bindings.Gate). A
 	// call waiting for a command, a response or a timer holds no slot meanwhile. Zero
 	// means four per CPU (GOMAXPROCS), and at least four.
