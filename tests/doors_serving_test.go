@@ -169,8 +169,8 @@ const burnTool = `return {
 `
 
 // TestDoor7LuaSlotsAreShared: alice's calls spinning in Lua take at most her share
-// of the Lua slots (half), so bob's call of the very same tool finds one while hers
-// spin.
+// of the Lua slots (half, and a quarter for one tool), so bob's call of the very same
+// tool, and her own call of another tool, find one while hers spin.
 func TestDoor7LuaSlotsAreShared(t *testing.T) {
 	s := newMCPDirs(t)
 	writeFile(t, filepath.Join(s.tools, "burn.lua"), burnTool)
@@ -199,8 +199,9 @@ func TestDoor7LuaSlotsAreShared(t *testing.T) {
 			}
 		}()
 	}
-	// Two CPUs make 8 slots, of which one principal holds 4.
-	for range 4 {
+	// Two CPUs make 8 slots, of which one principal holds 4, and one tool of a
+	// principal 2.
+	for range 2 {
 		select {
 		case <-burning:
 		case i := <-ended:
@@ -222,9 +223,22 @@ func TestDoor7LuaSlotsAreShared(t *testing.T) {
 	case <-time.After(guardTime): // a guard: the call needs no more than a free slot
 		t.Fatalf("bob's call of Burn was not answered while alice's calls burned:\n%s", s.stderr)
 	}
+	// Her other tools have room beside her runaway one.
+	go func() {
+		_, body := postMCPContext(ctx, endpoint, aliceToken, callBody(`2`, "Echo", `{"text":"hi"}`, ""))
+		answered <- body
+	}()
+	select {
+	case body := <-answered:
+		if !strings.Contains(body, "echo: hi") {
+			t.Errorf("alice's Echo: %s", body)
+		}
+	case <-time.After(guardTime): // a guard: the call needs no more than a free slot
+		t.Fatalf("alice's call of Echo was not answered while her Burn calls burned:\n%s", s.stderr)
+	}
 	select {
 	case i := <-ended:
-		t.Errorf("alice's Burn call %d ended before bob's was answered", i)
+		t.Errorf("alice's Burn call %d ended before bob's and her Echo were answered", i)
 	default:
 	}
 }
