@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/callctx"
-	"github.com/luatool/luatool/srcpos"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"

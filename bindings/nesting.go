@@ -3,7 +3,7 @@ package bindings
 import (
 	"fmt"
 
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 )
 
 // sourceNesting returns the deepest nesting of blocks and brackets in Lua source and

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 )
 
 // CheckMembers asks every tool of the current snapshot the members that need no

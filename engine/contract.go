@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luatool/luatool/filestate"
+	"github.com/luatool/luatool/session/filestate"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
 )

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/nameshape"
-	"github.com/luatool/luatool/netpolicy"
 )
 
 // The defaults table. Each member a ToolDef leaves out gets the value in "absent";

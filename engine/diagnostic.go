@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/luatool/luatool/srcpos"
+import "github.com/luatool/luatool/engine/srcpos"
 
 // Severity tells an error from a notice.
 type Severity string

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 )
 
 // ErrReportedAtLoad marks the failure of a member that was reported when its tool

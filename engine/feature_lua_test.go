@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
 )
 
 // Prompts and resources from Lua files: loaded beside the tools, checked with

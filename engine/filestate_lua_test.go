@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
 )
 
 // TestLuaReadFileStateIsTheEngines: Lua reads ctx.readFileState and cannot write it;

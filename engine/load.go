@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 )
 
 // EventKind says what changed in the tool set.

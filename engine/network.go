@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/luatool/luatool/netpolicy"
+	"github.com/luatool/luatool/engine/netpolicy"
 )
 
 // The network member. A tool lists the hosts its call may reach (ToolDef.Network);

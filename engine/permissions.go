@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 
 	"github.com/luatool/luatool/internal/spell"
 )

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/luatool/luatool/filestate"
 	"github.com/luatool/luatool/session"
+	"github.com/luatool/luatool/session/filestate"
 )
 
 // A Principal is who a call runs for, and in which of their sessions. It picks the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luatool/luatool/filestate"
+	"github.com/luatool/luatool/session/filestate"
 )
 
 // principalTools are a tool that counts in the session's state, one that records a

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 
 	"github.com/luatool/luatool/internal/spell"
 )

@@ -13,7 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 )
 
 func TestWatchOptionsDefaults(t *testing.T) {

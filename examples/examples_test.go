@@ -13,12 +13,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/engine/mcpserver"
-	"github.com/luatool/luatool/hostmod"
-	"github.com/luatool/luatool/netpolicy"
+	"github.com/luatool/luatool/engine/netpolicy"
 )
 
 // token is the GitHub token the host hands GitHubIssues in the MCP test.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 

@@ -3,9 +3,9 @@ package scripts_test
 import (
 	"testing"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 

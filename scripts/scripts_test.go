@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
 )
 

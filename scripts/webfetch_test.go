@@ -15,10 +15,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
-	"github.com/luatool/luatool/netpolicy"
+	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/scripts"
 )
 

@@ -6,66 +6,117 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// leafPackages may be imported by any package: the Architecture table leaves them out.
-var leafPackages = []string{"srcpos", "filestate", "internal/spell", "internal/jsonvalue", "internal/dirlock", "internal/callctx", "internal/groupwrite", "internal/syncbuf", "internal/nameshape", "internal/gitdir"}
+// architectureDoc is the project's record of what is built.
+const architectureDoc = "../docs/architecture.md"
 
-// TestArchitectureTable checks the README's Architecture table against the code:
-// every package of the module has a row (but the tests' and bench/'s programs, which
-// measure and check luatool and are no part of it), and the module packages each one imports
-// (leaving out the shared leaf packages) are exactly those its row lists.
-func TestArchitectureTable(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// A layerRow is a package's row in the architecture document's Layers table.
+type layerRow struct {
+	layer   int
+	imports []string
+}
+
+// architectureLayers reads the Layers section of the architecture document: the
+// rows of its table, and the leaf packages its text names before the table.
+func architectureLayers(t *testing.T) (rows map[string]layerRow, leaves []string) {
+	t.Helper()
+	doc, err := os.ReadFile(architectureDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(readme)
-	if i := strings.Index(section, "## Architecture"); i >= 0 {
-		section = section[i:]
-	} else {
-		t.Fatal("README.md has no Architecture section")
+	section := string(doc)
+	i := strings.Index(section, "\n## Layers\n")
+	if i < 0 {
+		t.Fatalf("%s has no Layers section", architectureDoc)
 	}
-	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|[^|]*\\|([^|]*)\\|$")
-	documented := map[string][]string{}
-	for _, m := range row.FindAllStringSubmatch(section, -1) {
+	section = section[i+1:]
+	if j := strings.Index(section[1:], "\n## "); j >= 0 {
+		section = section[:j+1]
+	}
+	table := strings.Index(section, "\n| package |")
+	if table < 0 {
+		t.Fatalf("%s's Layers section has no table", architectureDoc)
+	}
+	name := regexp.MustCompile("`([a-z][a-z/]*)`")
+	for _, m := range name.FindAllStringSubmatch(section[:table], -1) {
+		leaves = append(leaves, m[1])
+	}
+	rows = map[string]layerRow{}
+	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\| ([0-9]+) \\|[^|]*\\|([^|]*)\\|$")
+	for _, m := range row.FindAllStringSubmatch(section[table:], -1) {
+		layer, _ := strconv.Atoi(m[2])
 		var deps []string
-		for _, d := range regexp.MustCompile("`([a-z/]+)`").FindAllStringSubmatch(m[2], -1) {
+		for _, d := range name.FindAllStringSubmatch(m[3], -1) {
 			deps = append(deps, d[1])
 		}
 		sort.Strings(deps)
-		documented[m[1]] = deps
+		rows[m[1]] = layerRow{layer: layer, imports: deps}
+	}
+	return rows, leaves
+}
+
+// TestArchitectureTable checks the architecture document's Layers table against the
+// code: every package of the module has a row (but the tests' and bench/'s programs,
+// which measure and check luatool and are no part of it, and the leaves its text
+// names, which import no package of the module), the module packages each one
+// imports (leaves left out) are exactly those its row lists, and each of those lies
+// in a lower layer: imports point down.
+func TestArchitectureTable(t *testing.T) {
+	rows, leaves := architectureLayers(t)
+	if len(rows) == 0 || len(leaves) == 0 {
+		t.Fatalf("%s: read %d rows and %d leaves: is the test reading the right section?", architectureDoc, len(rows), len(leaves))
 	}
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../...").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg, ok := strings.CutPrefix(fields[0], module+"/")
-		if !ok || pkg == "tests" || strings.HasPrefix(pkg, "tests/") || strings.HasPrefix(pkg, "bench/") || slices.Contains(leafPackages, pkg) {
+		if !ok || pkg == "tests" || strings.HasPrefix(pkg, "tests/") || strings.HasPrefix(pkg, "bench/") {
 			continue
 		}
+		seen[pkg] = true
 		var deps []string
 		for _, imp := range fields[1:] {
-			if d, ok := strings.CutPrefix(imp, module+"/"); ok && !slices.Contains(leafPackages, d) {
+			if d, ok := strings.CutPrefix(imp, module+"/"); ok && !slices.Contains(leaves, d) {
 				deps = append(deps, d)
 			}
 		}
 		sort.Strings(deps)
-		want, ok := documented[pkg]
-		if !ok {
-			t.Errorf("package %s has no row in README.md's Architecture table", pkg)
+		if slices.Contains(leaves, pkg) {
+			if strings.Count(line, module+"/") > 1 {
+				t.Errorf("leaf package %s imports packages of the module (%s): a leaf imports none", pkg, line)
+			}
 			continue
 		}
-		if !slices.Equal(deps, want) {
-			t.Errorf("package %s imports %v; the Architecture table says %v", pkg, deps, want)
+		r, ok := rows[pkg]
+		if !ok {
+			t.Errorf("package %s has no row in %s's Layers table, and is not one of its leaves", pkg, architectureDoc)
+			continue
 		}
-		delete(documented, pkg)
+		if !slices.Equal(deps, r.imports) {
+			t.Errorf("package %s imports %v; %s says %v", pkg, deps, architectureDoc, r.imports)
+		}
+		for _, d := range deps {
+			if dr, ok := rows[d]; ok && dr.layer >= r.layer {
+				t.Errorf("package %s (layer %d) imports %s (layer %d): imports must point down", pkg, r.layer, d, dr.layer)
+			}
+		}
 	}
-	for pkg := range documented {
-		t.Errorf("README.md's Architecture table has a row for %s, which is not a package", pkg)
+	for pkg := range rows {
+		if !seen[pkg] {
+			t.Errorf("%s has a row for %s, which is not a package", architectureDoc, pkg)
+		}
+	}
+	for _, leaf := range leaves {
+		if !seen[leaf] {
+			t.Errorf("%s names %s as a leaf, which is not a package", architectureDoc, leaf)
+		}
 	}
 }

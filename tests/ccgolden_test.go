@@ -223,7 +223,7 @@ func runCCCases(t *testing.T, ws, path string, cases []ccGoldenCase) map[string]
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("LUATOOL_MAX_TOOL_USE_CONCURRENCY", "1")
 	t.Chdir(ws)
-	stdout, stderr, code := runCLI("--root", ws, "--mode", "acceptEdits", "--allow", "Bash", "--json", "run", turnPath)
+	stdout, stderr, code := runCLI(t, "--root", ws, "--mode", "acceptEdits", "--allow", "Bash", "--json", "run", turnPath)
 	var blocks []struct {
 		ToolUseID string          `json:"tool_use_id"`
 		Content   json.RawMessage `json:"content"`

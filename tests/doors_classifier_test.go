@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/builtin/confine"
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
-	"github.com/luatool/luatool/sandbox"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -304,7 +304,7 @@ func TestDoor10AgainstTheOriginal(t *testing.T) {
 	close(next)
 	wg.Wait()
 
-	_, noSandbox := sandbox.Landlock()
+	_, noSandbox := confine.Landlock()
 	var dangerous, annoying []string
 	for _, r := range results {
 		a, ok := cache.Answers[r.cmd]

@@ -8,22 +8,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/luatool/luatool/builtin/confine/confinetest"
 )
 
 // Issue 26, items 2 and 5, against the luatool binary: a sandboxed command run by
 // root holds no privilege, and a Read deny rule holds in the kernel, approval or not.
 
-// requireKernelSandbox skips the test without a usable Landlock, and fails it when
-// LUATOOL_REQUIRE_LANDLOCK=1 says the kernel has one (see condition).
+// requireKernelSandbox skips the test without a usable Landlock (see confinetest).
 func requireKernelSandbox(t *testing.T) {
 	t.Helper()
-	ok, err := condition("landlock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Skip("the kernel has no usable Landlock")
-	}
+	confinetest.Landlock(t)
 }
 
 // bash runs the Bash tool with command through luatool in dir, with flags before

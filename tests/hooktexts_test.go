@@ -52,7 +52,7 @@ func TestHookTextsMatchClaudeCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Chdir(ws)
-			stdout, stderr, _ := runCLI("--root", ws, "--settings", settings, "--mode", "acceptEdits", "--allow", "Bash", "--json", "call", "Bash", string(c.Input))
+			stdout, stderr, _ := runCLI(t, "--root", ws, "--settings", settings, "--mode", "acceptEdits", "--allow", "Bash", "--json", "call", "Bash", string(c.Input))
 			var block struct {
 				Content json.RawMessage `json:"content"`
 				IsError bool            `json:"is_error"`

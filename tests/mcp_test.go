@@ -377,7 +377,7 @@ func TestMCPProgressPlainTable(t *testing.T) {
 // file, read from the script): data that breaks the outputSchema is an error result,
 // as for call, run and test; good data is structuredContent.
 func TestMCPOutputSchema(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/script/output_schema.txtar")
+	ar, err := txtar.ParseFile("../cmd/luatool/testdata/script/output_schema.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package tests
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/internal/cli"
 )
 
 // readmeSection returns the text of the README section with the given heading, up to
@@ -70,9 +71,19 @@ func shellWords(t *testing.T, line string) []string {
 	return words
 }
 
-func runCLI(args ...string) (stdout, stderr string, code int) {
+// runCLI runs the luatool binary with args and empty input.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = cli.Main(args, strings.NewReader(""), &out, &errb)
+	cmd := exec.Command(luatoolBinary(t), args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("luatool %q: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
 	return out.String(), errb.String(), code
 }
 
@@ -88,7 +99,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 		t.Fatalf("README must open with the run command and the test command, got %q", lines)
 	}
 	args := append([]string{"--root", ".."}, shellWords(t, strings.TrimPrefix(lines[0], "go run ./cmd/luatool "))...)
-	stdout, stderr, code := runCLI(args...)
+	stdout, stderr, code := runCLI(t, args...)
 	if code != 0 || !strings.Contains(stdout, "engine/engine.go:") || !strings.Contains(stdout, "func New(") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -120,7 +131,7 @@ func TestReadmeFirstTool(t *testing.T) {
 		t.Fatalf("unexpected command %q", words)
 	}
 	words[2] = filepath.Join(dir, words[2])
-	stdout, stderr, code := runCLI(words[1:]...)
+	stdout, stderr, code := runCLI(t, words[1:]...)
 	want := regexp.MustCompile("It prints `([^`]+)`").FindStringSubmatch(section)
 	if want == nil {
 		t.Fatal("the section does not say what the call prints")
@@ -130,7 +141,7 @@ func TestReadmeFirstTool(t *testing.T) {
 	}
 
 	// "A missing text gives the model the error it knows": the same call with {}.
-	stdout, _, code = runCLI(words[1], words[2], "call", words[4], "{}")
+	stdout, _, code = runCLI(t, words[1], words[2], "call", words[4], "{}")
 	if code != 1 || strings.TrimSpace(stdout) != strings.TrimSpace(bodies[2]) {
 		t.Fatalf("exit %d, stdout:\n%s\nwant:\n%s", code, stdout, bodies[2])
 	}
@@ -163,7 +174,7 @@ func TestReadmeTestATool(t *testing.T) {
 	if len(words) != 3 || words[0] != "luatool" || words[1] != "test" {
 		t.Fatalf("unexpected command %q", words)
 	}
-	stdout, stderr, code := runCLI("test", filepath.Join(dir, words[2]))
+	stdout, stderr, code := runCLI(t, "test", filepath.Join(dir, words[2]))
 	summary := regexp.MustCompile("and `([^`]+)`").FindStringSubmatch(section)
 	if code != 0 || summary == nil || !strings.Contains(stdout, summary[1]) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s\nwant %v", code, stdout, stderr, summary)
@@ -172,7 +183,7 @@ func TestReadmeTestATool(t *testing.T) {
 	// The failure the section shows: line 6 expecting what the unique count gives.
 	failing := strings.Replace(bodies[0], `{ text = "the cat and the hat" })`, `{ text = "the cat and the hat", unique = true })`, 1)
 	writeFile(t, filepath.Join(dir, file[1]), failing)
-	stdout, _, code = runCLI("test", filepath.Join(dir, words[2]))
+	stdout, _, code = runCLI(t, "test", filepath.Join(dir, words[2]))
 	shown := regexp.MustCompile("names the file and line\n?\\(`([^`]+)`\\)").FindStringSubmatch(section)
 	if shown == nil {
 		t.Fatal("the section does not show a failure")
@@ -230,7 +241,7 @@ func TestReadmePermissions(t *testing.T) {
 	writeFile(t, filepath.Join(root, "notes.txt"), "n")
 	flags := append([]string{"--root", root}, words[1:i]...)
 	call := func(tool, input string) (string, int) {
-		stdout, _, code := runCLI(append(flags, "call", tool, input)...)
+		stdout, _, code := runCLI(t, append(flags, "call", tool, input)...)
 		return stdout, code
 	}
 	if out, code := call("Read", `{"file_path": "`+filepath.Join(root, "secrets", "key.txt")+`"}`); code != 1 || !strings.Contains(out, "denied") {

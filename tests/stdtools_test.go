@@ -23,7 +23,7 @@ func TestStandardToolsLuaTests(t *testing.T) {
 			t.Errorf("%s has no Lua tests: %v", filepath.Base(f), err)
 		}
 	}
-	stdout, stderr, code := runCLI("test", "../scripts/tools")
+	stdout, stderr, code := runCLI(t, "test", "../scripts/tools")
 	if code != 0 || !regexp.MustCompile(`(?m)^\d+ cases passed, 0 failed$`).MatchString(stdout) {
 		t.Errorf("luatool test ../scripts/tools exited %d:\n%s%s", code, stdout, stderr)
 	}

@@ -19,11 +19,11 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
-	"github.com/luatool/luatool/hostmod"
-	"github.com/luatool/luatool/netpolicy"
+	"github.com/luatool/luatool/engine/netpolicy"
 )
 
 // luaDefs is what scripts/tools/luatool.d.lua declares: its classes (by the name

@@ -7,7 +7,7 @@ package main
 import (
 	"os"
 
-	"github.com/luatool/luatool/internal/cli"
+	"github.com/luatool/luatool/cmd/luatool/internal/cli"
 )
 
 func main() {

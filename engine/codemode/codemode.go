@@ -34,9 +34,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/builtin/puremod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/internal/jsonvalue"
-	"github.com/luatool/luatool/puremod"
 )
 
 // Name is the code-mode tool's name.

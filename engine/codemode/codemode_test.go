@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/codemode"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/filestate"
-	"github.com/luatool/luatool/hostmod"
 	"github.com/luatool/luatool/scripts"
+	"github.com/luatool/luatool/session/filestate"
 )
 
 // env is an engine serving the standard tools and LuaScript over a temporary root.

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/luatool/luatool/filestate"
+	"github.com/luatool/luatool/session/filestate"
 
 	"github.com/luatool/luatool/engine"
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/spell"
-	"github.com/luatool/luatool/srcpos"
 )
 
 // A luaTool is one loaded version of a Lua tool file: its compiled program and the

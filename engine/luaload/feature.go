@@ -12,8 +12,8 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/spell"
-	"github.com/luatool/luatool/srcpos"
 )
 
 // A file whose table has kind = "prompt" or kind = "resource" defines one of MCP's

@@ -13,9 +13,9 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
-	"github.com/luatool/luatool/srcpos"
 )
 
 // A hook file returns a table with an event instead of a tool:

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/hostmod"
 )
 
 // TestToolsShareLuaModules: tool files require the modules of lib/ beside them,

@@ -71,9 +71,9 @@ import (
 	"strings"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/builtin/puremod"
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/puremod"
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 
 	lua "github.com/yuin/gopher-lua"
 )

@@ -12,8 +12,8 @@ import (
 
 	"github.com/luatool/luatool/engine/luaload"
 
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/hostmod"
 )
 
 const echoTool = `return {

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
-	"github.com/luatool/luatool/srcpos"
 )
 
 // Hooks are the "hooks" and "disableAllHooks" of settings files, in Claude Code's

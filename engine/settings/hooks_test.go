@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/srcpos"
+	"github.com/luatool/luatool/engine/srcpos"
 )
 
 // The hooks of Claude Code's shape are read with their positions; entries luatool

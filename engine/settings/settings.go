@@ -48,10 +48,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
-	"github.com/luatool/luatool/netpolicy"
-	"github.com/luatool/luatool/srcpos"
 )
 
 // A Layer is one source of settings, as messages and rule origins name it.

@@ -20,9 +20,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
-	"github.com/luatool/luatool/hostmod"
 )
 
 // Canary values. None of them may ever appear in what a call returns, logs or fails
