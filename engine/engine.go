@@ -8,11 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/session"
 )
 
@@ -167,7 +167,7 @@ type Engine struct {
 	// loadMu serializes loading; the fields after it are guarded by it.
 	loadMu      sync.Mutex
 	sources     []*sourceState
-	diagnostics []Diagnostic
+	diagnostics []diag.Diagnostic
 	subscribers map[int]func(Event)
 	nextSub     int
 
@@ -316,14 +316,4 @@ func (e *Engine) isEnabled(t *Tool) (bool, error) {
 		return false, nil // a tool-level deny hides the tool
 	}
 	return t.enabled(context.Background())
-}
-
-// SortDiagnostics orders diagnostics by file, then line.
-func SortDiagnostics(diags []Diagnostic) {
-	sort.SliceStable(diags, func(i, j int) bool {
-		if diags[i].File != diags[j].File {
-			return diags[i].File < diags[j].File
-		}
-		return diags[i].Line < diags[j].Line
-	})
 }

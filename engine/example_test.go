@@ -17,6 +17,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/scripts"
@@ -24,7 +25,7 @@ import (
 
 // mustLoad loads Lua tool sources held in memory, for the examples.
 func mustLoad(eng *engine.Engine, files map[string]string) {
-	if diags := eng.Load(engine.Source{Name: "tools", FS: toolFS(files)}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: toolFS(files)}); diag.HasErrors(diags) {
 		panic(fmt.Sprint(diags))
 	}
 }
@@ -64,7 +65,7 @@ return {
 	if err != nil {
 		panic(err)
 	}
-	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); diag.HasErrors(diags) {
 		panic(fmt.Sprint(diags))
 	}
 
@@ -109,7 +110,7 @@ func Example_embed() {
 	fmt.Println(res.Block.Content.String())
 	// end README
 
-	fmt.Println(engine.HasErrors(diags))
+	fmt.Println(diag.HasErrors(diags))
 	// Output:
 	// notes.txt
 	// false
@@ -219,7 +220,7 @@ return {
 	if err != nil {
 		panic(err)
 	}
-	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); diag.HasErrors(diags) {
 		panic(fmt.Sprint(diags))
 	}
 	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Stock", Input: json.RawMessage(`{"item": "apple"}`)})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -146,7 +147,7 @@ func TestPromptAndResourceDiagnostics(t *testing.T) {
 	} {
 		found := false
 		for _, d := range diags {
-			if d.Severity == engine.SeverityError && strings.HasPrefix(d.Pos.Prefix(), want.file) && strings.Contains(d.Message, want.msg) {
+			if d.Severity == diag.SeverityError && strings.HasPrefix(d.Pos.Prefix(), want.file) && strings.Contains(d.Message, want.msg) {
 				found = true
 			}
 		}
@@ -172,7 +173,7 @@ func TestPromptRunsSealed(t *testing.T) {
 		"p.lua": `return {kind = "prompt", name = "p", get = function() return require("fs").read(` + strconv.Quote(filepath.Join(dir, "secret.txt")) + `) end}`,
 		"r.lua": `return {kind = "resource", uri = "x://r", name = "r", read = function() return require("base64").encode("hi") end}`,
 		"q.lua": `return {kind = "prompt", name = "q", get = function() return 42 end}`,
-	})}); engine.HasErrors(diags) {
+	})}); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	if r, err := e.GetPrompt(bg, "p", nil); err == nil || strings.Contains(fmt.Sprint(r), "s3cret") ||

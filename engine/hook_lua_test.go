@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/internal/syncbuf"
 )
 
@@ -103,7 +104,7 @@ func TestLuaHooks(t *testing.T) {
 
 	// Hot reload: a new version of the file decides from the next call on.
 	diags := e.Load(hookSource(map[string]string{"note.lua": noteTool, "guard.lua": `return {event = "PreToolUse", run = function() return {decision = "block", reason = "closed"} end}`}))
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	if r := noteCall(e, "anything"); r.Block.Content.String() != "PreToolUse:Note hook error: closed" {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -71,7 +72,7 @@ type Event struct {
 	// file that failed.
 	File string
 	// Diagnostics are the problems of a failed file (with file:line).
-	Diagnostics []Diagnostic
+	Diagnostics []diag.Diagnostic
 	// Message is the text of a WatchStatus event.
 	Message string
 }
@@ -151,7 +152,7 @@ func itemKey(it item) string {
 type toolFile struct {
 	hash  [sha256.Size]byte
 	item  item
-	diags []Diagnostic
+	diags []diag.Diagnostic
 	// readAt is the rescan (see sourceState.scans) that first read this version.
 	readAt uint64
 	// missingSince is when a watch's rescan that first found the file missing was
@@ -186,7 +187,7 @@ type loadRun struct {
 	scan uint64        // the rescan that read this version
 	done chan struct{} // closed when item and diags are set
 	item item
-	diag []Diagnostic
+	diag []diag.Diagnostic
 }
 
 // finished reports whether the load has its outcome.
@@ -246,7 +247,7 @@ type loadWait struct {
 // keeps serving. Files whose content has not changed since the last read are not
 // loaded again. Load returns the diagnostics of the whole set, in source order. A
 // source with a Dir and no FS reads the directory (as DirSource).
-func (e *Engine) Load(sources ...Source) []Diagnostic {
+func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
 	sources = slices.Clone(sources)
 	var dirs []ProtectedPath
 	for i, src := range sources {
@@ -297,12 +298,12 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 // Refresh reads again the sources with the given names (all of them when none is
 // given) and, if any file was added, changed or removed, swaps in a new snapshot and
 // tells the subscribers. It returns the diagnostics of the whole set.
-func (e *Engine) Refresh(names ...string) []Diagnostic {
+func (e *Engine) Refresh(names ...string) []diag.Diagnostic {
 	return e.reload(loadWait{}, names...)
 }
 
 // reload is Refresh, waiting for the loads as wait says.
-func (e *Engine) reload(wait loadWait, names ...string) []Diagnostic {
+func (e *Engine) reload(wait loadWait, names ...string) []diag.Diagnostic {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	return e.refreshLocked(func(s *sourceState) bool {
@@ -311,7 +312,7 @@ func (e *Engine) reload(wait loadWait, names ...string) []Diagnostic {
 }
 
 // Diagnostics returns the diagnostics of the tool set as last loaded.
-func (e *Engine) Diagnostics() []Diagnostic {
+func (e *Engine) Diagnostics() []diag.Diagnostic {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	return slices.Clone(e.diagnostics)
@@ -320,7 +321,7 @@ func (e *Engine) Diagnostics() []Diagnostic {
 // refreshLocked rescans the chosen sources, assembles the snapshot, swaps it in when
 // something changed, tells the subscribers and closes the tools no longer served.
 // retired are items already out of every source (their source was dropped).
-func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wait loadWait) []Diagnostic {
+func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wait loadWait) []diag.Diagnostic {
 	var events []Event
 	changed := len(retired) > 0 || e.diagnostics == nil
 	for _, s := range e.sources {
@@ -664,8 +665,8 @@ func (s *sourceState) sharedChanges(dir string, files map[string][sha256.Size]by
 // items (tools, prompts, resources), resolving names within each kind: within a
 // source a name declared twice is served by neither file; across sources the later
 // source wins, with a notice.
-func (e *Engine) assemble() (*Registry, []Diagnostic) {
-	var diags []Diagnostic
+func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
 	var hooks []Hook
 	byKey := map[string]item{} // itemKey -> the item served
 	var order []string
@@ -675,7 +676,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	}
 	for _, s := range e.sources {
 		if s.unreadable != nil {
-			diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: SeverityError, Message: "cannot read tool directory: " + s.unreadable.Error()})
+			diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: diag.SeverityError, Message: "cannot read tool directory: " + s.unreadable.Error()})
 		}
 		names := make([]string, 0, len(s.files))
 		for name := range s.files {
@@ -708,13 +709,13 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 					if kind == "resource" {
 						what = "resource URI"
 					}
-					diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: SeverityError,
+					diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: diag.SeverityError,
 						Message: fmt.Sprintf("%s %q is also declared by %s; neither is loaded", what, id, files[0])})
 				}
 				continue
 			}
 			if prev, ok := byKey[k]; ok {
-				diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: SeverityNotice,
+				diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: diag.SeverityNotice,
 					Message: fmt.Sprintf("%s %s overrides the one from %s", kind, id, prev.Source())})
 			} else {
 				order = append(order, k)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -21,7 +22,7 @@ type Loader interface {
 	// error among them, the ToolDef (whatever could be read of the file, so that
 	// Build can report more) is not served and is closed. The loader sets
 	// ToolDef.MemberLine so that the engine's own diagnostics say where.
-	Load(file string, src []byte, env LoadEnv) (ToolDef, []Diagnostic)
+	Load(file string, src []byte, env LoadEnv) (ToolDef, []diag.Diagnostic)
 }
 
 // A SharedLoader is a Loader whose tool files may use the files of a subdirectory
@@ -41,7 +42,7 @@ type FileLoader interface {
 	// LoadDef is Load for a file of any kind: the FileDef has Prompt or Resource set
 	// for a prompt or resource file, and Tool otherwise. As with Load, a FileDef
 	// with errors among its diagnostics is not served and is closed.
-	LoadDef(file string, src []byte, env LoadEnv) (FileDef, []Diagnostic)
+	LoadDef(file string, src []byte, env LoadEnv) (FileDef, []diag.Diagnostic)
 }
 
 // A FileDef is what one file defines: a prompt (Prompt set), a resource (Resource
@@ -115,7 +116,7 @@ func (e *Engine) loaderFor(name string) Loader {
 // loadFile loads one file with its loader and builds what it defines (see
 // FileLoader): a tool, a prompt or a resource. It returns nil and at least one error
 // diagnostic when the file cannot be served.
-func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (item, []Diagnostic) {
+func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (item, []diag.Diagnostic) {
 	fl, ok := l.(FileLoader)
 	if !ok {
 		def, diags := l.Load(file, src, env)
@@ -138,7 +139,7 @@ func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (item,
 // buildItem builds a prompt or resource a loader has read, adding to its
 // diagnostics the builder's problems with the members the loader has not reported;
 // nil when there is an error, after closing the definition.
-func buildItem[T item](file string, diags []Diagnostic, line func(string) int, closeDef func(), build func() (T, error)) (item, []Diagnostic) {
+func buildItem[T item](file string, diags []diag.Diagnostic, line func(string) int, closeDef func(), build func() (T, error)) (item, []diag.Diagnostic) {
 	reported := reportedMembers(diags)
 	it, err := build()
 	for _, me := range memberErrors(err) {
@@ -147,10 +148,10 @@ func buildItem[T item](file string, diags []Diagnostic, line func(string) int, c
 			if line != nil {
 				pos.Line = line(me.Member)
 			}
-			diags = append(diags, Diagnostic{Pos: pos, Severity: SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
+			diags = append(diags, diag.Diagnostic{Pos: pos, Severity: diag.SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
 		}
 	}
-	if HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		if closeDef != nil {
 			closeDef()
 		}
@@ -161,10 +162,10 @@ func buildItem[T item](file string, diags []Diagnostic, line func(string) int, c
 
 // reportedMembers returns the members an error among diags is about ("" for the
 // file as a whole).
-func reportedMembers(diags []Diagnostic) map[string]bool {
+func reportedMembers(diags []diag.Diagnostic) map[string]bool {
 	reported := map[string]bool{}
 	for _, d := range diags {
-		if d.Severity == SeverityError {
+		if d.Severity == diag.SeverityError {
 			reported[d.Member] = true
 		}
 	}
@@ -176,7 +177,7 @@ func reportedMembers(diags []Diagnostic) map[string]bool {
 // reported as well as the loader's (but for members the loader has already reported),
 // so that a check shows every problem at once; so are the warnings that concern every
 // tool, whatever its language (schema keywords, API names).
-func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, []Diagnostic) {
+func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (item, []diag.Diagnostic) {
 	at := func(member string) srcpos.Pos {
 		pos := srcpos.Pos{File: file}
 		if def.MemberLine != nil && member != "" {
@@ -190,10 +191,10 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, [
 		// A problem of the file as a whole (it does not compile, or return a
 		// table) leaves every member missing: Build has nothing to add.
 		if !reported[me.Member] && !reported[""] {
-			diags = append(diags, Diagnostic{Pos: at(me.Member), Severity: SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
+			diags = append(diags, diag.Diagnostic{Pos: at(me.Member), Severity: diag.SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
 		}
 	}
-	if HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		if t != nil {
 			t.close()
 		} else if def.Close != nil {
@@ -206,7 +207,7 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, [
 		return t, diags // a hook file has no name, schema or prompt to check
 	}
 	warn := func(member, format string, args ...any) {
-		diags = append(diags, Diagnostic{Pos: at(member), Severity: SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: at(member), Severity: diag.SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
 	if api, err := APIName(def.Name); err != nil {
 		warn("name", "%v; only MCP clients can be offered this tool", err)

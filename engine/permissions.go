@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 
 	"github.com/luatool/luatool/internal/spell"
@@ -151,7 +152,7 @@ func sessionRules(texts []string, cwd string) []SourcedRule {
 // hidden tools included) or of the unloaded ones by its name, an alias or a rule family (Read for Glob and
 // Grep, Edit for Write): such a rule is most likely misspelt (bash for Bash) and does
 // nothing. Rules for MCP tools of other servers (mcp__server__tool) are left alone.
-func (rs ruleSet) unknownTools(tools []*Tool, unloaded []string) []Diagnostic {
+func (rs ruleSet) unknownTools(tools []*Tool, unloaded []string) []diag.Diagnostic {
 	known := map[string]bool{}
 	var names []string
 	add := func(n string) {
@@ -171,7 +172,7 @@ func (rs ruleSet) unknownTools(tools []*Tool, unloaded []string) []Diagnostic {
 		add(n)
 		add(ruleName(n))
 	}
-	var diags []Diagnostic
+	var diags []diag.Diagnostic
 	for _, list := range [][]permRule{rs.deny, rs.ask, rs.allow} {
 		for _, r := range list {
 			if known[r.Tool] || strings.HasPrefix(r.Tool, "mcp__") {
@@ -181,7 +182,7 @@ func (rs ruleSet) unknownTools(tools []*Tool, unloaded []string) []Diagnostic {
 			if s := spell.Suggest(r.Tool, names); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
-			diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: r.origin.File}, Severity: SeverityWarning, Message: msg})
+			diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: r.origin.File}, Severity: diag.SeverityWarning, Message: msg})
 		}
 	}
 	return diags

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 
 	"github.com/luatool/luatool/internal/spell"
@@ -82,10 +83,10 @@ func (r *Registry) matchResource(uri string) (*Resource, map[string]string, bool
 // tools claim. An alias that is another tool's name is ignored. enabled tells whether
 // a tool is offered; when it cannot tell, the tool is hidden with a warning. Problems
 // come back as diagnostics: a snapshot is always built.
-func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, []Diagnostic) {
-	var diags []Diagnostic
+func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
 	warn := func(t *Tool, format string, args ...any) {
-		diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: SeverityWarning, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: diag.SeverityWarning, Message: fmt.Sprintf(format, args...)})
 	}
 	r := &Registry{byName: map[string]*Tool{}}
 	for _, t := range tools {

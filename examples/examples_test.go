@@ -15,6 +15,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/engine/mcpserver"
@@ -43,7 +44,7 @@ func TestLuaTests(t *testing.T) {
 				return nil, err
 			}
 			abs, _ := filepath.Abs(dir)
-			if diags := e.Load(engine.Source{Name: dir, Dir: abs}); engine.HasErrors(diags) {
+			if diags := e.Load(engine.Source{Name: dir, Dir: abs}); diag.HasErrors(diags) {
 				return nil, fmt.Errorf("load %s: %v", dir, diags)
 			}
 			return e, nil

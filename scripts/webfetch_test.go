@@ -17,6 +17,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/scripts"
@@ -144,7 +145,7 @@ func newWebEnv(t *testing.T, summarize bool, rules ...string) *webEnv {
 		t.Fatal(err)
 	}
 	for _, d := range v.e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}

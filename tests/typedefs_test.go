@@ -21,6 +21,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/engine/netpolicy"
@@ -441,7 +442,7 @@ end)`)
 		if err != nil {
 			return nil, err
 		}
-		if diags := eng.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+		if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 			return nil, fmt.Errorf("probe: %v", diags)
 		}
 		return eng, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/codemode"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/scripts"
 	"github.com/luatool/luatool/session/filestate"
@@ -52,7 +53,7 @@ func newEnv(t testing.TB, o codemode.Options, set func(*engine.Options)) *env {
 	}
 	t.Cleanup(func() { eng.Close() })
 	for _, d := range eng.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // envTool is a tool named name whose call returns what env.get gives for each name
@@ -31,7 +32,7 @@ return {
 }
 
 // newEnvEngine loads files with an engine whose Env is vars.
-func newEnvEngine(t *testing.T, vars []engine.EnvVar, files map[string]string) (*engine.Engine, []engine.Diagnostic) {
+func newEnvEngine(t *testing.T, vars []engine.EnvVar, files map[string]string) (*engine.Engine, []diag.Diagnostic) {
 	t.Helper()
 	env, err := engine.NewEnv(vars)
 	if err != nil {
@@ -66,7 +67,7 @@ func TestEnvGetPerTool(t *testing.T) {
 		{Name: "WEATHER_URL", Value: "https://weather.example", Tools: []string{"Weather"}},
 		{Name: "OTHER", Value: "for another", Tools: []string{"Other"}},
 	}, map[string]string{"weather.lua": envTool("Weather"), "news.lua": envTool("News")})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	got, names := envCall(t, e, "Weather", "UNITS", "WEATHER_URL", "OTHER", "HOME", "PATH")
@@ -92,7 +93,7 @@ func TestEnvGetPerTool(t *testing.T) {
 // and runs everywhere.
 func TestEnvWithoutValues(t *testing.T) {
 	e, diags := newEnvEngine(t, nil, map[string]string{"w.lua": envTool("Weather")})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	got, names := envCall(t, e, "Weather", "UNITS")
@@ -118,7 +119,7 @@ return {
 return { name = "P", inputSchema = { type = "object" }, call = function() return "" end,
   prompt = function() return env.get("API_KEY") end }`,
 	})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	w, _ := e.Registry().Lookup("W")

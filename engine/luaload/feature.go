@@ -12,6 +12,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/spell"
 )
@@ -45,11 +46,11 @@ var featureMembers = map[string][]string{
 // defineFeature reads the table of a prompt or resource file into its definition.
 // Every member of the right kind is taken, as for a tool, so that check shows every
 // problem at once.
-func (lt *luaTool) defineFeature(kind string, tbl *lua.LTable) (engine.FileDef, []engine.Diagnostic) {
-	var diags []engine.Diagnostic
+func (lt *luaTool) defineFeature(kind string, tbl *lua.LTable) (engine.FileDef, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
 	problem := func(member, format string, args ...any) {
-		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
-			Severity: engine.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
+			Severity: diag.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
 	members := featureMembers[kind]
 	var keys []string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // The tools of the slot tests: Burn spins in Lua when asked to (after saying so by
@@ -26,7 +27,7 @@ var slotTools = fstest.MapFS{
 func slotEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	eng := newTestEngine(t, engine.Options{Timeout: 2 * time.Minute}, Options{MaxConcurrentCalls: 2})
-	if diags := eng.Load(engine.Source{Name: "slots", FS: slotTools}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "slots", FS: slotTools}); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	return eng

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
@@ -49,11 +50,11 @@ func isHookFile(main lua.LValue) bool {
 }
 
 // defineHook checks a hook file's table and builds its definition.
-func (lt *luaTool) defineHook(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic) {
-	var diags []engine.Diagnostic
+func (lt *luaTool) defineHook(vm *bindings.VM) (engine.ToolDef, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
 	problem := func(member, format string, args ...any) {
-		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
-			Severity: engine.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
+			Severity: diag.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
 	tbl := vm.Main.(*lua.LTable)
 	var keys []string

@@ -73,6 +73,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/puremod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 
 	lua "github.com/yuin/gopher-lua"
@@ -178,7 +179,7 @@ func (l *Loader) SharedDir() string { return LibDir }
 // an error the ToolDef holds what could be read of the file, for the engine to
 // report more, and must be closed. A prompt or resource file is an error here:
 // LoadDef loads those.
-func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []engine.Diagnostic) {
+func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []diag.Diagnostic) {
 	def, diags := l.LoadDef(file, src, env)
 	kind, closeDef := "", func() {}
 	switch {
@@ -190,7 +191,7 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 		return def.Tool, diags
 	}
 	closeDef()
-	return engine.ToolDef{Source: file}, append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: file}, Severity: engine.SeverityError,
+	return engine.ToolDef{Source: file}, append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: file}, Severity: diag.SeverityError,
 		Member: "kind", Message: fmt.Sprintf("the file is a %s, not a tool", kind)})
 }
 
@@ -198,19 +199,19 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 // when its table has kind = "prompt" or "resource", a prompt or a resource (see
 // feature.go), read in the same steps as a tool, under the same limits and
 // load-phase rules.
-func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.FileDef, []engine.Diagnostic) {
+func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.FileDef, []diag.Diagnostic) {
 	prog, err := bindings.Compile(file, src, l.opts.Limits)
 	if err != nil {
 		d := scriptDiagnostic(file, err)
 		d.Message += missingCommaHint(src, d.Line, d.Message)
-		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{d}
+		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []diag.Diagnostic{d}
 	}
 	libs := newLibrary(env.FS, path.Dir(file), l.opts.Limits, &l.libs)
 	pool := bindings.NewPool(prog, bindings.Config{Limits: l.opts.Limits, Modules: l.modules, Watchdog: l.watchdog, LuaModules: libs.lookup})
 	vm, err := pool.Get()
 	if err != nil {
 		pool.Close()
-		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{scriptDiagnostic(file, err)}
+		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []diag.Diagnostic{scriptDiagnostic(file, err)}
 	}
 	// The state that ran the chunk to read the tool is not kept, but for the tool of
 	// KeepStateFor: a tool set holds no Lua state until a tool is called (a state is
@@ -240,8 +241,8 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 			return def, diags
 		default:
 			pool.Close()
-			return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{{Pos: srcpos.Pos{File: file, Line: lt.memberLine("kind")},
-				Severity: engine.SeverityError, Member: "kind", Message: fmt.Sprintf(`kind must be "prompt" or "resource" (or absent, for a tool), got %s`, typeName(kind))}}
+			return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []diag.Diagnostic{{Pos: srcpos.Pos{File: file, Line: lt.memberLine("kind")},
+				Severity: diag.SeverityError, Member: "kind", Message: fmt.Sprintf(`kind must be "prompt" or "resource" (or absent, for a tool), got %s`, typeName(kind))}}
 		}
 	}
 	define := lt.define
@@ -251,7 +252,7 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 	def, diags := define(vm)
 	lt.name = def.Name
 	def.Close = pool.Close
-	keep = def.Name != "" && def.Name == l.opts.KeepStateFor && !engine.HasErrors(diags)
+	keep = def.Name != "" && def.Name == l.opts.KeepStateFor && !diag.HasErrors(diags)
 	return engine.FileDef{Tool: def}, diags
 }
 

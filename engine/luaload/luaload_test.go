@@ -16,6 +16,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // The tool sources below are built around these members. Line 1 is "return {", the
@@ -61,7 +62,7 @@ func newTestEngine(t *testing.T, opts engine.Options, lopts ...Options) *engine.
 }
 
 // loadLua loads src as t.lua with a Lua loader and builds it, as the engine does.
-func loadLua(t *testing.T, src string) (*engine.Tool, []engine.Diagnostic) {
+func loadLua(t *testing.T, src string) (*engine.Tool, []diag.Diagnostic) {
 	t.Helper()
 	return loadLuaWith(t, Options{}, src)
 }
@@ -70,17 +71,17 @@ func loadLua(t *testing.T, src string) (*engine.Tool, []engine.Diagnostic) {
 // so that the diagnostics are the engine's (Build's problems at the member's line,
 // the warnings about schemas and API names). A tool the registry does not offer
 // (isEnabled said no) is built directly from the loader's definition.
-func loadLuaWith(t *testing.T, opts Options, src string) (*engine.Tool, []engine.Diagnostic) {
+func loadLuaWith(t *testing.T, opts Options, src string) (*engine.Tool, []diag.Diagnostic) {
 	t.Helper()
 	e := newTestEngine(t, engine.Options{}, opts)
 	diags := e.Load(engine.Source{FS: fstest.MapFS{"t.lua": {Data: []byte(src)}}})
-	var kept []engine.Diagnostic
+	var kept []diag.Diagnostic
 	for _, d := range diags {
 		if !strings.Contains(d.Message, "is hidden: isEnabled") {
 			kept = append(kept, d)
 		}
 	}
-	if engine.HasErrors(kept) {
+	if diag.HasErrors(kept) {
 		return nil, kept
 	}
 	for _, tool := range e.Registry().Tools() {
@@ -101,13 +102,13 @@ func loadLuaWith(t *testing.T, opts Options, src string) (*engine.Tool, []engine
 func mustLoad(t *testing.T, src string) *engine.Tool {
 	t.Helper()
 	tool, diags := loadLua(t, src)
-	if tool == nil || engine.HasErrors(diags) {
+	if tool == nil || diag.HasErrors(diags) {
 		t.Fatalf("loading failed:\n%s\nsource:\n%s", diagText(diags), src)
 	}
 	return tool
 }
 
-func diagText(diags []engine.Diagnostic) string {
+func diagText(diags []diag.Diagnostic) string {
 	var lines []string
 	for _, d := range diags {
 		lines = append(lines, d.String())
@@ -116,13 +117,13 @@ func diagText(diags []engine.Diagnostic) string {
 }
 
 // findDiag returns the first diagnostic of severity sev whose message contains msg.
-func findDiag(diags []engine.Diagnostic, sev engine.Severity, msg string) (engine.Diagnostic, bool) {
+func findDiag(diags []diag.Diagnostic, sev diag.Severity, msg string) (diag.Diagnostic, bool) {
 	for _, d := range diags {
 		if d.Severity == sev && strings.Contains(d.Message, msg) {
 			return d, true
 		}
 	}
-	return engine.Diagnostic{}, false
+	return diag.Diagnostic{}, false
 }
 
 // writeDir writes files into a new temporary directory and returns it.
@@ -238,7 +239,7 @@ func runMemberCases(t *testing.T, cases []memberCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tool, diags := loadLua(t, luaSource(c.extra))
-			if tool == nil || engine.HasErrors(diags) {
+			if tool == nil || diag.HasErrors(diags) {
 				t.Fatalf("load failed:\n%s", diagText(diags))
 			}
 			c.check(t, tool)
@@ -499,7 +500,7 @@ func TestLuaStaticValuesOfTheWrongKindFailClosed(t *testing.T) {
 			if tool == nil {
 				t.Fatalf("load failed:\n%s", diagText(diags))
 			}
-			d, ok := findDiag(diags, engine.SeverityWarning, tt.member+" must be")
+			d, ok := findDiag(diags, diag.SeverityWarning, tt.member+" must be")
 			if !ok {
 				t.Fatalf("no warning about %s:\n%s", tt.member, diagText(diags))
 			}
@@ -793,9 +794,9 @@ func TestLuaLoadErrors(t *testing.T) {
 			if tool != nil {
 				t.Fatalf("loaded; want a load error containing %q", tt.msg)
 			}
-			var d engine.Diagnostic
+			var d diag.Diagnostic
 			var ok bool
-			if d, ok = findDiag(diags, engine.SeverityError, tt.msg); !ok {
+			if d, ok = findDiag(diags, diag.SeverityError, tt.msg); !ok {
 				t.Fatalf("no error containing %q:\n%s", tt.msg, diagText(diags))
 			}
 			if d.File != "t.lua" {
@@ -811,7 +812,7 @@ func TestLuaLoadErrors(t *testing.T) {
 func TestLuaLoadReportsEveryProblem(t *testing.T) {
 	_, diags := loadLua(t, luaSourceWith(`name = 5,`, `prompt = 5,`, memberSchema, memberCall, `frobnicate = 1,`))
 	for _, want := range []string{"name must be", "prompt must be", "unknown member"} {
-		if _, ok := findDiag(diags, engine.SeverityError, want); !ok {
+		if _, ok := findDiag(diags, diag.SeverityError, want); !ok {
 			t.Errorf("no error %q in:\n%s", want, diagText(diags))
 		}
 	}
@@ -826,7 +827,7 @@ func TestLuaToolNamesForModelAPIs(t *testing.T) {
 		if tool == nil {
 			t.Fatalf("name %q rejected:\n%s", name, diagText(diags))
 		}
-		if d, ok := findDiag(diags, engine.SeverityWarning, want); !ok || d.Line != 2 {
+		if d, ok := findDiag(diags, diag.SeverityWarning, want); !ok || d.Line != 2 {
 			t.Errorf("name %q: want a warning at line 2 containing %q:\n%s", name, want, diagText(diags))
 		}
 	}
@@ -848,7 +849,7 @@ func TestLuaToolNames(t *testing.T) {
 			t.Errorf("name %q accepted", name)
 			continue
 		}
-		d, ok := findDiag(diags, engine.SeverityError, "must match ^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
+		d, ok := findDiag(diags, diag.SeverityError, "must match ^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
 		if !ok || d.Line != 2 {
 			t.Errorf("name %q: want an error at line 2 saying the name must match the pattern:\n%s", name, diagText(diags))
 		}
@@ -862,7 +863,7 @@ func TestLuaLoadLimits(t *testing.T) {
 		if tool != nil {
 			t.Fatal("a source over the size limit loaded")
 		}
-		if _, ok := findDiag(diags, engine.SeverityError, "over the limit"); !ok {
+		if _, ok := findDiag(diags, diag.SeverityError, "over the limit"); !ok {
 			t.Errorf("diagnostics:\n%s", diagText(diags))
 		}
 	})
@@ -875,7 +876,7 @@ func TestLuaLoadLimits(t *testing.T) {
 		if time.Since(start) > 5*time.Second {
 			t.Errorf("loading took %v", time.Since(start))
 		}
-		if !engine.HasErrors(diags) {
+		if !diag.HasErrors(diags) {
 			t.Errorf("no error")
 		}
 	})
@@ -883,7 +884,7 @@ func TestLuaLoadLimits(t *testing.T) {
 
 func TestLoadDirectly(t *testing.T) {
 	def, diags := New(Options{}).Load("direct.lua", []byte(luaSource(`aliases = {"D"},`)), engine.LoadEnv{})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	defer def.Close()
@@ -900,13 +901,13 @@ func TestLoadDirectly(t *testing.T) {
 	if tool.Name() != "T" {
 		t.Errorf("Name = %q", tool.Name())
 	}
-	if _, diags := New(Options{}).Load("bad.lua", []byte("return {"), engine.LoadEnv{}); !engine.HasErrors(diags) || diags[0].File != "bad.lua" {
+	if _, diags := New(Options{}).Load("bad.lua", []byte("return {"), engine.LoadEnv{}); !diag.HasErrors(diags) || diags[0].File != "bad.lua" {
 		t.Errorf("syntax error diagnostics: %v", diags)
 	}
 }
 
 // loadDirs builds an engine and loads each directory as a source, in order.
-func loadDirs(t *testing.T, opts engine.Options, dirs ...string) (*engine.Engine, []engine.Diagnostic) {
+func loadDirs(t *testing.T, opts engine.Options, dirs ...string) (*engine.Engine, []diag.Diagnostic) {
 	t.Helper()
 	e := newTestEngine(t, opts)
 	var sources []engine.Source
@@ -924,12 +925,12 @@ func namedTool(name, result string) string {
 func TestMissingCommaHint(t *testing.T) {
 	src := "return {\n  name = \"X\"\n  prompt = \"p\",\n}\n"
 	_, diags := loadLua(t, src)
-	if d, ok := findDiag(diags, engine.SeverityError, "(is a comma missing at the end of line 2?)"); !ok || d.Line != 3 {
+	if d, ok := findDiag(diags, diag.SeverityError, "(is a comma missing at the end of line 2?)"); !ok || d.Line != 3 {
 		t.Errorf("no comma hint at line 3:\n%s", diagText(diags))
 	}
 	// No hint where a comma is not the problem.
 	_, diags = loadLua(t, "return {\n  name = \"X\",\n  prompt = = 1,\n}\n")
-	if _, ok := findDiag(diags, engine.SeverityError, "comma"); ok {
+	if _, ok := findDiag(diags, diag.SeverityError, "comma"); ok {
 		t.Errorf("a comma hint for another mistake:\n%s", diagText(diags))
 	}
 }
@@ -965,7 +966,7 @@ func TestKeepStateFor(t *testing.T) {
 	}
 	dir := writeDir(t, map[string]string{"kept.lua": src("Kept"), "other.lua": src("Other")})
 	e := newTestEngine(t, engine.Options{}, Options{Modules: []*bindings.Module{counter}, KeepStateFor: "Kept"})
-	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	for _, name := range []string{"Kept", "Other"} {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // TestLuaSafetyCheck: checkPermissions's decisionReason of type "safetyCheck", with
@@ -66,7 +67,7 @@ func TestLuaCtxProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newTestEngine(t, engine.Options{Cwd: root})
-	if diags := e.Load(engine.DirSource(tools)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(tools)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	call := func(path string, within bool) string {

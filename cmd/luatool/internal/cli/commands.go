@@ -13,6 +13,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/netpolicy"
 )
@@ -34,7 +35,7 @@ func (a *app) withTools(describesSet bool, fn func(s *session) int) int {
 	defer s.close()
 	a.report(s.diags)
 	code := fn(s)
-	if describesSet && a.cfg.strict && code == ExitOK && engine.HasErrors(s.diags) {
+	if describesSet && a.cfg.strict && code == ExitOK && diag.HasErrors(s.diags) {
 		return ExitUsage
 	}
 	return code
@@ -369,7 +370,7 @@ func runCall(a *app, args []string) int {
 			a.printResult(r)
 		}
 		switch {
-		case r.Stage == engine.StageLookup && engine.HasErrors(s.diags):
+		case r.Stage == engine.StageLookup && diag.HasErrors(s.diags):
 			fmt.Fprintf(a.stderr, "luatool: some tool files failed to load (above); %s may be one of them\n", use.Name)
 			return ExitUsage
 		case r.Block.IsError:
@@ -508,13 +509,13 @@ func runCheck(a *app, args []string) int {
 	ctx, cancel := a.bounded()
 	s.diags = append(s.diags, s.eng.CheckMembers(ctx)...)
 	cancel()
-	engine.SortDiagnostics(s.diags)
-	failed := engine.HasErrors(s.diags)
+	diag.Sort(s.diags)
+	failed := diag.HasErrors(s.diags)
 	names := s.eng.Registry().Names()
 	if a.cfg.json {
 		diags := s.diags
 		if diags == nil {
-			diags = []engine.Diagnostic{}
+			diags = []diag.Diagnostic{}
 		}
 		reg := s.eng.Registry()
 		prompts, resources := []string{}, []string{}
@@ -531,7 +532,7 @@ func runCheck(a *app, args []string) int {
 		}
 		errs := 0
 		for _, d := range s.diags {
-			if d.Severity == engine.SeverityError {
+			if d.Severity == diag.SeverityError {
 				errs++
 			}
 		}

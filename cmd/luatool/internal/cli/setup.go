@@ -16,6 +16,7 @@ import (
 	"github.com/luatool/luatool/session/redisstore"
 
 	"github.com/luatool/luatool/engine/codemode"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/settings"
 
@@ -29,7 +30,7 @@ import (
 // session is an engine wired for one command, with the diagnostics of its load.
 type session struct {
 	eng        *engine.Engine
-	diags      []engine.Diagnostic
+	diags      []diag.Diagnostic
 	results    string
 	ownResults bool
 	// closeStore releases the session store of --state; nil for memory.
@@ -380,7 +381,7 @@ func (a *app) prompt() engine.CanUseToolFunc {
 
 // report prints load diagnostics to stderr; it is used by commands that go on
 // serving the tools that loaded.
-func (a *app) report(diags []engine.Diagnostic) {
+func (a *app) report(diags []diag.Diagnostic) {
 	for _, d := range diags {
 		fmt.Fprintf(a.stderr, "luatool: %s\n", d)
 	}

@@ -1,6 +1,16 @@
-package engine
+// Package diag is what luatool finds wrong in the files it loads: a Diagnostic says
+// where (a file, and a line when it is known), how severe (an error keeps the file
+// from being served; a warning or a notice does not), about which member of the
+// Tool contract, and what. Loaders report the problems of their files with it, the
+// engine those of the tools it builds and of the permission rules that name no
+// tool, and hosts show them (luatool check, the log of luatool serve).
+package diag
 
-import "github.com/luatool/luatool/engine/srcpos"
+import (
+	"sort"
+
+	"github.com/luatool/luatool/engine/srcpos"
+)
 
 // Severity tells an error from a notice.
 type Severity string
@@ -41,4 +51,14 @@ func HasErrors(diags []Diagnostic) bool {
 		}
 	}
 	return false
+}
+
+// Sort orders diagnostics by file, then line.
+func Sort(diags []Diagnostic) {
+	sort.SliceStable(diags, func(i, j int) bool {
+		if diags[i].File != diags[j].File {
+			return diags[i].File < diags[j].File
+		}
+		return diags[i].Line < diags[j].Line
+	})
 }
