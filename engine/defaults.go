@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/nameshape"
 )
@@ -103,8 +104,8 @@ func APIName(name string) (string, error) {
 // A Tool is immutable and safe for concurrent use.
 type Tool struct {
 	def    ToolDef
-	schema *Schema
-	output *Schema
+	schema *schema.Schema
+	output *schema.Schema
 	// network is def.Network parsed (see checkNetwork).
 	network netpolicy.List
 	// log receives, once per member, the failures of members that have a safe answer
@@ -157,13 +158,13 @@ func Build(def ToolDef) (*Tool, error) {
 	t := &Tool{def: def, bound: defaultMemberTimeout}
 	if def.InputSchema == nil {
 		problem("inputSchema", errors.New(`required member inputSchema is missing: a JSON Schema with type "object"`))
-	} else if s, err := compileSchema(def.InputSchema); err != nil {
+	} else if s, err := schema.CompileObject(def.InputSchema); err != nil {
 		problem("inputSchema", fmt.Errorf("inputSchema: %w", err))
 	} else {
 		t.schema = s
 	}
 	if def.OutputSchema != nil {
-		s, err := compileAnySchema(def.OutputSchema)
+		s, err := schema.Compile(def.OutputSchema)
 		if err != nil {
 			problem("outputSchema", fmt.Errorf("outputSchema: %w", err))
 		}
@@ -205,7 +206,7 @@ func (t *Tool) OutputSchema() map[string]any { return t.def.OutputSchema }
 func (t *Tool) Hints() Hints { return t.def.Hints }
 
 // Schema returns the compiled input schema.
-func (t *Tool) Schema() *Schema { return t.schema }
+func (t *Tool) Schema() *schema.Schema { return t.schema }
 
 // MaxResultSizeChars returns the persistence threshold: min(declared, 50000), the
 // default when undeclared, or +Inf for a tool that is never persisted.
@@ -384,7 +385,7 @@ func (t *Tool) ValidateOutput(data any) error {
 	if t.output == nil {
 		return nil
 	}
-	if problems := t.output.dataProblems(data); len(problems) > 0 {
+	if problems := t.output.DataProblems(data); len(problems) > 0 {
 		return &OutputError{Tool: t.def.Name, Problems: problems}
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/luatool/luatool/engine/schema"
 )
 
 // minimalDef is a Go-native tool with only the required members.
@@ -452,14 +454,14 @@ func TestRegistry(t *testing.T) {
 
 func TestCompileSchemaRoot(t *testing.T) {
 	for _, s := range []map[string]any{{}, {"type": "array"}, {"type": []any{"object", "null"}}} {
-		if _, err := compileSchema(s); err == nil {
-			t.Errorf("compileSchema(%v) succeeded; the root must be type object", s)
+		if _, err := schema.CompileObject(s); err == nil {
+			t.Errorf("schema.CompileObject(%v) succeeded; the root must be type object", s)
 		}
 	}
-	if _, err := compileSchema(map[string]any{"type": "object"}); err != nil {
+	if _, err := schema.CompileObject(map[string]any{"type": "object"}); err != nil {
 		t.Error(err)
 	}
-	if _, err := compileSchema(map[string]any{"type": "object", "$ref": "file:///etc/passwd"}); err == nil {
+	if _, err := schema.CompileObject(map[string]any{"type": "object", "$ref": "file:///etc/passwd"}); err == nil {
 		t.Error("a $ref to a file compiled")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -221,7 +222,7 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (it
 		if s.schema == nil {
 			continue
 		}
-		for _, msg := range lintSchema(s.schema, s.member) {
+		for _, msg := range schema.Lint(s.schema, s.member) {
 			warn(s.member, "%s", msg)
 		}
 	}

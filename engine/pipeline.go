@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/callctx"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
@@ -153,7 +154,7 @@ func (e *Engine) prepare(reg *Registry, use ToolUse) PendingCall {
 	if d := t.def.MaxInputDepth; d > 0 && d < depth {
 		depth = d
 	}
-	input, err := decodeInput(use.Input, depth, t.Schema().keys)
+	input, err := decodeInput(use.Input, depth, t.Schema().Keys())
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -658,22 +659,22 @@ func decodeInput(raw []byte, maxDepth int, keys map[string]string) (map[string]a
 	}
 	v, err := jsonvalue.DecodeKeys(raw, keys)
 	if err != nil {
-		return nil, &ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
+		return nil, &schema.ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
 	}
 	if d := jsonvalue.Depth(v); d > maxDepth {
-		return nil, &ValidationError{Problems: []string{fmt.Sprintf("The input nests %d levels deep; at most %d are allowed", d, maxDepth)}}
+		return nil, &schema.ValidationError{Problems: []string{fmt.Sprintf("The input nests %d levels deep; at most %d are allowed", d, maxDepth)}}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ValidationError{Problems: []string{"The input must be a JSON object"}}
+		return nil, &schema.ValidationError{Problems: []string{"The input must be a JSON object"}}
 	}
 	return obj, nil
 }
 
 func inputValidationText(name string, err error) string {
-	var ve *ValidationError
+	var ve *schema.ValidationError
 	if !errors.As(err, &ve) {
-		ve = &ValidationError{Problems: []string{err.Error()}}
+		ve = &schema.ValidationError{Problems: []string{err.Error()}}
 	}
 	// The original says "issue" for one problem and "issues" for several.
 	noun := "issues"

@@ -1,4 +1,4 @@
-package engine
+package schema
 
 import (
 	"encoding/json"
@@ -100,7 +100,7 @@ func TestFastPathAgreesWithTheGeneralPath(t *testing.T) {
 		if err := json.Unmarshal([]byte(src), &doc); err != nil {
 			t.Fatal(err)
 		}
-		s, err := compileSchema(doc)
+		s, err := CompileObject(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestNoFastPlanForOtherSchemas(t *testing.T) {
 	} {
 		var doc map[string]any
 		json.Unmarshal([]byte(src), &doc)
-		s, err := compileSchema(doc)
+		s, err := CompileObject(doc)
 		if err != nil {
 			continue // draft-04 is refused by the compiler anyway
 		}
@@ -170,7 +170,7 @@ func TestFastPathRefusesWhatTheValidatorWould(t *testing.T) {
 		{map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "number", "maximum": json.Number("0.29999999999999999")}}}, map[string]any{"x": 0.3}},
 		{map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"minimum": int64(9007199254740993)}}}, map[string]any{"x": float64(1 << 53)}},
 	} {
-		s, err := compileSchema(tc.schema)
+		s, err := CompileObject(tc.schema)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func generalPrepared(s *Schema, input map[string]any) map[string]any {
 }
 
 func TestFastPathTakesClosedSchemasWithDefaults(t *testing.T) {
-	s, err := compileSchema(map[string]any{"type": "object", "additionalProperties": false,
+	s, err := CompileObject(map[string]any{"type": "object", "additionalProperties": false,
 		"properties": map[string]any{"text": map[string]any{"type": "string"}, "n": map[string]any{"type": "integer", "default": 1.0}}})
 	if err != nil {
 		t.Fatal(err)

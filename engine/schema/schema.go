@@ -1,4 +1,4 @@
-package engine
+package schema
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ var printer = message.NewPrinter(language.English)
 // A Schema is a compiled JSON Schema. It is immutable and safe for concurrent use.
 type Schema struct {
 	compiled *jsonschema.Schema
-	// fast is the plan of Prepare's fast path (fastschema.go); nil for schemas that
+	// fast is the plan of Prepare's fast path (fast.go); nil for schemas that
 	// have none.
 	fast *objectPlan
 	// keys are the names of the root's properties, each mapping to itself: the keys
@@ -38,18 +38,14 @@ type Schema struct {
 	keys map[string]string
 }
 
-// compileSchema compiles a tool's input schema: any JSON Schema (draft 2020-12 unless
+// CompileObject compiles a tool's input schema: any JSON Schema (draft 2020-12 unless
 // $schema names another) whose root declares type "object".
-func compileSchema(schema map[string]any) (*Schema, error) {
+func CompileObject(schema map[string]any) (*Schema, error) {
 	if t, ok := schema["type"]; !ok || t != "object" {
 		return nil, errors.New(`the root must be an object schema: add type = "object"`)
 	}
-	return compileAnySchema(schema)
+	return Compile(schema)
 }
-
-// CompileJSONSchema compiles any JSON Schema document (an object or a boolean), with
-// the same rules as compileSchema but no constraint on the root.
-func CompileJSONSchema(schema any) (*Schema, error) { return compileAnySchema(schema) }
 
 // refusingLoader loads nothing: a schema may not reach files or the network.
 type refusingLoader struct{}
@@ -62,7 +58,10 @@ func (refusingLoader) Load(url string) (any, error) {
 // proportion, and every model request carries the schema.
 const maxSchemaBytes = 1 << 20
 
-func compileAnySchema(schema any) (*Schema, error) {
+// Compile compiles any JSON Schema document (an object or a boolean), with the same
+// rules as CompileObject but no constraint on the root: a tool's output schema, a
+// schema of the JSON Schema Test Suite.
+func Compile(schema any) (*Schema, error) {
 	// Compile a copy made through JSON: the validator keeps the document, and must
 	// see exactly the JSON the model will see.
 	src, err := json.Marshal(schema)
@@ -132,6 +131,11 @@ func pointerOrRoot(loc []string) string {
 	return "/" + strings.Join(loc, "/")
 }
 
+// Keys returns the names of the root's properties, each mapping to itself: the
+// keys a decoded input reuses (jsonvalue.DecodeKeys) rather than copying. The map
+// must not be modified.
+func (s *Schema) Keys() map[string]string { return s.keys }
+
 // Validate reports whether v (a JSON value) conforms. The error, if any, is a
 // *ValidationError.
 func (s *Schema) Validate(v any) error {
@@ -146,10 +150,10 @@ func (s *Schema) Validate(v any) error {
 	return &ValidationError{Problems: []string{err.Error()}}
 }
 
-// dataProblems checks v, a tool's output, and words each problem by its location in
+// DataProblems checks v, a tool's output, and words each problem by its location in
 // the data. An empty object where the schema wants an array gets a hint: it is what
 // an empty Lua table becomes, and json.array() is the fix.
-func (s *Schema) dataProblems(v any) []string {
+func (s *Schema) DataProblems(v any) []string {
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil

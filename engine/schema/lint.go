@@ -1,7 +1,9 @@
-package engine
+package schema
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/luatool/luatool/internal/spell"
 )
@@ -27,16 +29,16 @@ var knownKeywords = func() map[string]bool {
 	return m
 }()
 
-// lintSchema finds what compiles but is likely a mistake: a key that is a
+// Lint finds what compiles but is likely a mistake: a key that is a
 // misspelled keyword (JSON Schema ignores unknown keys, so "requried" silently
 // requires nothing), and a required property that properties does not declare.
 // Each problem is one line naming where, with a hint.
-func lintSchema(schema map[string]any, where string) []string {
+func Lint(schema map[string]any, where string) []string {
 	var out []string
 	var walk func(s any, path string)
 	walkMap := func(m any, path string) {
 		if mm, ok := m.(map[string]any); ok {
-			for _, k := range sortedKeys(mm) {
+			for _, k := range slices.Sorted(maps.Keys(mm)) {
 				walk(mm[k], path+"."+k)
 			}
 		}
@@ -46,7 +48,7 @@ func lintSchema(schema map[string]any, where string) []string {
 		if !ok {
 			return
 		}
-		for _, k := range sortedKeys(s) {
+		for _, k := range slices.Sorted(maps.Keys(s)) {
 			if knownKeywords[k] {
 				continue
 			}
@@ -55,7 +57,7 @@ func lintSchema(schema map[string]any, where string) []string {
 			}
 		}
 		if props, ok := s["properties"].(map[string]any); ok {
-			names := sortedKeys(props)
+			names := slices.Sorted(maps.Keys(props))
 			if req, ok := s["required"].([]any); ok {
 				for _, r := range req {
 					name, _ := r.(string)

@@ -1,4 +1,4 @@
-package engine
+package schema
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func TestSchemaRefsStayInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ref := range []string{"file://" + secret, "http://127.0.0.1:1/schema.json", secret} {
-		_, err := compileSchema(map[string]any{
+		_, err := CompileObject(map[string]any{
 			"type":       "object",
 			"properties": map[string]any{"x": map[string]any{"$ref": ref}},
 		})
@@ -28,7 +28,7 @@ func TestSchemaRefsStayInside(t *testing.T) {
 		}
 	}
 	// A reference inside the schema itself works.
-	s, err := compileSchema(map[string]any{
+	s, err := CompileObject(map[string]any{
 		"type":       "object",
 		"$defs":      map[string]any{"name": map[string]any{"type": "string"}},
 		"properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/name"}},
@@ -43,7 +43,7 @@ func TestSchemaRefsStayInside(t *testing.T) {
 
 // An empty enum allows nothing (jsonschema/v5 allowed everything).
 func TestEmptyEnumAllowsNothing(t *testing.T) {
-	s, err := compileSchema(map[string]any{"type": "object", "properties": map[string]any{"mode": map[string]any{"enum": []any{}}}})
+	s, err := CompileObject(map[string]any{"type": "object", "properties": map[string]any{"mode": map[string]any{"enum": []any{}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestEmptyEnumAllowsNothing(t *testing.T) {
 
 // Schema errors say where the schema is wrong.
 func TestInvalidSchemaSaysWhere(t *testing.T) {
-	_, err := compileSchema(map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integr"}}})
+	_, err := CompileObject(map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integr"}}})
 	if err == nil || !strings.Contains(err.Error(), "/properties/n/type") {
 		t.Fatalf("error %v does not name /properties/n/type", err)
 	}
@@ -64,7 +64,7 @@ func TestInvalidSchemaSaysWhere(t *testing.T) {
 // recordings show for enums: `Invalid option: expected one of "pending"|...`), and
 // the problems come in its order: missing, unexpected, wrong type, the rest.
 func TestConstraintWording(t *testing.T) {
-	s, err := compileSchema(map[string]any{
+	s, err := CompileObject(map[string]any{
 		"type": "object", "required": []any{"id"}, "additionalProperties": false,
 		"properties": map[string]any{
 			"id":    map[string]any{"type": "string"},
