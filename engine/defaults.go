@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/jsonvalue"
@@ -69,10 +70,9 @@ const (
 	defaultInterruptBehavior = "block"
 )
 
-// namePattern is the rule for tool names: MCP's (letters, digits, _, - and ., at
-// most 128), starting with a letter. The Anthropic and OpenAI APIs are narrower (no
-// dots, at most 64): see APIName.
-var namePattern = nameshape.MustParse(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
+// namePattern is the rule for tool names (see nameshape.ToolName). The Anthropic
+// and OpenAI APIs are narrower (no dots, at most 64): see APIName.
+var namePattern = nameshape.ToolName()
 
 // apiNamePattern is the tool-name rule of the Anthropic and OpenAI APIs.
 var apiNamePattern = nameshape.MustParse(`^[A-Za-z0-9_-]{1,64}$`)
@@ -116,7 +116,7 @@ type Tool struct {
 	bound time.Duration
 	// redact keeps the secrets of the engine's Env out of the texts the tool gives
 	// people and the model (prompt, description, renderings). Nil redacts nothing.
-	redact *Redactor
+	redact *env.Redactor
 	// reported holds the members whose failure was logged: once per tool version
 	// is enough to tell the author, and a broken member may be asked on every call.
 	reported sync.Map

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/session"
 )
 
@@ -104,8 +105,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Env holds the values the host hands its tools explicitly (Lua's env.get), by
 	// tool, and marks the secrets among them, which the engine redacts from whatever
-	// it hands on (see Redactor). Nil hands tools nothing.
-	Env *Env
+	// it hands on (see env.Redactor). Nil hands tools nothing.
+	Env *env.Set
 	// ApprovalHint, if set, is added to the text of a call that needed approval when
 	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
 	// given the rules that would allow this one. The CLI names its flags.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/engine/srcpos"
 )
@@ -61,7 +62,7 @@ type LoadEnv struct {
 	FS fs.FS
 	// Env holds the values the engine's host hands its tools (Options.Env), for the
 	// loader to give each tool what is its own; nil for none.
-	Env *Env
+	Env *env.Set
 }
 
 // A MemberError is a problem Build found with one member of a ToolDef. Build joins

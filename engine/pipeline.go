@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/callctx"
 	"github.com/luatool/luatool/internal/jsonvalue"
@@ -349,7 +350,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	st.added.context(PostToolUse, t.Name(), post.AdditionalContext)
 	content = st.added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
-	content = validUTF8(st.redact.Content(content))
+	content = validUTF8(redactContent(st.redact, content))
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	cc.commitShown()
@@ -383,7 +384,7 @@ type callState struct {
 	text [1]ContentBlock
 	// redact is the engine's Redactor (nil when it has none); onProgress the
 	// OnProgress hook, when there is one.
-	redact     *Redactor
+	redact     *env.Redactor
 	onProgress func(ProgressEvent)
 	// inputCopy and dataCopy give a middleware its own copies of the input and the
 	// data (sameInput and sameValue when there is no middleware).
@@ -505,9 +506,9 @@ func (e *Engine) invoke(ctx, bounded context.Context, t *Tool, input map[string]
 // redactResult redacts what a call hands on (see Redactor). The content of a call
 // that ran to the end was redacted before it was persisted; redacting it again
 // could find a secret inside a marker.
-func redactResult(redact *Redactor, r *Result) {
+func redactResult(redact *env.Redactor, r *Result) {
 	if r.Stage != StageDone {
-		r.Block.Content = redact.Content(r.Block.Content)
+		r.Block.Content = redactContent(redact, r.Block.Content)
 	}
 	r.Data = redact.Value(r.Data)
 	if r.NewMessages != nil {
@@ -517,6 +518,30 @@ func redactResult(redact *Redactor, r *Result) {
 		r.MCPMeta = redact.Value(r.MCPMeta).(map[string]any)
 	}
 	r.Err = redact.Error(r.Err)
+}
+
+// redactContent returns c with its text blocks redacted (image data is left alone);
+// c itself when nothing changed.
+func redactContent(r *env.Redactor, c Content) Content {
+	if r == nil {
+		return c
+	}
+	var out Content
+	for i, b := range c {
+		if b.Type != "text" {
+			continue
+		}
+		if t := r.String(b.Text); t != b.Text {
+			if out == nil {
+				out = append(Content(nil), c...)
+			}
+			out[i].Text = t
+		}
+	}
+	if out == nil {
+		return c
+	}
+	return out
 }
 
 func (r *Result) fail(stage Stage, text string) *Result {

@@ -16,6 +16,7 @@ import (
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/engine/mcpserver"
@@ -113,7 +114,7 @@ func TestGitHubIssuesOverMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, port, _ := strings.Cut(strings.TrimPrefix(api.URL, "https://"), ":")
-	env, err := engine.NewEnv([]engine.EnvVar{
+	env, err := env.New([]env.Var{
 		{Name: "GITHUB_TOKEN", Value: token, Secret: true, Tools: []string{"GitHubIssues"}},
 		{Name: "GITHUB_API_URL", Value: "https://api.github.com:" + port},
 	})

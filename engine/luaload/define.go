@@ -16,6 +16,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/spell"
 )
@@ -29,7 +30,7 @@ type luaTool struct {
 	gate *bindings.Gate
 	// env holds the values of the engine's host (env.get); name is the tool's name,
 	// which decides which of them it may read, set once the file has loaded.
-	env  *engine.Env
+	env  *env.Set
 	name string
 	// sealed is set for a prompt or resource: its code may not touch the world
 	// (bindings.AccessNone), since no permission check guards what a client reads

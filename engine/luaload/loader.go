@@ -94,7 +94,7 @@ type Options struct {
 	// (re, time, base64, hex, url, crypto, uuid), which compute and reach nothing,
 	// and the loader's own modules: tools (ToolsModuleName), which reveals tool
 	// definitions and nothing else, and env (EnvModuleName), the values the engine's
-	// host hands the tool (engine.Env). A module listed here with the name of a pure
+	// host hands the tool (engine.Options.Env, an env.Set). A module listed here with the name of a pure
 	// module replaces it.
 	Modules []*bindings.Module
 	// Limits bound the Lua states.

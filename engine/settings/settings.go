@@ -48,6 +48,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
@@ -72,8 +73,8 @@ type Settings struct {
 	Permissions engine.PermissionSettings
 	// Network is the host's network policy.
 	Network Network
-	// Env are the values handed to tools, in the order given (see engine.NewEnv).
-	Env []engine.EnvVar
+	// Env are the values handed to tools, in the order given (see env.New).
+	Env []env.Var
 	// Hooks are the command hooks and whether hooks are turned off (see Hooks).
 	Hooks Hooks
 }
@@ -221,7 +222,7 @@ type reader struct {
 	broken   bool // the token stream failed; stop walking
 	out      engine.PermissionSettings
 	network  Network
-	envVars  []engine.EnvVar
+	envVars  []env.Var
 	hooks    Hooks
 	warnings []string
 	errs     []error

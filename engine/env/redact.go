@@ -1,4 +1,4 @@
-package engine
+package env
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 )
 
 // A Redactor replaces the values of secrets with [redacted:NAME] in text: the one
-// mechanism that keeps the secrets of an Env (EnvVar.Secret) out of what the engine
-// hands on, used by the engine itself and shared with its host (Env.Redactor), whose
+// mechanism that keeps the secrets of a Set (Var.Secret) out of what the engine
+// hands on, used by the engine itself and shared with its host (Set.Redactor), whose
 // own output (a CLI's log lines) goes through the same one. The engine redacts:
 //
 //   - the tool_result content, before a large one is persisted, and the data,
@@ -23,7 +23,7 @@ import (
 //   - Result.Err, whose text is redacted (errors.As still finds the error inside);
 //   - the prompt, the description, the user-facing name and every rendering of a
 //     Tool (RenderToolUse, RenderResult, ...), and the message of a permission ask;
-//   - what it writes to Options.Logger.
+//   - what it writes to its Options.Logger.
 //
 // Besides a secret's value as it is, its forms in a JSON string, a URL query and a
 // URL path are replaced, so that a secret a tool put in a URL or JSON-encoded
@@ -122,29 +122,6 @@ func (r *Redactor) value(v any) (any, bool) {
 		return out, true
 	}
 	return v, false
-}
-
-// Content returns c with its text blocks redacted (image data is left alone).
-func (r *Redactor) Content(c Content) Content {
-	if r == nil {
-		return c
-	}
-	var out Content
-	for i, b := range c {
-		if b.Type != "text" {
-			continue
-		}
-		if t := r.String(b.Text); t != b.Text {
-			if out == nil {
-				out = append(Content(nil), c...)
-			}
-			out[i].Text = t
-		}
-	}
-	if out == nil {
-		return c
-	}
-	return out
 }
 
 // Error returns err with its text redacted: err itself when there was nothing to

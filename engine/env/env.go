@@ -1,4 +1,10 @@
-package engine
+// Package env holds the values a host hands its tools explicitly (a Set, the
+// engine's Options.Env), and keeps the secrets among them out of what the engine
+// hands on (a Redactor). Tools never see the process's environment: a Lua tool reads
+// its values with env.get, and only those given to it (Var.Tools). A secret is
+// readable by a tool's call only, and replaced with [redacted:NAME] in results, logs,
+// progress, errors, renderings, prompts and the messages of permission asks.
+package env
 
 import (
 	"fmt"
@@ -8,18 +14,18 @@ import (
 	"github.com/luatool/luatool/internal/nameshape"
 )
 
-// MinSecretLength is the shortest value a secret EnvVar may have, in bytes. A
+// MinSecretLength is the shortest value a secret Var may have, in bytes. A
 // shorter string turns up by chance in ordinary text, so redacting it would garble
 // results, and the pattern of what was replaced would give the value away.
 const MinSecretLength = 8
 
-// envNamePattern is the rule for EnvVar names: the shape of an environment
+// envNamePattern is the rule for Var names: the shape of an environment
 // variable's name, which the values usually come from.
 var envNamePattern = nameshape.MustParse(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
-// An EnvVar is one value a host hands to its tools explicitly: Lua tools read it
+// A Var is one value a host hands to its tools explicitly: Lua tools read it
 // with env.get(Name). Tools never see the process's environment, only these.
-type EnvVar struct {
+type Var struct {
 	// Name is what tools ask for: a letter or _, then letters, digits and _.
 	Name string
 	// Value is the value.
@@ -36,10 +42,10 @@ type EnvVar struct {
 	Source string
 }
 
-// CheckEnvVar reports what is wrong with v, or nil: a name that is not one, a
+// Check reports what is wrong with v, or nil: a name that is not one, a
 // secret shorter than MinSecretLength, a tool name that no tool can have. Hosts
 // that read values from files call it to report the problem where it stands.
-func CheckEnvVar(v EnvVar) error {
+func Check(v Var) error {
 	if !envNamePattern.MatchString(v.Name) {
 		return fmt.Errorf("%q is not a valid name: a letter or _, then letters, digits or _ (as environment variables are named)", v.Name)
 	}
@@ -48,28 +54,28 @@ func CheckEnvVar(v EnvVar) error {
 			v.Name, len(v.Value), MinSecretLength)
 	}
 	for _, t := range v.Tools {
-		if !ValidName(t) {
-			return fmt.Errorf("%s: %q is not a tool name (%s)", v.Name, t, namePattern)
+		if !nameshape.ToolName().MatchString(t) {
+			return fmt.Errorf("%s: %q is not a tool name (%s)", v.Name, t, nameshape.ToolName())
 		}
 	}
 	return nil
 }
 
-// An Env is the set of values an engine hands to its tools (Options.Env), and the
-// Redactor of its secrets. Build one with NewEnv; a nil *Env holds no value. It is
+// A Set is the set of values an engine hands to its tools (engine.Options.Env), and
+// the Redactor of its secrets. Build one with New; a nil *Set holds no value. It is
 // immutable and safe for concurrent use.
-type Env struct {
-	vars     map[string]EnvVar
+type Set struct {
+	vars     map[string]Var
 	redactor *Redactor
 }
 
-// NewEnv checks vars (CheckEnvVar) and returns their Env. A later value of a name
+// New checks vars (Check) and returns their Set. A later value of a name
 // replaces an earlier one, as later settings layers override earlier ones. The
 // error names the source of the first value that is wrong.
-func NewEnv(vars []EnvVar) (*Env, error) {
-	e := &Env{vars: map[string]EnvVar{}}
+func New(vars []Var) (*Set, error) {
+	e := &Set{vars: map[string]Var{}}
 	for _, v := range vars {
-		if err := CheckEnvVar(v); err != nil {
+		if err := Check(v); err != nil {
 			if v.Source != "" {
 				return nil, fmt.Errorf("%s: %w", v.Source, err)
 			}
@@ -91,19 +97,19 @@ func NewEnv(vars []EnvVar) (*Env, error) {
 // Lookup returns the value name has for the tool named tool: ok is false when there
 // is none, or when the value is given to other tools only, so that a tool cannot
 // tell a value kept from it from one that does not exist.
-func (e *Env) Lookup(tool, name string) (EnvVar, bool) {
+func (e *Set) Lookup(tool, name string) (Var, bool) {
 	if e == nil {
-		return EnvVar{}, false
+		return Var{}, false
 	}
 	v, ok := e.vars[name]
 	if !ok || (len(v.Tools) > 0 && !slices.Contains(v.Tools, tool)) {
-		return EnvVar{}, false
+		return Var{}, false
 	}
 	return v, true
 }
 
 // Names returns the names the tool named tool may read, sorted.
-func (e *Env) Names(tool string) []string {
+func (e *Set) Names(tool string) []string {
 	var names []string
 	for _, v := range e.Vars() {
 		if _, ok := e.Lookup(tool, v.Name); ok {
@@ -114,11 +120,11 @@ func (e *Env) Names(tool string) []string {
 }
 
 // Vars returns every value, sorted by name, for hosts that show or check them.
-func (e *Env) Vars() []EnvVar {
+func (e *Set) Vars() []Var {
 	if e == nil {
 		return nil
 	}
-	out := make([]EnvVar, 0, len(e.vars))
+	out := make([]Var, 0, len(e.vars))
 	for _, v := range e.vars {
 		out = append(out, v)
 	}
@@ -128,7 +134,7 @@ func (e *Env) Vars() []EnvVar {
 
 // Redactor returns the redactor of the secrets; nil (which redacts nothing) when
 // there are none.
-func (e *Env) Redactor() *Redactor {
+func (e *Set) Redactor() *Redactor {
 	if e == nil {
 		return nil
 	}
