@@ -15,6 +15,7 @@ import (
 
 	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/nameshape"
@@ -326,29 +327,29 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 			readOnly = t.IsReadOnly(askingFor(ctx, cc), input)
 		}
 		if readOnly {
-			return PermissionResult{Behavior: Allow}
+			return PermissionResult{Behavior: rules.Allow}
 		}
-		return PermissionResult{Behavior: Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}
+		return PermissionResult{Behavior: rules.Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}
 	}
 	r, err := guard(t.def.Name, func() (PermissionResult, error) { return t.def.CheckPermissions(ctx, input, cc) })
 	if err != nil {
 		t.failed("checkPermissions", err, "the call is denied")
-		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, modelText(err))}
+		return PermissionResult{Behavior: rules.Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, modelText(err))}
 	}
 	switch r.Behavior {
-	case Allow, Ask, Passthrough:
+	case rules.Allow, rules.Ask, rules.Passthrough:
 		if r.SafetyCheck != "" {
 			// A tool that found something protected cannot also allow the call.
-			r.Behavior = Ask
+			r.Behavior = rules.Ask
 		}
 		return r
-	case Deny:
+	case rules.Deny:
 		if r.Message == "" {
 			r.Message = fmt.Sprintf("Permission to use %s has been denied.", t.def.Name)
 		}
 		return r
 	default:
-		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check returned %q, not allow, deny, ask or passthrough", t.def.Name, r.Behavior)}
+		return PermissionResult{Behavior: rules.Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check returned %q, not allow, deny, ask or passthrough", t.def.Name, r.Behavior)}
 	}
 }
 

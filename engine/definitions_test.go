@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 func TestWithCallHooksOverrideTheEngineOptions(t *testing.T) {
@@ -13,7 +15,7 @@ func TestWithCallHooksOverrideTheEngineOptions(t *testing.T) {
 	e, _ := pipelineEngine(t, Options{
 		CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
 			engineAsked++
-			return PermissionDecision{Behavior: Deny}, nil
+			return PermissionDecision{Behavior: rules.Deny}, nil
 		},
 		OnProgress: func(ProgressEvent) { engineProgress++ },
 	})
@@ -21,7 +23,7 @@ func TestWithCallHooksOverrideTheEngineOptions(t *testing.T) {
 	var progress []ProgressEvent
 	ctx := WithCallHooks(bg, CallHooks{
 		CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		},
 		OnProgress: func(ev ProgressEvent) {
 			mu.Lock()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session"
 )
 
@@ -59,7 +60,7 @@ type Options struct {
 	// rules say (see ProtectedPath). They add to what is always protected (.git, shell
 	// and editor configuration, ...) and to the directories Load reads tools from.
 	// Each must be absolute, or New fails.
-	Protected []ProtectedPath
+	Protected []rules.ProtectedPath
 	// MemberTimeout bounds each question member (prompt, isEnabled, the flags,
 	// getPath, ruleContent, the renderers, ...) wherever it is asked, so that one that
 	// hangs gets the safe answer instead of holding a call, a listing or a reload.
@@ -70,7 +71,7 @@ type Options struct {
 	// (deeper is an InputValidationError). Zero means defaultMaxInputDepth.
 	MaxInputDepth int
 	// Mode is the permission mode. Zero means ModeDefault.
-	Mode Mode
+	Mode rules.Mode
 	// ResultsDir is where results over a tool's size threshold are written, one file
 	// a tool_use id. Zero means a directory of this engine's own, made under
 	// os.TempDir() when the first result is persisted, so that sessions never share
@@ -82,7 +83,7 @@ type Options struct {
 	// Permissions are the permission rules (and the mode, when Mode is zero), as the
 	// host gathered them: package engine/settings reads and merges settings files. A
 	// rule that does not parse makes New fail, naming where it came from.
-	Permissions PermissionSettings
+	Permissions rules.Settings
 	// Sessions keeps what belongs to each principal's session (see Principal): the
 	// tools' state, readFileState, the rules "allow always" answers added, the
 	// discovered tools. Several engines (processes) that share one store serve a
@@ -156,10 +157,10 @@ type Engine struct {
 	opts     Options
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
-	rules    ruleSet
+	rules    rules.Set
 	// loadedDirs are the directories of the sources last loaded, absolute: protected
 	// like Options.Protected.
-	loadedDirs atomic.Pointer[[]ProtectedPath]
+	loadedDirs atomic.Pointer[[]rules.ProtectedPath]
 	// loadSlots bounds the files loading at once: enough that a few slow main
 	// chunks do not hold up the others, few enough that a large directory does not
 	// build all its states at once.
@@ -197,9 +198,9 @@ func New(opts Options) (*Engine, error) {
 		opts.Mode = opts.Permissions.Mode
 	}
 	if opts.Mode == "" {
-		opts.Mode = ModeDefault
+		opts.Mode = rules.ModeDefault
 	}
-	if _, err := ParseMode(string(opts.Mode)); err != nil {
+	if _, err := rules.ParseMode(string(opts.Mode)); err != nil {
 		return nil, err
 	}
 	if opts.Cwd == "" && len(opts.Roots) > 0 {
@@ -226,7 +227,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.MaxInputDepth <= 0 {
 		opts.MaxInputDepth = defaultMaxInputDepth
 	}
-	rules, err := parseRules(opts.Permissions, opts.Home)
+	rs, err := rules.Parse(opts.Permissions, opts.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func New(opts Options) (*Engine, error) {
 	if err := checkProtected(opts.Protected); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, rules: rules, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
+	e := &Engine{opts: opts, rules: rs, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	e.closer = e.onClose
 	seen := map[string]bool{}
 	for _, def := range opts.Tools {
@@ -313,7 +314,7 @@ func (e *Engine) Options() Options { return e.opts }
 // isEnabled asks a tool whether it is enabled, within the member timeout: a tool
 // whose isEnabled hangs is hidden, not a reason for loading to hang.
 func (e *Engine) isEnabled(t *Tool) (bool, error) {
-	if e.rules.deniesTool(t.Name()) {
+	if e.rules.DeniesTool(t.Name()) {
 		return false, nil // a tool-level deny hides the tool
 	}
 	return t.enabled(context.Background())

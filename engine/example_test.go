@@ -20,6 +20,7 @@ import (
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -167,7 +168,7 @@ func Example_middleware() {
 	noShouting := func(next engine.CallHandler) engine.CallHandler {
 		return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
 			if strings.HasSuffix(fmt.Sprint(c.In.ToolInput["text"]), "!") {
-				return engine.HookDecision{Permission: engine.Deny, Reason: "no exclamation marks"}
+				return engine.HookDecision{Permission: rules.Deny, Reason: "no exclamation marks"}
 			}
 			d := next(ctx, c) // c.In now holds the result: c.In.ToolResponse
 			return engine.MergeHookDecisions(d, engine.HookDecision{AdditionalContext: fmt.Sprintf("%d characters", len(c.In.ToolResponse.(string)))})
@@ -317,12 +318,12 @@ func Example_permissions() {
 	eng, err := engine.New(engine.Options{
 		Loaders: []engine.Loader{luaload.New(luaload.Options{})},
 		Roots:   []string{dir},
-		Permissions: engine.PermissionSettings{
-			Deny: []engine.SourcedRule{{Text: "Note(secret)", Source: "project", Root: dir}},
+		Permissions: rules.Settings{
+			Deny: []rules.Rule{{Text: "Note(secret)", Source: "project", Root: dir}},
 		},
 		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 			fmt.Printf("asked: %s (always would add %v)\n", req.Description, req.Suggestions)
-			return engine.PermissionDecision{Behavior: engine.Allow, AddRules: req.Suggestions}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow, AddRules: req.Suggestions}, nil
 		},
 	})
 	if err != nil {

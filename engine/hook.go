@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
@@ -75,7 +76,7 @@ type HookInput struct {
 	SessionID      string         `json:"session_id"`
 	TranscriptPath string         `json:"transcript_path"`
 	Cwd            string         `json:"cwd"`
-	PermissionMode Mode           `json:"permission_mode"`
+	PermissionMode rules.Mode     `json:"permission_mode"`
 	HookEventName  HookEvent      `json:"hook_event_name"`
 	ToolName       string         `json:"tool_name"`
 	ToolInput      map[string]any `json:"tool_input"`
@@ -120,7 +121,7 @@ func (in HookInput) MarshalJSON() ([]byte, error) {
 // opinion: the call goes on as it would without the hook.
 type HookDecision struct {
 	// Permission is Allow, Deny, Ask or "" (none), for PreToolUse.
-	Permission PermissionBehavior
+	Permission rules.Behavior
 	// Reason says why: for a deny, and for a PostToolUse block, the model is told it;
 	// for an ask, the person asked is.
 	Reason string
@@ -285,13 +286,13 @@ func MergeHookDecisions(ds ...HookDecision) HookDecision {
 }
 
 // rank orders permissions for merging: deny > ask > allow > none.
-func rank(p PermissionBehavior) int {
+func rank(p rules.Behavior) int {
 	switch p {
-	case Deny:
+	case rules.Deny:
 		return 3
-	case Ask:
+	case rules.Ask:
 		return 2
-	case Allow:
+	case rules.Allow:
 		return 1
 	}
 	return 0

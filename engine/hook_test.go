@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/internal/syncbuf"
 )
 
@@ -67,7 +68,7 @@ type hookEngine struct {
 	mu   sync.Mutex
 }
 
-func newHookEngine(t *testing.T, hooks []Hook, mw []Middleware, perms PermissionSettings, allow bool) *hookEngine {
+func newHookEngine(t *testing.T, hooks []Hook, mw []Middleware, perms rules.Settings, allow bool) *hookEngine {
 	t.Helper()
 	he := &hookEngine{rec: &recorder{}, log: &syncbuf.Buffer{}}
 	he.Engine = newTestEngine(t, Options{
@@ -81,9 +82,9 @@ func newHookEngine(t *testing.T, hooks []Hook, mw []Middleware, perms Permission
 			he.asks = append(he.asks, req)
 			he.mu.Unlock()
 			if allow {
-				return PermissionDecision{Behavior: Allow}, nil
+				return PermissionDecision{Behavior: rules.Allow}, nil
 			}
-			return PermissionDecision{Behavior: Deny}, nil
+			return PermissionDecision{Behavior: rules.Deny}, nil
 		},
 	})
 	return he
@@ -93,12 +94,12 @@ func (he *hookEngine) touch(path string) *Result {
 	return he.Call(bg, ToolUse{ID: "toolu_1", Name: "Touch", Input: []byte(`{"path":"` + path + `"}`)})
 }
 
-func allowTouch() PermissionSettings {
-	return PermissionSettings{Allow: []SourcedRule{{Text: "Touch", Source: "test"}}}
+func allowTouch() rules.Settings {
+	return rules.Settings{Allow: []rules.Rule{{Text: "Touch", Source: "test"}}}
 }
 
 func TestHookDenyEndsTheCall(t *testing.T) {
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "guard", HookDecision{Permission: Deny, Reason: "no touching on Fridays"})}, nil, allowTouch(), true)
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "guard", HookDecision{Permission: rules.Deny, Reason: "no touching on Fridays"})}, nil, allowTouch(), true)
 	r := he.touch("a")
 	if !r.Block.IsError || r.Stage != StagePermission {
 		t.Fatalf("a hook's deny must end the call as an error: %+v", r)
@@ -112,7 +113,7 @@ func TestHookDenyEndsTheCall(t *testing.T) {
 }
 
 func TestHookUpdatedInputIsValidatedAndUsed(t *testing.T) {
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "rewrite", HookDecision{Permission: Allow, UpdatedInput: map[string]any{"path": "b"}})}, nil, PermissionSettings{}, false)
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "rewrite", HookDecision{Permission: rules.Allow, UpdatedInput: map[string]any{"path": "b"}})}, nil, rules.Settings{}, false)
 	r := he.touch("a")
 	if r.Block.IsError || r.Block.Content.String() != "touched b" {
 		t.Fatalf("the call must run with the hook's input: %+v", r.Block)
@@ -135,7 +136,7 @@ func TestHookUpdatedInputIsValidatedAndUsed(t *testing.T) {
 }
 
 func TestHookAskGoesToCanUseToolDespiteAllowRule(t *testing.T) {
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "asker", HookDecision{Permission: Ask, Reason: "touching is serious"})}, nil, allowTouch(), false)
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "asker", HookDecision{Permission: rules.Ask, Reason: "touching is serious"})}, nil, allowTouch(), false)
 	r := he.touch("a")
 	if len(he.asks) != 1 || !strings.Contains(he.asks[0].Message, "touching is serious") {
 		t.Fatalf("a hook's ask must reach CanUseTool with its reason, whatever the allow rule: %+v", he.asks)
@@ -146,15 +147,15 @@ func TestHookAskGoesToCanUseToolDespiteAllowRule(t *testing.T) {
 }
 
 func TestDenyRuleBeatsHookAllow(t *testing.T) {
-	perms := PermissionSettings{Deny: []SourcedRule{{Text: "Touch(a)", Source: "test"}}}
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: Allow})}, nil, perms, true)
+	perms := rules.Settings{Deny: []rules.Rule{{Text: "Touch(a)", Source: "test"}}}
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: rules.Allow})}, nil, perms, true)
 	r := he.touch("a")
 	if !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied by the rule") || len(he.rec.Events()) != 0 {
 		t.Errorf("a deny rule must beat a hook's allow: %+v", r.Block)
 	}
 	// An ask rule too: a person is asked.
-	perms = PermissionSettings{Ask: []SourcedRule{{Text: "Touch", Source: "test"}}}
-	he = newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: Allow})}, nil, perms, true)
+	perms = rules.Settings{Ask: []rules.Rule{{Text: "Touch", Source: "test"}}}
+	he = newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: rules.Allow})}, nil, perms, true)
 	if r := he.touch("a"); r.Block.IsError || len(he.asks) != 1 {
 		t.Errorf("an ask rule must beat a hook's allow: asks %d, %+v", len(he.asks), r.Block)
 	}
@@ -162,11 +163,11 @@ func TestDenyRuleBeatsHookAllow(t *testing.T) {
 
 func TestHookPrecedenceAcrossHooks(t *testing.T) {
 	hooks := []Hook{
-		decides(PreToolUse, "Touch", "allow", HookDecision{Permission: Allow}),
-		decides(PreToolUse, "Touch", "ask", HookDecision{Permission: Ask}),
-		decides(PreToolUse, "Touch|Other", "deny", HookDecision{Permission: Deny, Reason: "third"}),
+		decides(PreToolUse, "Touch", "allow", HookDecision{Permission: rules.Allow}),
+		decides(PreToolUse, "Touch", "ask", HookDecision{Permission: rules.Ask}),
+		decides(PreToolUse, "Touch|Other", "deny", HookDecision{Permission: rules.Deny, Reason: "third"}),
 	}
-	he := newHookEngine(t, hooks, nil, PermissionSettings{}, true)
+	he := newHookEngine(t, hooks, nil, rules.Settings{}, true)
 	if r := he.touch("a"); r.Stage != StagePermission || !strings.HasSuffix(r.Block.Content.String(), ": third") || len(he.asks) != 0 {
 		t.Errorf("deny must beat ask and allow: %+v (asks %d)", r.Block, len(he.asks))
 	}
@@ -182,7 +183,7 @@ func TestFailingAndHangingHooksAreNonBlockingAndLogged(t *testing.T) {
 			panic("boom")
 		}},
 		funcHook{event: PreToolUse, name: "broken", run: func(context.Context, *HookInput) (HookDecision, error) {
-			return HookDecision{Permission: Deny}, errors.New("exit status 1: no such file")
+			return HookDecision{Permission: rules.Deny}, errors.New("exit status 1: no such file")
 		}},
 		// A hook that never looks at its context is still given up on.
 		funcHook{event: PreToolUse, name: "sleeper", timeout: 50 * time.Millisecond, run: func(context.Context, *HookInput) (HookDecision, error) {
@@ -442,14 +443,14 @@ func TestMiddleware(t *testing.T) {
 	rewrite := func(next CallHandler) CallHandler {
 		return func(ctx context.Context, c *HookCall) HookDecision {
 			if c.In.ToolInput["path"] == "secret" {
-				return HookDecision{Permission: Deny, Reason: "not that one"}
+				return HookDecision{Permission: rules.Deny, Reason: "not that one"}
 			}
-			c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: Allow, UpdatedInput: map[string]any{"path": "m"}})
+			c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: rules.Allow, UpdatedInput: map[string]any{"path": "m"}})
 			d := next(ctx, c)
 			return MergeHookDecisions(d, HookDecision{AdditionalContext: "from the middleware"})
 		}
 	}
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "h", HookDecision{AdditionalContext: "from the hook"})}, []Middleware{logCall("outer"), rewrite, logCall("inner")}, PermissionSettings{}, false)
+	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "h", HookDecision{AdditionalContext: "from the hook"})}, []Middleware{logCall("outer"), rewrite, logCall("inner")}, rules.Settings{}, false)
 	r := he.touch("a")
 	want := Content{
 		{Type: "text", Text: "touched m"},
@@ -474,7 +475,7 @@ func TestMiddleware(t *testing.T) {
 
 // A middleware's ask and allow go through the permission step as a hook's do.
 func TestMiddlewarePermissions(t *testing.T) {
-	decide := func(p PermissionBehavior) Middleware {
+	decide := func(p rules.Behavior) Middleware {
 		return func(next CallHandler) CallHandler {
 			return func(ctx context.Context, c *HookCall) HookDecision {
 				c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: p, Reason: "middleware says " + string(p)})
@@ -482,15 +483,15 @@ func TestMiddlewarePermissions(t *testing.T) {
 			}
 		}
 	}
-	he := newHookEngine(t, nil, []Middleware{decide(Ask)}, allowTouch(), false)
+	he := newHookEngine(t, nil, []Middleware{decide(rules.Ask)}, allowTouch(), false)
 	if r := he.touch("a"); len(he.asks) != 1 || !strings.Contains(he.asks[0].Message, "middleware says ask") || !r.Block.IsError {
 		t.Errorf("a middleware's ask must reach CanUseTool despite the allow rule: %+v", r.Block)
 	}
-	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{Deny: []SourcedRule{{Text: "Touch(a)", Source: "test"}}}, true)
+	he = newHookEngine(t, nil, []Middleware{decide(rules.Allow)}, rules.Settings{Deny: []rules.Rule{{Text: "Touch(a)", Source: "test"}}}, true)
 	if r := he.touch("a"); !strings.Contains(r.Block.Content.String(), "denied by the rule") || len(he.rec.Events()) != 0 {
 		t.Errorf("a deny rule must beat a middleware's allow: %+v", r.Block)
 	}
-	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{}, false)
+	he = newHookEngine(t, nil, []Middleware{decide(rules.Allow)}, rules.Settings{}, false)
 	if r := he.touch("a"); r.Block.IsError || len(he.asks) != 0 {
 		t.Errorf("a middleware's allow must stand in for the ask: %+v", r.Block)
 	}

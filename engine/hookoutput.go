@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // DecodeHookOutput reads a hook's answer in the shape of Claude Code's hook output
@@ -26,7 +28,7 @@ func DecodeHookOutput(event HookEvent, out map[string]any, flat bool) (HookDecis
 			reason = "the hook said not to continue"
 		}
 		if event == PreToolUse {
-			d.Permission = Deny
+			d.Permission = rules.Deny
 		} else {
 			d.Block = true
 		}
@@ -35,11 +37,11 @@ func DecodeHookOutput(event HookEvent, out map[string]any, flat bool) (HookDecis
 	switch dec := o.string("decision"); {
 	case dec == "":
 	case event == PreToolUse && dec == "approve":
-		if d.Permission != Deny {
-			d.Permission, d.Reason = Allow, o.string("reason")
+		if d.Permission != rules.Deny {
+			d.Permission, d.Reason = rules.Allow, o.string("reason")
 		}
 	case dec == "block" && event == PreToolUse:
-		d.Permission, d.Reason = Deny, joinLines(d.Reason, o.string("reason"))
+		d.Permission, d.Reason = rules.Deny, joinLines(d.Reason, o.string("reason"))
 	case dec == "block" && event == PostToolUse:
 		d.Block, d.Reason = true, joinLines(d.Reason, o.string("reason"))
 	default:
@@ -65,8 +67,8 @@ func DecodeHookOutput(event HookEvent, out map[string]any, flat bool) (HookDecis
 				h.fail("permissionDecision: only PreToolUse hooks decide on permissions")
 				break
 			}
-			if d.Permission != Deny {
-				d.Permission = PermissionBehavior(p)
+			if d.Permission != rules.Deny {
+				d.Permission = rules.Behavior(p)
 				d.Reason = h.string("permissionDecisionReason")
 			}
 		default:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -249,7 +250,7 @@ type loadWait struct {
 // source with a Dir and no FS reads the directory (as DirSource).
 func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
 	sources = slices.Clone(sources)
-	var dirs []ProtectedPath
+	var dirs []rules.ProtectedPath
 	for i, src := range sources {
 		if src.FS == nil && src.Dir != "" {
 			sources[i].FS = os.DirFS(src.Dir)
@@ -259,7 +260,7 @@ func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
 			if err != nil {
 				dir = src.Dir // no working directory to resolve it against: only os.Getwd fails here
 			}
-			dirs = append(dirs, ProtectedPath{Path: dir, Why: loadedDirsWhy})
+			dirs = append(dirs, rules.ProtectedPath{Path: dir, Why: loadedDirsWhy})
 		}
 	}
 	e.loadedDirs.Store(&dirs)
@@ -740,7 +741,21 @@ func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
 	reg.withServed(prompts, resources)
 	reg.hooks = hooks
 	diags = append(diags, d...)
-	return reg, append(diags, e.rules.unknownTools(tools, e.opts.UnloadedTools)...)
+	return reg, append(diags, e.rules.UnknownTools(knownNames(tools, e.opts.UnloadedTools))...)
+}
+
+// knownNames are the names permission rules may name: of each tool (the whole set,
+// hidden tools included), its name, its aliases and its rule family; of each tool
+// the host offers without loading it, its name and family.
+func knownNames(tools []*Tool, unloaded []string) []string {
+	var names []string
+	for _, t := range tools {
+		names = append(append(append(names, t.Name()), t.Aliases()...), rules.Family(t.Name()))
+	}
+	for _, n := range unloaded {
+		names = append(names, n, rules.Family(n))
+	}
+	return names
 }
 
 // diffEvents lists what changed between two snapshots, by tool name, prompt name and

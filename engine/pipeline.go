@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/callctx"
 	"github.com/luatool/luatool/internal/jsonvalue"
@@ -95,14 +96,14 @@ type PermissionRequest struct {
 // PermissionDecision is CanUseTool's answer.
 type PermissionDecision struct {
 	// Behavior is Allow or Deny; anything else is a deny.
-	Behavior PermissionBehavior
+	Behavior rules.Behavior
 	// UpdatedInput, with Allow, replaces the input.
 	UpdatedInput map[string]any
 	// Message is the person's feedback with a deny, passed to the model.
 	Message string
 	// AddRules are allow rules to keep for the rest of the engine's life ("allow
 	// always"), typically chosen from the request's Suggestions. They must be valid
-	// rules (CheckRule).
+	// rules (rules.Check).
 	AddRules []string
 	// Abort, with a deny, stops the turn: Run gives the calls after this one the
 	// cancel result.
@@ -236,7 +237,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	// Read deny rules hide paths from whatever the tool lists or searches, and from
 	// the shell commands it runs (the kernel sandbox walks with both tests).
 	cc.rules = e.rulesFor(ctx, tc)
-	cc.hidden, cc.hiddenBelow = cc.rules.hiddenPaths(tc.cwd), cc.rules.hiddenBelow(tc.cwd)
+	cc.hidden, cc.hiddenBelow = cc.rules.HiddenPaths(tc.cwd), cc.rules.HiddenBelow(tc.cwd)
 
 	// 3. Schema: decoded, coerced, defaults filled and validated by prepare.
 	st.input = p.input
@@ -306,7 +307,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		post = handler(ctx, &st.hc)
 	}
 	switch {
-	case !st.ran && post.Permission == Deny:
+	case !st.ran && post.Permission == rules.Deny:
 		return st.added.onError(r.fail(StagePermission, hookDenyText(t.Name(), post.Reason)))
 	case !st.ran:
 		return r.fail(StagePermission, hookDenyText(t.Name(), errNoNext.Error()))
@@ -421,7 +422,7 @@ func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
 	st.ran = true
 	d := c.Decision
 	st.added.context(PreToolUse, t.Name(), d.AdditionalContext)
-	if d.Permission == Deny {
+	if d.Permission == rules.Deny {
 		st.failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
 		return HookDecision{}
 	}
@@ -577,16 +578,16 @@ func (e *Engine) bound(ctx context.Context, cc *CallContext, c *callctx.Context)
 func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook HookDecision) (_ map[string]any, asked bool, denied string) {
 	d := e.decide(bounded, t, input, cc, tc, hook)
 	switch d.behavior {
-	case Allow:
+	case rules.Allow:
 		return d.input, false, ""
-	case Deny:
+	case rules.Deny:
 		if d.message == "" {
 			d.message = fmt.Sprintf("Permission to use %s has been denied.", t.Name())
 		}
 		return nil, false, d.message
 	}
 	switch tc.mode {
-	case ModeDontAsk:
+	case rules.ModeDontAsk:
 		msg := fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
 		if d.protected {
 			msg += " " + d.message
@@ -596,7 +597,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 	var suggestions []string
 	if !d.protected {
 		// No rule allows a write to a protected path: none is offered.
-		suggestions = e.suggestions(bounded, t, d.input, tc.cwd)
+		suggestions = rules.Suggest(t.Name(), e.ruleTarget(bounded, t, d.input, tc.cwd))
 	}
 	canUseTool := e.hooks(ctx).CanUseTool
 	if canUseTool == nil {
@@ -626,7 +627,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 	if ans.Abort && tc.abort != nil {
 		defer tc.abort()
 	}
-	if ans.Behavior != Allow {
+	if ans.Behavior != rules.Allow {
 		if ans.Message != "" {
 			return nil, true, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + ans.Message
 		}
@@ -648,16 +649,16 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 // unansweredText is the refusal of a call that needed approval when no one could be
 // asked: the ask rule that made it need approval (why, when one did), the rules that
 // would allow it, and the host's hint on how to give them (Options.ApprovalHint).
-func (e *Engine) unansweredText(t *Tool, why string, rules []string) string {
+func (e *Engine) unansweredText(t *Tool, why string, allowing []string) string {
 	msg := fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
 	if why != "" {
 		msg += " " + why
 	}
-	if len(rules) > 0 {
-		msg += " A rule that would allow it: " + strings.Join(rules, ", ") + "."
+	if len(allowing) > 0 {
+		msg += " A rule that would allow it: " + strings.Join(allowing, ", ") + "."
 	}
 	if e.opts.ApprovalHint != nil {
-		if hint := e.opts.ApprovalHint(rules); hint != "" {
+		if hint := e.opts.ApprovalHint(allowing); hint != "" {
 			msg += " " + hint
 		}
 	}

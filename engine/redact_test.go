@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // Content's text blocks are redacted, its image data left alone.
@@ -46,7 +47,7 @@ func TestPipelineRedactsSecrets(t *testing.T) {
 		RenderToolUseMessage: func(context.Context, map[string]any) (string, error) { return "Leaky(" + key + ")", nil },
 		UserFacingName:       func(context.Context, map[string]any) (string, error) { return "", errors.New("name of " + key) },
 		CheckPermissions: func(context.Context, map[string]any, *CallContext) (PermissionResult, error) {
-			return PermissionResult{Behavior: Ask, Message: "may send " + key}, nil
+			return PermissionResult{Behavior: rules.Ask, Message: "may send " + key}, nil
 		},
 		Call: func(_ context.Context, in map[string]any, cc *CallContext) (*ToolResult, error) {
 			cc.Log("sending " + key)
@@ -66,7 +67,7 @@ func TestPipelineRedactsSecrets(t *testing.T) {
 		OnProgress: func(ev ProgressEvent) { progress = append(progress, ev.Data) },
 		CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
 			askMessage, askDescription = req.Message, req.Description
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		},
 	})
 	tool, _ := e.Registry().Lookup("Leaky")

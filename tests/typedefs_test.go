@@ -25,6 +25,7 @@ import (
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // luaDefs is what scripts/tools/luatool.d.lua declares: its classes (by the name
@@ -438,7 +439,7 @@ end)`)
 			return nil, err
 		}
 		eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Cwd: root, Roots: []string{root}, ResultsDir: scratch,
-			Mode: engine.ModeBypassPermissions})
+			Mode: rules.ModeBypassPermissions})
 		if err != nil {
 			return nil, err
 		}

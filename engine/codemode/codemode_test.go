@@ -17,6 +17,7 @@ import (
 	"github.com/luatool/luatool/engine/codemode"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
 	"github.com/luatool/luatool/session/filestate"
 )
@@ -93,7 +94,7 @@ func TestGlobReadCountAcrossFiles(t *testing.T) {
 	asked := 0
 	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked++
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	r := v.script(ctx, `
 local found = tools.call("Glob", {pattern = "src/*.txt"})
@@ -158,7 +159,7 @@ func TestInnerWriteAsksTheSameCanUseTool(t *testing.T) {
 	var reqs []engine.PermissionRequest
 	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		reqs = append(reqs, req)
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	r := v.script(ctx, fmt.Sprintf(`
 tools.call("Glob", {pattern = "*"})
@@ -271,14 +272,14 @@ func TestPrincipalRulesAndStateApply(t *testing.T) {
 	v := newEnv(t, codemode.Options{}, nil)
 	secret := v.write(t, "secret.txt", "key\n")
 	notes := v.write(t, "notes.txt", "one\ntwo\n")
-	profile, err := v.eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Read(secret.txt)", Source: "profile", Root: v.root}}})
+	profile, err := v.eng.NewProfile(rules.Settings{Deny: []rules.Rule{{Text: "Read(secret.txt)", Source: "profile", Root: v.root}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	alice := engine.WithPrincipal(context.Background(), engine.Principal{Name: "alice", Profile: profile})
 	bob := engine.WithPrincipal(context.Background(), engine.Principal{Name: "bob"})
 	allow := engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}}
 	r := v.script(engine.WithCallHooks(alice, allow), fmt.Sprintf(`
 local s = tools.call("Read", {file_path = %q})
@@ -301,7 +302,7 @@ return {s.is_error, s.text, n.is_error}`, secret, notes))
 }
 
 func TestPlanModeDeniesInnerWrite(t *testing.T) {
-	v := newEnv(t, codemode.Options{}, func(o *engine.Options) { o.Mode = engine.ModePlan })
+	v := newEnv(t, codemode.Options{}, func(o *engine.Options) { o.Mode = rules.ModePlan })
 	target := filepath.Join(v.root, "plan.txt")
 	var mu sync.Mutex
 	asked := 0
@@ -309,7 +310,7 @@ func TestPlanModeDeniesInnerWrite(t *testing.T) {
 		mu.Lock()
 		asked++
 		mu.Unlock()
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	r := v.script(ctx, fmt.Sprintf(`
 local g = tools.call("Glob", {pattern = "*"})
@@ -354,7 +355,7 @@ func TestInnerCallsPassTheHooks(t *testing.T) {
 			return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
 				seen = append(seen, c.In.ToolName)
 				if c.In.ToolName == "Read" {
-					return engine.HookDecision{Permission: engine.Deny, Reason: "no reading today"}
+					return engine.HookDecision{Permission: rules.Deny, Reason: "no reading today"}
 				}
 				return next(ctx, c)
 			}

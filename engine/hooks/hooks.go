@@ -56,6 +56,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/settings"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
@@ -161,7 +162,7 @@ func (c *Command) run(ctx context.Context, in *engine.HookInput) (engine.HookDec
 		}
 		switch in.HookEventName {
 		case engine.PreToolUse:
-			return engine.HookDecision{Permission: engine.Deny, Reason: reason}, nil
+			return engine.HookDecision{Permission: rules.Deny, Reason: reason}, nil
 		case engine.PostToolUse:
 			return engine.HookDecision{Block: true, Reason: reason}, nil
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/luatool/luatool/builtin/confine"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/settings"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/syncbuf"
@@ -59,7 +60,7 @@ func newRig(t *testing.T, cmds ...settings.CommandHook) *rig {
 		Cwd:         r.root,
 		ResultsDir:  t.TempDir(),
 		Logger:      slog.New(slog.NewTextHandler(r.log, nil)),
-		Permissions: engine.PermissionSettings{Allow: []engine.SourcedRule{{Text: "Note", Source: "test"}}},
+		Permissions: rules.Settings{Allow: []rules.Rule{{Text: "Note", Source: "test"}}},
 		Hooks:       FromSettings(settings.Hooks{Commands: cmds}, Options{Launcher: hostmod.ShellOptions{}, Roots: []string{r.root}}),
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // The tool sources below are built around these members. Line 1 is "return {", the
@@ -161,7 +162,7 @@ func TestLuaDefaultsWhenAbsent(t *testing.T) {
 		{"isOpenWorld", tool.IsOpenWorld(bg, input), false},
 		{"interruptBehavior", tool.InterruptBehavior(bg), "block"},
 		{"validateInput", tool.ValidateInput(bg, input, &engine.CallContext{}).Valid, true},
-		{"checkPermissions", tool.CheckPermissions(bg, input, &engine.CallContext{}).Behavior, engine.Ask},
+		{"checkPermissions", tool.CheckPermissions(bg, input, &engine.CallContext{}).Behavior, rules.Ask},
 		{"toAutoClassifierInput", tool.ToAutoClassifierInput(bg, input), ""},
 		{"maxResultSizeChars", tool.MaxResultSizeChars(), float64(engine.DefaultMaxResultSizeChars)},
 		{"aliases", len(tool.Aliases()), 0},
@@ -278,7 +279,7 @@ func TestLuaMembersThatError(t *testing.T) {
 		}},
 		{"isReadOnly", `isReadOnly = function() error("x") end,`, func(t *testing.T, tool *engine.Tool) {
 			wantBool(t, "IsReadOnly", tool.IsReadOnly(bg, input), false)
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Ask {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Ask {
 				t.Errorf("default checkPermissions with a failing isReadOnly = %s, want ask", p.Behavior)
 			}
 		}},
@@ -302,12 +303,12 @@ func TestLuaMembersThatError(t *testing.T) {
 		}},
 		{"checkPermissions", `checkPermissions = function() error("no idea") end,`, func(t *testing.T, tool *engine.Tool) {
 			p := tool.CheckPermissions(bg, input, &engine.CallContext{})
-			if p.Behavior != engine.Deny || !strings.Contains(p.Message, "no idea") {
+			if p.Behavior != rules.Deny || !strings.Contains(p.Message, "no idea") {
 				t.Errorf("CheckPermissions = %+v, want deny with the error", p)
 			}
 		}},
 		{"checkPermissions on a read-only tool", `isReadOnly = true, checkPermissions = function() error("no idea") end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("CheckPermissions = %+v, want deny", p)
 			}
 		}},
@@ -411,27 +412,27 @@ func TestLuaFunctionsReturningTheWrongType(t *testing.T) {
 			wantBool(t, "Valid", tool.ValidateInput(bg, input, &engine.CallContext{}).Valid, false)
 		}},
 		{"checkPermissions string", `checkPermissions = function() return "allow" end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
 		{"checkPermissions unknown behavior", `checkPermissions = function() return {behavior = "maybe"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny || !strings.Contains(p.Message, "maybe") {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny || !strings.Contains(p.Message, "maybe") {
 				t.Errorf("got %+v, want deny naming the behavior", p)
 			}
 		}},
 		{"checkPermissions nil", `checkPermissions = function() end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
 		{"checkPermissions updatedInput not an object", `checkPermissions = function() return {behavior = "allow", updatedInput = {1, 2}} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
 		{"checkPermissions updatedInput a function", `checkPermissions = function() return {behavior = "allow", updatedInput = {f = print}} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
@@ -525,7 +526,7 @@ func TestLuaStaticValues(t *testing.T) {
 		{"isEnabled false", `isEnabled = false,`, func(t *testing.T, tool *engine.Tool) { wantBool(t, "IsEnabled", tool.IsEnabled(bg), false) }},
 		{"isReadOnly true", `isReadOnly = true,`, func(t *testing.T, tool *engine.Tool) {
 			wantBool(t, "IsReadOnly", tool.IsReadOnly(bg, input), true)
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Allow {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Allow {
 				t.Errorf("default checkPermissions of a read-only tool = %s, want allow", p.Behavior)
 			}
 		}},
@@ -619,10 +620,10 @@ func TestLuaValueOrFunctionMembers(t *testing.T) {
 			w := map[string]any{"path": "w"}
 			wantBool(t, "IsReadOnly(r)", tool.IsReadOnly(bg, r), true)
 			wantBool(t, "IsReadOnly(w)", tool.IsReadOnly(bg, w), false)
-			if p := tool.CheckPermissions(bg, r, &engine.CallContext{}); p.Behavior != engine.Allow {
+			if p := tool.CheckPermissions(bg, r, &engine.CallContext{}); p.Behavior != rules.Allow {
 				t.Errorf("checkPermissions(r) = %s, want allow", p.Behavior)
 			}
-			if p := tool.CheckPermissions(bg, w, &engine.CallContext{}); p.Behavior != engine.Ask {
+			if p := tool.CheckPermissions(bg, w, &engine.CallContext{}); p.Behavior != rules.Ask {
 				t.Errorf("checkPermissions(w) = %s, want ask", p.Behavior)
 			}
 		}},
@@ -668,22 +669,22 @@ func TestLuaValueOrFunctionMembers(t *testing.T) {
 		}},
 		{"checkPermissions allow with updatedInput", `checkPermissions = function(input, ctx) return {behavior = "allow", updatedInput = {path = input.path .. "!"}} end,`, func(t *testing.T, tool *engine.Tool) {
 			p := tool.CheckPermissions(bg, input, &engine.CallContext{})
-			if p.Behavior != engine.Allow || !reflect.DeepEqual(p.UpdatedInput, map[string]any{"path": "a!"}) {
+			if p.Behavior != rules.Allow || !reflect.DeepEqual(p.UpdatedInput, map[string]any{"path": "a!"}) {
 				t.Errorf("CheckPermissions = %+v", p)
 			}
 		}},
 		{"checkPermissions deny", `checkPermissions = function() return {behavior = "deny", message = "never"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny || p.Message != "never" {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny || p.Message != "never" {
 				t.Errorf("CheckPermissions = %+v", p)
 			}
 		}},
 		{"checkPermissions deny without message", `checkPermissions = function() return {behavior = "deny"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny || p.Message == "" {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny || p.Message == "" {
 				t.Errorf("CheckPermissions = %+v, want deny with a default message", p)
 			}
 		}},
 		{"checkPermissions passthrough", `checkPermissions = function() return {behavior = "passthrough"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Passthrough {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Passthrough {
 				t.Errorf("CheckPermissions = %+v", p)
 			}
 		}},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // caseEnv is what t of one case reaches: its root, its engine and its stubs.
@@ -116,9 +117,9 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 			protected = req.Message
 		}
 		if answer == "allow" {
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow}, nil
 		}
-		return engine.PermissionDecision{Behavior: engine.Deny}, nil
+		return engine.PermissionDecision{Behavior: rules.Deny}, nil
 	}}
 	ctx := bindings.WithStubs(engine.WithCallHooks(c.ctx, hooks), c.stubs)
 	r := c.eng.Call(ctx, engine.ToolUse{ID: id, Name: name, Input: input})

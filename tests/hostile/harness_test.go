@@ -24,6 +24,7 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // Canary values. None of them may ever appear in what a call returns, logs or fails
@@ -135,7 +136,7 @@ return {
 type hostConfig struct {
 	limits  bindings.Limits
 	timeout time.Duration
-	mode    engine.Mode
+	mode    rules.Mode
 	modules []*bindings.Module
 	goTools []engine.ToolDef
 	// tools are tool files (name -> source) loaded with healthy.lua; nil loads the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/settings"
 )
 
@@ -48,7 +49,7 @@ func TestHookScriptsAreProtected(t *testing.T) {
 func TestYesDoesNotAnswerProtectedWrites(t *testing.T) {
 	a := &app{cfg: config{yes: true}, stdin: strings.NewReader(""), stderr: io.Discard}
 	ask := a.canUseTool()
-	if d, err := ask(context.Background(), engine.PermissionRequest{Message: "Write wants to write x"}); err != nil || d.Behavior != engine.Allow {
+	if d, err := ask(context.Background(), engine.PermissionRequest{Message: "Write wants to write x"}); err != nil || d.Behavior != rules.Allow {
 		t.Errorf("an ordinary ask: %+v, %v", d, err)
 	}
 	_, err := ask(context.Background(), engine.PermissionRequest{Protected: true, Message: "Write wants to write .git/config, which is protected"})

@@ -18,6 +18,7 @@ import (
 	"github.com/luatool/luatool/engine/codemode"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/settings"
 
 	"github.com/luatool/luatool/builtin/hostmod"
@@ -269,7 +270,7 @@ func maxToolUseConcurrency() int {
 }
 
 // permissions is the permission part of settingsFor.
-func (a *app) permissions(root string) (engine.PermissionSettings, error) {
+func (a *app) permissions(root string) (rules.Settings, error) {
 	set, err := a.settingsFor(root)
 	return set.Permissions, err
 }
@@ -335,7 +336,7 @@ func (a *app) canUseTool() engine.CanUseToolFunc {
 	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		switch {
 		case !req.Protected:
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow}, nil
 		case prompt != nil:
 			return prompt(ctx, req)
 		}
@@ -363,19 +364,19 @@ func (a *app) prompt() engine.CanUseToolFunc {
 		fmt.Fprintf(a.stderr, "Allow %s?\n  [y] yes, once%s\n  [n] no (type a reason after n to tell the model)\n> ", req.Description, always)
 		line, err := in.ReadString('\n')
 		if err != nil {
-			return engine.PermissionDecision{Behavior: engine.Deny}, nil
+			return engine.PermissionDecision{Behavior: rules.Deny}, nil
 		}
 		line = strings.TrimSpace(line)
 		switch strings.ToLower(line) {
 		case "y", "yes":
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow}, nil
 		case "a", "always":
-			return engine.PermissionDecision{Behavior: engine.Allow, AddRules: req.Suggestions}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow, AddRules: req.Suggestions}, nil
 		}
 		if reason, ok := strings.CutPrefix(line, "n "); ok {
-			return engine.PermissionDecision{Behavior: engine.Deny, Message: strings.TrimSpace(reason)}, nil
+			return engine.PermissionDecision{Behavior: rules.Deny, Message: strings.TrimSpace(reason)}, nil
 		}
-		return engine.PermissionDecision{Behavior: engine.Deny}, nil
+		return engine.PermissionDecision{Behavior: rules.Deny}, nil
 	}
 }
 

@@ -1,4 +1,4 @@
-package engine
+package rules
 
 import (
 	"os"
@@ -9,25 +9,25 @@ import (
 func TestHiddenPathsFromReadDenyRules(t *testing.T) {
 	root := t.TempDir()
 	cwd := filepath.Join(root, "work")
-	rs, err := parseRules(PermissionSettings{
-		Deny: []SourcedRule{
+	rs, err := Parse(Settings{
+		Deny: []Rule{
 			{Text: "Read(/private/**)", Source: sourceSession, Root: root},
 			{Text: "Edit(./edited/**)", Source: sourceSession, Root: root},
 			{Text: "Bash(cat:*)", Source: sourceSession, Root: root},
 			{Text: "Read", Source: sourceSession, Root: root},
 		},
-		Ask:   []SourcedRule{{Text: "Read(./asked/**)", Source: sourceSession, Root: root}},
-		Allow: []SourcedRule{{Text: "Read(./allowed/**)", Source: sourceSession, Root: root}},
+		Ask:   []Rule{{Text: "Read(./asked/**)", Source: sourceSession, Root: root}},
+		Allow: []Rule{{Text: "Read(./allowed/**)", Source: sourceSession, Root: root}},
 	}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs2, _ := parseRules(PermissionSettings{}, ""); rs2.hiddenPaths(cwd) != nil {
+	if rs2, _ := Parse(Settings{}, ""); rs2.HiddenPaths(cwd) != nil {
 		t.Error("no rules: hiddenPaths is not nil")
 	}
 	// A turn's deny rule counts too, relative to the call's cwd.
-	rs = rs.with(ruleAdditions{deny: []string{"Read(.env)"}}, cwd)
-	hidden := rs.hiddenPaths(cwd)
+	rs = rs.With(Additions{Deny: []string{"Read(.env)"}}, cwd)
+	hidden := rs.HiddenPaths(cwd)
 	if hidden == nil {
 		t.Fatal("hiddenPaths is nil with Read deny rules")
 	}
@@ -50,10 +50,10 @@ func TestHiddenPathsFromReadDenyRules(t *testing.T) {
 	}
 	// The test of directories comes from the same rules: true where a Read deny
 	// rule may hide something at or below, false where none can reach.
-	if rs2, _ := parseRules(PermissionSettings{}, ""); rs2.hiddenBelow(cwd) != nil {
+	if rs2, _ := Parse(Settings{}, ""); rs2.HiddenBelow(cwd) != nil {
 		t.Error("no rules: hiddenBelow is not nil")
 	}
-	below := rs.hiddenBelow(cwd)
+	below := rs.HiddenBelow(cwd)
 	for _, tc := range []struct {
 		dir  string
 		want bool
@@ -85,11 +85,11 @@ func BenchmarkHiddenPaths(b *testing.B) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	rs, err := parseRules(PermissionSettings{Deny: []SourcedRule{{Text: "Read(.env)", Source: sourceSession, Root: root}}}, "")
+	rs, err := Parse(Settings{Deny: []Rule{{Text: "Read(.env)", Source: sourceSession, Root: root}}}, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	hidden, below := rs.hiddenPaths(root), rs.hiddenBelow(root)
+	hidden, below := rs.HiddenPaths(root), rs.HiddenBelow(root)
 	b.Run("file", func(b *testing.B) {
 		for b.Loop() {
 			if hidden(file) {

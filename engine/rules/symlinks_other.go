@@ -1,6 +1,6 @@
 //go:build !linux
 
-package engine
+package rules
 
 // noSymlinks reports false: the system has no one-call test that a path holds no
 // symbolic link, and pathForms resolves it element by element.

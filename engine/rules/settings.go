@@ -1,4 +1,4 @@
-package engine
+package rules
 
 import (
 	"fmt"
@@ -7,8 +7,33 @@ import (
 	"github.com/luatool/luatool/internal/spell"
 )
 
-// A SourcedRule is a permission rule as written, with where it came from.
-type SourcedRule struct {
+// Behavior is the decision of a permission step: of a rule's list, a tool's
+// checkPermissions, a hook, a person.
+type Behavior string
+
+// The permission behaviours. Passthrough means "no opinion" and becomes Ask unless a
+// rule or mode decides.
+const (
+	Allow       Behavior = "allow"
+	Deny        Behavior = "deny"
+	Ask         Behavior = "ask"
+	Passthrough Behavior = "passthrough"
+)
+
+// Mode is a permission mode.
+type Mode string
+
+// The permission modes.
+const (
+	ModeDefault           Mode = "default"
+	ModeAcceptEdits       Mode = "acceptEdits"
+	ModePlan              Mode = "plan"
+	ModeBypassPermissions Mode = "bypassPermissions"
+	ModeDontAsk           Mode = "dontAsk"
+)
+
+// A Rule is a permission rule as written, with where it came from.
+type Rule struct {
 	// Text is the rule, such as "Bash(git status)" or "Read(./secrets/**)".
 	Text string
 	// Source names the layer that holds the rule in messages: "project", "user",
@@ -23,11 +48,11 @@ type SourcedRule struct {
 	Root string
 }
 
-// PermissionSettings are the permission rules and mode the engine runs with, as the
-// host gathered them (package engine/settings reads them from settings files).
-type PermissionSettings struct {
+// Settings are the permission rules and mode an engine runs with, as the host
+// gathered them (package engine/settings reads them from settings files).
+type Settings struct {
 	// Allow, Ask and Deny are the rules of each list, in source order.
-	Allow, Ask, Deny []SourcedRule
+	Allow, Ask, Deny []Rule
 	// Mode is the permission mode; empty when no layer sets one, which the engine
 	// takes as ModeDefault.
 	Mode Mode
@@ -42,7 +67,7 @@ type PermissionSettings struct {
 // sourceSession names the rules added while running ("allow always" answers).
 const sourceSession = "session"
 
-// modes returns the permission modes, in the order messages list them.
+// Modes returns the permission modes, in the order messages list them.
 func Modes() []Mode {
 	return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypassPermissions, ModeDontAsk}
 }

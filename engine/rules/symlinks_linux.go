@@ -1,4 +1,4 @@
-package engine
+package rules
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package engine
+package rules
 
 import (
 	"errors"
@@ -10,41 +10,41 @@ import (
 // parseRuleCases are well-formed rules and what they parse to.
 var parseRuleCases = []struct {
 	in   string
-	want rule
+	want parsedRule
 }{
-	{"Bash", rule{Tool: "Bash"}},
-	{"Bash()", rule{Tool: "Bash"}},
-	{"Bash(*)", rule{Tool: "Bash"}},
-	{"Bash(git status)", rule{"Bash", "git status", true}},
-	{"Bash(npm run test:*)", rule{"Bash", "npm run test:*", true}},
-	{"Read(./src/**)", rule{"Read", "./src/**", true}},
-	{"Read(//etc/hosts)", rule{"Read", "//etc/hosts", true}},
-	{"WebFetch(domain:example.com)", rule{"WebFetch", "domain:example.com", true}},
-	{`Bash(echo \(hi\))`, rule{"Bash", "echo (hi)", true}},
-	{`Bash(a\\b)`, rule{"Bash", `a\b`, true}},
-	{`Bash(a\b)`, rule{"Bash", `a\b`, true}},
-	{`Bash(echo \*)`, rule{"Bash", `echo \*`, true}},
-	{`Bash(\*)`, rule{"Bash", `\*`, true}},
-	{`Bash(**)`, rule{"Bash", `**`, true}},
-	{`Bash(foo\\)`, rule{"Bash", `foo\`, true}},
-	{`Bash(\\\()`, rule{"Bash", `\(`, true}},
-	{`Bash(\()`, rule{"Bash", `(`, true}},
-	{"Bash( )", rule{"Bash", " ", true}},
-	{"Bash(echo a\nb)", rule{"Bash", "echo a\nb", true}},
-	{"Bash(echo héllo)", rule{"Bash", "echo héllo", true}},
-	{"Task", rule{Tool: "Agent"}},
-	{"Task(Explore)", rule{"Agent", "Explore", true}},
-	{"KillShell", rule{Tool: "TaskStop"}},
-	{"AgentOutputTool", rule{Tool: "TaskOutput"}},
-	{"BashOutputTool()", rule{Tool: "TaskOutput"}},
-	{"Agent", rule{Tool: "Agent"}},
-	{"my_tool-2", rule{Tool: "my_tool-2"}},
-	{"T" + strings.Repeat("x", 127), rule{Tool: "T" + strings.Repeat("x", 127)}},
-	{"mcp__github", rule{Tool: "mcp__github"}},
-	{"mcp__github__*", rule{Tool: "mcp__github__*"}},
-	{"mcp__github__create_issue", rule{Tool: "mcp__github__create_issue"}},
-	{"mcp__my-server__tool(x)", rule{"mcp__my-server__tool", "x", true}},
-	{"mcp__s__" + strings.Repeat("t", 80), rule{Tool: "mcp__s__" + strings.Repeat("t", 80)}},
+	{"Bash", parsedRule{Tool: "Bash"}},
+	{"Bash()", parsedRule{Tool: "Bash"}},
+	{"Bash(*)", parsedRule{Tool: "Bash"}},
+	{"Bash(git status)", parsedRule{"Bash", "git status", true}},
+	{"Bash(npm run test:*)", parsedRule{"Bash", "npm run test:*", true}},
+	{"Read(./src/**)", parsedRule{"Read", "./src/**", true}},
+	{"Read(//etc/hosts)", parsedRule{"Read", "//etc/hosts", true}},
+	{"WebFetch(domain:example.com)", parsedRule{"WebFetch", "domain:example.com", true}},
+	{`Bash(echo \(hi\))`, parsedRule{"Bash", "echo (hi)", true}},
+	{`Bash(a\\b)`, parsedRule{"Bash", `a\b`, true}},
+	{`Bash(a\b)`, parsedRule{"Bash", `a\b`, true}},
+	{`Bash(echo \*)`, parsedRule{"Bash", `echo \*`, true}},
+	{`Bash(\*)`, parsedRule{"Bash", `\*`, true}},
+	{`Bash(**)`, parsedRule{"Bash", `**`, true}},
+	{`Bash(foo\\)`, parsedRule{"Bash", `foo\`, true}},
+	{`Bash(\\\()`, parsedRule{"Bash", `\(`, true}},
+	{`Bash(\()`, parsedRule{"Bash", `(`, true}},
+	{"Bash( )", parsedRule{"Bash", " ", true}},
+	{"Bash(echo a\nb)", parsedRule{"Bash", "echo a\nb", true}},
+	{"Bash(echo héllo)", parsedRule{"Bash", "echo héllo", true}},
+	{"Task", parsedRule{Tool: "Agent"}},
+	{"Task(Explore)", parsedRule{"Agent", "Explore", true}},
+	{"KillShell", parsedRule{Tool: "TaskStop"}},
+	{"AgentOutputTool", parsedRule{Tool: "TaskOutput"}},
+	{"BashOutputTool()", parsedRule{Tool: "TaskOutput"}},
+	{"Agent", parsedRule{Tool: "Agent"}},
+	{"my_tool-2", parsedRule{Tool: "my_tool-2"}},
+	{"T" + strings.Repeat("x", 127), parsedRule{Tool: "T" + strings.Repeat("x", 127)}},
+	{"mcp__github", parsedRule{Tool: "mcp__github"}},
+	{"mcp__github__*", parsedRule{Tool: "mcp__github__*"}},
+	{"mcp__github__create_issue", parsedRule{Tool: "mcp__github__create_issue"}},
+	{"mcp__my-server__tool(x)", parsedRule{"mcp__my-server__tool", "x", true}},
+	{"mcp__s__" + strings.Repeat("t", 80), parsedRule{Tool: "mcp__s__" + strings.Repeat("t", 80)}},
 }
 
 func TestParseRule(t *testing.T) {
@@ -113,20 +113,20 @@ func TestParseRuleErrors(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	tests := []struct {
-		r    rule
+		r    parsedRule
 		want string
 	}{
-		{rule{Tool: "Bash"}, "Bash"},
-		{rule{"Bash", "git status", true}, "Bash(git status)"},
-		{rule{"Bash", "echo (hi)", true}, `Bash(echo \(hi\))`},
-		{rule{"Bash", `a\b`, true}, `Bash(a\b)`},
-		{rule{"Bash", `echo \*`, true}, `Bash(echo \*)`},
-		{rule{"Bash", `a\`, true}, `Bash(a\\)`},
-		{rule{"Bash", `\(`, true}, `Bash(\\\()`},
-		{rule{"Bash", `a\\b`, true}, `Bash(a\\\b)`},
-		{rule{"Bash", `\\`, true}, `Bash(\\\\)`},
-		{rule{"Bash", `\)`, true}, `Bash(\\\))`},
-		{rule{"Bash", "**", true}, "Bash(**)"},
+		{parsedRule{Tool: "Bash"}, "Bash"},
+		{parsedRule{"Bash", "git status", true}, "Bash(git status)"},
+		{parsedRule{"Bash", "echo (hi)", true}, `Bash(echo \(hi\))`},
+		{parsedRule{"Bash", `a\b`, true}, `Bash(a\b)`},
+		{parsedRule{"Bash", `echo \*`, true}, `Bash(echo \*)`},
+		{parsedRule{"Bash", `a\`, true}, `Bash(a\\)`},
+		{parsedRule{"Bash", `\(`, true}, `Bash(\\\()`},
+		{parsedRule{"Bash", `a\\b`, true}, `Bash(a\\\b)`},
+		{parsedRule{"Bash", `\\`, true}, `Bash(\\\\)`},
+		{parsedRule{"Bash", `\)`, true}, `Bash(\\\))`},
+		{parsedRule{"Bash", "**", true}, "Bash(**)"},
 	}
 	for _, tt := range tests {
 		got := tt.r.String()
@@ -153,7 +153,7 @@ func TestRuleStringRoundTrip(t *testing.T) {
 	}
 }
 
-func mustParseRule(t *testing.T, s string) rule {
+func mustParseRule(t *testing.T, s string) parsedRule {
 	t.Helper()
 	r, err := parseRule(s)
 	if err != nil {
@@ -175,7 +175,7 @@ func FuzzParseRule(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if s != "" && s != "*" {
-			r := rule{Tool: "Bash", Content: s, HasContent: true}
+			r := parsedRule{Tool: "Bash", Content: s, HasContent: true}
 			if back, err := parseRule(r.String()); err != nil || back != r {
 				t.Fatalf("content %q: String %q parses to %#v, %v", s, r.String(), back, err)
 			}

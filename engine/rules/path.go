@@ -1,4 +1,4 @@
-package engine
+package rules
 
 import (
 	"fmt"
@@ -81,7 +81,7 @@ func validatePathPattern(pattern string) error {
 // invalid pattern, a base that is not absolute (such as an empty base.Home for a "~/"
 // pattern) or a path that is not absolute matches for a deny or ask rule and does
 // not for an allow rule.
-func matchPathRule(pattern string, base pathBase, path string, behavior PermissionBehavior) bool {
+func matchPathRule(pattern string, base pathBase, path string, behavior Behavior) bool {
 	return newPathMatcher(pattern, base, behavior).match(path)
 }
 
@@ -101,7 +101,7 @@ type pathMatcher struct {
 }
 
 // newPathMatcher prepares pattern, relative to base, for a rule on the behavior list.
-func newPathMatcher(pattern string, base pathBase, behavior PermissionBehavior) pathMatcher {
+func newPathMatcher(pattern string, base pathBase, behavior Behavior) pathMatcher {
 	m := pathMatcher{restrict: behavior != Allow}
 	p, err := parsePathPattern(pattern)
 	dir := p.baseDir(base)

@@ -1,4 +1,4 @@
-package engine
+package rules
 
 import (
 	"os"
@@ -71,7 +71,7 @@ func TestMatchPathRule(t *testing.T) {
 		pattern  string
 		base     pathBase
 		path     string
-		behavior PermissionBehavior
+		behavior Behavior
 		want     bool
 	}{
 		// Bare names match at any depth below the cwd, and nowhere else.

@@ -1,16 +1,18 @@
-package engine
+package rules
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/luatool/luatool/internal/nameshape"
 )
 
 // A rule is one permission rule: a tool name, and for a content rule the text that
 // the tool's getPath or ruleContent answer is matched against. Rules are written
 // "Tool" (a tool-level rule, which governs every call of the tool) or
 // "Tool(content)"; see parseRule.
-type rule struct {
+type parsedRule struct {
 	// Tool is the tool's permission name, legacy names already normalised: a tool
 	// name, or an MCP name "mcp__server", "mcp__server__tool" or "mcp__server__*".
 	Tool string
@@ -44,7 +46,8 @@ func (e *ruleError) Error() string {
 // parseRule parses a permission rule, "Tool" or "Tool(content)".
 //
 // The tool name is the text before the first unescaped "("; it must be a valid tool
-// name (ValidName: a letter, then letters, digits, _, - or ., at most 128 in all) or an MCP name
+// name (nameshape.ToolName: a letter, then letters, digits, _, - or ., at most 128 in
+// all) or an MCP name
 // ("mcp__server", "mcp__server__tool", "mcp__server__*"). The content runs to the
 // final ")", which must be the last character. Inside the content, \(, \) and \\
 // stand for (, ) and \; any other backslash is kept as it is, so a Bash rule's \*
@@ -56,13 +59,13 @@ func (e *ruleError) Error() string {
 // rejects it with a *ruleError that gives the column: an empty rule or tool name, an
 // invalid tool name, a missing ")", text after the closing ")", and an unescaped "("
 // or ")" inside the content.
-func parseRule(s string) (rule, error) {
-	fail := func(byteOffset int, format string, args ...any) (rule, error) {
+func parseRule(s string) (parsedRule, error) {
+	fail := func(byteOffset int, format string, args ...any) (parsedRule, error) {
 		col := 0
 		if byteOffset >= 0 {
 			col = utf8.RuneCountInString(s[:byteOffset]) + 1
 		}
-		return rule{}, &ruleError{text: s, Column: col, Problem: fmt.Sprintf(format, args...)}
+		return parsedRule{}, &ruleError{text: s, Column: col, Problem: fmt.Sprintf(format, args...)}
 	}
 	if s == "" {
 		return fail(-1, "empty rule; write a tool name, as in Bash or Bash(git status)")
@@ -81,7 +84,7 @@ func parseRule(s string) (rule, error) {
 	if !validRuleToolName(name) {
 		return fail(0, "%q is not a tool name (a letter, then letters, digits, _, - or ., at most 128 in all; or mcp__server, mcp__server__tool, mcp__server__*)", name)
 	}
-	r := rule{Tool: canonicalToolName(name)}
+	r := parsedRule{Tool: canonicalToolName(name)}
 	if open < 0 {
 		return r, nil
 	}
@@ -133,7 +136,7 @@ func unescapedParens(s string) string {
 // parentheses with (, ) and the backslashes that need it escaped, so that parseRule
 // gives r back. A backslash is doubled only where parseRule would otherwise read it
 // as an escape: before (, ) or \, and at the end of the content.
-func (r rule) String() string {
+func (r parsedRule) String() string {
 	if !r.HasContent {
 		return r.Tool
 	}
@@ -167,7 +170,7 @@ func (r rule) String() string {
 func validRuleToolName(name string) bool {
 	rest, ok := strings.CutPrefix(name, "mcp__")
 	if !ok {
-		return ValidName(name)
+		return nameshape.ToolName().MatchString(name)
 	}
 	server, tool, hasTool := strings.Cut(rest, "__")
 	if !mcpNamePart(server) {
