@@ -123,7 +123,7 @@
 // schemas, hints, deferral). Package engine/apischema writes them in the tool formats
 // of the Anthropic and OpenAI APIs and of MCP; package engine/mcpserver serves an
 // engine to MCP clients. A host serving several clients routes each call's progress
-// and permission asks to its client with WithCallHooks.
+// and permission asks to its client with WithCallbacks.
 //
 // # Embedding
 //

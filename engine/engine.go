@@ -78,7 +78,7 @@ type Options struct {
 	// (or replay) each other's files; Close removes it.
 	ResultsDir string
 	// CanUseTool is asked when the permission pipeline ends in ask. Nil means every
-	// ask is a deny. WithCallHooks replaces it for the calls of one context.
+	// ask is a deny. WithCallbacks replaces it for the calls of one context.
 	CanUseTool CanUseToolFunc
 	// Permissions are the permission rules (and the mode, when Mode is zero), as the
 	// host gathered them: package engine/settings reads and merges settings files. A
@@ -90,7 +90,7 @@ type Options struct {
 	// principal alike. Nil means a store in this process's memory.
 	Sessions session.Store
 	// OnProgress receives progress events as they happen. It may be called from
-	// several goroutines at once. WithCallHooks replaces it for the calls of one
+	// several goroutines at once. WithCallbacks replaces it for the calls of one
 	// context.
 	OnProgress func(ProgressEvent)
 	// MaxToolUseConcurrency is how many concurrency-safe calls of one batch Run runs at

@@ -210,7 +210,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		st.ownTurn = e.newTurn(ctx)
 		tc = &st.ownTurn
 	}
-	hooks := e.hooks(ctx)
+	callbacks := e.callbacks(ctx)
 	st.state = tc.session.state(ctx)
 	st.files = tc.session.files(ctx)
 	cc := &st.cc
@@ -230,8 +230,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		Progress:  noProgress,
 		Summarize: e.opts.Summarize,
 	}
-	if hooks.OnProgress != nil {
-		st.onProgress = hooks.OnProgress
+	if callbacks.OnProgress != nil {
+		st.onProgress = callbacks.OnProgress
 		cc.Progress = st.progress
 	}
 	// Read deny rules hide paths from whatever the tool lists or searches, and from
@@ -599,7 +599,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 		// No rule allows a write to a protected path: none is offered.
 		suggestions = rules.Suggest(t.Name(), e.ruleTarget(bounded, t, d.input, tc.cwd))
 	}
-	canUseTool := e.hooks(ctx).CanUseTool
+	canUseTool := e.callbacks(ctx).CanUseTool
 	if canUseTool == nil {
 		if d.protected {
 			return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs a person's approval and no one can be asked in this session. %s", t.Name(), d.message)

@@ -73,7 +73,7 @@ func TestPrincipalsAreIsolated(t *testing.T) {
 
 	// An "always" answer allows for the session that gave it only.
 	asked := 0
-	askingAlways := WithCallHooks(alice, CallHooks{CanUseTool: func(ctx context.Context, r PermissionRequest) (PermissionDecision, error) {
+	askingAlways := WithCallbacks(alice, Callbacks{CanUseTool: func(ctx context.Context, r PermissionRequest) (PermissionDecision, error) {
 		asked++
 		return always(ctx, r)
 	}})

@@ -92,7 +92,7 @@ func TestGlobReadCountAcrossFiles(t *testing.T) {
 	}
 	v.write(t, "src/other.md", "not counted\n")
 	asked := 0
-	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+	ctx := engine.WithCallbacks(context.Background(), engine.Callbacks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked++
 		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
@@ -157,7 +157,7 @@ func TestInnerWriteAsksTheSameCanUseTool(t *testing.T) {
 	v := newEnv(t, codemode.Options{}, nil)
 	target := filepath.Join(v.root, "new.txt")
 	var reqs []engine.PermissionRequest
-	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+	ctx := engine.WithCallbacks(context.Background(), engine.Callbacks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		reqs = append(reqs, req)
 		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
@@ -278,10 +278,10 @@ func TestPrincipalRulesAndStateApply(t *testing.T) {
 	}
 	alice := engine.WithPrincipal(context.Background(), engine.Principal{Name: "alice", Profile: profile})
 	bob := engine.WithPrincipal(context.Background(), engine.Principal{Name: "bob"})
-	allow := engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+	allow := engine.Callbacks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}}
-	r := v.script(engine.WithCallHooks(alice, allow), fmt.Sprintf(`
+	r := v.script(engine.WithCallbacks(alice, allow), fmt.Sprintf(`
 local s = tools.call("Read", {file_path = %q})
 local n = tools.call("Read", {file_path = %q})
 return {s.is_error, s.text, n.is_error}`, secret, notes))
@@ -290,10 +290,10 @@ return {s.is_error, s.text, n.is_error}`, secret, notes))
 	}
 	// Alice's inner Read of notes.txt lets her own Edit proceed; Bob never read it.
 	edit := json.RawMessage(fmt.Sprintf(`{"file_path": %q, "old_string": "two", "new_string": "three"}`, notes))
-	if r := v.eng.Call(engine.WithCallHooks(bob, allow), engine.ToolUse{ID: "e1", Name: "Edit", Input: edit}); !r.Block.IsError || !strings.Contains(text(r), "has not been read") {
+	if r := v.eng.Call(engine.WithCallbacks(bob, allow), engine.ToolUse{ID: "e1", Name: "Edit", Input: edit}); !r.Block.IsError || !strings.Contains(text(r), "has not been read") {
 		t.Fatalf("bob's Edit = %v %q, want refused as not read", r.Block.IsError, text(r))
 	}
-	if r := v.eng.Call(engine.WithCallHooks(alice, allow), engine.ToolUse{ID: "e2", Name: "Edit", Input: edit}); r.Block.IsError {
+	if r := v.eng.Call(engine.WithCallbacks(alice, allow), engine.ToolUse{ID: "e2", Name: "Edit", Input: edit}); r.Block.IsError {
 		t.Fatalf("alice's Edit after the script's Read: %s", text(r))
 	}
 	if b, _ := os.ReadFile(notes); string(b) != "one\nthree\n" {
@@ -306,7 +306,7 @@ func TestPlanModeDeniesInnerWrite(t *testing.T) {
 	target := filepath.Join(v.root, "plan.txt")
 	var mu sync.Mutex
 	asked := 0
-	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+	ctx := engine.WithCallbacks(context.Background(), engine.Callbacks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 		mu.Lock()
 		asked++
 		mu.Unlock()

@@ -38,7 +38,7 @@ func slotEngine(t *testing.T) *engine.Engine {
 // reports progress.
 func callAs(ctx context.Context, eng *engine.Engine, principal, name, input string, started chan<- struct{}) <-chan string {
 	ctx = engine.WithPrincipal(ctx, engine.Principal{Name: principal})
-	ctx = engine.WithCallHooks(ctx, engine.CallHooks{OnProgress: func(engine.ProgressEvent) { started <- struct{}{} }})
+	ctx = engine.WithCallbacks(ctx, engine.Callbacks{OnProgress: func(engine.ProgressEvent) { started <- struct{}{} }})
 	done := make(chan string, 1)
 	go func() {
 		r := eng.Call(ctx, engine.ToolUse{ID: "toolu_" + principal, Name: name, Input: json.RawMessage(input)})

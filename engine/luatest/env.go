@@ -111,7 +111,7 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 		}
 	}
 	asked, protected := false, ""
-	hooks := engine.CallHooks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+	callbacks := engine.Callbacks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked = true
 		if req.Protected {
 			protected = req.Message
@@ -121,7 +121,7 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 		}
 		return engine.PermissionDecision{Behavior: rules.Deny}, nil
 	}}
-	ctx := bindings.WithStubs(engine.WithCallHooks(c.ctx, hooks), c.stubs)
+	ctx := bindings.WithStubs(engine.WithCallbacks(c.ctx, callbacks), c.stubs)
 	r := c.eng.Call(ctx, engine.ToolUse{ID: id, Name: name, Input: input})
 	// A tool breaking its own outputSchema is a bug in the tool, not an outcome to
 	// assert on: the case fails at this t:call.

@@ -342,12 +342,12 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		weight = 1
 	}
 	defer s.turns.enter(ctx, p, weight)()
-	hooks := engine.CallHooks{OnProgress: s.progress(ctx, req)}
+	callbacks := engine.Callbacks{OnProgress: s.progress(ctx, req)}
 	var ask *engine.PermissionRequest
 	if canElicit(req.Session) {
-		hooks.CanUseTool = permissionRound(req.Params, &ask, offerAlways)
+		callbacks.CanUseTool = permissionRound(req.Params, &ask, offerAlways)
 	}
-	r := pending.Call(engine.WithCallHooks(ctx, hooks))
+	r := pending.Call(engine.WithCallbacks(ctx, callbacks))
 	for _, line := range r.Log {
 		log.Info("tool log", "tool", use.Name, "line", line)
 	}
