@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session/filestate"
 
@@ -84,8 +85,8 @@ type ToolDef struct {
 
 	// Hook, when set, makes the file a hook file instead of a tool: the other
 	// members but Source, Close and MemberLine are unused, and the engine runs the
-	// hook at its event (see HookDef) as long as the file is loaded.
-	Hook *HookDef
+	// hook at its event (see hooks.Def) as long as the file is loaded.
+	Hook *hooks.Def
 
 	// Close, if set, releases what the definition holds (pooled Lua states) once the
 	// tool has left every registry snapshot.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session"
 )
@@ -115,10 +116,10 @@ type Options struct {
 	// Hooks run at the events of every call whose tool their matcher matches, in
 	// Claude Code's hook protocol (see hook.go for the order): package hooks turns
 	// the "hooks" of settings files into these.
-	Hooks []Hook
+	Hooks []hooks.Hook
 	// Middleware wraps the rest of every call after the hooks of PreToolUse, the
 	// first outermost, in the manner of net/http middleware (see Middleware).
-	Middleware []Middleware
+	Middleware []hooks.Middleware
 	// Summarize, if set, is the host's small model: it answers prompt about content
 	// (a web page converted to Markdown, for WebFetch) in a few sentences. Tools reach
 	// it through CallContext.Summarize (Lua: ctx:summarize), only while their call
@@ -231,7 +232,7 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHooks(opts.Hooks); err != nil {
+	if err := hooks.Check(opts.Hooks); err != nil {
 		return nil, err
 	}
 	if err := checkProtected(opts.Protected); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/engine/rules"
@@ -165,17 +166,17 @@ func Example_middleware() {
 			return strings.ToUpper(in.Text), nil
 		},
 	}.Def()
-	noShouting := func(next engine.CallHandler) engine.CallHandler {
-		return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
+	noShouting := func(next hooks.CallHandler) hooks.CallHandler {
+		return func(ctx context.Context, c *hooks.Call) hooks.Decision {
 			if strings.HasSuffix(fmt.Sprint(c.In.ToolInput["text"]), "!") {
-				return engine.HookDecision{Permission: rules.Deny, Reason: "no exclamation marks"}
+				return hooks.Decision{Permission: rules.Deny, Reason: "no exclamation marks"}
 			}
 			d := next(ctx, c) // c.In now holds the result: c.In.ToolResponse
-			return engine.MergeHookDecisions(d, engine.HookDecision{AdditionalContext: fmt.Sprintf("%d characters", len(c.In.ToolResponse.(string)))})
+			return hooks.Merge(d, hooks.Decision{AdditionalContext: fmt.Sprintf("%d characters", len(c.In.ToolResponse.(string)))})
 		}
 	}
 	cwd, _ := os.Getwd()
-	eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{upper}, Cwd: cwd, Middleware: []engine.Middleware{noShouting}})
+	eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{upper}, Cwd: cwd, Middleware: []hooks.Middleware{noShouting}})
 	if err != nil {
 		panic(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/srcpos"
 )
@@ -668,7 +669,7 @@ func (s *sourceState) sharedChanges(dir string, files map[string][sha256.Size]by
 // source wins, with a notice.
 func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
 	var diags []diag.Diagnostic
-	var hooks []Hook
+	var fileHooks []hooks.Hook
 	byKey := map[string]item{} // itemKey -> the item served
 	var order []string
 	for _, t := range e.goTools {
@@ -689,7 +690,7 @@ func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
 			f := s.files[name]
 			diags = append(diags, f.diags...)
 			if t, ok := f.item.(*Tool); ok && t.def.Hook != nil {
-				hooks = append(hooks, fileHook{t})
+				fileHooks = append(fileHooks, fileHook{t})
 				continue
 			}
 			if f.item != nil {
@@ -739,7 +740,7 @@ func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
 	}
 	reg, d := newRegistry(tools, e.isEnabled)
 	reg.withServed(prompts, resources)
-	reg.hooks = hooks
+	reg.hooks = fileHooks
 	diags = append(diags, d...)
 	return reg, append(diags, e.rules.UnknownTools(knownNames(tools, e.opts.UnloadedTools))...)
 }
@@ -783,10 +784,10 @@ func diffEvents(old, cur *Registry) []Event {
 
 // diffHooks lists the hook files added, changed and removed between two snapshots'
 // hooks, by file.
-func diffHooks(old, cur []Hook) []Event {
-	byFile := func(hooks []Hook) map[string]Hook {
-		m := make(map[string]Hook, len(hooks))
-		for _, h := range hooks {
+func diffHooks(old, cur []hooks.Hook) []Event {
+	byFile := func(list []hooks.Hook) map[string]hooks.Hook {
+		m := make(map[string]hooks.Hook, len(list))
+		for _, h := range list {
 			m[h.Name()] = h
 		}
 		return m

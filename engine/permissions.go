@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
 )
 
@@ -79,7 +80,7 @@ func (e *Engine) rulesFor(ctx context.Context, tc *turn) rules.Set {
 // PreToolUse hooks' permission (not Deny, which ended the call before): Ask is an ask
 // after the ask rules, whatever allow rules and the mode say; Allow stands in for a
 // person's yes at the end, so that it beats nothing but the ask CanUseTool would get.
-func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook HookDecision) decision {
+func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook hooks.Decision) decision {
 	rs := cc.rules
 	// What content rules match is asked of the tool only when a rule needs it, and
 	// again after the tool updated the input.
@@ -103,7 +104,7 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 	// and the safety check, which say more, come first.
 	asked := rs.Asks(name, tg)
 	if asked == "" && hook.Permission == rules.Ask {
-		asked = hookAskText(name, hook.Reason)
+		asked = hooks.AskText(name, hook.Reason)
 	}
 	p := t.CheckPermissions(ctx, input, cc)
 	if p.Behavior == rules.Deny {

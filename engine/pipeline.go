@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/callctx"
@@ -280,27 +281,27 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	// hook.go for the order). Hooks run inside the call's deadline: a call whose
 	// time ran out in them ends there, as timed out.
 	// runHooks gives each hook a copy of what it reads; only a middleware, which
-	// reads the HookInput itself, needs copies made here, so that it cannot change
+	// reads the hooks.Input itself, needs copies made here, so that it cannot change
 	// what the tool is called with or returned.
 	st.inputCopy, st.dataCopy = sameInput, sameValue
 	if len(e.opts.Middleware) > 0 {
-		st.inputCopy, st.dataCopy = cloneJSON, cloneValue
+		st.inputCopy, st.dataCopy = jsonvalue.CloneObject, jsonvalue.Clone
 	}
 	hin := &st.hin
-	*hin = HookInput{
-		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
+	*hin = hooks.Input{
+		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: hooks.PreToolUse,
 		ToolName: t.Name(), ToolInput: st.inputCopy(st.input), ToolUseID: use.ID,
 	}
-	pre := e.runHooks(st.bounded, e.hooksFor(reg, PreToolUse, t.Name()), hin)
+	pre := hooks.Run(st.bounded, e.hooksFor(reg, hooks.PreToolUse, t.Name()), hin, e.opts.Logger)
 	if err := st.bounded.Err(); err != nil {
 		return r.fail(StagePermission, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
 	}
-	st.hc = HookCall{In: hin, Decision: pre}
-	var post HookDecision
+	st.hc = hooks.Call{In: hin, Decision: pre}
+	var post hooks.Decision
 	if len(e.opts.Middleware) == 0 {
 		post = st.rest(ctx, &st.hc) // without a handler to build
 	} else {
-		handler := CallHandler(st.rest)
+		handler := hooks.CallHandler(st.rest)
 		for i := len(e.opts.Middleware) - 1; i >= 0; i-- {
 			handler = e.opts.Middleware[i](handler)
 		}
@@ -308,11 +309,11 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	}
 	switch {
 	case !st.ran && post.Permission == rules.Deny:
-		return st.added.onError(r.fail(StagePermission, hookDenyText(t.Name(), post.Reason)))
+		return st.added.onError(r.fail(StagePermission, hooks.DenyText(t.Name(), post.Reason)))
 	case !st.ran:
-		return r.fail(StagePermission, hookDenyText(t.Name(), errNoNext.Error()))
+		return r.fail(StagePermission, hooks.DenyText(t.Name(), errNoNext.Error()))
 	case st.failed != nil:
-		st.added.context(PostToolUseFailure, t.Name(), post.AdditionalContext)
+		st.added.context(hooks.PostToolUseFailure, t.Name(), post.AdditionalContext)
 		return st.added.onError(st.failed)
 	case st.bounded.Err() != nil:
 		// The call's time ran out in the hooks of its outcome.
@@ -342,13 +343,10 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	if isEmpty(content) {
 		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
 	}
-	if post.Block && len(post.blocks) == 0 {
-		post.blocks = []hookBlock{{reason: post.Reason}} // a middleware's own decision
+	for _, text := range post.BlockTexts(t.Name()) {
+		st.added.add(text)
 	}
-	for _, b := range post.blocks {
-		st.added.add(b.text(t.Name()))
-	}
-	st.added.context(PostToolUse, t.Name(), post.AdditionalContext)
+	st.added.context(hooks.PostToolUse, t.Name(), post.AdditionalContext)
 	content = st.added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
 	content = validUTF8(redactContent(st.redact, content))
@@ -365,8 +363,8 @@ type callState struct {
 	r     Result
 	cc    CallContext
 	logMu sync.Mutex
-	hin   HookInput
-	hc    HookCall
+	hin   hooks.Input
+	hc    hooks.Call
 	state State
 	files sessionFiles
 	// ownTurn is the turn of a call made alone (Call), which has one of its own.
@@ -416,34 +414,34 @@ func sameValue(v any) any                       { return v }
 // the heart of the middleware: the input a hook updated, permissions, the call, and
 // the hooks of its outcome. The call's engine, context, tool and turn are those its
 // CallContext records.
-func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
+func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 	cc, r := &st.cc, &st.r
 	e, ctx, t, tc, reg := cc.engine, cc.nest.ctx, cc.nest.tool, cc.nest.turn, cc.registry
 	st.ran = true
 	d := c.Decision
-	st.added.context(PreToolUse, t.Name(), d.AdditionalContext)
+	st.added.context(hooks.PreToolUse, t.Name(), d.AdditionalContext)
 	if d.Permission == rules.Deny {
-		st.failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
-		return HookDecision{}
+		st.failed = r.fail(StagePermission, hooks.DenyText(t.Name(), d.Reason))
+		return hooks.Decision{}
 	}
 	if d.UpdatedInput != nil {
 		in, denied := e.updatedInput(t, d.UpdatedInput)
 		if denied != "" {
 			st.failed = r.fail(StageInput, denied)
-			return HookDecision{}
+			return hooks.Decision{}
 		}
 		st.input, r.Input = in, in
 		cc.readOnly = t.IsReadOnly(askingFor(st.bounded, cc), st.input)
 		if v := t.ValidateInput(st.bounded, st.input, cc); !v.Valid {
 			st.failed = r.fail(StageValidate, toolUseError(v.Message))
-			return HookDecision{}
+			return hooks.Decision{}
 		}
 	}
 	// 6. Permissions.
 	in, asked, denied := e.permit(ctx, st.bounded, t, st.input, cc, tc, d)
 	if denied != "" {
 		st.failed = r.fail(StagePermission, denied)
-		return HookDecision{}
+		return hooks.Decision{}
 	}
 	st.input, r.Input = in, in
 	if asked {
@@ -465,11 +463,11 @@ func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
 		c.In.DurationMS = time.Since(start).Milliseconds()
 	}
 	if st.failed != nil {
-		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
-		return e.runHooks(st.bounded, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
+		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = hooks.PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
+		return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUseFailure, t.Name()), c.In, e.opts.Logger)
 	}
-	c.In.HookEventName, c.In.ToolResponse = PostToolUse, st.dataCopy(st.tr.Data)
-	return e.runHooks(st.bounded, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
+	c.In.HookEventName, c.In.ToolResponse = hooks.PostToolUse, st.dataCopy(st.tr.Data)
+	return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUse, t.Name()), c.In, e.opts.Logger)
 }
 
 // invoke runs the tool's call and checks its data against the outputSchema. A call
@@ -575,7 +573,7 @@ func (e *Engine) bound(ctx context.Context, cc *CallContext, c *callctx.Context)
 // permit runs the permission step (see permissions.go) and returns the input to call
 // with, whether a person was asked, or the text of a deny. The tool's code runs under
 // bounded; the ask itself only under ctx.
-func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook HookDecision) (_ map[string]any, asked bool, denied string) {
+func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook hooks.Decision) (_ map[string]any, asked bool, denied string) {
 	d := e.decide(bounded, t, input, cc, tc, hook)
 	switch d.behavior {
 	case rules.Allow:

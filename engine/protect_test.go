@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
 )
 
@@ -58,13 +59,13 @@ func TestSafetyCheckBeatsModesAndAllows(t *testing.T) {
 			return &ToolResult{Data: "ran"}, nil
 		},
 	}
-	allowHook := decides(PreToolUse, "", "allow", HookDecision{Permission: rules.Allow})
+	allowHook := decides(hooks.PreToolUse, "", "allow", hooks.Decision{Permission: rules.Allow})
 	for _, tc := range []struct {
 		name    string
 		mode    rules.Mode
 		allow   []string
 		deny    []string
-		hooks   []Hook
+		hooks   []hooks.Hook
 		tool    string
 		input   []byte
 		answer  bool   // a CanUseTool answers yes
@@ -76,7 +77,7 @@ func TestSafetyCheckBeatsModesAndAllows(t *testing.T) {
 		{"a broad allow rule asks", rules.ModeDefault, []string{"Edit(**)"}, nil, nil, "Edit", in(gitConfig, false), true, "asked", true},
 		{"an exact allow rule asks", rules.ModeDefault, []string{"Edit(//" + strings.TrimPrefix(gitConfig, "/") + ")"}, nil, nil, "Edit", in(gitConfig, false), true, "asked", true},
 		{"a tool-level allow rule asks", rules.ModeDefault, []string{"Edit"}, nil, nil, "Edit", in(gitConfig, false), true, "asked", true},
-		{"a hook's allow asks", rules.ModeDefault, nil, nil, []Hook{allowHook}, "Edit", in(gitConfig, false), true, "asked", true},
+		{"a hook's allow asks", rules.ModeDefault, nil, nil, []hooks.Hook{allowHook}, "Edit", in(gitConfig, false), true, "asked", true},
 		{"an ask rule's ask is the safety check's", rules.ModeDefault, nil, nil, nil, "Edit", in(gitConfig, false), true, "asked", true},
 		{"no one to ask denies with the reason", rules.ModeBypassPermissions, nil, nil, nil, "Edit", in(gitConfig, false), false, "core.fsmonitor", false},
 		{"dontAsk denies with the reason", rules.ModeDontAsk, []string{"Edit"}, nil, nil, "Edit", in(gitConfig, false), true, "dontAsk mode, which refuses whatever would need approval. Edit wants to write " + gitConfig, false},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/srcpos"
 
 	"github.com/luatool/luatool/internal/spell"
@@ -19,7 +20,7 @@ import (
 // tool list is assembled. A Registry is safe for concurrent use.
 type Registry struct {
 	// hooks are the hooks of hook files, in order of file name.
-	hooks  []Hook
+	hooks  []hooks.Hook
 	tools  []*Tool
 	names  []string
 	byName map[string]*Tool

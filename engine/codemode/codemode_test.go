@@ -16,6 +16,7 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/codemode"
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
@@ -351,11 +352,11 @@ func known(files filestate.Store, path string) bool {
 func TestInnerCallsPassTheHooks(t *testing.T) {
 	var seen []string
 	v := newEnv(t, codemode.Options{}, func(o *engine.Options) {
-		o.Middleware = []engine.Middleware{func(next engine.CallHandler) engine.CallHandler {
-			return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
+		o.Middleware = []hooks.Middleware{func(next hooks.CallHandler) hooks.CallHandler {
+			return func(ctx context.Context, c *hooks.Call) hooks.Decision {
 				seen = append(seen, c.In.ToolName)
 				if c.In.ToolName == "Read" {
-					return engine.HookDecision{Permission: rules.Deny, Reason: "no reading today"}
+					return hooks.Decision{Permission: rules.Deny, Reason: "no reading today"}
 				}
 				return next(ctx, c)
 			}

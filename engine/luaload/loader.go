@@ -12,8 +12,8 @@
 // which compute and reach nothing on the host.
 //
 // A file whose table has an event member is a hook file instead of a tool (see
-// hook.go): it is loaded, checked and reloaded the same way, and runs as an
-// engine.Hook.
+// hook.go): it is loaded, checked and reloaded the same way, and runs as a
+// hooks.Hook.
 //
 // # Loading a file
 //

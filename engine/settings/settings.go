@@ -48,6 +48,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/srcpos"
@@ -76,7 +77,7 @@ type Settings struct {
 	// Env are the values handed to tools, in the order given (see env.New).
 	Env []env.Var
 	// Hooks are the command hooks and whether hooks are turned off (see Hooks).
-	Hooks Hooks
+	Hooks hooks.Settings
 }
 
 // Network is the "network" object: host patterns, with where each came from.
@@ -176,7 +177,7 @@ func Parse(file string, data []byte, layer Layer) (Settings, []string, error) {
 func Merge(layers ...Settings) Settings {
 	var out rules.Settings
 	var network Network
-	var hooks Hooks
+	var hooks hooks.Settings
 	seen := map[string]bool{}
 	for _, layer := range layers {
 		hooks.Commands = append(hooks.Commands, layer.Hooks.Commands...)
@@ -223,7 +224,7 @@ type reader struct {
 	out      rules.Settings
 	network  Network
 	envVars  []env.Var
-	hooks    Hooks
+	hooks    hooks.Settings
 	warnings []string
 	errs     []error
 }

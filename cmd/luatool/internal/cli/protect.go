@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
-	"github.com/luatool/luatool/engine/settings"
 )
 
 // protectedPaths are the files and directories this command loads as code or
@@ -18,7 +18,7 @@ import (
 // are not tool directories: the user's configuration directory (settings, tools,
 // the list of trusted folders), every --tools directory, the --settings and
 // --tokens files, and the scripts that settings hooks run.
-func (a *app) protectedPaths(root string, hooks settings.Hooks) []rules.ProtectedPath {
+func (a *app) protectedPaths(root string, hooks hooks.Settings) []rules.ProtectedPath {
 	var out []rules.ProtectedPath
 	add := func(path, why string) {
 		if path == "" {
@@ -48,7 +48,7 @@ func (a *app) protectedPaths(root string, hooks settings.Hooks) []rules.Protecte
 // command (or exec form) that contain a slash, with $CLAUDE_PROJECT_DIR replaced and
 // made absolute against root, where hooks run. A hook's program found on PATH is
 // not the project's to protect.
-func hookScripts(h settings.CommandHook, root string) []string {
+func hookScripts(h hooks.CommandSpec, root string) []string {
 	words := h.Args
 	if h.Command != "" {
 		words = strings.Fields(h.Command)

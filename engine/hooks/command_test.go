@@ -1,4 +1,4 @@
-package hooks
+package hooks_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/luatool/luatool/builtin/confine"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
-	"github.com/luatool/luatool/engine/settings"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/syncbuf"
 )
@@ -31,7 +31,7 @@ type rig struct {
 	inputs []map[string]any
 }
 
-func newRig(t *testing.T, cmds ...settings.CommandHook) *rig {
+func newRig(t *testing.T, cmds ...hooks.CommandSpec) *rig {
 	t.Helper()
 	r := &rig{root: t.TempDir(), log: &syncbuf.Buffer{}}
 	note := engine.ToolDef{
@@ -61,7 +61,7 @@ func newRig(t *testing.T, cmds ...settings.CommandHook) *rig {
 		ResultsDir:  t.TempDir(),
 		Logger:      slog.New(slog.NewTextHandler(r.log, nil)),
 		Permissions: rules.Settings{Allow: []rules.Rule{{Text: "Note", Source: "test"}}},
-		Hooks:       FromSettings(settings.Hooks{Commands: cmds}, Options{Launcher: hostmod.ShellOptions{}, Roots: []string{r.root}}),
+		Hooks:       hooks.FromSettings(hooks.Settings{Commands: cmds}, hooks.Options{Launcher: hostmod.ShellOptions{}, Roots: []string{r.root}}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +74,8 @@ func (r *rig) note(text string) *engine.Result {
 	return r.eng.Call(context.Background(), engine.ToolUse{ID: "toolu_7", Name: "Note", Input: []byte(`{"text":"` + text + `"}`)})
 }
 
-func pre(command string) settings.CommandHook {
-	return settings.CommandHook{Event: engine.PreToolUse, Matcher: "Note", Command: command}
+func pre(command string) hooks.CommandSpec {
+	return hooks.CommandSpec{Event: hooks.PreToolUse, Matcher: "Note", Command: command}
 }
 
 // The JSON a hook reads on stdin, field by field, against the protocol
@@ -87,8 +87,8 @@ func TestInputJSON(t *testing.T) {
 	common := []string{"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "tool_name", "tool_input", "tool_use_id"}
 	echo := "cat >&2; exit 2" // the reason the model sees is the input itself
 	r := newRig(t, pre(echo),
-		settings.CommandHook{Event: engine.PostToolUse, Command: echo},
-		settings.CommandHook{Event: engine.PostToolUseFailure, Command: echo})
+		hooks.CommandSpec{Event: hooks.PostToolUse, Command: echo},
+		hooks.CommandSpec{Event: hooks.PostToolUseFailure, Command: echo})
 	fieldsOf := func(text string) map[string]any {
 		t.Helper()
 		start := strings.Index(text, "{")
@@ -124,7 +124,7 @@ func TestInputJSON(t *testing.T) {
 	}
 
 	// Without the PreToolUse hook, the call runs and the others see its outcome.
-	r = newRig(t, settings.CommandHook{Event: engine.PostToolUse, Command: echo}, settings.CommandHook{Event: engine.PostToolUseFailure, Command: echo})
+	r = newRig(t, hooks.CommandSpec{Event: hooks.PostToolUse, Command: echo}, hooks.CommandSpec{Event: hooks.PostToolUseFailure, Command: echo})
 	res = r.note("hi")
 	blocks := res.Block.Content
 	if len(blocks) != 2 || blocks[0].Text != "noted hi" || !strings.HasPrefix(blocks[1].Text, `PostToolUse:Note hook blocking error from command: "cat >&2; exit 2": [cat >&2; exit 2]: {`) {
@@ -198,7 +198,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestPostToolUseUpdatedOutput(t *testing.T) {
-	r := newRig(t, settings.CommandHook{Event: engine.PostToolUse, Command: `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"noted":"redacted"},"additionalContext":"checked"}}'`})
+	r := newRig(t, hooks.CommandSpec{Event: hooks.PostToolUse, Command: `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"noted":"redacted"},"additionalContext":"checked"}}'`})
 	want := engine.Content{{Type: "text", Text: "noted redacted"}, {Type: "text", Text: "PostToolUse:Note hook additional context: checked"}}
 	if got := r.note("secret").Block.Content; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v", got)
@@ -215,7 +215,7 @@ func TestSameCommandRunsOnce(t *testing.T) {
 }
 
 func TestDisabled(t *testing.T) {
-	if hs := FromSettings(settings.Hooks{Disabled: true, Commands: []settings.CommandHook{pre("exit 2")}}, Options{Launcher: hostmod.ShellOptions{}}); len(hs) != 0 {
+	if hs := hooks.FromSettings(hooks.Settings{Disabled: true, Commands: []hooks.CommandSpec{pre("exit 2")}}, hooks.Options{Launcher: hostmod.ShellOptions{}}); len(hs) != 0 {
 		t.Errorf("disableAllHooks must leave no hook: %v", hs)
 	}
 }

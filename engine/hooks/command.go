@@ -1,44 +1,3 @@
-// Package hooks runs Claude Code's command hooks, from the "hooks" of settings files
-// (package engine/settings reads them), as engine.Hook values: FromSettings turns
-// the settings into the list an engine takes in Options.Hooks.
-//
-// The protocol is the original's. A hook gets the call as JSON on its stdin
-// (engine.HookInput). Exit code 0: stdout is read as JSON when its first non-blank
-// character is "{" (otherwise it is ignored), and its hookSpecificOutput decides
-// (permissionDecision allow, deny or ask, permissionDecisionReason, updatedInput,
-// additionalContext; for PostToolUse the top-level decision "block" with reason,
-// and updatedToolOutput). Exit code 2 blocks: a PreToolUse call is denied and a
-// PostToolUse result blocked, with "[COMMAND]: " and stderr as the reason (or the
-// JSON's reason, when stdout holds one), as the original words it; for
-// PostToolUseFailure that reason is added for the model. Any other
-// exit code is a failure (the call goes on without the hook) unless stdout holds
-// valid JSON, which then decides. Output that is not valid JSON, a JSON field of the
-// wrong type and a hook that outlives its timeout are failures too: logged by the
-// engine, never blocking. "continue": false, which stops the whole turn in the
-// original, denies the call (PreToolUse) or blocks its result, with stopReason:
-// luatool answers one call at a time and cannot stop the turn, but the hook said
-// not to go on.
-//
-// # Where a hook runs
-//
-// A "command" runs with /bin/sh -c, "args" as a program and its arguments, in the
-// call's working directory, in its own process group, which is killed when the hook
-// ends or times out (default engine.DefaultHookTimeout; "timeout" in seconds; never
-// past the call's deadline).
-// Commands are started by the host's Launcher, which confines them as it confines
-// its other commands (the CLI's is builtin/hostmod's ShellOptions, so a hook runs
-// as a shell command of the shell module does: the Landlock sandbox unless turned
-// off, the network only where allowed, and the same minimal environment, with HOME
-// and TMPDIR set to a scratch directory removed afterwards), with
-// CLAUDE_PROJECT_DIR, as the original sets it for its hooks. A hook may read and
-// execute the roots, the system directories and the directory of the settings file
-// it comes from (so a script kept beside the file runs), and write only its scratch
-// directory: it decides on a call, it does not make one.
-//
-// Hooks are code the user runs: they come only from the user's own settings, the
-// files named on the command line and, once the folder is trusted, the project's
-// (the host decides which files it reads; internal/cli reads project settings only
-// in a trusted folder).
 package hooks
 
 import (
@@ -55,9 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/rules"
-	"github.com/luatool/luatool/engine/settings"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
@@ -85,9 +42,9 @@ type Options struct {
 // maxOutput bounds what is kept of a hook's stdout and of its stderr.
 const maxOutput = 1 << 20
 
-// FromSettings returns the command hooks of h, in order, for engine.Options.Hooks;
+// FromSettings returns the command hooks of h, in order, for the engine's Options.Hooks;
 // none when h.Disabled. Settings already left out what cannot run.
-func FromSettings(h settings.Hooks, opts Options) []engine.Hook {
+func FromSettings(h Settings, opts Options) []Hook {
 	if opts.Launcher == nil {
 		panic("hooks: FromSettings: Options.Launcher is nil: command hooks need the host's launcher (builtin/hostmod's ShellOptions confines them as shell commands are)")
 	}
@@ -97,7 +54,7 @@ func FromSettings(h settings.Hooks, opts Options) []engine.Hook {
 	if opts.ProjectDir == "" && len(opts.Roots) > 0 {
 		opts.ProjectDir = opts.Roots[0]
 	}
-	out := make([]engine.Hook, len(h.Commands))
+	out := make([]Hook, len(h.Commands))
 	for i, c := range h.Commands {
 		out[i] = &Command{spec: c, opts: opts}
 	}
@@ -106,12 +63,12 @@ func FromSettings(h settings.Hooks, opts Options) []engine.Hook {
 
 // A Command is one command hook of a settings file.
 type Command struct {
-	spec settings.CommandHook
+	spec CommandSpec
 	opts Options
 }
 
 // Event is the event of the hook's entry.
-func (c *Command) Event() engine.HookEvent { return c.spec.Event }
+func (c *Command) Event() Event { return c.spec.Event }
 
 // Matcher is the entry's matcher.
 func (c *Command) Matcher() string { return c.spec.Matcher }
@@ -130,22 +87,22 @@ func (c *Command) Timeout() time.Duration { return c.spec.Timeout }
 
 // Run runs the command with in on its stdin and reads its answer. Errors name the
 // settings file and line of the hook.
-func (c *Command) Run(ctx context.Context, in *engine.HookInput) (engine.HookDecision, error) {
+func (c *Command) Run(ctx context.Context, in *Input) (Decision, error) {
 	d, err := c.run(ctx, in)
 	if err != nil {
-		return engine.HookDecision{}, fmt.Errorf("%s%w", c.spec.Pos.Prefix(), err)
+		return Decision{}, fmt.Errorf("%s%w", c.spec.Pos.Prefix(), err)
 	}
 	return d, nil
 }
 
-func (c *Command) run(ctx context.Context, in *engine.HookInput) (engine.HookDecision, error) {
+func (c *Command) run(ctx context.Context, in *Input) (Decision, error) {
 	input, err := json.Marshal(in)
 	if err != nil {
-		return engine.HookDecision{}, err
+		return Decision{}, err
 	}
 	stdout, stderr, code, err := c.execute(ctx, in.Cwd, input)
 	if err != nil {
-		return engine.HookDecision{}, err
+		return Decision{}, err
 	}
 	out, parsed, perr := parseOutput(in.HookEventName, stdout)
 	switch {
@@ -161,12 +118,12 @@ func (c *Command) run(ctx context.Context, in *engine.HookInput) (engine.HookDec
 			reason = out.Reason
 		}
 		switch in.HookEventName {
-		case engine.PreToolUse:
-			return engine.HookDecision{Permission: rules.Deny, Reason: reason}, nil
-		case engine.PostToolUse:
-			return engine.HookDecision{Block: true, Reason: reason}, nil
+		case PreToolUse:
+			return Decision{Permission: rules.Deny, Reason: reason}, nil
+		case PostToolUse:
+			return Decision{Block: true, Reason: reason}, nil
 		}
-		return engine.HookDecision{AdditionalContext: reason}, nil
+		return Decision{AdditionalContext: reason}, nil
 	case code == 0 || parsed && perr == nil:
 		return out, perr
 	}
@@ -174,7 +131,7 @@ func (c *Command) run(ctx context.Context, in *engine.HookInput) (engine.HookDec
 	if msg == "" {
 		msg = "no output on stderr"
 	}
-	return engine.HookDecision{}, fmt.Errorf("exit status %d: %s", code, truncate(msg, 2000))
+	return Decision{}, fmt.Errorf("exit status %d: %s", code, truncate(msg, 2000))
 }
 
 // execute runs the command until it ends or ctx does, then kills its process group
@@ -308,18 +265,18 @@ func exitCode(ps *os.ProcessState) int {
 
 // parseOutput reads a hook's stdout: parsed reports whether it was meant as JSON (its
 // first non-blank character is "{"), err whether that JSON is not what the protocol
-// defines (engine.DecodeHookOutput). Reason in the decision is the reason the JSON
+// defines (DecodeOutput). Reason in the decision is the reason the JSON
 // gives, for exit code 2.
-func parseOutput(event engine.HookEvent, stdout []byte) (d engine.HookDecision, parsed bool, err error) {
+func parseOutput(event Event, stdout []byte) (d Decision, parsed bool, err error) {
 	text := bytes.TrimSpace(stdout)
 	if len(text) == 0 || text[0] != '{' {
-		return engine.HookDecision{}, false, nil
+		return Decision{}, false, nil
 	}
 	v, err := jsonvalue.Decode(text)
 	if err != nil {
-		return engine.HookDecision{}, true, fmt.Errorf("the output is not valid JSON: %v", err)
+		return Decision{}, true, fmt.Errorf("the output is not valid JSON: %v", err)
 	}
-	d, err = engine.DecodeHookOutput(event, v.(map[string]any), false)
+	d, err = DecodeOutput(event, v.(map[string]any), false)
 	return d, true, err
 }
 

@@ -1,4 +1,4 @@
-package engine
+package hooks
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"github.com/luatool/luatool/engine/rules"
 )
 
-// DecodeHookOutput reads a hook's answer in the shape of Claude Code's hook output
+// DecodeOutput reads a hook's answer in the shape of Claude Code's hook output
 // JSON: "continue" and "stopReason"; the top-level "decision" ("approve" or "block"
 // for PreToolUse, "block" for PostToolUse) with "reason"; and "hookSpecificOutput"
 // with "hookEventName", "permissionDecision" (allow, deny, ask, or defer, which
@@ -19,8 +19,8 @@ import (
 // result, with stopReason: luatool answers one call at a time, but the hook said
 // not to go on. Members of the wrong type, and decisions the event does not take,
 // are an error: the hook then gives no decision. Other members are ignored.
-func DecodeHookOutput(event HookEvent, out map[string]any, flat bool) (HookDecision, error) {
-	var d HookDecision
+func DecodeOutput(event Event, out map[string]any, flat bool) (Decision, error) {
+	var d Decision
 	o := fields{m: out}
 	if cont, ok := o.bool("continue"); ok && !cont {
 		reason := o.string("stopReason")
@@ -90,7 +90,7 @@ func DecodeHookOutput(event HookEvent, out map[string]any, flat bool) (HookDecis
 		o.errs = append(o.errs, h.errs...)
 	}
 	if len(o.errs) > 0 {
-		return HookDecision{}, errors.Join(o.errs...)
+		return Decision{}, errors.Join(o.errs...)
 	}
 	return d, nil
 }

@@ -1,12 +1,10 @@
-package engine
+package hooks
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,69 +13,32 @@ import (
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
-// Hooks: code of the host's user that runs around each call, in Claude Code's hook
-// protocol. Three sources give them, and all three answer with one HookDecision:
-//
-//   - Hook values in Options.Hooks: Claude Code command hooks from settings files
-//     (package hooks builds them), or any Go type that implements Hook;
-//   - hook files, which loaders turn into Hook values beside tools (Lua: a file
-//     returning {event = "PreToolUse", matcher = ..., run = function(input, ctx)});
-//   - Options.Middleware, Go functions wrapping the rest of the call in the manner of
-//     net/http middleware.
-//
-// The order of a call, after validateInput:
-//
-//  1. The PreToolUse hooks that match the tool, from Options.Hooks and then the hook
-//     files (by file name), all at once, each bounded by its Timeout and by what is
-//     left of the call's (Options.Timeout): hooks count inside the call's time, and a
-//     call whose time runs out in them ends as timed out. A hook with the same Name
-//     as an earlier one of its event runs once. Their decisions are merged
-//     (MergeHookDecisions): deny beats ask beats allow.
-//  2. The middleware, in Options order, the first outermost: each sees the merged
-//     decision so far and may change it before calling next, or answer without
-//     calling next (a deny).
-//  3. A deny ends the call: the model is told the reason, as an error. An updated
-//     input replaces the input and is validated again (schema, then validateInput).
-//  4. The permission step (permissions.go), where a hook's ask is an ask whatever an
-//     allow rule says, and a hook's allow stands in for a person's yes: it never
-//     beats a deny rule, an ask rule, plan mode or the tool's own deny.
-//  5. The call; then the PostToolUse hooks (or PostToolUseFailure for a call that
-//     failed) at once as in 1, then the middleware's after-parts, innermost first.
-//  6. A PostToolUse block adds its reason for the model (who still sees the output),
-//     additional context is added after the result, and an updated output replaces
-//     the tool's data before mapResult (see HookDecision.UpdatedOutput).
-//
-// A hook that fails or times out gives no decision: the call goes on as if it were
-// absent (unless the call's own time is up), and the failure is logged
-// (Options.Logger), with the hook's Name. Hooks of a call whose time is up do not
-// run.
-
-// HookEvent names the moment of a call a hook runs at.
-type HookEvent string
+// An Event names the moment of a call a hook runs at.
+type Event string
 
 // The hook events luatool runs, with Claude Code's names.
 const (
 	// PreToolUse runs after validateInput, before the permission step.
-	PreToolUse HookEvent = "PreToolUse"
+	PreToolUse Event = "PreToolUse"
 	// PostToolUse runs after a call that succeeded, before mapResult.
-	PostToolUse HookEvent = "PostToolUse"
+	PostToolUse Event = "PostToolUse"
 	// PostToolUseFailure runs after a call whose tool failed.
-	PostToolUseFailure HookEvent = "PostToolUseFailure"
+	PostToolUseFailure Event = "PostToolUseFailure"
 )
 
-// HookEvents are the events luatool runs hooks for.
-var HookEvents = []HookEvent{PreToolUse, PostToolUse, PostToolUseFailure}
+// Events are the events luatool runs hooks for.
+var Events = []Event{PreToolUse, PostToolUse, PostToolUseFailure}
 
-// HookInput is what a hook is told of a call: the JSON a command hook reads on its
+// Input is what a hook is told of a call: the JSON a command hook reads on its
 // stdin, with Claude Code's field names. ToolResponse and DurationMS are set for
 // PostToolUse, Error, IsInterrupt and DurationMS for PostToolUseFailure; the JSON
 // has each field only for the events that define it.
-type HookInput struct {
+type Input struct {
 	SessionID      string         `json:"session_id"`
 	TranscriptPath string         `json:"transcript_path"`
 	Cwd            string         `json:"cwd"`
 	PermissionMode rules.Mode     `json:"permission_mode"`
-	HookEventName  HookEvent      `json:"hook_event_name"`
+	HookEventName  Event          `json:"hook_event_name"`
 	ToolName       string         `json:"tool_name"`
 	ToolInput      map[string]any `json:"tool_input"`
 	ToolUseID      string         `json:"tool_use_id"`
@@ -92,8 +53,8 @@ type HookInput struct {
 }
 
 // MarshalJSON writes the fields of the input's event only.
-func (in HookInput) MarshalJSON() ([]byte, error) {
-	type plain HookInput
+func (in Input) MarshalJSON() ([]byte, error) {
+	type plain Input
 	b, err := json.Marshal(plain(in))
 	if err != nil {
 		return nil, err
@@ -117,9 +78,9 @@ func (in HookInput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// HookDecision is a hook's answer, whichever source gave it. The zero value has no
+// A Decision is a hook's answer, whichever source gave it. The zero value has no
 // opinion: the call goes on as it would without the hook.
-type HookDecision struct {
+type Decision struct {
 	// Permission is Allow, Deny, Ask or "" (none), for PreToolUse.
 	Permission rules.Behavior
 	// Reason says why: for a deny, and for a PostToolUse block, the model is told it;
@@ -140,117 +101,77 @@ type HookDecision struct {
 
 	// blocks are the blocks merged into this decision, each with the hook that gave
 	// it, for the texts the model sees.
-	blocks []hookBlock
+	blocks []block
 }
 
-// hookBlock is one PostToolUse block: the hook's name ("" for a middleware) and why.
-type hookBlock struct{ by, reason string }
+// block is one PostToolUse block: the hook's name ("" for a middleware) and why.
+type block struct{ by, reason string }
 
 // A Hook runs at one event of the calls of the tools its matcher matches.
 type Hook interface {
 	// Event is when the hook runs.
-	Event() HookEvent
+	Event() Event
 	// Matcher selects the tools by name (see MatchTool).
 	Matcher() string
 	// Name identifies the hook in logs, and for running a hook given twice once: a
 	// command hook's command, a hook file's name.
 	Name() string
-	// Timeout bounds Run; zero means DefaultHookTimeout. The call's deadline bounds
+	// Timeout bounds Run; zero means DefaultTimeout. The call's deadline bounds
 	// it too.
 	Timeout() time.Duration
 	// Run decides on the call. An error is logged, and the call goes on as if the
 	// hook were absent.
-	Run(ctx context.Context, in *HookInput) (HookDecision, error)
+	Run(ctx context.Context, in *Input) (Decision, error)
 }
 
-// A HookDef is what a hook file defines (ToolDef.Hook): a loader builds it, and the
-// engine runs it as a Hook named by the file, after Options.Hooks, hook files in
-// order of source and file name. A change to the file reloads it as a change to a
+// A Def is what a hook file defines (the engine's ToolDef.Hook): a loader builds it,
+// and the engine runs it as a Hook named by the file, after Options.Hooks, hook
+// files in order of source and file name. A change to the file reloads it as a change to a
 // tool file does; a file that stops loading keeps its last good version running.
-type HookDef struct {
+type Def struct {
 	// Event is when the hook runs.
-	Event HookEvent
+	Event Event
 	// Matcher selects the tools (see CompileMatcher).
 	Matcher string
-	// Timeout bounds Run; zero means DefaultHookTimeout.
+	// Timeout bounds Run; zero means DefaultTimeout.
 	Timeout time.Duration
 	// Run decides on a call, as Hook.Run does.
-	Run func(ctx context.Context, in *HookInput) (HookDecision, error)
+	Run func(ctx context.Context, in *Input) (Decision, error)
 }
 
-// fileHook is the Hook of a hook file's Tool.
-type fileHook struct{ t *Tool }
-
-func (h fileHook) Event() HookEvent       { return h.t.def.Hook.Event }
-func (h fileHook) Matcher() string        { return h.t.def.Hook.Matcher }
-func (h fileHook) Name() string           { return h.t.def.Source }
-func (h fileHook) Timeout() time.Duration { return h.t.def.Hook.Timeout }
-func (h fileHook) Run(ctx context.Context, in *HookInput) (HookDecision, error) {
-	return h.t.def.Hook.Run(ctx, in)
-}
-
-// buildHook checks the definition of a hook file.
-func buildHook(def ToolDef) (*Tool, error) {
-	var errs []error
-	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
-	h := def.Hook
-	if !slices.Contains(HookEvents, h.Event) {
-		problem("event", fmt.Errorf("event %q is not one luatool runs hooks for (%s)", h.Event, hookEventList()))
-	}
-	if _, err := CompileMatcher(h.Matcher); err != nil {
-		problem("matcher", err)
-	}
-	if h.Timeout < 0 {
-		problem("timeout", errors.New("timeout must be positive (0 means the default)"))
-	}
-	if h.Run == nil {
-		problem("run", errors.New("required member run is missing: function(input, ctx) returning the decision"))
-	}
-	return &Tool{def: def, bound: defaultMemberTimeout}, errors.Join(errs...)
-}
-
-// hookEventList names the events luatool runs.
-func hookEventList() string {
-	names := make([]string, len(HookEvents))
-	for i, e := range HookEvents {
-		names[i] = string(e)
-	}
-	return strings.Join(names, ", ")
-}
-
-// DefaultHookTimeout bounds a hook whose Timeout is zero. Claude Code's default is
+// DefaultTimeout bounds a hook whose Timeout is zero. Claude Code's default is
 // 600 s; a minute is a long time for a step that runs before every matching call.
-const DefaultHookTimeout = time.Minute
+const DefaultTimeout = time.Minute
 
-// HookCall is a call as the middleware sees it: In is the hook input (its event
+// A Call is a call as the middleware sees it: In is the hook input (its event
 // PreToolUse until next returns, then PostToolUse or PostToolUseFailure, with the
 // tool's data or error), a copy for reading; and Decision is the merged decision of
 // the sources before this middleware, which it may change before it calls next (the
 // input changes through Decision.UpdatedInput only, so that it is validated again).
-type HookCall struct {
-	In       *HookInput
-	Decision HookDecision
+type Call struct {
+	In       *Input
+	Decision Decision
 }
 
 // A CallHandler runs the rest of a call from a middleware on, and returns the
 // PostToolUse (or PostToolUseFailure) decision so far.
-type CallHandler func(ctx context.Context, c *HookCall) HookDecision
+type CallHandler func(ctx context.Context, c *Call) Decision
 
 // A Middleware wraps the rest of every call, as net/http middleware wraps a handler:
-// code before next may deny (return a HookDecision with Permission Deny without
+// code before next may deny (return a Decision with Permission Deny without
 // calling next), ask, allow or update the input (by changing c.Decision, where a
-// merge with MergeHookDecisions keeps what earlier sources said); code after next
+// merge with Merge keeps what earlier sources said); code after next
 // sees the result in c.In and may change the decision next returned (block, add
 // context, replace the output). A middleware that returns without calling next and
 // without a deny denies the call too: a call runs only through the whole chain.
 type Middleware func(next CallHandler) CallHandler
 
-// MergeHookDecisions merges decisions given in order: the strongest permission
+// Merge merges decisions given in order: the strongest permission
 // (deny, then ask, then allow) with the reasons of the decisions that gave it; the
 // last updated input and output; every additional context, one a line; a block if
 // any blocks, with the reasons of the blocks.
-func MergeHookDecisions(ds ...HookDecision) HookDecision {
-	var out HookDecision
+func Merge(ds ...Decision) Decision {
+	var out Decision
 	var reasons, blocks, context []string
 	for _, d := range ds {
 		if rank(d.Permission) > rank(out.Permission) {
@@ -267,7 +188,7 @@ func MergeHookDecisions(ds ...HookDecision) HookDecision {
 			if len(d.blocks) > 0 {
 				out.blocks = append(out.blocks, d.blocks...)
 			} else {
-				out.blocks = append(out.blocks, hookBlock{reason: d.Reason})
+				out.blocks = append(out.blocks, block{reason: d.Reason})
 			}
 		}
 		if d.UpdatedInput != nil {
