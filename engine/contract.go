@@ -87,6 +87,10 @@ type ToolDef struct {
 	// members but Source, Close and MemberLine are unused, and the engine runs the
 	// hook at its event (see hooks.Def) as long as the file is loaded.
 	Hook *hooks.Def
+	// Feature, when set, makes the file serve a prompt or a resource instead of a
+	// tool (see Feature): the other members but Source, Close and MemberLine are
+	// unused.
+	Feature Feature
 
 	// Close, if set, releases what the definition holds (pooled Lua states) once the
 	// tool has left every registry snapshot.

@@ -127,8 +127,11 @@ type Tool struct {
 // missing, the name is invalid, or a schema does not compile: the error joins one
 // *MemberError for each problem.
 func Build(def ToolDef) (*Tool, error) {
-	if def.Hook != nil {
+	switch {
+	case def.Hook != nil:
 		return buildHook(def)
+	case def.Feature != nil:
+		return buildFeature(def)
 	}
 	var errs []error
 	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }

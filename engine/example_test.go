@@ -18,6 +18,7 @@ import (
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/feature"
 	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/mcpserver"
@@ -478,18 +479,18 @@ func Example_promptsAndResources() {
 }`,
 	})
 	ctx := context.Background()
-	for _, p := range eng.Registry().Prompts() {
+	for _, p := range feature.Prompts(eng.Registry()) {
 		fmt.Println("prompt", p.Name(), p.Arguments()[0].Name)
 	}
-	r, err := eng.GetPrompt(ctx, "review", map[string]string{"file": "main.go"})
+	r, err := feature.GetPrompt(ctx, eng, "review", map[string]string{"file": "main.go"})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(r.Messages[0].Role+":", r.Messages[0].Content.Text)
-	_, err = eng.GetPrompt(ctx, "review", nil)
+	_, err = feature.GetPrompt(ctx, eng, "review", nil)
 	fmt.Println(err)
 
-	c, err := eng.ReadResource(ctx, "notes://lua")
+	c, err := feature.ReadResource(ctx, eng, "notes://lua")
 	if err != nil {
 		panic(err)
 	}

@@ -19,11 +19,13 @@ type Loader interface {
 	// Match reports whether a file name of a tool directory is a tool file of this
 	// loader (name is the base name: "word_count.lua").
 	Match(name string) bool
-	// Load turns one tool file into a ToolDef. file names it in messages; src is its
-	// content. The diagnostics are every problem found, with file and line; with an
-	// error among them, the ToolDef (whatever could be read of the file, so that
-	// Build can report more) is not served and is closed. The loader sets
-	// ToolDef.MemberLine so that the engine's own diagnostics say where.
+	// Load turns one tool file into a ToolDef: a tool's, or a hook file's (Hook
+	// set), or that of a file serving a prompt or resource (Feature set). file names
+	// it in messages; src is its content. The diagnostics are every problem found,
+	// with file and line; with an error among them, the ToolDef (whatever could be
+	// read of the file, so that Build can report more) is not served and is closed.
+	// The loader sets ToolDef.MemberLine so that the engine's own diagnostics say
+	// where.
 	Load(file string, src []byte, env LoadEnv) (ToolDef, []diag.Diagnostic)
 }
 
@@ -34,25 +36,6 @@ type Loader interface {
 type SharedLoader interface {
 	Loader
 	SharedDir() string
-}
-
-// A FileLoader is a Loader whose files may define prompts and resources as well as
-// tools: the engine loads its files with LoadDef instead of Load, and serves what
-// each defines (Registry.Prompts, Registry.Resources).
-type FileLoader interface {
-	Loader
-	// LoadDef is Load for a file of any kind: the FileDef has Prompt or Resource set
-	// for a prompt or resource file, and Tool otherwise. As with Load, a FileDef
-	// with errors among its diagnostics is not served and is closed.
-	LoadDef(file string, src []byte, env LoadEnv) (FileDef, []diag.Diagnostic)
-}
-
-// A FileDef is what one file defines: a prompt (Prompt set), a resource (Resource
-// set) or else a tool.
-type FileDef struct {
-	Tool     ToolDef
-	Prompt   *PromptDef
-	Resource *ResourceDef
 }
 
 // LoadEnv is what a loader is given besides the file.
@@ -115,51 +98,12 @@ func (e *Engine) loaderFor(name string) Loader {
 	return nil
 }
 
-// loadFile loads one file with its loader and builds what it defines (see
-// FileLoader): a tool, a prompt or a resource. It returns nil and at least one error
-// diagnostic when the file cannot be served.
-func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (item, []diag.Diagnostic) {
-	fl, ok := l.(FileLoader)
-	if !ok {
-		def, diags := l.Load(file, src, env)
-		return e.loadTool(file, def, diags)
-	}
-	def, diags := fl.LoadDef(file, src, env)
-	switch {
-	case def.Prompt != nil:
-		return buildItem(file, diags, def.Prompt.MemberLine, def.Prompt.Close, func() (*Prompt, error) {
-			return BuildPrompt(*def.Prompt)
-		})
-	case def.Resource != nil:
-		return buildItem(file, diags, def.Resource.MemberLine, def.Resource.Close, func() (*Resource, error) {
-			return BuildResource(*def.Resource)
-		})
-	}
-	return e.loadTool(file, def.Tool, diags)
-}
-
-// buildItem builds a prompt or resource a loader has read, adding to its
-// diagnostics the builder's problems with the members the loader has not reported;
-// nil when there is an error, after closing the definition.
-func buildItem[T item](file string, diags []diag.Diagnostic, line func(string) int, closeDef func(), build func() (T, error)) (item, []diag.Diagnostic) {
-	reported := reportedMembers(diags)
-	it, err := build()
-	for _, me := range memberErrors(err) {
-		if !reported[me.Member] && !reported[""] {
-			pos := srcpos.Pos{File: file}
-			if line != nil {
-				pos.Line = line(me.Member)
-			}
-			diags = append(diags, diag.Diagnostic{Pos: pos, Severity: diag.SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
-		}
-	}
-	if diag.HasErrors(diags) {
-		if closeDef != nil {
-			closeDef()
-		}
-		return nil, diags
-	}
-	return it, diags
+// loadFile loads one file with its loader and builds what it defines: a tool, a
+// hook file or a feature. It returns nil and at least one error diagnostic when the
+// file cannot be served.
+func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool, []diag.Diagnostic) {
+	def, diags := l.Load(file, src, env)
+	return e.loadTool(file, def, diags)
 }
 
 // reportedMembers returns the members an error among diags is about ("" for the
@@ -179,7 +123,7 @@ func reportedMembers(diags []diag.Diagnostic) map[string]bool {
 // reported as well as the loader's (but for members the loader has already reported),
 // so that a check shows every problem at once; so are the warnings that concern every
 // tool, whatever its language (schema keywords, API names).
-func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (item, []diag.Diagnostic) {
+func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (*Tool, []diag.Diagnostic) {
 	at := func(member string) srcpos.Pos {
 		pos := srcpos.Pos{File: file}
 		if def.MemberLine != nil && member != "" {
@@ -205,8 +149,8 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (it
 		return nil, diags
 	}
 	t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
-	if def.Hook != nil {
-		return t, diags // a hook file has no name, schema or prompt to check
+	if def.Hook != nil || def.Feature != nil {
+		return t, diags // a hook or feature file has no name, schema or prompt to check
 	}
 	warn := func(member, format string, args ...any) {
 		diags = append(diags, diag.Diagnostic{Pos: at(member), Severity: diag.SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})

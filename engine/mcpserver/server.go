@@ -61,6 +61,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
+	"github.com/luatool/luatool/engine/feature"
 )
 
 // Options configure a Server.
@@ -138,8 +139,8 @@ func New(eng *engine.Engine, opts Options) *Server {
 	s.unsubscribe = eng.Subscribe(func(ev engine.Event) {
 		switch ev.Kind {
 		case engine.ToolAdded, engine.ToolUpdated, engine.ToolRemoved,
-			engine.PromptAdded, engine.PromptUpdated, engine.PromptRemoved,
-			engine.ResourceAdded, engine.ResourceUpdated, engine.ResourceRemoved:
+			feature.PromptAdded, feature.PromptUpdated, feature.PromptRemoved,
+			feature.ResourceAdded, feature.ResourceUpdated, feature.ResourceRemoved:
 			// Not under the engine's load lock: prompts are Lua code.
 			go s.Sync(context.Background())
 		}

@@ -1,4 +1,4 @@
-package engine
+package feature
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/internal/spell"
 )
 
 // A ResourceDef is a resource as a loader reads it from a file: what MCP calls a
 // resource, content a client reads by URI (Claude Code: an @-mention). It has either
 // a URI, for one resource, or a URITemplate (RFC 6570, "notes://{name}"), for every
-// URI the template matches. BuildResource checks it.
+// URI the template matches. NewResource makes it a Resource.
 type ResourceDef struct {
 	// URI is the resource's absolute URI ("docs://readme"); or
 	URI string
@@ -27,14 +28,9 @@ type ResourceDef struct {
 	// Read returns the content at uri, one the definition serves; params are the
 	// template's variables as uri fills them in (nil for a plain URI); cc is as for
 	// PromptDef.Get.
-	Read func(ctx context.Context, uri string, params map[string]string, cc *CallContext) (ResourceContents, error)
+	Read func(ctx context.Context, uri string, params map[string]string, cc *engine.CallContext) (ResourceContents, error)
 	// Source says where the resource was defined: the file, for a loaded one.
 	Source string
-	// MemberLine, when set, gives the line where a member is given in Source.
-	MemberLine func(member string) int
-	// Close, when set, releases what the definition holds, once it is no longer
-	// served.
-	Close func()
 }
 
 // ResourceContents is what a read of a resource returns: Text, or Blob for binary
@@ -50,20 +46,21 @@ type ResourceContents struct {
 // serves.
 var ErrUnknownResource = errors.New("no such resource")
 
-// A Resource is a checked resource definition, as a Registry serves it. It is safe
-// for concurrent use.
+// A Resource is a resource definition as the engine serves it: the engine.Feature of
+// a resource file (ToolDef.Feature), served once Check finds nothing wrong. It is
+// safe for concurrent use.
 type Resource struct {
 	def  ResourceDef
 	tmpl *uritemplate.Template // for a template
+	// problems are what is wrong with def, as Check says.
+	problems error
 }
 
-// BuildResource checks a definition: exactly one of URI and URITemplate, absolute
-// (with a scheme), the template well formed; a name; a Read function. Its problems
-// are MemberErrors (members "uri", "uriTemplate", "name", "read"), joined.
-func BuildResource(def ResourceDef) (*Resource, error) {
+// NewResource returns the resource of a definition, for a loader to hand the engine.
+func NewResource(def ResourceDef) *Resource {
 	var errs []error
 	fail := func(member, format string, args ...any) {
-		errs = append(errs, &MemberError{Member: member, Err: fmt.Errorf(format, args...)})
+		errs = append(errs, &engine.MemberError{Member: member, Err: fmt.Errorf(format, args...)})
 	}
 	r := &Resource{def: def}
 	switch {
@@ -95,11 +92,24 @@ func BuildResource(def ResourceDef) (*Resource, error) {
 	if def.Read == nil {
 		fail("read", "a resource must have a read function")
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return r, nil
+	r.problems = errors.Join(errs...)
+	return r
 }
+
+// Kind is "resource": resources have URIs of their own.
+func (r *Resource) Kind() string { return kindResource }
+
+// Key is the URI or URI template the resource is served by (URI).
+func (r *Resource) Key() string { return r.URI() }
+
+// String names the resource in messages: resource URI "docs://readme".
+func (r *Resource) String() string { return fmt.Sprintf("%s URI %q", kindResource, r.URI()) }
+
+// Check says what is wrong with the definition: exactly one of URI and URITemplate,
+// absolute (with a scheme), the template well formed; a name; a Read function. Its
+// problems are engine.MemberErrors (members "uri", "uriTemplate", "name", "read"),
+// joined.
+func (r *Resource) Check() error { return r.problems }
 
 // hasScheme reports whether a URI template starts with a scheme before its first
 // expression.
@@ -136,12 +146,6 @@ func (r *Resource) MIMEType() string { return r.def.MIMEType }
 // Source says where the resource was defined.
 func (r *Resource) Source() string { return r.def.Source }
 
-func (r *Resource) close() {
-	if r.def.Close != nil {
-		r.def.Close()
-	}
-}
-
 // match reports whether the template r matches uri, with its variables.
 func (r *Resource) match(uri string) (map[string]string, bool) {
 	if !r.tmpl.Regexp().MatchString(uri) {
@@ -157,25 +161,26 @@ func (r *Resource) match(uri string) (map[string]string, bool) {
 	return params, true
 }
 
-// ReadResource reads the resource at uri in the current snapshot: the resource of
+// ReadResource reads the resource at uri in e's current snapshot: the resource of
 // that URI, or else the first template (in URI template order) that matches it. A
 // URI nothing serves is an error wrapping ErrUnknownResource. The resource's code
-// runs as a prompt's does (see GetPrompt): under Options.Timeout, without touching
-// the world. The contents' URI is uri and its MIME type, when the read gives none,
-// the resource's.
-func (e *Engine) ReadResource(ctx context.Context, uri string) (*ResourceContents, error) {
+// runs as a prompt's does (see GetPrompt): under the engine's Options.Timeout,
+// without touching the world. The contents' URI is uri and its MIME type, when the
+// read gives none, the resource's.
+func ReadResource(ctx context.Context, e *engine.Engine, uri string) (*ResourceContents, error) {
 	reg := e.Registry()
-	r, params, ok := reg.matchResource(uri)
+	resources := Resources(reg)
+	r, params, ok := matchResource(resources, uri)
 	if !ok {
 		hint := ""
-		if s := spell.Suggest(uri, resourceURIs(reg.Resources())); s != "" {
+		if s := spell.Suggest(uri, resourceURIs(resources)); s != "" {
 			hint = fmt.Sprintf(" (did you mean %s?)", s)
 		}
 		return nil, fmt.Errorf("%w: %s%s", ErrUnknownResource, uri, hint)
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, e.Options().Timeout)
 	defer cancel()
-	c, err := r.def.Read(ctx, uri, params, e.featureContext(reg, "resource", uri))
+	c, err := r.def.Read(ctx, uri, params, e.FeatureContext(reg, kindResource, uri))
 	if err != nil {
 		return nil, fmt.Errorf("resource %s: %w", uri, err)
 	}
@@ -184,6 +189,25 @@ func (e *Engine) ReadResource(ctx context.Context, uri string) (*ResourceContent
 		c.MIMEType = r.def.MIMEType
 	}
 	return &c, nil
+}
+
+// matchResource finds the resource that serves uri: the one of that URI, or else the
+// first template that matches it, with the template's variables.
+func matchResource(resources []*Resource, uri string) (*Resource, map[string]string, bool) {
+	for _, res := range resources {
+		if !res.IsTemplate() && res.URI() == uri {
+			return res, nil, true
+		}
+	}
+	for _, res := range resources {
+		if !res.IsTemplate() {
+			continue
+		}
+		if params, ok := res.match(uri); ok {
+			return res, params, true
+		}
+	}
+	return nil, nil, false
 }
 
 func resourceURIs(rs []*Resource) []string {

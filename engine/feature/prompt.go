@@ -1,4 +1,4 @@
-package engine
+package feature
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/internal/spell"
 )
 
 // A PromptDef is a prompt template as a loader reads it from a file: what MCP calls a
 // prompt, which clients offer people as a command (Claude Code: a slash command)
-// whose arguments they fill in. BuildPrompt checks it.
+// whose arguments they fill in. NewPrompt makes it a Prompt.
 type PromptDef struct {
 	// Name is the prompt's name, unique among the prompts of a tool set.
 	Name string
@@ -25,15 +26,9 @@ type PromptDef struct {
 	// is given and none is unknown. cc carries the engine's directories, mode and
 	// tool names, and a Log that goes to the engine's Logger; it has no session. Get
 	// must return at least one message.
-	Get func(ctx context.Context, args map[string]string, cc *CallContext) ([]PromptMessage, error)
+	Get func(ctx context.Context, args map[string]string, cc *engine.CallContext) ([]PromptMessage, error)
 	// Source says where the prompt was defined: the file, for a loaded one.
 	Source string
-	// MemberLine, when set, gives the line where a member is given in Source, for
-	// diagnostics.
-	MemberLine func(member string) int
-	// Close, when set, releases what the definition holds (a Lua loader's states),
-	// once the prompt is no longer served.
-	Close func()
 }
 
 // A PromptArgument is one argument of a prompt.
@@ -49,7 +44,7 @@ type PromptArgument struct {
 // ({Type: "image"}, Source holding base64 data and media_type, as in a tool result).
 type PromptMessage struct {
 	Role    string
-	Content ContentBlock
+	Content engine.ContentBlock
 }
 
 // A PromptResult is a rendered prompt.
@@ -66,38 +61,51 @@ var ErrUnknownPrompt = errors.New("no such prompt")
 // take: a required one missing, or one it does not know.
 var ErrPromptArguments = errors.New("bad prompt arguments")
 
-// A Prompt is a checked prompt definition, as a Registry serves it. It is safe for
-// concurrent use.
+// A Prompt is a prompt definition as the engine serves it: the engine.Feature of a
+// prompt file (ToolDef.Feature), served once Check finds nothing wrong. It is safe
+// for concurrent use.
 type Prompt struct {
 	def PromptDef
 }
 
-// BuildPrompt checks a definition: a name, a Get function, arguments with unique,
-// non-empty names. Its problems are MemberErrors (members "name", "get",
-// "arguments"), joined.
-func BuildPrompt(def PromptDef) (*Prompt, error) {
+// NewPrompt returns the prompt of a definition, for a loader to hand the engine.
+func NewPrompt(def PromptDef) *Prompt {
+	def.Arguments = slices.Clip(def.Arguments)
+	return &Prompt{def: def}
+}
+
+// Kind is "prompt": prompts have names of their own.
+func (p *Prompt) Kind() string { return kindPrompt }
+
+// Key is the name the prompt is served by (Name).
+func (p *Prompt) Key() string { return p.def.Name }
+
+// String names the prompt in messages: prompt name "review".
+func (p *Prompt) String() string { return fmt.Sprintf("%s name %q", kindPrompt, p.def.Name) }
+
+// Check says what is wrong with the definition: a name, a Get function, arguments
+// with unique, non-empty names. Its problems are engine.MemberErrors (members
+// "name", "get", "arguments"), joined.
+func (p *Prompt) Check() error {
+	def := p.def
 	var errs []error
 	if def.Name == "" {
-		errs = append(errs, &MemberError{Member: "name", Err: errors.New("a prompt must have a name")})
+		errs = append(errs, &engine.MemberError{Member: "name", Err: errors.New("a prompt must have a name")})
 	}
 	if def.Get == nil {
-		errs = append(errs, &MemberError{Member: "get", Err: errors.New("a prompt must have a get function")})
+		errs = append(errs, &engine.MemberError{Member: "get", Err: errors.New("a prompt must have a get function")})
 	}
 	seen := map[string]bool{}
 	for i, a := range def.Arguments {
 		switch {
 		case a.Name == "":
-			errs = append(errs, &MemberError{Member: "arguments", Err: fmt.Errorf("argument %d has no name", i+1)})
+			errs = append(errs, &engine.MemberError{Member: "arguments", Err: fmt.Errorf("argument %d has no name", i+1)})
 		case seen[a.Name]:
-			errs = append(errs, &MemberError{Member: "arguments", Err: fmt.Errorf("argument %q is declared twice", a.Name)})
+			errs = append(errs, &engine.MemberError{Member: "arguments", Err: fmt.Errorf("argument %q is declared twice", a.Name)})
 		}
 		seen[a.Name] = true
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	def.Arguments = slices.Clip(def.Arguments)
-	return &Prompt{def: def}, nil
+	return errors.Join(errs...)
 }
 
 // Name returns the prompt's name.
@@ -111,12 +119,6 @@ func (p *Prompt) Arguments() []PromptArgument { return p.def.Arguments }
 
 // Source says where the prompt was defined.
 func (p *Prompt) Source() string { return p.def.Source }
-
-func (p *Prompt) close() {
-	if p.def.Close != nil {
-		p.def.Close()
-	}
-}
 
 // checkArgs says what is wrong with args for the prompt: a required argument
 // missing, or one it does not take (with the closest name it takes).
@@ -161,29 +163,30 @@ func (e *argsError) Error() string { return e.msg }
 
 func (e *argsError) Is(target error) bool { return target == ErrPromptArguments }
 
-// GetPrompt renders the prompt name of the current snapshot for args. Arguments are
+// GetPrompt renders the prompt name of e's current snapshot for args. Arguments are
 // checked first: a missing required argument or an unknown one is an error wrapping
 // ErrPromptArguments, an unknown name one wrapping ErrUnknownPrompt (with the closest
-// name on offer). The prompt's code runs under Options.Timeout and may not touch the
-// world: its host functions refuse as at load time, since no permission check guards
-// what a client asks of a prompt. A failure of its code is an error naming the
-// prompt; it ends that request only.
-func (e *Engine) GetPrompt(ctx context.Context, name string, args map[string]string) (*PromptResult, error) {
+// name on offer). The prompt's code runs under the engine's Options.Timeout and may
+// not touch the world: its host functions refuse as at load time, since no permission
+// check guards what a client asks of a prompt. A failure of its code is an error
+// naming the prompt; it ends that request only.
+func GetPrompt(ctx context.Context, e *engine.Engine, name string, args map[string]string) (*PromptResult, error) {
 	reg := e.Registry()
-	p, ok := reg.Prompt(name)
+	f, ok := reg.Feature(kindPrompt, name)
 	if !ok {
 		hint := ""
-		if s := spell.Suggest(name, promptNames(reg.Prompts())); s != "" {
+		if s := spell.Suggest(name, promptNames(Prompts(reg))); s != "" {
 			hint = fmt.Sprintf(" (did you mean %s?)", s)
 		}
 		return nil, fmt.Errorf("%w: %s%s", ErrUnknownPrompt, name, hint)
 	}
+	p := f.(*Prompt)
 	if err := p.checkArgs(args); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, e.Options().Timeout)
 	defer cancel()
-	msgs, err := p.def.Get(ctx, args, e.featureContext(reg, "prompt", name))
+	msgs, err := p.def.Get(ctx, args, e.FeatureContext(reg, kindPrompt, name))
 	if err != nil {
 		return nil, fmt.Errorf("prompt %s: %w", name, err)
 	}
@@ -229,15 +232,4 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
-}
-
-// featureContext is the CallContext of a prompt's get or a resource's read: the
-// engine's directories, mode and tool names, with what the code logs going to the
-// engine's Logger, and no session (nothing of a principal's).
-func (e *Engine) featureContext(reg *Registry, kind, name string) *CallContext {
-	return &CallContext{
-		Cwd: e.opts.Cwd, Roots: e.opts.Roots, Mode: e.opts.Mode, Tools: reg.Names(),
-		Log:    func(line string) { e.opts.Logger.Info(kind+" log", kind, name, "line", line) },
-		engine: e, registry: reg,
-	}
 }
