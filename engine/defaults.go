@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/engine/rules"
@@ -125,7 +126,7 @@ type Tool struct {
 
 // Build checks def and merges the defaults. It fails when a required member is
 // missing, the name is invalid, or a schema does not compile: the error joins one
-// *MemberError for each problem.
+// *diag.MemberError for each problem.
 func Build(def ToolDef) (*Tool, error) {
 	switch {
 	case def.Hook != nil:
@@ -134,7 +135,7 @@ func Build(def ToolDef) (*Tool, error) {
 		return buildFeature(def)
 	}
 	var errs []error
-	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
+	problem := func(member string, err error) { errs = append(errs, &diag.MemberError{Member: member, Err: err}) }
 	if def.Name == "" {
 		problem("name", fmt.Errorf("required member name is missing: it must match %s (a letter, then letters, digits, _, - or ., at most 128 in all)", namePattern))
 	} else if err := nameError(def.Name); err != nil {

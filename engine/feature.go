@@ -20,8 +20,8 @@ type Feature interface {
 	// String names the feature in messages by its kind and key: prompt name
 	// "review", resource URI "docs://readme".
 	String() string
-	// Check says what is wrong with the feature, as MemberErrors, joined (as Build
-	// does for a tool); nil when it may be served.
+	// Check says what is wrong with the feature, as diag.MemberErrors, joined (as
+	// Build does for a tool); nil when it may be served.
 	Check() error
 }
 

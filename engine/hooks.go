@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/hooks"
 )
 
@@ -28,7 +29,7 @@ func (h fileHook) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, err
 // buildHook checks the definition of a hook file.
 func buildHook(def ToolDef) (*Tool, error) {
 	var errs []error
-	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
+	problem := func(member string, err error) { errs = append(errs, &diag.MemberError{Member: member, Err: err}) }
 	h := def.Hook
 	if !slices.Contains(hooks.Events, h.Event) {
 		problem("event", fmt.Errorf("event %q is not one luatool runs hooks for (%s)", h.Event, hookEventList()))

@@ -48,28 +48,12 @@ type LoadEnv struct {
 	Env *env.Set
 }
 
-// A MemberError is a problem Build found with one member of a ToolDef. Build joins
-// one for each problem (errors.Join), so that a loader or host can say where each
-// member is.
-type MemberError struct {
-	// Member is the member's name in the contract ("inputSchema"), or "" for a
-	// problem of the tool as a whole.
-	Member string
-	// Err says what is wrong.
-	Err error
-}
-
-func (e *MemberError) Error() string { return e.Err.Error() }
-
-// Unwrap returns Err.
-func (e *MemberError) Unwrap() error { return e.Err }
-
 // memberErrors returns the MemberErrors of an error of Build.
-func memberErrors(err error) []*MemberError {
-	var out []*MemberError
+func memberErrors(err error) []*diag.MemberError {
+	var out []*diag.MemberError
 	var walk func(error)
 	walk = func(err error) {
-		var me *MemberError
+		var me *diag.MemberError
 		switch {
 		case err == nil:
 		case errors.As(err, &me) && me == err:
@@ -81,7 +65,7 @@ func memberErrors(err error) []*MemberError {
 				}
 				return
 			}
-			out = append(out, &MemberError{Err: err})
+			out = append(out, &diag.MemberError{Err: err})
 		}
 	}
 	walk(err)

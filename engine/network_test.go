@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/rules"
 )
 
@@ -60,7 +61,7 @@ func TestNetworkMemberIsChecked(t *testing.T) {
 		{base([]string{"*"}, false), `network = {"*"} needs ruleContent returning "domain:HOST"`},
 	} {
 		_, err := Build(c.def)
-		var me *MemberError
+		var me *diag.MemberError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &me) || me.Member != "network" {
 			t.Errorf("Build(network %v) = %v; want a network error with %q", c.def.Network, err, c.want)
 		}

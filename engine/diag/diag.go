@@ -62,3 +62,20 @@ func Sort(diags []Diagnostic) {
 		return diags[i].Line < diags[j].Line
 	})
 }
+
+// A MemberError is a problem with one member of a definition: of a tool's (found by
+// the engine's Build), a hook file's or a feature's. The checks join one for each
+// problem (errors.Join), so that a loader or host can say where each member is: the
+// engine reports each as a Diagnostic at the member's line.
+type MemberError struct {
+	// Member is the member's name in the contract ("inputSchema"), or "" for a
+	// problem of the definition as a whole.
+	Member string
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *MemberError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *MemberError) Unwrap() error { return e.Err }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -84,24 +85,24 @@ func (p *Prompt) Key() string { return p.def.Name }
 func (p *Prompt) String() string { return fmt.Sprintf("%s name %q", kindPrompt, p.def.Name) }
 
 // Check says what is wrong with the definition: a name, a Get function, arguments
-// with unique, non-empty names. Its problems are engine.MemberErrors (members
+// with unique, non-empty names. Its problems are diag.MemberErrors (members
 // "name", "get", "arguments"), joined.
 func (p *Prompt) Check() error {
 	def := p.def
 	var errs []error
 	if def.Name == "" {
-		errs = append(errs, &engine.MemberError{Member: "name", Err: errors.New("a prompt must have a name")})
+		errs = append(errs, &diag.MemberError{Member: "name", Err: errors.New("a prompt must have a name")})
 	}
 	if def.Get == nil {
-		errs = append(errs, &engine.MemberError{Member: "get", Err: errors.New("a prompt must have a get function")})
+		errs = append(errs, &diag.MemberError{Member: "get", Err: errors.New("a prompt must have a get function")})
 	}
 	seen := map[string]bool{}
 	for i, a := range def.Arguments {
 		switch {
 		case a.Name == "":
-			errs = append(errs, &engine.MemberError{Member: "arguments", Err: fmt.Errorf("argument %d has no name", i+1)})
+			errs = append(errs, &diag.MemberError{Member: "arguments", Err: fmt.Errorf("argument %d has no name", i+1)})
 		case seen[a.Name]:
-			errs = append(errs, &engine.MemberError{Member: "arguments", Err: fmt.Errorf("argument %q is declared twice", a.Name)})
+			errs = append(errs, &diag.MemberError{Member: "arguments", Err: fmt.Errorf("argument %q is declared twice", a.Name)})
 		}
 		seen[a.Name] = true
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -60,7 +61,7 @@ type Resource struct {
 func NewResource(def ResourceDef) *Resource {
 	var errs []error
 	fail := func(member, format string, args ...any) {
-		errs = append(errs, &engine.MemberError{Member: member, Err: fmt.Errorf(format, args...)})
+		errs = append(errs, &diag.MemberError{Member: member, Err: fmt.Errorf(format, args...)})
 	}
 	r := &Resource{def: def}
 	switch {
@@ -107,7 +108,7 @@ func (r *Resource) String() string { return fmt.Sprintf("%s URI %q", kindResourc
 
 // Check says what is wrong with the definition: exactly one of URI and URITemplate,
 // absolute (with a scheme), the template well formed; a name; a Read function. Its
-// problems are engine.MemberErrors (members "uri", "uriTemplate", "name", "read"),
+// problems are diag.MemberErrors (members "uri", "uriTemplate", "name", "read"),
 // joined.
 func (r *Resource) Check() error { return r.problems }
 
