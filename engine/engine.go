@@ -58,7 +58,7 @@ type Options struct {
 	// Protected are the host's own files and directories that it loads as code or
 	// configuration (settings files, hook scripts, tool directories it may load
 	// later), which no call may write without a person's yes, whatever the mode and
-	// rules say (see ProtectedPath). They add to what is always protected (.git, shell
+	// rules say (see rules.ProtectedPath). They add to what is always protected (.git, shell
 	// and editor configuration, ...) and to the directories Load reads tools from.
 	// Each must be absolute, or New fails.
 	Protected []rules.ProtectedPath
@@ -114,11 +114,11 @@ type Options struct {
 	// given the rules that would allow this one. The CLI names its flags.
 	ApprovalHint func(rules []string) string
 	// Hooks run at the events of every call whose tool their matcher matches, in
-	// Claude Code's hook protocol (see hook.go for the order): package hooks turns
-	// the "hooks" of settings files into these.
+	// Claude Code's hook protocol (see package hooks for the order): hooks.FromSettings
+	// turns the "hooks" of settings files into these.
 	Hooks []hooks.Hook
 	// Middleware wraps the rest of every call after the hooks of PreToolUse, the
-	// first outermost, in the manner of net/http middleware (see Middleware).
+	// first outermost, in the manner of net/http middleware (see hooks.Middleware).
 	Middleware []hooks.Middleware
 	// Summarize, if set, is the host's small model: it answers prompt about content
 	// (a web page converted to Markdown, for WebFetch) in a few sentences. Tools reach

@@ -18,8 +18,8 @@ import (
 //     then, in plan mode, a call that is not read-only is denied, whatever follows says;
 //  3. a tool-level ask rule asks, even in bypassPermissions mode;
 //  4. a content ask rule that matches asks, even in bypassPermissions mode, and so
-//     does a PreToolUse hook's ask (see hook.go); the ask is made after steps 5 and
-//     6, whose deny and whose reason say more;
+//     does a PreToolUse hook's ask (see package hooks); the ask is made after steps
+//     5 and 6, whose deny and whose reason say more;
 //  5. the tool's own checkPermissions: deny denies; ask and passthrough are kept;
 //  6. the safety check (the original's step 1g; see rules/protect.go): a call that is not
 //     read-only and whose getPath names a protected path, or whose checkPermissions

@@ -278,9 +278,9 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	}
 
 	// 5. The PreToolUse hooks, then the middleware around the rest of the call (see
-	// hook.go for the order). Hooks run inside the call's deadline: a call whose
-	// time ran out in them ends there, as timed out.
-	// runHooks gives each hook a copy of what it reads; only a middleware, which
+	// package hooks for the order). Hooks run inside the call's deadline: a call
+	// whose time ran out in them ends there, as timed out.
+	// hooks.Run gives each hook a copy of what it reads; only a middleware, which
 	// reads the hooks.Input itself, needs copies made here, so that it cannot change
 	// what the tool is called with or returned.
 	st.inputCopy, st.dataCopy = sameInput, sameValue
@@ -502,7 +502,7 @@ func (e *Engine) invoke(ctx, bounded context.Context, t *Tool, input map[string]
 	return tr, nil
 }
 
-// redactResult redacts what a call hands on (see Redactor). The content of a call
+// redactResult redacts what a call hands on (see env.Redactor). The content of a call
 // that ran to the end was redacted before it was persisted; redacting it again
 // could find a secret inside a marker.
 func redactResult(redact *env.Redactor, r *Result) {
