@@ -56,11 +56,11 @@ type Options struct {
 	// Home empty such a rule makes New fail: it could not be matched.
 	Home string
 	// Protected are the host's own files and directories that it loads as code or
-	// configuration (settings files, hook scripts, tool directories it may load
-	// later), which no call may write without a person's yes, whatever the mode and
-	// rules say (see rules.ProtectedPath). They add to what is always protected (.git, shell
-	// and editor configuration, ...) and to the directories Load reads tools from.
-	// Each must be absolute, or New fails.
+	// configuration (settings files, hook scripts, tool directories it may load later),
+	// which no call may write without a person's yes, whatever the mode and rules say
+	// (see rules.ProtectedPath). They add to what is always protected (.git, shell and
+	// editor configuration, ...) and to the directories Load reads tools from. Each must
+	// be absolute, or New fails.
 	Protected []rules.ProtectedPath
 	// MemberTimeout bounds each question member (prompt, isEnabled, the flags,
 	// getPath, ruleContent, the renderers, ...) wherever it is asked, so that one that

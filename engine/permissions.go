@@ -21,8 +21,8 @@ import (
 //     does a PreToolUse hook's ask (see package hooks); the ask is made after steps
 //     5 and 6, whose deny and whose reason say more;
 //  5. the tool's own checkPermissions: deny denies; ask and passthrough are kept;
-//  6. the safety check (the original's step 1g; see rules/protect.go): a call that is not
-//     read-only and whose getPath names a protected path, or whose checkPermissions
+//  6. the safety check (the original's step 1g; see rules.Protected): a call that is
+//     not read-only and whose getPath names a protected path, or whose checkPermissions
 //     asked with a SafetyCheck reason, asks a person, whatever the mode, the allow
 //     rules, the tool's own allow or a hook's allow say; in dontAsk mode, or with
 //     no one to ask, it is denied with the reason. A getPath that fails or gives no

@@ -15,9 +15,9 @@ import (
 
 // A Registry is an immutable snapshot of the tools on offer: looked up by name or
 // alias, listed in name order; and of the features of the tool directories, their
-// prompts and resources (see Features). Tools whose isEnabled answered false when the snapshot
-// was built are left out, as in the original, where isEnabled is asked only when the
-// tool list is assembled. A Registry is safe for concurrent use.
+// prompts and resources (see Features). Tools whose isEnabled answered false when the
+// snapshot was built are left out, as in the original, where isEnabled is asked only
+// when the tool list is assembled. A Registry is safe for concurrent use.
 type Registry struct {
 	// hooks are the hooks of hook files, in order of file name.
 	hooks  []hooks.Hook

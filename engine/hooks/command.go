@@ -42,8 +42,8 @@ type Options struct {
 // maxOutput bounds what is kept of a hook's stdout and of its stderr.
 const maxOutput = 1 << 20
 
-// FromSettings returns the command hooks of h, in order, for the engine's Options.Hooks;
-// none when h.Disabled. Settings already left out what cannot run.
+// FromSettings returns the command hooks of h, in order, for the engine's
+// Options.Hooks; none when h.Disabled. Settings already left out what cannot run.
 func FromSettings(h Settings, opts Options) []Hook {
 	if opts.Launcher == nil {
 		panic("hooks: FromSettings: Options.Launcher is nil: command hooks need the host's launcher (builtin/hostmod's ShellOptions confines them as shell commands are)")

@@ -64,14 +64,14 @@
 // A "command" runs with /bin/sh -c, "args" as a program and its arguments, in the
 // call's working directory, in its own process group, which is killed when the hook
 // ends or times out (default DefaultTimeout; "timeout" in seconds; never past the
-// call's deadline). Commands are started by the host's Launcher, which confines them as it confines
-// its other commands (the CLI's is builtin/hostmod's ShellOptions, so a hook runs
-// as a shell command of the shell module does: the Landlock sandbox unless turned
-// off, the network only where allowed, and the same minimal environment, with HOME
-// and TMPDIR set to a scratch directory removed afterwards), with
-// CLAUDE_PROJECT_DIR, as the original sets it for its hooks. A hook may read and
-// execute the roots, the system directories and the directory of the settings file
-// it comes from (so a script kept beside the file runs), and write only its scratch
+// call's deadline). Commands are started by the host's Launcher, which confines them
+// as it confines its other commands (the CLI's is builtin/hostmod's ShellOptions, so
+// a hook runs as a shell command of the shell module does: the Landlock sandbox
+// unless turned off, the network only where allowed, and the same minimal
+// environment, with HOME and TMPDIR set to a scratch directory removed afterwards),
+// with CLAUDE_PROJECT_DIR, as the original sets it for its hooks. A hook may read and
+// execute the roots, the system directories and the directory of the settings file it
+// comes from (so a script kept beside the file runs), and write only its scratch
 // directory: it decides on a call, it does not make one.
 //
 // Command hooks are code the user runs: they come only from the user's own

@@ -125,8 +125,8 @@ type Hook interface {
 }
 
 // A Def is what a hook file defines (the engine's ToolDef.Hook): a loader builds it,
-// and the engine runs it as a Hook named by the file, after Options.Hooks, hook
-// files in order of source and file name. A change to the file reloads it as a change to a
+// and the engine runs it as a Hook named by the file, after Options.Hooks, hook files
+// in order of source and file name. A change to the file reloads it as a change to a
 // tool file does; a file that stops loading keeps its last good version running.
 type Def struct {
 	// Event is when the hook runs.

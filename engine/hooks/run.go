@@ -53,12 +53,12 @@ func Check(hooks []Hook) error {
 	return errors.Join(errs...)
 }
 
-// Run runs hooks at once, each under its own timeout cut to what is left of
-// ctx, the call's deadline, and merges their decisions in order. A hook that fails,
-// panics or outlives its time gives none, and is logged to log. It returns when every hook
-// has answered or been given up on, so a Hook that ignores its context cannot hold
-// the call past its timeout, nor past the call's deadline: hooks count inside the
-// call's time. Once ctx has ended, no hook runs (each is logged as not run).
+// Run runs hooks at once, each under its own timeout cut to what is left of ctx, the
+// call's deadline, and merges their decisions in order. A hook that fails, panics or
+// outlives its time gives none, and is logged to log. It returns when every hook has
+// answered or been given up on, so a Hook that ignores its context cannot hold the
+// call past its timeout, nor past the call's deadline: hooks count inside the call's
+// time. Once ctx has ended, no hook runs (each is logged as not run).
 func Run(ctx context.Context, hooks []Hook, in *Input, log *slog.Logger) Decision {
 	if len(hooks) == 0 {
 		return Decision{}

@@ -14,14 +14,15 @@ import (
 )
 
 // Prompts and resources: those of the engine's snapshot (feature.Prompts,
-// feature.Resources), listed by every view alike (they belong to the tool directories, not to a
-// principal, and their code sees no session: nothing of one principal reaches
-// another) and synced with the tools, so that a reload that changes them sends
-// notifications/prompts/list_changed or notifications/resources/list_changed.
-// prompts/get and resources/read go to feature.GetPrompt and feature.ReadResource:
-// an unknown prompt or bad arguments are invalid params (-32602), an unknown
-// resource is the SDK's resource-not-found error, and a failing get or read an
-// internal error (-32603) with the engine's message; each ends its request only.
+// feature.Resources), listed by every view alike (they belong to the tool
+// directories, not to a principal, and their code sees no session: nothing of one
+// principal reaches another) and synced with the tools, so that a reload that changes
+// them sends notifications/prompts/list_changed or
+// notifications/resources/list_changed. prompts/get and resources/read go to
+// feature.GetPrompt and feature.ReadResource: an unknown prompt or bad arguments are
+// invalid params (-32602), an unknown resource is the SDK's resource-not-found error,
+// and a failing get or read an internal error (-32603) with the engine's message;
+// each ends its request only.
 
 // syncFeatures brings the view's prompts and resources in line with the engine's
 // current snapshot, with syncMu held.

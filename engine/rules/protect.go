@@ -16,22 +16,22 @@ import (
 // or a PreToolUse hook say: the model's right to edit files must never become the
 // right to run code, at once (a tool directory luatool hot-reloads) or later (a git
 // hook, a shell's startup file, an editor's tasks). This is the original's safety
-// check (step 1g of its order; see the engine's permissions.go), which even its bypassPermissions
-// mode respects.
+// check (step 1g of its order; see the engine's permissions.go), which even its
+// bypassPermissions mode respects.
 //
 // What is protected, and why, is said in one place: protectedNames, the names
 // protected wherever they appear in a path; any git repository directory, whatever
 // its name (a committed bare repository: gitDirAt); and the host's own directories
 // and files (the engine's Options.Protected), to which the engine adds every
-// directory it loads tools from (Source.Dir). A path is protected when any of its forms (cleaned; each
-// link of a chain of symbolic links; resolved as the kernel resolves it, a ".."
-// after a link going to the link target's parent: see pathForms) has a protected
-// name as one of its elements, or lies in a git repository or a protected
-// directory. Names and directories are compared
-// without regard to case, and a name with trailing dots or spaces, or an NTFS stream
-// suffix (".git::$INDEX_ALLOCATION"), counts as the name: a filesystem that folds
-// case, or drops those, opens the protected file under such a name. Both choices can
-// only protect more.
+// directory it loads tools from (Source.Dir). A path is protected when any of its
+// forms (cleaned; each link of a chain of symbolic links; resolved as the kernel
+// resolves it, a ".." after a link going to the link target's parent: see pathForms)
+// has a protected name as one of its elements, or lies in a git repository or a
+// protected directory. Names and directories are compared without regard to case, and
+// a name with trailing dots or spaces, or an NTFS stream suffix
+// (".git::$INDEX_ALLOCATION"), counts as the name: a filesystem that folds case, or
+// drops those, opens the protected file under such a name. Both choices can only
+// protect more.
 //
 // The project's own build files (a Makefile, package.json scripts, go:generate
 // lines, tests) are not protected: they are the code the model is there to write,
