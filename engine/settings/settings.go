@@ -24,8 +24,9 @@
 //	{"env": {"UNITS": "metric",
 //	         "WEATHER_API_KEY": {"value": "...", "secret": true, "tools": ["Weather"]}}}
 //
-// "hooks" holds Claude Code's command hooks, and "disableAllHooks" turns them off (see
-// Hooks); a hook entry luatool cannot run is a warning naming it, the rest is used.
+// "hooks" holds Claude Code's command hooks, and "disableAllHooks" turns them off (read
+// into a hooks.Settings: see hooks.go); a hook entry luatool cannot run is a warning
+// naming it, the rest is used.
 //
 // Inside "permissions", "network" and the objects of "env" every key must be known:
 // a misspelt key would drop rules the user believes are in force, so it is an error
@@ -76,7 +77,7 @@ type Settings struct {
 	Network Network
 	// Env are the values handed to tools, in the order given (see env.New).
 	Env []env.Var
-	// Hooks are the command hooks and whether hooks are turned off (see Hooks).
+	// Hooks are the command hooks and whether hooks are turned off (see hooks.Settings).
 	Hooks hooks.Settings
 }
 
