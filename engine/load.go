@@ -174,12 +174,12 @@ type sourceState struct {
 // A loadRun is the load of one version of a tool file, on a goroutine of its own, so
 // that a rescan can stop waiting for it.
 type loadRun struct {
-	name string // within the source
-	hash [sha256.Size]byte
-	scan uint64        // the rescan that read this version
-	done chan struct{} // closed when item and diags are set
-	item *Tool
-	diag []diag.Diagnostic
+	name  string // within the source
+	hash  [sha256.Size]byte
+	scan  uint64        // the rescan that read this version
+	done  chan struct{} // closed when item and diags are set
+	item  *Tool
+	diags []diag.Diagnostic
 }
 
 // finished reports whether the load has its outcome.
@@ -455,9 +455,9 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 			f = &toolFile{}
 			s.files[r.name] = f
 		}
-		f.hash, f.diags, f.readAt, changed = r.hash, r.diag, r.scan, true
+		f.hash, f.diags, f.readAt, changed = r.hash, r.diags, r.scan, true
 		if r.item == nil {
-			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diag})
+			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diags})
 			if wait.recheck != nil {
 				// It may have been read halfway through a save: look again soon,
 				// even while the directory keeps changing.
@@ -581,7 +581,7 @@ func (e *Engine) startLoad(l Loader, s *sourceState, name string, data []byte, h
 		defer close(r.done)
 		e.loadSlots <- struct{}{}
 		defer func() { <-e.loadSlots }()
-		r.item, r.diag = e.loadFile(l, file, data, env)
+		r.item, r.diags = e.loadFile(l, file, data, env)
 	}()
 	return r
 }
@@ -654,7 +654,7 @@ func (s *sourceState) sharedChanges(dir string, files map[string][sha256.Size]by
 }
 
 // assemble builds the snapshot from the Go-native tools and the sources' last good
-// items (tools, prompts, resources), resolving names within each kind: within a
+// items (tools, hook files, features), resolving names within each kind: within a
 // source a name declared twice is served by neither file; across sources the later
 // source wins, with a notice.
 func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
