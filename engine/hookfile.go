@@ -12,8 +12,8 @@ import (
 	"github.com/luatool/luatool/engine/hooks"
 )
 
-// The engine's side of the hook protocol: hook files as hooks, the hooks of a call,
-// and the texts hooks add to a result.
+// The engine's side of the hook protocol (package hooks): hook files as hooks, and
+// the hooks of a call: which run, and the texts they add to its result.
 
 // fileHook is the Hook of a hook file's Tool.
 type fileHook struct{ t *Tool }
