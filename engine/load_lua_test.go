@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // The engine's loading of tool directories (Load, names, sources, isEnabled), with Lua
@@ -41,7 +42,7 @@ func TestLoadDirectory(t *testing.T) {
 	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Read", "Write"}) {
 		t.Errorf("registry = %v, want [Read Write]", got)
 	}
-	d, ok := findDiag(diags, engine.SeverityError, "")
+	d, ok := findDiag(diags, diag.SeverityError, "")
 	if !ok || d.File != "t/broken.lua" {
 		t.Errorf("want an error for broken.lua:\n%s", diagText(diags))
 	}
@@ -67,7 +68,7 @@ func TestDuplicateNamesInOneDirectory(t *testing.T) {
 		"b.lua": namedTool("Dup", "b"),
 		"c.lua": namedTool("Other", "c"),
 	})
-	d, ok := findDiag(diags, engine.SeverityError, `"Dup"`)
+	d, ok := findDiag(diags, diag.SeverityError, `"Dup"`)
 	if !ok {
 		t.Fatalf("no error about the duplicate:\n%s", diagText(diags))
 	}
@@ -95,14 +96,14 @@ func TestLaterSourceOverridesEarlierWithANotice(t *testing.T) {
 	}
 	e := newLuaEngine(t, engine.Options{Tools: []engine.ToolDef{goTool}})
 	diags := e.Load(first, second)
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
-	d, ok := findDiag(diags, engine.SeverityNotice, "tool T overrides the one from first/t.lua")
+	d, ok := findDiag(diags, diag.SeverityNotice, "tool T overrides the one from first/t.lua")
 	if !ok || d.File != "second/t.lua" {
 		t.Errorf("no override notice for T:\n%s", diagText(diags))
 	}
-	if _, ok := findDiag(diags, engine.SeverityNotice, "tool Keep overrides the one from go:Keep"); !ok {
+	if _, ok := findDiag(diags, diag.SeverityNotice, "tool Keep overrides the one from go:Keep"); !ok {
 		t.Errorf("no override notice for the Go tool:\n%s", diagText(diags))
 	}
 	if r := e.Call(bg, engine.ToolUse{ID: "1", Name: "T", Input: []byte(`{}`)}); r.Block.Content.String() != "second" {
@@ -143,7 +144,7 @@ func TestAliasCollisionIsIgnored(t *testing.T) {
 		"a.lua": namedTool("A", "a2"),
 		"b.lua": luaSourceWith(`name = "B",`, `aliases = {"A"},`, memberPrompt, memberSchema, memberCall),
 	})
-	if _, ok := findDiag(diags, engine.SeverityWarning, "alias A of tool B is ignored"); !ok {
+	if _, ok := findDiag(diags, diag.SeverityWarning, "alias A of tool B is ignored"); !ok {
 		t.Errorf("no warning for the alias collision:\n%s", diagText(diags))
 	}
 	if r := e.Call(bg, engine.ToolUse{ID: "1", Name: "A", Input: []byte(`{}`)}); r.Block.Content.String() != "a2" {
@@ -157,7 +158,7 @@ func TestAliasCollisionIsIgnored(t *testing.T) {
 func TestLoadMissingDirectory(t *testing.T) {
 	e := newLuaEngine(t, engine.Options{})
 	diags := e.Load(engine.DirSource(filepath.Join(t.TempDir(), "nope")))
-	if !engine.HasErrors(diags) {
+	if !diag.HasErrors(diags) {
 		t.Errorf("loading a missing directory gave no error: %v", diags)
 	}
 }
@@ -174,7 +175,7 @@ func TestIsEnabledIsBounded(t *testing.T) {
 			`isEnabled = function() local t0 = os.clock() while os.clock() - t0 < 60 do end return true end,`),
 		"ok.lua": namedTool("Ok", "ok"),
 	}))
-	if _, ok := findDiag(diags, engine.SeverityWarning, "isEnabled failed"); !ok {
+	if _, ok := findDiag(diags, diag.SeverityWarning, "isEnabled failed"); !ok {
 		t.Errorf("no warning for the isEnabled that timed out:\n%s", diagText(diags))
 	}
 	if d := time.Since(start); d > 30*time.Second {
@@ -196,14 +197,14 @@ func TestLoadSourceByDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newLuaEngine(t, engine.Options{})
-	if diags := e.Load(engine.Source{Name: "d", Dir: dir}); engine.HasErrors(diags) {
+	if diags := e.Load(engine.Source{Name: "d", Dir: dir}); diag.HasErrors(diags) {
 		t.Fatalf("a source by Dir:\n%s", diagText(diags))
 	}
 	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Read"}) {
 		t.Errorf("registry = %v", got)
 	}
 	diags := e.Load(engine.Source{Name: "empty"})
-	if d, ok := findDiag(diags, engine.SeverityError, "the source has no files: set its FS or Dir"); !ok || d.File != "empty" {
+	if d, ok := findDiag(diags, diag.SeverityError, "the source has no files: set its FS or Dir"); !ok || d.File != "empty" {
 		t.Errorf("a source with neither FS nor Dir:\n%s", diagText(diags))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // span is when a call ran.
@@ -102,7 +104,7 @@ func TestRunBatchLimit(t *testing.T) {
 func TestRunContextModifiers(t *testing.T) {
 	rt := &recordingTools{spans: map[string]span{}}
 	e := newTestEngine(t, Options{Cwd: "/w", Tools: []ToolDef{
-		rt.def("Cd", false, &ContextChange{Cwd: "/moved", Mode: ModeAcceptEdits}),
+		rt.def("Cd", false, &ContextChange{Cwd: "/moved", Mode: rules.ModeAcceptEdits}),
 		rt.def("SafeCd", true, &ContextChange{Cwd: "/ignored"}),
 		rt.def("Read", true, nil),
 	}})

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // The pipeline tests run Go-native tools: what they check is the engine's, whatever
@@ -167,9 +169,9 @@ func goTools(rec *recorder) []ToolDef {
 			CheckPermissions: func(_ context.Context, in map[string]any, _ *CallContext) (PermissionResult, error) {
 				rec.add("permission", nil)
 				if in["step"] == "permission" {
-					return PermissionResult{Behavior: Deny, Message: "stopped at permission"}, nil
+					return PermissionResult{Behavior: rules.Deny, Message: "stopped at permission"}, nil
 				}
-				return PermissionResult{Behavior: Allow}, nil
+				return PermissionResult{Behavior: rules.Allow}, nil
 			},
 			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
 				rec.add("call", nil)
@@ -212,13 +214,13 @@ func goTools(rec *recorder) []ToolDef {
 			CheckPermissions: func(_ context.Context, in map[string]any, _ *CallContext) (PermissionResult, error) {
 				switch path := in["path"].(string); path {
 				case "/etc":
-					return PermissionResult{Behavior: Deny, Message: "no writing to /etc"}, nil
+					return PermissionResult{Behavior: rules.Deny, Message: "no writing to /etc"}, nil
 				case "/upd":
-					return PermissionResult{Behavior: Allow, UpdatedInput: map[string]any{"path": "/upd/x"}}, nil
+					return PermissionResult{Behavior: rules.Allow, UpdatedInput: map[string]any{"path": "/upd/x"}}, nil
 				case "/ok":
-					return PermissionResult{Behavior: Allow}, nil
+					return PermissionResult{Behavior: rules.Allow}, nil
 				default:
-					return PermissionResult{Behavior: Ask, Message: "Guard wants to write " + path}, nil
+					return PermissionResult{Behavior: rules.Ask, Message: "Guard wants to write " + path}, nil
 				}
 			},
 			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
@@ -541,7 +543,7 @@ func TestPermissionDenyIsPlain(t *testing.T) {
 	asked := false
 	e, _ := pipelineEngine(t, Options{CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
 		asked = true
-		return PermissionDecision{Behavior: Allow}, nil
+		return PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	wantError(t, call(e, bg, "Guard", `{"path":"/etc"}`), StagePermission, "no writing to /etc")
 	if asked {
@@ -591,10 +593,10 @@ func TestCanUseTool(t *testing.T) {
 		want   string
 		stage  Stage
 	}{
-		{"allow", answer{d: PermissionDecision{Behavior: Allow}}, "wrote /tmp/a", StageDone},
-		{"allow with updated input", answer{d: PermissionDecision{Behavior: Allow, UpdatedInput: map[string]any{"path": "/tmp/b"}}}, "wrote /tmp/b", StageDone},
-		{"deny", answer{d: PermissionDecision{Behavior: Deny}}, "Permission to use Guard has been denied.", StagePermission},
-		{"deny with feedback", answer{d: PermissionDecision{Behavior: Deny, Message: "use /tmp/c instead"}},
+		{"allow", answer{d: PermissionDecision{Behavior: rules.Allow}}, "wrote /tmp/a", StageDone},
+		{"allow with updated input", answer{d: PermissionDecision{Behavior: rules.Allow, UpdatedInput: map[string]any{"path": "/tmp/b"}}}, "wrote /tmp/b", StageDone},
+		{"deny", answer{d: PermissionDecision{Behavior: rules.Deny}}, "Permission to use Guard has been denied.", StagePermission},
+		{"deny with feedback", answer{d: PermissionDecision{Behavior: rules.Deny, Message: "use /tmp/c instead"}},
 			"The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\nuse /tmp/c instead", StagePermission},
 		{"an answer that is not allow", answer{d: PermissionDecision{Behavior: "sure"}}, "Permission to use Guard has been denied.", StagePermission},
 		{"callback error", answer{err: errors.New("no terminal")}, "Permission to use Guard was not granted: no terminal", StagePermission},
@@ -625,7 +627,7 @@ func TestCanUseTool(t *testing.T) {
 	}
 	t.Run("updated input is validated", func(t *testing.T) {
 		e, _ := pipelineEngine(t, Options{CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
-			return PermissionDecision{Behavior: Allow, UpdatedInput: map[string]any{"path": 5.0}}, nil
+			return PermissionDecision{Behavior: rules.Allow, UpdatedInput: map[string]any{"path": 5.0}}, nil
 		}})
 		r := call(e, bg, "Guard", `{"path":"/tmp/a"}`)
 		if !r.Block.IsError || !strings.HasPrefix(r.Block.Content.String(), "<tool_use_error>InputValidationError: Guard") {
@@ -636,7 +638,7 @@ func TestCanUseTool(t *testing.T) {
 		var desc string
 		e, rec := pipelineEngine(t, Options{CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
 			desc = req.Description
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		}})
 		wantOK(t, call(e, bg, "GoWrite", `{"path":"/x"}`), "wrote /x")
 		if desc != "Write /x" || len(rec.Inputs()) != 1 {
@@ -647,13 +649,13 @@ func TestCanUseTool(t *testing.T) {
 		asked := 0
 		can := func(context.Context, PermissionRequest) (PermissionDecision, error) {
 			asked++
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		}
-		e, _ := pipelineEngine(t, Options{CanUseTool: can, Mode: ModeDontAsk})
+		e, _ := pipelineEngine(t, Options{CanUseTool: can, Mode: rules.ModeDontAsk})
 		if r := call(e, bg, "Guard", `{"path":"/tmp/a"}`); !r.Block.IsError || asked != 0 {
 			t.Errorf("dontAsk: %q, asked %d times", r.Block.Content.String(), asked)
 		}
-		e, _ = pipelineEngine(t, Options{Mode: ModeBypassPermissions})
+		e, _ = pipelineEngine(t, Options{Mode: rules.ModeBypassPermissions})
 		wantOK(t, call(e, bg, "Guard", `{"path":"/tmp/a"}`), "wrote /tmp/a")
 		// bypassPermissions does not override the tool's own deny.
 		wantError(t, call(e, bg, "Guard", `{"path":"/etc"}`), StagePermission, "no writing to /etc")
@@ -969,10 +971,10 @@ func TestCallContext(t *testing.T) {
 		return data("seen")
 	})
 	cwd := t.TempDir()
-	e, _ := pipelineEngine(t, Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: ModeAcceptEdits, Tools: []ToolDef{spy}})
+	e, _ := pipelineEngine(t, Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: rules.ModeAcceptEdits, Tools: []ToolDef{spy}})
 	before := time.Now()
 	wantOK(t, e.Call(bg, ToolUse{ID: "toolu_ctx", Name: "Spy", Input: []byte(`{}`)}), "seen")
-	if got.ToolUseID != "toolu_ctx" || got.Cwd != cwd || got.Mode != ModeAcceptEdits ||
+	if got.ToolUseID != "toolu_ctx" || got.Cwd != cwd || got.Mode != rules.ModeAcceptEdits ||
 		!reflect.DeepEqual(got.Roots, []string{cwd, "/other"}) || !reflect.DeepEqual(got.Tools, e.Registry().Names()) {
 		t.Errorf("CallContext: id %q, cwd %q, mode %q, roots %q, tools %q", got.ToolUseID, got.Cwd, got.Mode, got.Roots, got.Tools)
 	}

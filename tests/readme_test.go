@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // readmeSection returns the text of the README section with the given heading, up to
@@ -258,7 +259,7 @@ func TestReadmePermissions(t *testing.T) {
 	}
 	listed := regexp.MustCompile(`# (.*)$`).FindStringSubmatch(lines[1])
 	var modes []string
-	for _, m := range engine.Modes() {
+	for _, m := range rules.Modes() {
 		modes = append(modes, string(m))
 	}
 	if listed == nil || listed[1] != strings.Join(modes, ", ") {
