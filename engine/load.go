@@ -138,6 +138,13 @@ func identify(it item) (kind, name string) {
 	panic(fmt.Sprintf("engine: item of type %T", it))
 }
 
+// isHookFile reports whether an item is a hook file's, which is served as one of
+// the snapshot's hooks, not as a tool.
+func isHookFile(it item) bool {
+	t, ok := it.(*Tool)
+	return ok && t.def.Hook != nil
+}
+
 // itemKey is the key of an item among the items of every kind.
 func itemKey(it item) string {
 	kind, name := identify(it)
@@ -238,15 +245,47 @@ type loadWait struct {
 	recheck func(source string)
 }
 
-// Load sets the sources, in order, reads them and swaps in a snapshot of the Go-native
-// tools and the tools of the sources. A tool in a later source overrides one of the
-// same name in an earlier source (a notice says so). Two files of one source declaring
-// one name are both left out, with an error naming both. A file that fails to load is
+// Load sets the whole list of sources, in order, reads them and swaps in a snapshot
+// of the Go-native tools and the tools of the sources. A source loaded before and
+// left out of sources is dropped with everything it served, and a notice among the
+// diagnostics (and a line of the Logger) names it and what went with it: AddSources
+// adds to the list instead. A tool in a later source overrides one of the same name
+// in an earlier source (a notice says so). Two files of one source declaring one
+// name are both left out, with an error naming both. A file that fails to load is
 // reported; its last good version (from an earlier Load of a source of the same name)
 // keeps serving. Files whose content has not changed since the last read are not
-// loaded again. Load returns the diagnostics of the whole set, in source order. A
-// source with a Dir and no FS reads the directory (as DirSource).
+// loaded again. Load returns the diagnostics of the whole set, in source order, after
+// the notices of the sources dropped. A source with a Dir and no FS reads the
+// directory (as DirSource).
 func (e *Engine) Load(sources ...Source) []Diagnostic {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	return e.setSourcesLocked(sources)
+}
+
+// AddSources adds sources after those loaded, reads them and swaps in the snapshot,
+// as Load does for the list with them added. A source whose name is loaded already
+// takes that one's place in the list, and its files are read again. It returns the
+// diagnostics of the whole set.
+func (e *Engine) AddSources(sources ...Source) []Diagnostic {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	list := make([]Source, 0, len(e.sources)+len(sources))
+	for _, s := range e.sources {
+		list = append(list, s.src)
+	}
+	for _, src := range sources {
+		if i := slices.IndexFunc(list, func(s Source) bool { return s.Name == src.Name }); i >= 0 {
+			list[i] = src
+		} else {
+			list = append(list, src)
+		}
+	}
+	return e.setSourcesLocked(list)
+}
+
+// setSourcesLocked is Load, with loadMu held.
+func (e *Engine) setSourcesLocked(sources []Source) []Diagnostic {
 	sources = slices.Clone(sources)
 	var dirs []ProtectedPath
 	for i, src := range sources {
@@ -262,14 +301,11 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 		}
 	}
 	e.loadedDirs.Store(&dirs)
-	e.loadMu.Lock()
-	defer e.loadMu.Unlock()
 	known := map[string]*sourceState{}
 	for _, s := range e.sources {
 		known[s.src.Name] = s
 	}
 	var next []*sourceState
-	var dropped []item
 	for _, src := range sources {
 		s, ok := known[src.Name]
 		if ok {
@@ -280,7 +316,15 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 		}
 		next = append(next, s)
 	}
-	for _, s := range known {
+	var dropped []item
+	var notices []Diagnostic
+	for _, s := range e.sources {
+		if known[s.src.Name] != s {
+			continue // kept
+		}
+		notice := droppedNotice(s)
+		e.opts.Logger.Info(notice.String())
+		notices = append(notices, notice)
 		for _, f := range s.files {
 			if f.item != nil {
 				dropped = append(dropped, f.item)
@@ -291,7 +335,29 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 		}
 	}
 	e.sources = next
-	return e.refreshLocked(func(*sourceState) bool { return true }, dropped, loadWait{})
+	return append(notices, e.refreshLocked(func(*sourceState) bool { return true }, dropped, loadWait{})...)
+}
+
+// droppedNotice says that a source is no longer loaded, and names what it served:
+// a host that meant to add a source and set the list instead learns it here.
+func droppedNotice(s *sourceState) Diagnostic {
+	names := slices.Sorted(maps.Keys(s.files))
+	var served []string
+	for _, name := range names {
+		switch it := s.files[name].item; {
+		case it == nil:
+		case isHookFile(it):
+			served = append(served, "hook "+it.Source())
+		default:
+			kind, id := identify(it)
+			served = append(served, kind+" "+id)
+		}
+	}
+	msg := "source " + s.src.Name + " is no longer loaded: Load sets the whole list of sources (AddSources adds to it)"
+	if len(served) > 0 {
+		msg += "; with it went " + strings.Join(served, ", ")
+	}
+	return Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: SeverityNotice, Message: msg}
 }
 
 // Refresh reads again the sources with the given names (all of them when none is
@@ -332,9 +398,15 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wa
 		retired = append(retired, r...)
 		events = append(events, ev...)
 	}
-	if !changed {
-		return slices.Clone(e.diagnostics)
+	if changed {
+		e.swapLocked(events, retired)
 	}
+	return slices.Clone(e.diagnostics)
+}
+
+// swapLocked assembles the snapshot and swaps it in, tells the subscribers of events
+// and of what changed, and closes the retired items, no longer served.
+func (e *Engine) swapLocked(events []Event, retired []item) {
 	old := e.Registry()
 	reg, diags := e.assemble()
 	e.snapshot.Store(reg)
@@ -348,7 +420,6 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wa
 	for _, it := range retired {
 		it.close()
 	}
-	return slices.Clone(diags)
 }
 
 // rescan reads a source's directory: new and changed files are loaded, unchanged ones
@@ -686,8 +757,8 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		for _, name := range names {
 			f := s.files[name]
 			diags = append(diags, f.diags...)
-			if t, ok := f.item.(*Tool); ok && t.def.Hook != nil {
-				hooks = append(hooks, fileHook{t})
+			if isHookFile(f.item) {
+				hooks = append(hooks, fileHook{f.item.(*Tool)})
 				continue
 			}
 			if f.item != nil {
@@ -697,7 +768,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		}
 		for _, name := range names {
 			it := s.files[name].item
-			if t, ok := it.(*Tool); it == nil || ok && t.def.Hook != nil {
+			if it == nil || isHookFile(it) {
 				continue
 			}
 			k := itemKey(it)
