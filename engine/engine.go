@@ -46,7 +46,9 @@ type Options struct {
 	// code is stopped at the deadline; a Go-native tool must watch its context.
 	Timeout time.Duration
 	// Cwd is the working directory tools see; Roots are the directories they may touch.
-	// Cwd defaults to the first root, Roots to [Cwd]; one of them must be set.
+	// Cwd defaults to the first root, Roots to [Cwd]; one of them must be set. A
+	// loader's host modules must be confined to the same roots, or New fails (see
+	// Loader).
 	Cwd   string
 	Roots []string
 	// Home is the user's home directory, which "~/x" path rules are relative to. With
@@ -233,6 +235,9 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := checkProtected(opts.Protected); err != nil {
+		return nil, err
+	}
+	if err := checkLoaderRoots(opts); err != nil {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rules: rules, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
