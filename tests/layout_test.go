@@ -14,8 +14,22 @@ import (
 
 const module = "github.com/luatool/luatool"
 
-// TestImportsPointDown guards the dependency direction of DESIGN.md: cmd and the CLI
-// on top; then the Lua loader and test runner, the settings files and MCP serving
+// rootPackage is how the module's root package (import path module) is named among
+// the others, which go by their directory: by its package name.
+const rootPackage = "luatool"
+
+// modulePackage returns the name of a package of the module by its import path: its
+// directory within the module, or rootPackage; false for a package of another
+// module.
+func modulePackage(importPath string) (string, bool) {
+	if importPath == module {
+		return rootPackage, true
+	}
+	return strings.CutPrefix(importPath, module+"/")
+}
+
+// TestImportsPointDown guards the dependency direction of DESIGN.md: cmd, the root
+// package (the host API of the common case) and the CLI on top; then the Lua loader and test runner, the settings files and MCP serving
 // over the engine; then the engine, which knows no Lua, and hostmod; then bindings;
 // then the leaves. No package reaches up.
 func TestImportsPointDown(t *testing.T) {
@@ -24,13 +38,13 @@ func TestImportsPointDown(t *testing.T) {
 	// a directory and its subpackages ("x/...").
 	forbidden := map[string][]string{
 		"engine":                   {"bindings/...", "builtin/...", "scripts/...", "cmd/..."},
-		"engine/...":               {"builtin/hostmod", "builtin/confine/...", "scripts/...", "cmd/..."},
+		"engine/...":               {"builtin/hostmod", "builtin/confine/...", "scripts/...", "cmd/...", rootPackage},
 		"engine/settings":          {"bindings/...", "engine/luaload"},
 		"engine/apischema":         {"bindings/...", "engine/luaload"},
 		"engine/mcpserver":         {"bindings/...", "engine/luaload"},
 		"engine/hooks":             {"bindings/...", "engine/luaload", "builtin/..."},
-		"bindings/...":             {"engine", "engine/luaload", "engine/settings", "engine/hooks", "builtin/...", "scripts/...", "cmd/..."},
-		"builtin/...":              {"engine", "engine/luaload", "engine/settings", "engine/hooks", "scripts/...", "cmd/..."},
+		"bindings/...":             {"engine", "engine/luaload", "engine/settings", "engine/hooks", "builtin/...", "scripts/...", "cmd/...", rootPackage},
+		"builtin/...":              {"engine", "engine/luaload", "engine/settings", "engine/hooks", "scripts/...", "cmd/...", rootPackage},
 		"builtin/puremod/...":      {"builtin/hostmod", "builtin/confine/..."},
 		"builtin/confine":          {"..."},
 		"scripts/...":              {"..."},
@@ -140,10 +154,13 @@ func moduleImports(t *testing.T, root string) map[string][]string {
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = rootPackage
+		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasPrefix(p, module+"/") {
-				out[rel] = append(out[rel], strings.TrimPrefix(p, module+"/"))
+			if d, ok := modulePackage(p); ok {
+				out[rel] = append(out[rel], d)
 			}
 		}
 		return nil
