@@ -15,8 +15,10 @@
 // The engine knows no scripting language. Tool files reach it through Loaders
 // (Options.Loaders): a loader turns a file into a ToolDef. Package engine/luaload is
 // the loader of Lua files, whose functions run in sandboxed Lua states (package
-// bindings). Go hosts add Go-native tools through Options.Tools, with TypedTool for a
-// function of Go types; they go through the same defaults and pipeline.
+// bindings). Go hosts add Go-native tools through Options.Tools (or AddTools, later),
+// with TypedTool for a function of Go types; they go through the same defaults and
+// pipeline. Package luatool, at the module's root, wires the common case in one
+// package: the standard tools, tool directories, Go tools, asks, serving and watching.
 //
 // A loader's file may also define a hook (ToolDef.Hook) or an MCP prompt or resource
 // (ToolDef.Feature) instead of a tool: the engine loads, checks and reloads those
@@ -34,8 +36,10 @@
 //
 // # The engine
 //
-// New builds an Engine; Load reads directories of tool files (Sources) with the
-// loaders and swaps in a new Registry, an immutable snapshot of the tools on offer.
+// New builds an Engine; Load sets the directories of tool files (Sources) it serves,
+// AddSources adds to them, and each reads them with the loaders and swaps in a new
+// Registry, an immutable snapshot of the tools on offer. A source Load leaves out is
+// dropped, with a notice naming it and its tools.
 // Call runs one tool_use through the pipeline, in the original system's order:
 //
 //  1. look the tool up by name or alias ("No such tool available", with a hint);

@@ -49,7 +49,9 @@ type Options struct {
 	// code is stopped at the deadline; a Go-native tool must watch its context.
 	Timeout time.Duration
 	// Cwd is the working directory tools see; Roots are the directories they may touch.
-	// Cwd defaults to the first root, Roots to [Cwd]; one of them must be set.
+	// Cwd defaults to the first root, Roots to [Cwd]; one of them must be set. A
+	// loader's host modules must be confined to the same roots, or New fails (see
+	// Loader).
 	Cwd   string
 	Roots []string
 	// Home is the user's home directory, which "~/x" path rules are relative to. With
@@ -238,10 +240,45 @@ func New(opts Options) (*Engine, error) {
 	if err := checkProtected(opts.Protected); err != nil {
 		return nil, err
 	}
+	if err := checkLoaderRoots(opts); err != nil {
+		return nil, err
+	}
 	e := &Engine{opts: opts, rules: rs, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	e.closer = e.onClose
+	if e.goTools, err = e.buildGoTools(opts.Tools); err != nil {
+		return nil, err
+	}
+	reg, _ := newRegistry(e.goTools, e.isEnabled)
+	e.snapshot.Store(reg)
+	return e, nil
+}
+
+// AddTools adds Go-native tools to those Options.Tools gave New, built the same way
+// and served the same way: before the tools of files, so that a tool file's tool of
+// the same name overrides one, with a notice among the Diagnostics. A name a Go tool
+// has already, or a definition Build refuses, is an error, and then none is added.
+// It swaps in the snapshot with them, and the subscribers hear of each.
+func (e *Engine) AddTools(defs ...ToolDef) error {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	tools, err := e.buildGoTools(defs)
+	if err != nil {
+		return err
+	}
+	e.goTools = append(e.goTools, tools...)
+	e.swapLocked(nil, nil)
+	return nil
+}
+
+// buildGoTools builds Go-native tools, refusing a name that one of them or of the
+// engine's Go tools has already.
+func (e *Engine) buildGoTools(defs []ToolDef) ([]*Tool, error) {
 	seen := map[string]bool{}
-	for _, def := range opts.Tools {
+	for _, t := range e.goTools {
+		seen[t.Name()] = true
+	}
+	var tools []*Tool
+	for _, def := range defs {
 		if seen[def.Name] {
 			return nil, fmt.Errorf("tool %s: two Go tools have this name", def.Name)
 		}
@@ -253,12 +290,10 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
 		}
-		t.log, t.bound, t.redact = opts.Logger, opts.MemberTimeout, opts.Env.Redactor()
-		e.goTools = append(e.goTools, t)
+		t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
+		tools = append(tools, t)
 	}
-	reg, _ := newRegistry(e.goTools, e.isEnabled)
-	e.snapshot.Store(reg)
-	return e, nil
+	return tools, nil
 }
 
 // Close releases what the engine holds outside its tools. First it ends what calls

@@ -83,9 +83,10 @@ return {
 	// The required parameter `name` is missing</tool_use_error>
 }
 
-// The README's "Embed in Go": the standard host modules confined to a directory, a
-// directory of tools, one call. tests/readme_test.go checks that the README shows
-// exactly the lines between the markers.
+// What package luatool's Runtime wires, by hand: the standard host modules and the
+// engine confined to the same roots (New refuses others), the standard tools, and a
+// directory of the host's added beside them (AddSources adds; Load sets the whole
+// list, and names what it drops).
 func Example_embed() {
 	dir, err := os.MkdirTemp("", "workspace")
 	if err != nil {
@@ -96,7 +97,6 @@ func Example_embed() {
 	ctx := context.Background()
 	input := json.RawMessage(`{"pattern": "*.txt"}`)
 
-	// README: Embed in Go
 	mods, err := hostmod.Standard([]string{dir}) // fs, glob, grep, shell, http, path: confined to dir
 	if err != nil {
 		panic(err)
@@ -108,14 +108,19 @@ func Example_embed() {
 	if err != nil {
 		panic(err)
 	}
-	diags := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()}) // or engine.DirSource("tools")
+	diags := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()})
+	diags = append(diags, eng.AddSources(engine.Source{Name: "mine", FS: toolFS(map[string]string{"hello.lua": `return {
+  name = "Hello", prompt = "Greets.", inputSchema = { type = "object" }, isReadOnly = true,
+  call = function() return "hello" end,
+}`})})...) // engine.DirSource(dir) for a directory on disk
 	res := eng.Call(ctx, engine.ToolUse{ID: "toolu_1", Name: "Glob", Input: input})
 	fmt.Println(res.Block.Content.String())
-	// end README
-
+	res = eng.Call(ctx, engine.ToolUse{ID: "toolu_2", Name: "Hello", Input: json.RawMessage(`{}`)})
+	fmt.Println(res.Block.Content.String())
 	fmt.Println(diag.HasErrors(diags))
 	// Output:
 	// notes.txt
+	// hello
 	// false
 }
 

@@ -122,6 +122,10 @@ func identify(t *Tool) (kind, name string) {
 	return "tool", t.Name()
 }
 
+// isHookFile reports whether what a file serves is a hook file's, which is served
+// as one of the snapshot's hooks, not as a tool.
+func isHookFile(t *Tool) bool { return t != nil && t.def.Hook != nil }
+
 // itemKey is the key of what a file serves among those of every kind.
 func itemKey(t *Tool) string {
 	kind, name := identify(t)
@@ -231,15 +235,47 @@ type loadWait struct {
 	recheck func(source string)
 }
 
-// Load sets the sources, in order, reads them and swaps in a snapshot of the Go-native
-// tools and the tools of the sources. A tool in a later source overrides one of the
-// same name in an earlier source (a notice says so). Two files of one source declaring
-// one name are both left out, with an error naming both. A file that fails to load is
+// Load sets the whole list of sources, in order, reads them and swaps in a snapshot
+// of the Go-native tools and the tools of the sources. A source loaded before and
+// left out of sources is dropped with everything it served, and a notice among the
+// diagnostics (and a line of the Logger) names it and what went with it: AddSources
+// adds to the list instead. A tool in a later source overrides one of the same name
+// in an earlier source (a notice says so). Two files of one source declaring one
+// name are both left out, with an error naming both. A file that fails to load is
 // reported; its last good version (from an earlier Load of a source of the same name)
 // keeps serving. Files whose content has not changed since the last read are not
-// loaded again. Load returns the diagnostics of the whole set, in source order. A
-// source with a Dir and no FS reads the directory (as DirSource).
+// loaded again. Load returns the diagnostics of the whole set, in source order, after
+// the notices of the sources dropped. A source with a Dir and no FS reads the
+// directory (as DirSource).
 func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	return e.setSourcesLocked(sources)
+}
+
+// AddSources adds sources after those loaded, reads them and swaps in the snapshot,
+// as Load does for the list with them added. A source whose name is loaded already
+// takes that one's place in the list, and its files are read again. It returns the
+// diagnostics of the whole set.
+func (e *Engine) AddSources(sources ...Source) []diag.Diagnostic {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	list := make([]Source, 0, len(e.sources)+len(sources))
+	for _, s := range e.sources {
+		list = append(list, s.src)
+	}
+	for _, src := range sources {
+		if i := slices.IndexFunc(list, func(s Source) bool { return s.Name == src.Name }); i >= 0 {
+			list[i] = src
+		} else {
+			list = append(list, src)
+		}
+	}
+	return e.setSourcesLocked(list)
+}
+
+// setSourcesLocked is Load, with loadMu held.
+func (e *Engine) setSourcesLocked(sources []Source) []diag.Diagnostic {
 	sources = slices.Clone(sources)
 	var dirs []rules.ProtectedPath
 	for i, src := range sources {
@@ -255,14 +291,11 @@ func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
 		}
 	}
 	e.loadedDirs.Store(&dirs)
-	e.loadMu.Lock()
-	defer e.loadMu.Unlock()
 	known := map[string]*sourceState{}
 	for _, s := range e.sources {
 		known[s.src.Name] = s
 	}
 	var next []*sourceState
-	var dropped []*Tool
 	for _, src := range sources {
 		s, ok := known[src.Name]
 		if ok {
@@ -273,7 +306,15 @@ func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
 		}
 		next = append(next, s)
 	}
-	for _, s := range known {
+	var dropped []*Tool
+	var notices []diag.Diagnostic
+	for _, s := range e.sources {
+		if known[s.src.Name] != s {
+			continue // kept
+		}
+		notice := droppedNotice(s)
+		e.opts.Logger.Info(notice.String())
+		notices = append(notices, notice)
 		for _, f := range s.files {
 			if f.item != nil {
 				dropped = append(dropped, f.item)
@@ -284,7 +325,29 @@ func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
 		}
 	}
 	e.sources = next
-	return e.refreshLocked(func(*sourceState) bool { return true }, dropped, loadWait{})
+	return append(notices, e.refreshLocked(func(*sourceState) bool { return true }, dropped, loadWait{})...)
+}
+
+// droppedNotice says that a source is no longer loaded, and names what it served:
+// a host that meant to add a source and set the list instead learns it here.
+func droppedNotice(s *sourceState) diag.Diagnostic {
+	names := slices.Sorted(maps.Keys(s.files))
+	var served []string
+	for _, name := range names {
+		switch it := s.files[name].item; {
+		case it == nil:
+		case isHookFile(it):
+			served = append(served, "hook "+it.Source())
+		default:
+			kind, id := identify(it)
+			served = append(served, kind+" "+id)
+		}
+	}
+	msg := "source " + s.src.Name + " is no longer loaded: Load sets the whole list of sources (AddSources adds to it)"
+	if len(served) > 0 {
+		msg += "; with it went " + strings.Join(served, ", ")
+	}
+	return diag.Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: diag.SeverityNotice, Message: msg}
 }
 
 // Refresh reads again the sources with the given names (all of them when none is
@@ -325,9 +388,15 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, w
 		retired = append(retired, r...)
 		events = append(events, ev...)
 	}
-	if !changed {
-		return slices.Clone(e.diagnostics)
+	if changed {
+		e.swapLocked(events, retired)
 	}
+	return slices.Clone(e.diagnostics)
+}
+
+// swapLocked assembles the snapshot and swaps it in, tells the subscribers of events
+// and of what changed, and closes the retired items, no longer served.
+func (e *Engine) swapLocked(events []Event, retired []*Tool) {
 	old := e.Registry()
 	reg, diags := e.assemble()
 	e.snapshot.Store(reg)
@@ -341,7 +410,6 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, w
 	for _, it := range retired {
 		it.close()
 	}
-	return slices.Clone(diags)
 }
 
 // rescan reads a source's directory: new and changed files are loaded, unchanged ones
@@ -679,7 +747,7 @@ func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
 		for _, name := range names {
 			f := s.files[name]
 			diags = append(diags, f.diags...)
-			if t := f.item; t != nil && t.def.Hook != nil {
+			if t := f.item; isHookFile(t) {
 				fileHooks = append(fileHooks, fileHook{t})
 				continue
 			}
@@ -690,7 +758,7 @@ func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
 		}
 		for _, name := range names {
 			it := s.files[name].item
-			if it == nil || it.def.Hook != nil {
+			if it == nil || isHookFile(it) {
 				continue
 			}
 			k := itemKey(it)

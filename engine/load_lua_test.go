@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -116,6 +117,65 @@ func TestLaterSourceOverridesEarlierWithANotice(t *testing.T) {
 	e.Load(first)
 	if r := e.Call(bg, engine.ToolUse{ID: "3", Name: "T", Input: []byte(`{}`)}); r.Block.Content.String() != "first" {
 		t.Errorf("after reloading, T answered %q", r.Block.Content.String())
+	}
+}
+
+// TestLoadReportsDroppedSource: Load sets the whole list, so a source left out of a
+// second Load is dropped with its tools; the diagnostics and the log name it and them,
+// where before the tools just went (a host meaning to add a directory lost the
+// standard tools with no word).
+func TestLoadReportsDroppedSource(t *testing.T) {
+	log := &engine.RecordingHandler{}
+	e := newLuaEngine(t, engine.Options{Logger: slog.New(log)})
+	std := source("<standard>", map[string]string{"glob.lua": namedTool("Glob", "g"), "grep.lua": namedTool("Grep", "r")})
+	mine := source("mine", map[string]string{"mine.lua": namedTool("Mine", "m")})
+	if diags := e.Load(std); len(diags) > 0 {
+		t.Fatal(diagText(diags))
+	}
+	diags := e.Load(mine)
+	want := "source <standard> is no longer loaded: Load sets the whole list of sources (AddSources adds to it); with it went tool Glob, tool Grep"
+	if d, ok := findDiag(diags, diag.SeverityNotice, want); !ok || d.File != "<standard>" {
+		t.Errorf("no notice of the dropped source:\n%s", diagText(diags))
+	}
+	if msgs := log.Messages(); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+		t.Errorf("log: %q, want one line saying %q", msgs, want)
+	}
+	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Mine"}) {
+		t.Errorf("tools %v, want only Mine", got)
+	}
+	// The notice is news of that Load, not a standing problem of the set.
+	if diags := e.Refresh(); len(diags) > 0 {
+		t.Errorf("Refresh repeats the notice:\n%s", diagText(diags))
+	}
+}
+
+// TestAddSources: AddSources keeps the sources loaded and adds after them, so a
+// later source overrides as in Load; a source of a name already loaded takes its
+// place and is read again; nothing is reported dropped.
+func TestAddSources(t *testing.T) {
+	e := newLuaEngine(t, engine.Options{})
+	if diags := e.Load(source("std", map[string]string{"glob.lua": namedTool("Glob", "g"), "t.lua": namedTool("T", "std")})); len(diags) > 0 {
+		t.Fatal(diagText(diags))
+	}
+	diags := e.AddSources(source("mine", map[string]string{"t.lua": namedTool("T", "mine")}))
+	if _, ok := findDiag(diags, diag.SeverityNotice, "no longer loaded"); ok {
+		t.Errorf("AddSources dropped a source:\n%s", diagText(diags))
+	}
+	if _, ok := findDiag(diags, diag.SeverityNotice, "tool T overrides the one from std/t.lua"); !ok {
+		t.Errorf("the added source does not come after the loaded one:\n%s", diagText(diags))
+	}
+	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Glob", "T"}) {
+		t.Errorf("tools %v, want Glob and T", got)
+	}
+	// The same name again: its new files replace the old, in the first place.
+	diags = e.AddSources(source("std", map[string]string{"glob.lua": namedTool("Glob", "g2"), "t.lua": namedTool("T", "std2")}))
+	if _, ok := findDiag(diags, diag.SeverityNotice, "tool T overrides the one from std/t.lua"); !ok {
+		t.Errorf("std did not keep its place before mine:\n%s", diagText(diags))
+	}
+	for name, want := range map[string]string{"Glob": "g2", "T": "mine"} {
+		if r := e.Call(bg, engine.ToolUse{ID: name, Name: name, Input: []byte(`{}`)}); r.Block.Content.String() != want {
+			t.Errorf("%s answered %q, want %q", name, r.Block.Content.String(), want)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/env"
@@ -15,6 +16,12 @@ import (
 // engine, which knows the contract and the pipeline, and the languages tools are
 // written in. Package engine/luaload is the loader of Lua files. A Loader must be
 // safe for concurrent use: the files of a directory load side by side.
+//
+// A loader whose tools reach the file system through host code confined to
+// directories of its own (the Lua loader's host modules) says which with a method
+// Roots() []string, and New fails unless they are the engine's Roots (and its
+// ResultsDir, where tools may read the results they were pointed at): the two are
+// given apart, and a difference would let tools reach what the engine was not given.
 type Loader interface {
 	// Match reports whether a file name of a tool directory is a tool file of this
 	// loader (name is the base name: "word_count.lua").
@@ -70,6 +77,52 @@ func memberErrors(err error) []*diag.MemberError {
 	}
 	walk(err)
 	return out
+}
+
+// checkLoaderRoots makes sure that the loaders' tools reach no directory but the
+// engine's roots and results directory, and every root (see Loader).
+func checkLoaderRoots(opts Options) error {
+	// Roots are compared as the system finds them: absolute, through links (a
+	// root that does not exist is compared as written, cleaned).
+	form := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return real
+		}
+		return filepath.Clean(p)
+	}
+	allowed := map[string]bool{}
+	for _, r := range opts.Roots {
+		allowed[form(r)] = true
+	}
+	if opts.ResultsDir != "" {
+		allowed[form(opts.ResultsDir)] = true
+	}
+	for _, l := range opts.Loaders {
+		rooted, ok := l.(interface{ Roots() []string })
+		if !ok {
+			continue
+		}
+		roots := rooted.Roots()
+		if len(roots) == 0 {
+			continue // its tools reach no file
+		}
+		reached := map[string]bool{}
+		for _, r := range roots {
+			if !allowed[form(r)] {
+				return fmt.Errorf("engine: the host modules of loader %T reach %s, which is not among Options.Roots %q: build them with the engine's roots", l, r, opts.Roots)
+			}
+			reached[form(r)] = true
+		}
+		for _, r := range opts.Roots {
+			if !reached[form(r)] {
+				return fmt.Errorf("engine: Options.Roots has %s, which the host modules of loader %T (roots %q) do not reach: build them with the engine's roots", r, l, roots)
+			}
+		}
+	}
+	return nil
 }
 
 // loaderFor returns the loader of a file name, or nil when no loader takes it.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -995,5 +996,32 @@ func TestNewMessagesAndMapResultID(t *testing.T) {
 	}
 	if !reflect.DeepEqual(r.Data, map[string]any{"n": 1.0}) {
 		t.Errorf("Data = %#v", r.Data)
+	}
+}
+
+// TestAddTools: Go tools added to a running engine are served as those of
+// Options.Tools (the subscribers hear of them); a name a Go tool has, or a definition
+// Build refuses, is an error and adds none of the batch.
+func TestAddTools(t *testing.T) {
+	e := newTestEngine(t, Options{Tools: []ToolDef{readOnlyTool("First", objectSchema(nil), func(map[string]any, *CallContext) (*ToolResult, error) { return data("first") })}})
+	var events []string
+	e.Subscribe(func(ev Event) { events = append(events, ev.String()) })
+	second := readOnlyTool("Second", objectSchema(nil), func(map[string]any, *CallContext) (*ToolResult, error) { return data("second") })
+	if err := e.AddTools(second); err != nil {
+		t.Fatal(err)
+	}
+	wantOK(t, call(e, context.Background(), "Second", `{}`), "second")
+	if want := []string{"added: Second (go:Second)"}; !slices.Equal(events, want) {
+		t.Errorf("events %q, want %q", events, want)
+	}
+	third := readOnlyTool("Third", objectSchema(nil), func(map[string]any, *CallContext) (*ToolResult, error) { return data("third") })
+	if err := e.AddTools(third, second); err == nil || err.Error() != "tool Second: two Go tools have this name" {
+		t.Errorf("a name taken: %v", err)
+	}
+	if err := e.AddTools(ToolDef{Name: "Bad"}); err == nil || !strings.HasPrefix(err.Error(), "tool Bad: ") {
+		t.Errorf("a definition Build refuses: %v", err)
+	}
+	if got := e.Registry().Names(); !slices.Equal(got, []string{"First", "Second"}) {
+		t.Errorf("tools %v, want First and Second: a failed AddTools adds none", got)
 	}
 }

@@ -14,12 +14,26 @@ import (
 
 const module = "github.com/luatool/luatool"
 
-// TestImportsPointDown guards the dependency direction of DESIGN.md: cmd and the CLI
-// on top; then the Lua loader and test runner, the settings files, prompts and
-// resources and MCP serving over the engine; then the engine, which knows no Lua,
-// and hostmod; then the engine's seams (schema, rules, hooks, env, diag), which
-// import neither the engine nor Lua; then bindings; then the leaves. No package
-// reaches up.
+// rootPackage is how the module's root package (import path module) is named among
+// the others, which go by their directory: by its package name.
+const rootPackage = "luatool"
+
+// modulePackage returns the name of a package of the module by its import path: its
+// directory within the module, or rootPackage; false for a package of another
+// module.
+func modulePackage(importPath string) (string, bool) {
+	if importPath == module {
+		return rootPackage, true
+	}
+	return strings.CutPrefix(importPath, module+"/")
+}
+
+// TestImportsPointDown guards the dependency direction of DESIGN.md: cmd, the root
+// package (the host API of the common case) and the CLI on top; then the Lua loader
+// and test runner, the settings files, prompts and resources and MCP serving over
+// the engine; then the engine, which knows no Lua, and hostmod; then the engine's
+// seams (schema, rules, hooks, env, diag), which import neither the engine nor Lua;
+// then bindings; then the leaves. No package reaches up.
 func TestImportsPointDown(t *testing.T) {
 	// overEngine are the packages above the engine, which its seams must not import.
 	overEngine := []string{"engine", "engine/settings", "engine/feature", "engine/luaload", "engine/luatest", "engine/codemode", "engine/apischema", "engine/mcpserver"}
@@ -32,7 +46,7 @@ func TestImportsPointDown(t *testing.T) {
 	// a directory and its subpackages ("x/...").
 	forbidden := map[string][]string{
 		"engine":                   {"bindings/...", "builtin/...", "scripts/...", "cmd/..."},
-		"engine/...":               {"builtin/hostmod", "builtin/confine/...", "scripts/...", "cmd/..."},
+		"engine/...":               {"builtin/hostmod", "builtin/confine/...", "scripts/...", "cmd/...", rootPackage},
 		"engine/schema":            seam,
 		"engine/rules":             seam,
 		"engine/hooks":             seam,
@@ -42,8 +56,8 @@ func TestImportsPointDown(t *testing.T) {
 		"engine/feature":           {"bindings/...", "engine/luaload"},
 		"engine/apischema":         {"bindings/...", "engine/luaload"},
 		"engine/mcpserver":         {"bindings/...", "engine/luaload"},
-		"bindings/...":             append([]string{"builtin/...", "scripts/...", "cmd/..."}, enginePackages...),
-		"builtin/...":              append([]string{"scripts/...", "cmd/..."}, enginePackages...),
+		"bindings/...":             append([]string{"builtin/...", "scripts/...", "cmd/...", rootPackage}, enginePackages...),
+		"builtin/...":              append([]string{"scripts/...", "cmd/...", rootPackage}, enginePackages...),
 		"builtin/puremod/...":      {"builtin/hostmod", "builtin/confine/..."},
 		"builtin/confine":          {"..."},
 		"scripts/...":              {"..."},
@@ -153,10 +167,13 @@ func moduleImports(t *testing.T, root string) map[string][]string {
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = rootPackage
+		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasPrefix(p, module+"/") {
-				out[rel] = append(out[rel], strings.TrimPrefix(p, module+"/"))
+			if d, ok := modulePackage(p); ok {
+				out[rel] = append(out[rel], d)
 			}
 		}
 		return nil

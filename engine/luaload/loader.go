@@ -7,6 +7,10 @@
 //	mods, _ := hostmod.Standard(roots)
 //	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: roots})
 //
+// The roots are given twice, and engine.New checks that they agree (Roots): the host
+// modules reach what the engine was given and nothing else. Package luatool, at the
+// module's root, builds both from one list.
+//
 // Beside the host's modules, every tool may require json, the loader's tools module
 // and the pure modules of package puremod (re, time, base64, hex, url, crypto, uuid),
 // which compute and reach nothing on the host.
@@ -237,6 +241,21 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 
 // Limits returns the limits the loader's states run under, defaults filled in.
 func (l *Loader) Limits() bindings.Limits { return l.opts.Limits.WithDefaults() }
+
+// Roots returns the directories the host modules reach on the file system
+// (bindings.Module.Roots), each once, in order: engine.New refuses an engine whose
+// roots are not these.
+func (l *Loader) Roots() []string {
+	var roots []string
+	for _, m := range l.required {
+		for _, r := range m.Roots {
+			if !slices.Contains(roots, r) {
+				roots = append(roots, r)
+			}
+		}
+	}
+	return roots
+}
 
 // Modules returns the modules tools may require besides the loader's own (tools,
 // env): the host's and the pure ones. The slice must not be modified.
