@@ -222,3 +222,68 @@ func plainValue(t *lua.LTable, path string, depth, maxDepth int, visiting map[*l
 }
 
 func encodeJSON(v any) ([]byte, error) { return jsonvalue.Encode(v) }
+
+// Mirrors reports whether lv is, in every part, what ToLua(v) builds: the same
+// scalars, json.null for nil, tables holding exactly the keys of v's objects and
+// arrays, an object's with no metatable and an array's with the array marker. A host
+// that hands one converted value to several functions in turn checks with it that
+// none changed the value for the next, and converts afresh when one did. Nothing is
+// allocated but a key's box for each table key.
+func (vm *VM) Mirrors(lv lua.LValue, v any) bool { return vm.mirrors(lv, v, 0) }
+
+func (vm *VM) mirrors(lv lua.LValue, v any, depth int) bool {
+	switch x := v.(type) {
+	case nil:
+		return lv == vm.null
+	case bool:
+		b, ok := lv.(lua.LBool)
+		return ok && bool(b) == x
+	case string:
+		s, ok := lv.(lua.LString)
+		return ok && string(s) == x
+	case float64:
+		n, ok := lv.(lua.LNumber)
+		return ok && float64(n) == x
+	case int:
+		n, ok := lv.(lua.LNumber)
+		return ok && n == lua.LNumber(x)
+	case int64:
+		n, ok := lv.(lua.LNumber)
+		return ok && n == lua.LNumber(x)
+	case json.Number:
+		n, ok := lv.(lua.LNumber)
+		f, err := jsonvalue.Normalize(x, "$")
+		return ok && err == nil && float64(n) == f.(float64)
+	case []any:
+		t, ok := lv.(*lua.LTable)
+		if !ok || depth > vm.limits.MaxDepth || t.Metatable != vm.arrayMeta || countKeys(t) != len(x) {
+			return false
+		}
+		for i, e := range x {
+			if !vm.mirrors(t.RawGetInt(i+1), e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		t, ok := lv.(*lua.LTable)
+		if !ok || depth > vm.limits.MaxDepth || t.Metatable != lua.LNil || countKeys(t) != len(x) {
+			return false
+		}
+		// As many keys as x has, every one of x's among them: no other.
+		for k, e := range x {
+			if !vm.mirrors(t.RawGetString(k), e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// countKeys counts the keys of t whose values are not nil.
+func countKeys(t *lua.LTable) int {
+	n := 0
+	t.ForEach(func(lua.LValue, lua.LValue) { n++ })
+	return n
+}

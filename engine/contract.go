@@ -98,6 +98,9 @@ type ToolDef struct {
 	// MemberLine, if set, tells on which line of Source a member is given, for the
 	// engine's diagnostics about it (0 when it cannot tell). Loaders set it.
 	MemberLine func(member string) int
+	// Crossing, if set, starts a Crossing for each call of the tool, which then runs
+	// the members whose functions are set here through it. Loaders set it.
+	Crossing func() Crossing
 	// MaxInputDepth, if set, is the deepest input nesting the tool's code can take
 	// (a loader's conversion limit): a deeper input is an InputValidationError, as
 	// one past Options.MaxInputDepth is, rather than a failure inside the call.
@@ -324,6 +327,8 @@ type CallContext struct {
 	readOnly, readOnlyKnown bool
 	// nest is what CallTool needs to run calls inside this one (nested.go).
 	nest nesting
+	// cross is the call's Crossing, while it runs, when its tool has one.
+	cross Crossing
 }
 
 // Writable reports whether the running code may change anything: only call may, of

@@ -265,6 +265,16 @@ func (t *Tool) IsReadOnly(ctx context.Context, input map[string]any) bool {
 	return t.boolOr("isReadOnly", t.def.IsReadOnly, ctx, input, hint(t.def.Hints.ReadOnly), false)
 }
 
+// readOnlyIn is IsReadOnly asked within the call whose CallContext is cc: through
+// its Crossing, when it has one.
+func (t *Tool) readOnlyIn(ctx context.Context, input map[string]any, cc *CallContext) bool {
+	x := cc.crossing()
+	if x == nil || t.def.IsReadOnly == nil {
+		return t.IsReadOnly(ctx, input)
+	}
+	return t.boolOr("isReadOnly", x.IsReadOnly, ctx, input, false, false)
+}
+
 // IsConcurrencySafe reports whether the call may run beside others; the hint when
 // there is no function, false when absent or on error.
 func (t *Tool) IsConcurrencySafe(ctx context.Context, input map[string]any) bool {
@@ -310,7 +320,12 @@ func (t *Tool) ValidateInput(ctx context.Context, input map[string]any, cc *Call
 	if t.def.ValidateInput == nil {
 		return ValidationResult{Valid: true}
 	}
-	r, err := guard(t.def.Name, func() (ValidationResult, error) { return t.def.ValidateInput(ctx, input, cc) })
+	r, err := guard(t.def.Name, func() (ValidationResult, error) {
+		if x := cc.crossing(); x != nil {
+			return x.ValidateInput(ctx, input, cc)
+		}
+		return t.def.ValidateInput(ctx, input, cc)
+	})
 	if err != nil {
 		t.failed("validateInput", err, "the input is refused")
 		return ValidationResult{Message: fmt.Sprintf("validateInput failed: %s", modelText(err))}
@@ -328,14 +343,19 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 	if t.def.CheckPermissions == nil {
 		readOnly := cc != nil && cc.readOnlyKnown && cc.readOnly
 		if cc == nil || !cc.readOnlyKnown {
-			readOnly = t.IsReadOnly(askingFor(ctx, cc), input)
+			readOnly = t.readOnlyIn(askingFor(ctx, cc), input, cc)
 		}
 		if readOnly {
 			return PermissionResult{Behavior: rules.Allow}
 		}
 		return PermissionResult{Behavior: rules.Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}
 	}
-	r, err := guard(t.def.Name, func() (PermissionResult, error) { return t.def.CheckPermissions(ctx, input, cc) })
+	r, err := guard(t.def.Name, func() (PermissionResult, error) {
+		if x := cc.crossing(); x != nil {
+			return x.CheckPermissions(ctx, input, cc)
+		}
+		return t.def.CheckPermissions(ctx, input, cc)
+	})
 	if err != nil {
 		t.failed("checkPermissions", err, "the call is denied")
 		return PermissionResult{Behavior: rules.Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, modelText(err))}
@@ -412,14 +432,20 @@ func (e *OutputError) Error() string {
 // MapResult turns data into tool_result content: by the tool's mapResult when it has
 // one, otherwise a string as is and anything else as JSON.
 func (t *Tool) MapResult(ctx context.Context, data any, toolUseID string) (Content, error) {
-	return t.mapResult(ctx, data, toolUseID, nil)
+	return t.mapResult(ctx, data, toolUseID, nil, nil)
 }
 
-// mapResult is MapResult, the default mapping appending its block to dst: the
-// pipeline gives it room held in the call's state.
-func (t *Tool) mapResult(ctx context.Context, data any, toolUseID string, dst Content) (Content, error) {
+// mapResult is MapResult within the call whose CallContext is cc (nil outside one),
+// through its Crossing when it has one, the default mapping appending its block to
+// dst: the pipeline gives it room held in the call's state.
+func (t *Tool) mapResult(ctx context.Context, data any, toolUseID string, cc *CallContext, dst Content) (Content, error) {
 	if t.def.MapResult != nil {
-		return guard(t.def.Name, func() (Content, error) { return t.def.MapResult(ctx, data, toolUseID) })
+		return guard(t.def.Name, func() (Content, error) {
+			if x := cc.crossing(); x != nil {
+				return x.MapResult(ctx, data, toolUseID)
+			}
+			return t.def.MapResult(ctx, data, toolUseID)
+		})
 	}
 	return defaultMapResult(data, dst)
 }

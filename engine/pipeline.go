@@ -250,6 +250,12 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		return r.fail(StageInput, toolUseError(msg))
 	}
 	r.Input = st.input
+	// From here the members run through the tool's Crossing, when it has one, which
+	// is closed exactly once, however the call ends.
+	if t.def.Crossing != nil {
+		cc.cross = t.def.Crossing()
+		defer cc.endCrossing()
+	}
 
 	// Whether the call may change anything is asked once, first, under the member
 	// bound and the call timeout, whichever is shorter, but not out of the call's
@@ -261,7 +267,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		cc.readOnly = t.IsReadOnly(ctx, st.input)
 	} else {
 		asking, cancelAsking := context.WithTimeout(askingFor(ctx, cc), e.opts.Timeout)
-		cc.readOnly = t.IsReadOnly(asking, st.input)
+		cc.readOnly = t.readOnlyIn(asking, st.input, cc)
 		cancelAsking()
 	}
 	cc.readOnlyKnown = true
@@ -334,7 +340,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	// 8. Map the result; empty becomes a marker; large is persisted.
 	if content == nil {
 		var err error
-		content, err = t.mapResult(st.bounded, data, use.ID, st.text[:0])
+		content, err = t.mapResult(st.bounded, data, use.ID, cc, st.text[:0])
 		if err != nil {
 			r.Err = err
 			return r.fail(StageResult, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
@@ -431,7 +437,7 @@ func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 			return hooks.Decision{}
 		}
 		st.input, r.Input = in, in
-		cc.readOnly = t.IsReadOnly(askingFor(st.bounded, cc), st.input)
+		cc.readOnly = t.readOnlyIn(askingFor(st.bounded, cc), st.input, cc)
 		if v := t.ValidateInput(st.bounded, st.input, cc); !v.Valid {
 			st.failed = r.fail(StageValidate, toolUseError(v.Message))
 			return hooks.Decision{}
@@ -475,7 +481,12 @@ func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 func (e *Engine) invoke(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, r *Result) (*ToolResult, *Result) {
 	cc.network = networkOf(bounded, t, input)
 	cc.writable = !cc.readOnly
-	tr, err := guard(t.Name(), func() (*ToolResult, error) { return t.def.Call(bounded, input, cc) })
+	tr, err := guard(t.Name(), func() (*ToolResult, error) {
+		if x := cc.crossing(); x != nil {
+			return x.Call(bounded, input, cc)
+		}
+		return t.def.Call(bounded, input, cc)
+	})
 	cc.writable, cc.network = false, callNetwork{}
 	if err != nil {
 		r.Err = err

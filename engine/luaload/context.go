@@ -104,7 +104,7 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 	method(t, c.view, "ctx", "summarize", func(L *lua.LState) int {
 		a := bindings.NewArgs(L, "ctx:summarize")
 		content, prompt := a.String(2), a.String(3)
-		if call := bindings.CurrentCall(L); call == nil || call.Entry != "call" {
+		if call := bindings.CurrentCall(L); call == nil || !engine.Acts(call.Entry) {
 			L.RaiseError("ctx:summarize is not available here: only call() may ask the host's model")
 		}
 		if c.cc.Summarize == nil {

@@ -250,11 +250,12 @@ type currentCall struct{}
 // on it: the env module reads it.
 type runningTool struct{}
 
-// with runs fn on a pooled state under ctx, with the call's log going to cc.Log;
-// member is the member fn calls, as tracebacks name it; c, a zero Call, is filled in
-// to run it under. Only call, of a tool that is not read-only for its input, gets
-// write access; every other member reads.
-func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, c *bindings.Call, fn func(vm *bindings.VM, c *bindings.Call) error) error {
+// with runs fn on a state under ctx, with the call's log going to cc.Log; member is
+// the member fn calls, as tracebacks name it; c, a zero Call, is filled in to run it
+// under, with what cc.Grant gives the member. The state is x's, the call's crossing,
+// when x is set, and otherwise one taken from the pool for fn alone. The call holds a
+// slot of the gate while fn runs, and only then.
+func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member string, c *bindings.Call, x *crossing, fn func(vm *bindings.VM, c *bindings.Call) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("not started: %w", err)
 	}
@@ -267,35 +268,46 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 		}
 		defer c.Slot.Leave()
 	}
-	vm, err := lt.pool.Get()
+	var vm *bindings.VM
+	var err error
+	if x != nil {
+		vm, err = x.state()
+	} else {
+		vm, err = lt.pool.Get()
+		if err == nil {
+			defer lt.pool.Put(vm)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	defer lt.pool.Put(vm)
-	c.Context, c.Access, c.Entry = ctx, bindings.AccessRead, member
-	if lt.sealed {
+	// A state whose member panicked out of fn is not trusted with another: this runs
+	// before the state goes back, to the pool or to the crossing.
+	done := false
+	defer func() {
+		if !done {
+			vm.Discard()
+		}
+	}()
+	g := cc.Grant(member)
+	c.Context, c.Entry = ctx, member
+	c.Access = bindings.AccessRead
+	switch {
+	case lt.sealed:
 		c.Access = bindings.AccessNone
+	case g.Write:
+		c.Access = bindings.AccessWrite
 	}
-	if cc != nil {
-		c.Log = cc.Log
-		c.Hidden, c.HiddenBelow = cc.HiddenPaths(), cc.HiddenBelow()
-		c.Files = cc.Files
-		c.Session = cc.Session
-		if member == "call" {
-			// Only call may start what outlives it: the other members are
-			// questions, bounded and read-only.
-			c.Show, c.OnClose = cc.Show, cc.Closer()
-			c.Progress = cc.Progress
-			c.Network, c.NetworkGranted = cc.Network()
-		}
-		if member == "call" && cc.Writable() {
-			c.Access = bindings.AccessWrite
-		}
-	}
+	c.Log, c.Files, c.Session = g.Log, g.Files, g.Session
+	c.Hidden, c.HiddenBelow = g.Hidden, g.HiddenBelow
+	c.Show, c.OnClose, c.Progress = g.Show, g.OnClose, g.Progress
+	c.Network, c.NetworkGranted = g.Network, g.NetworkGranted
 	vm.SetHostValue(currentCall{}, cc)
 	vm.SetHostValue(runningTool{}, lt)
 	defer vm.SetHostValue(currentCall{}, (*engine.CallContext)(nil))
-	return fn(vm, c)
+	err = fn(vm, c)
+	done = true
+	return err
 }
 
 // member returns the value of a member in the state's copy of the tool table.
@@ -303,17 +315,29 @@ func member(vm *bindings.VM, name string) lua.LValue {
 	return vm.Main.(*lua.LTable).RawGetString(name)
 }
 
-// invoke calls member name with args built on the state and hands the results to use.
+// invoke calls member name with args built on a pooled state and hands the results
+// to use.
 func (lt *luaTool) invoke(ctx context.Context, cc *engine.CallContext, name string, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
-	return lt.invokeWithCall(ctx, cc, name, new(bindings.Call), args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
+	return lt.invokeOn(ctx, cc, name, nil, args, use)
+}
+
+// invokeOn is invoke on x's state when x, the call's crossing, is set.
+func (lt *luaTool) invokeOn(ctx context.Context, cc *engine.CallContext, name string, x *crossing, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, out []lua.LValue) error) error {
+	return lt.invokeWithCall(ctx, cc, name, new(bindings.Call), x, args, func(vm *bindings.VM, _ *bindings.Call, out []lua.LValue) error {
 		return use(vm, out)
 	})
 }
 
 // invokeWithCall is invoke for a use that calls back into Lua on the same state and
 // needs the call it runs under: c, a zero Call of the caller's.
-func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, c *bindings.Call, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
-	return lt.with(ctx, cc, name, c, func(vm *bindings.VM, c *bindings.Call) error {
+func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, name string, c *bindings.Call, x *crossing, args func(vm *bindings.VM) (memberArgs, error), use func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error) error {
+	return lt.with(ctx, cc, name, c, x, func(vm *bindings.VM, c *bindings.Call) error {
+		fn := member(vm, name)
+		if fn.Type() != lua.LTFunction {
+			// A crossing asks a member by name; one of the wrong kind was reported
+			// when the tool loaded, and fails as its answer would.
+			return wrongKind(name, fn)
+		}
 		var argv memberArgs
 		if args != nil {
 			var err error
@@ -321,7 +345,7 @@ func (lt *luaTool) invokeWithCall(ctx context.Context, cc *engine.CallContext, n
 				return err
 			}
 		}
-		out, err := vm.Call(c, member(vm, name), argv.v[:argv.n]...)
+		out, err := vm.Call(c, fn, argv.v[:argv.n]...)
 		if err != nil {
 			return err
 		}

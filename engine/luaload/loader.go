@@ -32,11 +32,15 @@
 //  4. convert the schemas to JSON values (engine.Build compiles them);
 //  5. wrap every function member so that each use takes a state from the tool's pool,
 //     calls the function under the caller's context, converts the result and gives
-//     the state back (a state whose call failed is discarded).
+//     the state back (a state whose call failed is discarded); within a call, the
+//     members the engine asks (isReadOnly, validateInput, checkPermissions, call,
+//     mapResult) share one state and one conversion of the input instead, through
+//     the call's engine.Crossing (crossing.go).
 //
 // The state that ran the chunk is closed: a tool holds no Lua state until it is
-// called. Members other than call run with read access only (bindings.AccessRead);
-// call gets write access when the tool is not read-only for its input.
+// called. What each member may do is engine.CallContext.Grant's to decide: members
+// other than call run with read access only (bindings.AccessRead); call gets write
+// access when the tool is not read-only for its input.
 //
 // # Prompts and resources
 //
@@ -229,10 +233,15 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 		}
 	}
 	define := lt.define
-	if isHookFile(vm.Main) {
+	hook := isHookFile(vm.Main)
+	if hook {
 		define = lt.defineHook // a hook file (hook.go), not a tool
 	}
 	def, diags := define(vm)
+	if !hook {
+		// A call's members run on one state (crossing.go).
+		def.Crossing = lt.newCrossing
+	}
 	lt.name = def.Name
 	def.Close = pool.Close
 	keep = def.Name != "" && def.Name == l.opts.KeepStateFor && !diag.HasErrors(diags)

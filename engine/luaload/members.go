@@ -107,8 +107,14 @@ func newAnswer[T any](lt *luaTool, name string, v lua.LValue, conv func(lua.LVal
 	}
 	return func(context.Context, func(*bindings.VM) (memberArgs, error)) (T, error) {
 		var zero T
-		return zero, fmt.Errorf("%s is %s, which it may not be (%w)", name, typeName(v), engine.ErrReportedAtLoad)
+		return zero, wrongKind(name, v)
 	}
+}
+
+// wrongKind is the failure of member name, whose value v is of a kind it may not
+// have, as reported when the tool loaded.
+func wrongKind(name string, v lua.LValue) error {
+	return fmt.Errorf("%s is %s, which it may not be (%w)", name, typeName(v), engine.ErrReportedAtLoad)
 }
 
 // ofInput adapts an answer to the members that take the call's input.
@@ -163,11 +169,12 @@ func asBool(v lua.LValue) (bool, bool) {
 	return bool(b), ok
 }
 
-// validateInput accepts true, {result = true}, {result = false, message = ..., errorCode = ...}
-// and false, "message". Anything else is invalid: the safe reading.
-func (lt *luaTool) validateInput(ctx context.Context, input map[string]any, cc *engine.CallContext) (engine.ValidationResult, error) {
+// validateInputOn accepts true, {result = true}, {result = false, message = ...,
+// errorCode = ...} and false, "message". Anything else is invalid: the safe reading.
+// It runs on x's state when x, the call's crossing, is set.
+func (lt *luaTool) validateInputOn(ctx context.Context, input map[string]any, cc *engine.CallContext, x *crossing) (engine.ValidationResult, error) {
 	var r engine.ValidationResult
-	err := lt.invoke(ctx, cc, "validateInput", inputArgs(input, cc), func(_ *bindings.VM, out []lua.LValue) error {
+	err := lt.invokeOn(ctx, cc, "validateInput", x, x.inputArgs(input, cc), func(_ *bindings.VM, out []lua.LValue) error {
 		switch v := first(out).(type) {
 		case lua.LBool:
 			r.Valid = bool(v)
@@ -191,11 +198,12 @@ func (lt *luaTool) validateInput(ctx context.Context, input map[string]any, cc *
 	return r, err
 }
 
-// checkPermissions accepts {behavior = ..., updatedInput = ..., message = ...,
-// decisionReason = ...}; see safetyCheckOf for decisionReason.
-func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, cc *engine.CallContext) (engine.PermissionResult, error) {
+// checkPermissionsOn accepts {behavior = ..., updatedInput = ..., message = ...,
+// decisionReason = ...}; see safetyCheckOf for decisionReason. It runs on x's state
+// when x, the call's crossing, is set.
+func (lt *luaTool) checkPermissionsOn(ctx context.Context, input map[string]any, cc *engine.CallContext, x *crossing) (engine.PermissionResult, error) {
 	var r engine.PermissionResult
-	err := lt.invoke(ctx, cc, "checkPermissions", inputArgs(input, cc), func(vm *bindings.VM, out []lua.LValue) error {
+	err := lt.invokeOn(ctx, cc, "checkPermissions", x, x.inputArgs(input, cc), func(vm *bindings.VM, out []lua.LValue) error {
 		t, ok := first(out).(*lua.LTable)
 		if !ok {
 			return lt.returnError("checkPermissions", `a table {behavior = "allow"|"deny"|"ask"|"passthrough"}`, first(out))
@@ -285,17 +293,14 @@ type CallError struct{ Message string }
 
 func (e *CallError) Error() string { return e.Message }
 
-// call runs the tool. It accepts a ToolResult table, or a string, number, boolean or
-// nil as shorthand for {data = value}; nil or false followed by a string is a failure
-// with that message.
-func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.CallContext) (*engine.ToolResult, error) {
-	// One allocation for the result and the Call that makes it.
-	f := &struct {
-		r engine.ToolResult
-		c bindings.Call
-	}{}
+// callOn runs the tool. It accepts a ToolResult table, or a string, number, boolean
+// or nil as shorthand for {data = value}; nil or false followed by a string is a
+// failure with that message. It runs on x's state when x, the call's crossing, is
+// set, which keeps the data as Lua for mapResult.
+func (lt *luaTool) callOn(ctx context.Context, input map[string]any, cc *engine.CallContext, x *crossing) (*engine.ToolResult, error) {
+	f := x.callResult()
 	r := &f.r
-	err := lt.invokeWithCall(ctx, cc, "call", &f.c, inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
+	err := lt.invokeWithCall(ctx, cc, "call", &f.c, x, x.inputArgs(input, cc), func(vm *bindings.VM, c *bindings.Call, out []lua.LValue) error {
 		if err := failure(out); err != nil {
 			return err
 		}
@@ -306,6 +311,7 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.Ca
 				return fmt.Errorf("call result data: %w", err)
 			}
 			r.Data = d
+			x.keepData(v)
 			return nil
 		case *lua.LTable:
 			var bad string
@@ -317,11 +323,13 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.Ca
 			if bad != "" {
 				return fmt.Errorf("call returned a table with key %q; return {data = ...} (a ToolResult) or a string, number or boolean", bad)
 			}
-			d, err := vm.FromLua(v.RawGetString("data"))
+			lv := v.RawGetString("data")
+			d, err := vm.FromLua(lv)
 			if err != nil {
 				return fmt.Errorf("call result data: %w", err)
 			}
 			r.Data = d
+			x.keepData(lv)
 			if nm := v.RawGetString("newMessages"); nm != lua.LNil {
 				plain, err := vm.FromLua(nm)
 				list, ok := plain.([]any)
@@ -356,12 +364,13 @@ func (lt *luaTool) call(ctx context.Context, input map[string]any, cc *engine.Ca
 	return r, nil
 }
 
-// mapResult accepts a string, or a list of content blocks
-// ({type = "text", text = ...} or {type = "image", source = {...}}).
-func (lt *luaTool) mapResult(ctx context.Context, data any, toolUseID string) (engine.Content, error) {
+// mapResultOn accepts a string, or a list of content blocks
+// ({type = "text", text = ...} or {type = "image", source = {...}}). It runs on x's
+// state when x, the call's crossing, is set, which may hold data as Lua already.
+func (lt *luaTool) mapResultOn(ctx context.Context, data any, toolUseID string, x *crossing) (engine.Content, error) {
 	var c engine.Content
-	err := lt.invoke(ctx, nil, "mapResult", func(vm *bindings.VM) (memberArgs, error) {
-		d, err := vm.ToLua(data)
+	err := lt.invokeOn(ctx, nil, "mapResult", x, func(vm *bindings.VM) (memberArgs, error) {
+		d, err := x.dataArg(vm, data)
 		return argsOf(d, lua.LString(toolUseID)), err
 	}, func(vm *bindings.VM, out []lua.LValue) error {
 		switch v := first(out).(type) {

@@ -1,0 +1,70 @@
+package engine
+
+import "github.com/luatool/luatool/session/filestate"
+
+// Acts reports whether member is the one of a tool's members that acts: call. The
+// others are questions, asked before or after it (isReadOnly, validateInput,
+// checkPermissions, mapResult, ...), and a question may read but never change the
+// world, start what outlives the call, show the model a file, report progress, reach
+// the network, ask the host's model or read a secret: what it returns is shown to
+// people and the model, and no permission was asked for it.
+func Acts(member string) bool { return member == "call" }
+
+// A Grant is what the code of one member may do in one call: the per-call
+// capabilities, decided here once for every loader (CallContext.Grant). A loader
+// hands them to its host functions as they are; the zero Grant reaches nothing.
+type Grant struct {
+	// Member is the member the Grant is for.
+	Member string
+	// Read is set for every member run within a call: it may read inside the roots.
+	Read bool
+	// Write is set for call, of a tool that is not read-only for its input, once its
+	// permission decision allowed it: only then may host functions change anything.
+	Write bool
+	// Acts is Acts(Member): the member may ask the host's model (ctx:summarize) and
+	// read secrets, which the others may not.
+	Acts bool
+	// Log receives the lines the member logs.
+	Log func(line string)
+	// Files is the session's readFileState, which host functions read (and call
+	// writes through).
+	Files filestate.Store
+	// Session is the key of the call's session.
+	Session string
+	// Hidden and HiddenBelow hide from listings and searches what a Read deny rule
+	// hides (CallContext.HiddenPaths, CallContext.HiddenBelow).
+	Hidden      func(absPath string) bool
+	HiddenBelow func(absDir string) bool
+	// Show records a file the call shows the model (CallContext.Show); nil but for
+	// call.
+	Show func(path string, e filestate.Entry)
+	// OnClose registers what the call starts that outlives it (CallContext.OnClose);
+	// nil but for call, so that a question starts nothing it could not end.
+	OnClose func(fn func()) (cancel func())
+	// Progress reports the call's progress; nil but for call.
+	Progress func(data any)
+	// Network and NetworkGranted are what the call may reach (CallContext.Network);
+	// nil but for call.
+	Network        []string
+	NetworkGranted bool
+}
+
+// Grant returns what member may do in the call: every member of a call reads, logs
+// and sees what the rules hide; only call (Acts) shows, starts what outlives it,
+// reports progress and reaches the network, and only call of a tool that is not
+// read-only for its input writes (Writable). A nil CallContext (a question asked
+// outside any call) grants read access and nothing else.
+func (cc *CallContext) Grant(member string) Grant {
+	g := Grant{Member: member, Read: true, Acts: Acts(member)}
+	if cc == nil {
+		return g
+	}
+	g.Log, g.Files, g.Session = cc.Log, cc.Files, cc.Session
+	g.Hidden, g.HiddenBelow = cc.hidden, cc.hiddenBelow
+	if g.Acts {
+		g.Show, g.OnClose, g.Progress = cc.Show, cc.Closer(), cc.Progress
+		g.Network, g.NetworkGranted = cc.Network()
+		g.Write = cc.Writable()
+	}
+	return g
+}
