@@ -426,3 +426,48 @@ func TestJSONEncodeOverTheStringLimit(t *testing.T) {
 		t.Errorf("error %v, want json.encode over the limit", err)
 	}
 }
+
+// Mirrors holds for a fresh conversion, and fails for every change Lua code can make
+// to it: a value replaced, a key added or removed at any depth, a metatable set, an
+// array grown, null turned into nil.
+func TestMirrors(t *testing.T) {
+	vm := newTestVM(t, Config{})
+	v := map[string]any{"s": "x", "n": 1.5, "b": true, "null": nil, "list": []any{1.0, "two"}, "obj": map[string]any{"deep": "kept"}, "empty": []any{}}
+	changes := map[string]string{
+		"value":              `t.s = "y"`,
+		"key added":          `t.extra = 1`,
+		"key removed":        `t.b = nil`,
+		"nested value":       `t.obj.deep = "changed"`,
+		"nested key":         `t.obj.more = 1`,
+		"array grown":        `t.list[3] = 3`,
+		"empty array filled": `t.empty[1] = 1`,
+		"number key":         `t[1] = 1`,
+		"metatable":          `setmetatable(t, {__index = function() return 1 end})`,
+		"null to nil":        `t.null = nil`,
+		"null to false":      `t.null = false`,
+	}
+	for name, change := range changes {
+		lv, err := vm.ToLua(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !vm.Mirrors(lv, v) {
+			t.Fatalf("%s: a fresh conversion does not mirror its value", name)
+		}
+		vm.L.SetGlobal("t", lv)
+		if err := vm.L.DoString(change); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if vm.Mirrors(lv, v) {
+			t.Errorf("%s (%s): still said to mirror the value", name, change)
+		}
+	}
+	lv, _ := vm.ToLua(v)
+	vm.L.SetGlobal("t", lv)
+	if err := vm.L.DoString(`t.s = "y"; t.s = "x"`); err != nil || !vm.Mirrors(lv, v) {
+		t.Errorf("a value changed and put back mirrors it again (%v)", err)
+	}
+	if vm.Mirrors(lua.LNil, nil) {
+		t.Error("Lua nil mirrors JSON null; ToLua makes json.null")
+	}
+}

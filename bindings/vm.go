@@ -135,6 +135,13 @@ func Require(L *lua.LState, fn string, need Access) {
 	}
 }
 
+// A Shower records that a call shows the model a file (Call.Show): an interface
+// rather than a function, so that a host hands its record of the call as it is,
+// without making a function for each call.
+type Shower interface {
+	Show(path string, e filestate.Entry)
+}
+
 // A Call carries what one call of a script needs from its host: the context that
 // bounds it, the sink for print and ctx:log, and values host functions look up with
 // CurrentCall. The zero Call is usable; its output is discarded.
@@ -154,7 +161,7 @@ type Call struct {
 	// clean), as fs.read and fs.lines do with record = true. The host commits the
 	// records to Files only when the call succeeds: a call that read a file and then
 	// failed has shown the model nothing.
-	Show func(path string, e filestate.Entry)
+	Show Shower
 	// Entry names the function the host calls (a tool's member, such as "call"), for
 	// the outermost frame of a traceback. Empty means unnamed.
 	Entry string

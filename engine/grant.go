@@ -35,9 +35,9 @@ type Grant struct {
 	// hides (CallContext.HiddenPaths, CallContext.HiddenBelow).
 	Hidden      func(absPath string) bool
 	HiddenBelow func(absDir string) bool
-	// Show records a file the call shows the model (CallContext.Show); nil but for
-	// call.
-	Show func(path string, e filestate.Entry)
+	// Show is set for call: it may record the files it shows the model
+	// (CallContext.Show).
+	Show bool
 	// OnClose registers what the call starts that outlives it (CallContext.OnClose);
 	// nil but for call, so that a question starts nothing it could not end.
 	OnClose func(fn func()) (cancel func())
@@ -62,7 +62,7 @@ func (cc *CallContext) Grant(member string) Grant {
 	g.Log, g.Files, g.Session = cc.Log, cc.Files, cc.Session
 	g.Hidden, g.HiddenBelow = cc.hidden, cc.hiddenBelow
 	if g.Acts {
-		g.Show, g.OnClose, g.Progress = cc.Show, cc.Closer(), cc.Progress
+		g.Show, g.OnClose, g.Progress = true, cc.Closer(), cc.Progress
 		g.Network, g.NetworkGranted = cc.Network()
 		g.Write = cc.Writable()
 	}

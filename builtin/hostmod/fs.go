@@ -195,7 +195,7 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 // readFileState once the call has succeeded.
 func show(L *lua.LState, path string, e filestate.Entry) {
 	if c := bindings.CurrentCall(L); c != nil && c.Show != nil {
-		c.Show(path, e)
+		c.Show.Show(path, e)
 	}
 }
 

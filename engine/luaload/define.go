@@ -300,7 +300,10 @@ func (lt *luaTool) with(ctx context.Context, cc *engine.CallContext, member stri
 	}
 	c.Log, c.Files, c.Session = g.Log, g.Files, g.Session
 	c.Hidden, c.HiddenBelow = g.Hidden, g.HiddenBelow
-	c.Show, c.OnClose, c.Progress = g.Show, g.OnClose, g.Progress
+	c.OnClose, c.Progress = g.OnClose, g.Progress
+	if g.Show {
+		c.Show = cc
+	}
 	c.Network, c.NetworkGranted = g.Network, g.NetworkGranted
 	vm.SetHostValue(currentCall{}, cc)
 	vm.SetHostValue(runningTool{}, lt)
