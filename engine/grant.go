@@ -11,19 +11,15 @@ import "github.com/luatool/luatool/session/filestate"
 func Acts(member string) bool { return member == "call" }
 
 // A Grant is what the code of one member may do in one call: the per-call
-// capabilities, decided here once for every loader (CallContext.Grant). A loader
-// hands them to its host functions as they are; the zero Grant reaches nothing.
+// capabilities, decided here once for every loader (CallContext.Grant), with Acts
+// for what a loader checks by the member that runs (ctx:summarize, a secret). A
+// loader hands them to its host functions as they are; the zero Grant reads and
+// reaches nothing else.
 type Grant struct {
-	// Member is the member the Grant is for.
-	Member string
-	// Read is set for every member run within a call: it may read inside the roots.
-	Read bool
 	// Write is set for call, of a tool that is not read-only for its input, once its
 	// permission decision allowed it: only then may host functions change anything.
+	// Every other member of a call reads inside the roots, and nothing more.
 	Write bool
-	// Acts is Acts(Member): the member may ask the host's model (ctx:summarize) and
-	// read secrets, which the others may not.
-	Acts bool
 	// Log receives the lines the member logs.
 	Log func(line string)
 	// Files is the session's readFileState, which host functions read (and call
@@ -53,15 +49,15 @@ type Grant struct {
 // and sees what the rules hide; only call (Acts) shows, starts what outlives it,
 // reports progress and reaches the network, and only call of a tool that is not
 // read-only for its input writes (Writable). A nil CallContext (a question asked
-// outside any call) grants read access and nothing else.
+// outside any call) grants nothing but reading.
 func (cc *CallContext) Grant(member string) Grant {
-	g := Grant{Member: member, Read: true, Acts: Acts(member)}
+	var g Grant
 	if cc == nil {
 		return g
 	}
 	g.Log, g.Files, g.Session = cc.Log, cc.Files, cc.Session
 	g.Hidden, g.HiddenBelow = cc.hidden, cc.hiddenBelow
-	if g.Acts {
+	if Acts(member) {
 		g.Show, g.OnClose, g.Progress = true, cc.Closer(), cc.Progress
 		g.Network, g.NetworkGranted = cc.Network()
 		g.Write = cc.Writable()
