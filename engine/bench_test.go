@@ -139,3 +139,38 @@ func BenchmarkPlainGo(b *testing.B) {
 		}
 	}
 }
+
+// membersTool is echoTool with every member a call crosses into Lua for as a
+// function: isReadOnly, validateInput, checkPermissions, call and mapResult.
+const membersTool = `
+return {
+  name = "Members",
+  prompt = "Echoes the text through every member.",
+  inputSchema = { type = "object", properties = { text = { type = "string" } }, required = { "text" } },
+  isReadOnly = function(input) return true end,
+  validateInput = function(input) return input.text ~= "" end,
+  checkPermissions = function(input) return { behavior = "allow" } end,
+  call = function(input) return { data = { text = input.text } } end,
+  mapResult = function(data) return data.text end,
+}`
+
+// BenchmarkPipelineMembers is BenchmarkPipeline for membersTool: what a call costs
+// whose members cross into Lua five times, on one state (engine.Crossing).
+func BenchmarkPipelineMembers(b *testing.B) {
+	eng, err := engine.New(luaOptions(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if diags := eng.Load(engine.Source{Name: "bench", FS: fstest.MapFS{"members.lua": {Data: []byte(membersTool)}}}); diag.HasErrors(diags) {
+		b.Fatal(diags)
+	}
+	use := engine.ToolUse{ID: "toolu_1", Name: "Members", Input: json.RawMessage(`{"text":"hello"}`)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		r := eng.Call(ctx, use)
+		if r.Block.IsError || r.Block.Content.String() != "hello" {
+			b.Fatal(r.Block.Content.String())
+		}
+	}
+}
