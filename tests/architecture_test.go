@@ -16,6 +16,26 @@ import (
 // architectureDoc is the project's record of what is built.
 const architectureDoc = "../docs/architecture.md"
 
+// architectureSection returns the section of the architecture document under the
+// heading "## title", up to the next heading of its level.
+func architectureSection(t *testing.T, title string) string {
+	t.Helper()
+	doc, err := os.ReadFile(architectureDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	i := strings.Index(section, "\n## "+title+"\n")
+	if i < 0 {
+		t.Fatalf("%s has no section %q", architectureDoc, title)
+	}
+	section = section[i+1:]
+	if j := strings.Index(section[1:], "\n## "); j >= 0 {
+		section = section[:j+1]
+	}
+	return section
+}
+
 // A layerRow is a package's row in the architecture document's Layers table.
 type layerRow struct {
 	layer   int
@@ -26,19 +46,7 @@ type layerRow struct {
 // rows of its table, and the leaf packages its text names before the table.
 func architectureLayers(t *testing.T) (rows map[string]layerRow, leaves []string) {
 	t.Helper()
-	doc, err := os.ReadFile(architectureDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := string(doc)
-	i := strings.Index(section, "\n## Layers\n")
-	if i < 0 {
-		t.Fatalf("%s has no Layers section", architectureDoc)
-	}
-	section = section[i+1:]
-	if j := strings.Index(section[1:], "\n## "); j >= 0 {
-		section = section[:j+1]
-	}
+	section := architectureSection(t, "Layers")
 	table := strings.Index(section, "\n| package |")
 	if table < 0 {
 		t.Fatalf("%s's Layers section has no table", architectureDoc)
@@ -127,19 +135,7 @@ func TestArchitectureTable(t *testing.T) {
 // against the contract itself, engine.Members(): the same members, in order, each
 // with what it may be, what a tool gets without it and what it gets when it fails.
 func TestArchitectureContract(t *testing.T) {
-	doc, err := os.ReadFile(architectureDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := string(doc)
-	i := strings.Index(section, "\n## The Tool contract\n")
-	if i < 0 {
-		t.Fatalf("%s has no section \"The Tool contract\"", architectureDoc)
-	}
-	section = section[i+1:]
-	if j := strings.Index(section[1:], "\n## "); j >= 0 {
-		section = section[:j+1]
-	}
+	section := architectureSection(t, "The Tool contract")
 	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\|$")
 	var got, want []string
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
