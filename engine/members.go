@@ -259,6 +259,16 @@ func (m Member) Define(d *ToolDef, v any) error {
 	return fmt.Errorf("member %s takes %s in a ToolDef, not %T", m.Name, strings.Join(takes, " or "), v)
 }
 
+// Signature says how a function of the member is called and what it returns, as
+// the contract table of docs/architecture.md shows it: "(input, ctx?) → boolean";
+// "" for a member that is never a function.
+func (m Member) Signature() string {
+	if m.Answer == "" {
+		return ""
+	}
+	return "(" + strings.Join(m.Params, ", ") + ") → " + m.Answer
+}
+
 // LookupMember returns the member of this name.
 func LookupMember(name string) (Member, bool) {
 	i := slices.IndexFunc(members, func(m Member) bool { return m.Name == name })

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"regexp"
@@ -133,16 +134,17 @@ func TestArchitectureTable(t *testing.T) {
 
 // TestArchitectureContract checks the architecture document's contract table
 // against the contract itself, engine.Members(): the same members, in order, each
-// with what it may be, what a tool gets without it and what it gets when it fails.
+// with what it may be, how a function of it is called and read, what a tool gets
+// without it and what it gets when it fails.
 func TestArchitectureContract(t *testing.T) {
 	section := architectureSection(t, "The Tool contract")
-	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\|$")
+	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\|$")
 	var got, want []string
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
 		got = append(got, strings.Join(m[1:], " | "))
 	}
 	for _, m := range engine.Members() {
-		want = append(want, strings.Join([]string{m.Name, m.Kind.String(), m.Absent, m.OnError}, " | "))
+		want = append(want, strings.Join([]string{m.Name, m.Kind.String(), cmp.Or(m.Signature(), "-"), m.Absent, m.OnError}, " | "))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("%s's contract table differs from engine.Members(); it should read, row by row:\n%s\n\nit reads:\n%s",
