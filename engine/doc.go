@@ -40,22 +40,30 @@
 // AddSources adds to them, and each reads them with the loaders and swaps in a new
 // Registry, an immutable snapshot of the tools on offer. A source Load leaves out is
 // dropped, with a notice naming it and its tools.
-// Call runs one tool_use through the pipeline, in the original system's order:
 //
-//  1. look the tool up by name or alias ("No such tool available", with a hint);
-//  2. stop if the context is already cancelled;
-//  3. decode the input, coerce numeric and boolean strings, fill defaults and
-//     validate it against the schema (package schema; InputValidationError, one
-//     line a problem);
-//  4. the tool's validateInput;
-//  5. the permission step (permissions.go): rules from Options.Permissions (package
-//     rules), the tool's checkPermissions, the safety check of protected paths
-//     (rules.Protected: what programs load as code or configuration asks a person
-//     whatever the mode and rules say) and the mode, deny beating ask beating allow,
-//     with an ask going to Options.CanUseTool and no callback meaning deny;
-//  6. call, under Options.Timeout;
-//  7. mapResult; an empty result becomes "(NAME completed with no output)"; a result
-//     over the tool's threshold is written to a file and replaced by a preview.
+// Call runs one tool_use through the pipeline, in the original system's order (the
+// steps of docs/architecture.md, numbered so in pipeline.go):
+//
+//  1. lookup: the tool by name or alias ("No such tool available", with a hint);
+//  2. abort check: a context already cancelled ends the call;
+//  3. schema: the input decoded, numeric and boolean strings coerced, defaults
+//     filled and validated against the schema (package schema; InputValidationError,
+//     one line a problem);
+//  4. validateInput: the tool's own check;
+//  5. PreToolUse hooks and middleware: Options.Hooks and hook files, then
+//     Options.Middleware around steps 6 to 9 (see "Hooks and middleware");
+//  6. permissions: rules from Options.Permissions (package rules), the tool's
+//     checkPermissions, the safety check of protected paths (rules.Protected: what
+//     programs load as code or configuration asks a person whatever the mode and
+//     rules say) and the mode, deny beating ask beating allow, with an ask going to
+//     Options.CanUseTool and no callback meaning deny (permissions.go);
+//  7. call: under Options.Timeout;
+//  8. output check: the data against the tool's outputSchema;
+//  9. PostToolUse hooks: or PostToolUseFailure when the call failed;
+//  10. mapResult: the content for the model; empty becomes
+//     "(NAME completed with no output)";
+//  11. persistence: a result over the tool's threshold is written to a file and
+//     replaced by a preview.
 //
 // Every call yields exactly one Result holding one tool_result block, whatever goes
 // wrong; a panic in a Go tool's code is that call's error (a PanicError with the Go

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,15 +62,28 @@ func (k MemberKind) String() string {
 }
 
 // A Member is one member of the Tool contract: its name as tool files spell it,
-// what it may be, and what a tool gets when it leaves the member out or the member
-// fails. The table of Members is the one description of the contract: loaders check
-// tool files against it, luatool describe and the type definitions follow it, and the
-// defaults table at the top of defaults.go is its rendering (a test keeps them equal).
+// what it may be, how a function of it is called and read, what a tool gets when it
+// leaves the member out or the member fails, and where it goes in a ToolDef. The
+// table of Members is the one description of the contract: the Lua loader converts
+// tool files by it, luatool check asks the members it marks, list and describe show
+// its flags and defaults, the type definitions follow it, and the defaults table at
+// the top of defaults.go is its rendering (tests keep them equal).
 type Member struct {
 	// Name is the member's name in a tool file: "isReadOnly".
 	Name string
 	// Kind is what the member may be.
 	Kind MemberKind
+	// Params are what a function of the member is called with, named as the type
+	// definitions (luatool.d.lua) name them: "input" (the call's input, after the
+	// schema), "ctx" (the call's context), "ctx?" (the context of the call the engine
+	// asks about, when it asks about one), "opts", "data", "progress", "message",
+	// "toolUseId". Empty for a member called with nothing, or that is never a function.
+	Params []string
+	// Answer is what a function of the member returns, as loaders read it: "string",
+	// "boolean", "strings" (a string or a list of strings), "validation" (a
+	// ValidationResult), "permission" (a PermissionResult), "result" (a ToolResult) or
+	// "content" (Content); "" for a member that is never a function.
+	Answer string
 	// Absent is what a tool that leaves the member out gets, in words.
 	Absent string
 	// OnError is what a tool gets when the member fails: a function that raises an
@@ -80,9 +94,18 @@ type Member struct {
 	// a value of the wrong kind is then taken as the member failing, with its safe
 	// answer, and loading only warns. For the others it is a load error.
 	FailsClosed bool
+	// Flag, when set, is the word luatool list and describe show for a tool that
+	// answers the member yes for an empty input: "read-only" (see Tool.Flag).
+	Flag string
+	// Checked, when set, is what a failure of the member means, in words: luatool
+	// check asks the member, with an empty input when it takes one (see CheckMembers).
+	Checked string
 
-	// given reports whether a ToolDef gives the member.
-	given func(d *ToolDef) bool
+	// value is where a ToolDef holds a plain value of the member; nil when a plain
+	// value is given as a function answering it. fn is where it holds a function.
+	value, fn *place
+	// flag answers the member for Tool.Flag.
+	flag func(t *Tool, ctx context.Context, input map[string]any) bool
 }
 
 // The answers of the defaults table, in words, where several members share them.
@@ -92,39 +115,93 @@ const (
 	none      = "none"
 )
 
+// The parameters of the members' functions, where several members share them.
+var (
+	paramsInput    = []string{"input"}
+	paramsCall     = []string{"input", "ctx"}
+	paramsQuestion = []string{"input", "ctx?"}
+)
+
 // members is the contract, in the order the defaults table lists it.
 var members = []Member{
-	{Name: "name", Kind: kindString, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.Name != "" }},
-	{Name: "inputSchema", Kind: kindSchema, Absent: loadError, OnError: loadError, given: func(d *ToolDef) bool { return d.InputSchema != nil }},
-	{Name: "prompt", Kind: kindStringFn, Absent: loadError, OnError: "call error", given: func(d *ToolDef) bool { return d.Prompt != nil }},
-	{Name: "call", Kind: kindFunc, Absent: loadError, OnError: "is_error result", given: func(d *ToolDef) bool { return d.Call != nil }},
-	{Name: "aliases", Kind: kindStrings, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return len(d.Aliases) > 0 }},
-	{Name: "searchHint", Kind: kindString, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.SearchHint != "" }},
-	{Name: "shouldDefer", Kind: kindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.ShouldDefer }},
-	{Name: "alwaysLoad", Kind: kindBool, Absent: "false", OnError: loadError, given: func(d *ToolDef) bool { return d.AlwaysLoad }},
-	{Name: "isIdempotent", Kind: kindBool, Absent: "false (a hint for MCP clients only)", OnError: loadError, given: func(d *ToolDef) bool { return d.Hints.Idempotent != nil }},
-	{Name: "maxResultSizeChars", Kind: kindNumber, Absent: "50000 (effective min(x, 50000))", OnError: loadError, given: func(d *ToolDef) bool { return d.MaxResultSizeChars != 0 }},
-	{Name: "outputSchema", Kind: kindSchema, Absent: none, OnError: loadError, given: func(d *ToolDef) bool { return d.OutputSchema != nil }},
-	{Name: "network", Kind: kindStrings, Absent: "none (no host)", OnError: loadError, given: func(d *ToolDef) bool { return len(d.Network) > 0 }},
-	{Name: "description", Kind: kindStringFn, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.Description != nil }},
-	{Name: "userFacingName", Kind: kindStringFn, Absent: theName, OnError: theName, FailsClosed: true, given: func(d *ToolDef) bool { return d.UserFacingName != nil }},
-	{Name: "isEnabled", Kind: kindBoolFn, Absent: "true", OnError: "false (hidden)", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsEnabled != nil }},
-	{Name: "isReadOnly", Kind: kindBoolFn, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsReadOnly != nil || d.Hints.ReadOnly != nil }},
-	{Name: "isConcurrencySafe", Kind: kindBoolFn, Absent: "false", OnError: "false", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsConcurrencySafe != nil || d.Hints.ConcurrencySafe != nil }},
-	{Name: "isDestructive", Kind: kindBoolFn, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsDestructive != nil || d.Hints.Destructive != nil }},
-	{Name: "isOpenWorld", Kind: kindBoolFn, Absent: "false", OnError: "true", FailsClosed: true, given: func(d *ToolDef) bool { return d.IsOpenWorld != nil || d.Hints.OpenWorld != nil }},
-	{Name: "interruptBehavior", Kind: kindInterrupt, Absent: `"block"`, OnError: `"block"`, FailsClosed: true, given: func(d *ToolDef) bool { return d.InterruptBehavior != nil }},
-	{Name: "validateInput", Kind: kindFunc, Absent: "valid", OnError: "invalid, with the error text", given: func(d *ToolDef) bool { return d.ValidateInput != nil }},
-	{Name: "checkPermissions", Kind: kindFunc, Absent: "allow if isReadOnly(input), else ask", OnError: "deny", given: func(d *ToolDef) bool { return d.CheckPermissions != nil }},
-	{Name: "getPath", Kind: kindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.GetPath != nil }},
-	{Name: "ruleContent", Kind: kindFunc, Absent: none, OnError: "rules fail closed", given: func(d *ToolDef) bool { return d.RuleContent != nil }},
-	{Name: "toAutoClassifierInput", Kind: kindFunc, Absent: `""`, OnError: `""`, given: func(d *ToolDef) bool { return d.ToAutoClassifierInput != nil }},
-	{Name: "mapResult", Kind: kindFunc, Absent: "strings as is, other data as JSON", OnError: "is_error result", given: func(d *ToolDef) bool { return d.MapResult != nil }},
-	{Name: "renderToolUseMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseMessage != nil }},
-	{Name: "renderToolResultMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolResultMessage != nil }},
-	{Name: "renderToolUseProgressMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseProgressMessage != nil }},
-	{Name: "renderToolUseRejectedMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseRejectedMessage != nil }},
-	{Name: "renderToolUseErrorMessage", Kind: kindFunc, Absent: "plain default rendering", OnError: "default rendering", given: func(d *ToolDef) bool { return d.RenderToolUseErrorMessage != nil }},
+	{Name: "name", Kind: kindString, Absent: loadError, OnError: loadError,
+		value: field(func(d *ToolDef) *string { return &d.Name })},
+	{Name: "inputSchema", Kind: kindSchema, Absent: loadError, OnError: loadError,
+		value: field(func(d *ToolDef) *map[string]any { return &d.InputSchema })},
+	{Name: "prompt", Kind: kindStringFn, Params: []string{"opts"}, Answer: "string", Absent: loadError, OnError: "call error",
+		Checked: "the tool cannot be offered to a model", fn: promptFunc(func(d *ToolDef) *func(context.Context, PromptOptions) (string, error) { return &d.Prompt })},
+	{Name: "call", Kind: kindFunc, Params: paramsCall, Answer: "result", Absent: loadError, OnError: "is_error result",
+		fn: field(func(d *ToolDef) *func(context.Context, map[string]any, *CallContext) (*ToolResult, error) {
+			return &d.Call
+		})},
+	{Name: "aliases", Kind: kindStrings, Absent: none, OnError: loadError,
+		value: field(func(d *ToolDef) *[]string { return &d.Aliases })},
+	{Name: "searchHint", Kind: kindString, Absent: none, OnError: loadError,
+		value: field(func(d *ToolDef) *string { return &d.SearchHint })},
+	{Name: "shouldDefer", Kind: kindBool, Absent: "false", OnError: loadError, Flag: "deferred",
+		value: field(func(d *ToolDef) *bool { return &d.ShouldDefer }), flag: deferred},
+	{Name: "alwaysLoad", Kind: kindBool, Absent: "false", OnError: loadError,
+		value: field(func(d *ToolDef) *bool { return &d.AlwaysLoad })},
+	{Name: "isIdempotent", Kind: kindBool, Absent: "false (a hint for MCP clients only)", OnError: loadError,
+		value: hintField(func(h *Hints) **bool { return &h.Idempotent })},
+	{Name: "maxResultSizeChars", Kind: kindNumber, Absent: "50000 (effective min(x, 50000))", OnError: loadError,
+		value: field(func(d *ToolDef) *float64 { return &d.MaxResultSizeChars })},
+	{Name: "outputSchema", Kind: kindSchema, Absent: none, OnError: loadError,
+		value: field(func(d *ToolDef) *map[string]any { return &d.OutputSchema })},
+	{Name: "network", Kind: kindStrings, Absent: "none (no host)", OnError: loadError,
+		value: field(func(d *ToolDef) *[]string { return &d.Network })},
+	{Name: "description", Kind: kindStringFn, Params: []string{"input", "opts"}, Answer: "string", Absent: theName, OnError: theName, FailsClosed: true,
+		Checked: "the tool name is shown instead", fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) { return &d.Description })},
+	{Name: "userFacingName", Kind: kindStringFn, Params: paramsInput, Answer: "string", Absent: theName, OnError: theName, FailsClosed: true,
+		Checked: "the tool name is shown instead", fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) { return &d.UserFacingName })},
+	{Name: "isEnabled", Kind: kindBoolFn, Answer: "boolean", Absent: "true", OnError: "false (hidden)", FailsClosed: true,
+		fn: field(func(d *ToolDef) *func(context.Context) (bool, error) { return &d.IsEnabled })},
+	{Name: "isReadOnly", Kind: kindBoolFn, Params: paramsQuestion, Answer: "boolean", Absent: "false", OnError: "false", FailsClosed: true,
+		Flag: "read-only", Checked: "it counts as false", flag: (*Tool).IsReadOnly,
+		value: hintField(func(h *Hints) **bool { return &h.ReadOnly }), fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (bool, error) { return &d.IsReadOnly })},
+	{Name: "isConcurrencySafe", Kind: kindBoolFn, Params: paramsQuestion, Answer: "boolean", Absent: "false", OnError: "false", FailsClosed: true,
+		Flag: "concurrency-safe", Checked: "it counts as false", flag: (*Tool).IsConcurrencySafe,
+		value: hintField(func(h *Hints) **bool { return &h.ConcurrencySafe }), fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (bool, error) { return &d.IsConcurrencySafe })},
+	{Name: "isDestructive", Kind: kindBoolFn, Params: paramsInput, Answer: "boolean", Absent: "false", OnError: "true", FailsClosed: true,
+		Flag: "destructive", Checked: "it counts as true", flag: (*Tool).IsDestructive,
+		value: hintField(func(h *Hints) **bool { return &h.Destructive }), fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (bool, error) { return &d.IsDestructive })},
+	{Name: "isOpenWorld", Kind: kindBoolFn, Params: paramsInput, Answer: "boolean", Absent: "false", OnError: "true", FailsClosed: true,
+		Flag: "open-world", Checked: "it counts as true", flag: (*Tool).IsOpenWorld,
+		value: hintField(func(h *Hints) **bool { return &h.OpenWorld }), fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (bool, error) { return &d.IsOpenWorld })},
+	{Name: "interruptBehavior", Kind: kindInterrupt, Answer: "string", Absent: `"block"`, OnError: `"block"`, FailsClosed: true,
+		Checked: `it counts as "block"`, fn: plainFunc(func(d *ToolDef) *func(context.Context) (string, error) { return &d.InterruptBehavior })},
+	{Name: "validateInput", Kind: kindFunc, Params: paramsCall, Answer: "validation", Absent: "valid", OnError: "invalid, with the error text",
+		fn: field(func(d *ToolDef) *func(context.Context, map[string]any, *CallContext) (ValidationResult, error) {
+			return &d.ValidateInput
+		})},
+	{Name: "checkPermissions", Kind: kindFunc, Params: paramsCall, Answer: "permission", Absent: "allow if isReadOnly(input), else ask", OnError: "deny",
+		fn: field(func(d *ToolDef) *func(context.Context, map[string]any, *CallContext) (PermissionResult, error) {
+			return &d.CheckPermissions
+		})},
+	{Name: "getPath", Kind: kindFunc, Params: paramsInput, Answer: "string", Absent: none, OnError: "rules fail closed",
+		Checked: "path rules fail closed", fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) { return &d.GetPath })},
+	{Name: "ruleContent", Kind: kindFunc, Params: paramsInput, Answer: "strings", Absent: none, OnError: "rules fail closed",
+		Checked: "content rules fail closed", fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) ([]string, error) { return &d.RuleContent })},
+	{Name: "toAutoClassifierInput", Kind: kindFunc, Params: paramsInput, Answer: "string", Absent: `""`, OnError: `""`,
+		Checked: `it counts as ""`, fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) {
+			return &d.ToAutoClassifierInput
+		})},
+	{Name: "mapResult", Kind: kindFunc, Params: []string{"data", "toolUseId"}, Answer: "content", Absent: "strings as is, other data as JSON", OnError: "is_error result",
+		fn: field(func(d *ToolDef) *func(context.Context, any, string) (Content, error) { return &d.MapResult })},
+	{Name: "renderToolUseMessage", Kind: kindFunc, Params: paramsInput, Answer: "string", Absent: "plain default rendering", OnError: "default rendering",
+		Checked: "the default rendering is used", fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) {
+			return &d.RenderToolUseMessage
+		})},
+	{Name: "renderToolResultMessage", Kind: kindFunc, Params: []string{"data"}, Answer: "string", Absent: "plain default rendering", OnError: "default rendering",
+		fn: field(func(d *ToolDef) *func(context.Context, any) (string, error) { return &d.RenderToolResultMessage })},
+	{Name: "renderToolUseProgressMessage", Kind: kindFunc, Params: []string{"progress"}, Answer: "string", Absent: "plain default rendering", OnError: "default rendering",
+		fn: field(func(d *ToolDef) *func(context.Context, any) (string, error) { return &d.RenderToolUseProgressMessage })},
+	{Name: "renderToolUseRejectedMessage", Kind: kindFunc, Params: paramsInput, Answer: "string", Absent: "plain default rendering", OnError: "default rendering",
+		Checked: "the default rendering is used", fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) {
+			return &d.RenderToolUseRejectedMessage
+		})},
+	{Name: "renderToolUseErrorMessage", Kind: kindFunc, Params: []string{"message"}, Answer: "string", Absent: "plain default rendering", OnError: "default rendering",
+		fn: field(func(d *ToolDef) *func(context.Context, string) (string, error) { return &d.RenderToolUseErrorMessage })},
 }
 
 // Members returns the members of the Tool contract, in the order of the defaults
@@ -135,7 +212,61 @@ func Members() []Member { return slices.Clone(members) }
 // A flag given as a plain value counts (it is a hint).
 func (t *Tool) Gives(member string) bool {
 	m, ok := LookupMember(member)
-	return ok && m.given(&t.def)
+	return ok && (m.value.gives(&t.def) || m.fn.gives(&t.def))
+}
+
+// Flag returns the tool's answer to a member that is a flag (one with a Flag word;
+// false for any other name), for input: as the tool answers it, with the defaults
+// table's answer when it is absent or fails. For a nil input it is what the tool
+// declares for every input (its plain value), no when it declares nothing.
+func (t *Tool) Flag(ctx context.Context, member string, input map[string]any) bool {
+	m, ok := LookupMember(member)
+	switch {
+	case !ok || m.flag == nil:
+		return false
+	case input == nil && m.value != nil && m.value.declared != nil:
+		return m.value.declared(&t.def)
+	}
+	return m.flag(t, ctx, input)
+}
+
+// deferred answers shouldDefer's flag: whether the schema is withheld, which
+// alwaysLoad decides too.
+func deferred(t *Tool, _ context.Context, _ map[string]any) bool { return t.Deferred() }
+
+// HoldsValue reports whether a ToolDef holds a plain value of the member as it is
+// (in a field of its own, or as a hint): a loader gives Define that value. A plain
+// value of any other member is given to Define as a function answering it.
+func (m Member) HoldsValue() bool { return m.value != nil }
+
+// Define puts v where the member goes in d: a plain value of the member's kind
+// (string, bool, float64, []string, or map[string]any for a schema) when it
+// HoldsValue, or a function of the member's Params and Answer, of the type of its
+// ToolDef field. A v of another type is an error, naming the type the member takes:
+// a loader and the table disagree.
+func (m Member) Define(d *ToolDef, v any) error {
+	for _, p := range []*place{m.value, m.fn} {
+		if p != nil && p.set(d, v) {
+			return nil
+		}
+	}
+	var takes []string
+	for _, p := range []*place{m.value, m.fn} {
+		if p != nil {
+			takes = append(takes, p.holds)
+		}
+	}
+	return fmt.Errorf("member %s takes %s in a ToolDef, not %T", m.Name, strings.Join(takes, " or "), v)
+}
+
+// Signature says how a function of the member is called and what it returns, as
+// the contract table of docs/architecture.md shows it: "(input, ctx?) → boolean";
+// "" for a member that is never a function.
+func (m Member) Signature() string {
+	if m.Answer == "" {
+		return ""
+	}
+	return "(" + strings.Join(m.Params, ", ") + ") → " + m.Answer
 }
 
 // LookupMember returns the member of this name.

@@ -191,7 +191,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		defer redactResult(st.redact, r)
 	}
 
-	// 1. Lookup.
+	// 1. lookup.
 	t := p.tool
 	if t == nil {
 		msg := "Error: No such tool available: " + use.Name
@@ -202,7 +202,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	}
 	r.Tool = t
 
-	// 2. Abort check.
+	// 2. abort check.
 	if ctx.Err() != nil {
 		return r.fail(StageAbort, cancelMessage)
 	}
@@ -240,7 +240,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	cc.rules = e.rulesFor(ctx, tc)
 	cc.hidden, cc.hiddenBelow = cc.rules.HiddenPaths(tc.cwd), cc.rules.HiddenBelow(tc.cwd)
 
-	// 3. Schema: decoded, coerced, defaults filled and validated by prepare.
+	// 3. schema: decoded, coerced, defaults filled and validated by prepare.
 	st.input = p.input
 	if err := p.err; err != nil {
 		msg := inputValidationText(t.Name(), err)
@@ -283,8 +283,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		return r.fail(StageValidate, toolUseError(v.Message))
 	}
 
-	// 5. The PreToolUse hooks, then the middleware around the rest of the call (see
-	// package hooks for the order). Hooks run inside the call's deadline: a call
+	// 5. PreToolUse hooks and middleware: the hooks, then the middleware around the
+	// rest of the call (see package hooks for the order). Hooks run inside the call's deadline: a call
 	// whose time ran out in them ends there, as timed out.
 	// hooks.Run gives each hook a copy of what it reads; only a middleware, which
 	// reads the hooks.Input itself, needs copies made here, so that it cannot change
@@ -337,7 +337,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		}
 	}
 
-	// 8. Map the result; empty becomes a marker; large is persisted.
+	// 10. mapResult: empty becomes a marker.
 	if content == nil {
 		var err error
 		content, err = t.mapResult(st.bounded, data, use.ID, cc, st.text[:0])
@@ -356,6 +356,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	content = st.added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
 	content = validUTF8(redactContent(st.redact, content))
+	// 11. persistence: content over the tool's threshold goes to a file.
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	cc.commitShown()
@@ -443,7 +444,7 @@ func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 			return hooks.Decision{}
 		}
 	}
-	// 6. Permissions.
+	// 6. permissions.
 	in, asked, denied := e.permit(ctx, st.bounded, t, st.input, cc, tc, d)
 	if denied != "" {
 		st.failed = r.fail(StagePermission, denied)
@@ -454,8 +455,8 @@ func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 		st.bounded.Cancel()
 		st.bounded = e.bound(ctx, cc, new(callctx.Context))
 	}
-	// 7. Call under the deadline, with the hosts it may reach; then the hooks of
-	// the outcome.
+	// 7. call: under the deadline, with the hosts it may reach (in invoke, with
+	// step 8).
 	// Only hooks and middleware read how long the call took: reading the clock
 	// costs a small call more than it is worth to no one.
 	timed := len(e.opts.Middleware)+len(e.opts.Hooks)+len(reg.hooks) > 0
@@ -468,6 +469,7 @@ func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 	if timed {
 		c.In.DurationMS = time.Since(start).Milliseconds()
 	}
+	// 9. PostToolUse hooks, or PostToolUseFailure when the call failed.
 	if st.failed != nil {
 		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = hooks.PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
 		return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUseFailure, t.Name()), c.In, e.opts.Logger)
@@ -502,9 +504,9 @@ func (e *Engine) invoke(ctx, bounded context.Context, t *Tool, input map[string]
 	}
 	r.Data, r.NewMessages, r.MCPMeta, r.ContextChange = tr.Data, tr.NewMessages, tr.MCPMeta, tr.ContextModifier
 
-	// A tool that declares an outputSchema promises data that matches it, whoever
-	// calls: the model, an MCP client (which is sent the data as structuredContent)
-	// or a test.
+	// 8. output check: a tool that declares an outputSchema promises data that
+	// matches it, whoever calls: the model, an MCP client (which is sent the data
+	// as structuredContent) or a test.
 	if err := t.ValidateOutput(tr.Data); err != nil {
 		r.Err = err
 		r.ContextChange = nil

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"regexp"
@@ -16,6 +17,26 @@ import (
 // architectureDoc is the project's record of what is built.
 const architectureDoc = "../docs/architecture.md"
 
+// architectureSection returns the section of the architecture document under the
+// heading "## title", up to the next heading of its level.
+func architectureSection(t *testing.T, title string) string {
+	t.Helper()
+	doc, err := os.ReadFile(architectureDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	i := strings.Index(section, "\n## "+title+"\n")
+	if i < 0 {
+		t.Fatalf("%s has no section %q", architectureDoc, title)
+	}
+	section = section[i+1:]
+	if j := strings.Index(section[1:], "\n## "); j >= 0 {
+		section = section[:j+1]
+	}
+	return section
+}
+
 // A layerRow is a package's row in the architecture document's Layers table.
 type layerRow struct {
 	layer   int
@@ -26,19 +47,7 @@ type layerRow struct {
 // rows of its table, and the leaf packages its text names before the table.
 func architectureLayers(t *testing.T) (rows map[string]layerRow, leaves []string) {
 	t.Helper()
-	doc, err := os.ReadFile(architectureDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := string(doc)
-	i := strings.Index(section, "\n## Layers\n")
-	if i < 0 {
-		t.Fatalf("%s has no Layers section", architectureDoc)
-	}
-	section = section[i+1:]
-	if j := strings.Index(section[1:], "\n## "); j >= 0 {
-		section = section[:j+1]
-	}
+	section := architectureSection(t, "Layers")
 	table := strings.Index(section, "\n| package |")
 	if table < 0 {
 		t.Fatalf("%s's Layers section has no table", architectureDoc)
@@ -125,28 +134,17 @@ func TestArchitectureTable(t *testing.T) {
 
 // TestArchitectureContract checks the architecture document's contract table
 // against the contract itself, engine.Members(): the same members, in order, each
-// with what it may be, what a tool gets without it and what it gets when it fails.
+// with what it may be, how a function of it is called and read, what a tool gets
+// without it and what it gets when it fails.
 func TestArchitectureContract(t *testing.T) {
-	doc, err := os.ReadFile(architectureDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := string(doc)
-	i := strings.Index(section, "\n## The Tool contract\n")
-	if i < 0 {
-		t.Fatalf("%s has no section \"The Tool contract\"", architectureDoc)
-	}
-	section = section[i+1:]
-	if j := strings.Index(section[1:], "\n## "); j >= 0 {
-		section = section[:j+1]
-	}
-	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\|$")
+	section := architectureSection(t, "The Tool contract")
+	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\|$")
 	var got, want []string
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
 		got = append(got, strings.Join(m[1:], " | "))
 	}
 	for _, m := range engine.Members() {
-		want = append(want, strings.Join([]string{m.Name, m.Kind.String(), m.Absent, m.OnError}, " | "))
+		want = append(want, strings.Join([]string{m.Name, m.Kind.String(), cmp.Or(m.Signature(), "-"), m.Absent, m.OnError}, " | "))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("%s's contract table differs from engine.Members(); it should read, row by row:\n%s\n\nit reads:\n%s",

@@ -73,12 +73,6 @@ func missingCommaHint(src []byte, line int, msg string) string {
 	return fmt.Sprintf(" (is a comma missing at the end of line %d?)", line-1)
 }
 
-// aliasesKind and networkKind are the kinds of the aliases and network members.
-var (
-	aliasesKind = func() engine.MemberKind { m, _ := engine.LookupMember("aliases"); return m.Kind }()
-	networkKind = func() engine.MemberKind { m, _ := engine.LookupMember("network"); return m.Kind }()
-)
-
 // memberNames are the names of the contract's members, for hints.
 var memberNames = func() []string {
 	var names []string
@@ -145,57 +139,22 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []diag.Diagnostic) {
 		problem(sev, m.Name, "%s must be %s, got %s%s", m.Name, m.Kind, typeName(v), tail)
 	}
 
-	if v, ok := get("name").(lua.LString); ok {
-		def.Name = string(v)
-	}
-	if v, ok := get("aliases").(*lua.LTable); ok && kindMatches(aliasesKind, v) {
-		for i := 1; i <= v.Len(); i++ {
-			def.Aliases = append(def.Aliases, lua.LVAsString(v.RawGetInt(i)))
-		}
-	}
-	if v, ok := get("network").(*lua.LTable); ok && kindMatches(networkKind, v) {
-		for i := 1; i <= v.Len(); i++ {
-			def.Network = append(def.Network, lua.LVAsString(v.RawGetInt(i)))
-		}
-	}
-	if v, ok := get("searchHint").(lua.LString); ok {
-		def.SearchHint = string(v)
-	}
-	def.ShouldDefer = lua.LVAsBool(get("shouldDefer"))
-	def.AlwaysLoad = lua.LVAsBool(get("alwaysLoad"))
-	def.Hints = engine.Hints{
-		ReadOnly: staticBool(get("isReadOnly")), Destructive: staticBool(get("isDestructive")),
-		OpenWorld: staticBool(get("isOpenWorld")), Idempotent: staticBool(get("isIdempotent")),
-		ConcurrencySafe: staticBool(get("isConcurrencySafe")),
-	}
-	if v, ok := get("maxResultSizeChars").(lua.LNumber); ok {
-		def.MaxResultSizeChars = float64(v)
-		if def.MaxResultSizeChars <= 0 || math.IsNaN(def.MaxResultSizeChars) {
-			problem(diag.SeverityError, "maxResultSizeChars", "maxResultSizeChars must be positive (math.huge: never persist), got %v", v)
-		}
-	}
-	for _, name := range []string{"inputSchema", "outputSchema"} {
-		v, ok := get(name).(*lua.LTable)
-		if !ok {
+	for _, m := range engine.Members() {
+		v := get(m.Name)
+		if v == lua.LNil {
 			continue
 		}
-		plain, err := vm.FromLua(v)
+		given, err := lt.memberValue(vm, m, v)
+		if err == nil && given != nil {
+			err = m.Define(&def, given)
+		}
 		if err != nil {
-			problem(diag.SeverityError, name, "%s is not a JSON value: %v", name, err)
-			continue
-		}
-		obj, ok := plain.(map[string]any)
-		if !ok {
-			problem(diag.SeverityError, name, "%s must be a table with string keys (a JSON Schema object)", name)
-			continue
-		}
-		if name == "inputSchema" {
-			def.InputSchema = obj
-		} else {
-			def.OutputSchema = obj
+			problem(diag.SeverityError, m.Name, "%v", err)
 		}
 	}
-	lt.defineFunctions(&def, get)
+	if v, ok := get("maxResultSizeChars").(lua.LNumber); ok && (v <= 0 || math.IsNaN(float64(v))) {
+		problem(diag.SeverityError, "maxResultSizeChars", "maxResultSizeChars must be positive (math.huge: never persist), got %v", v)
+	}
 	return def, diags
 }
 
@@ -418,14 +377,4 @@ func (lt *luaTool) memberLine(name string) int {
 	}
 	lt.linesOnce.Do(func() { lt.lines = memberLines(lt.file, lt.src) })
 	return lt.lines[name]
-}
-
-// staticBool returns a member's value when it is a plain boolean, for Hints.
-func staticBool(v lua.LValue) *bool {
-	b, ok := v.(lua.LBool)
-	if !ok {
-		return nil
-	}
-	x := bool(b)
-	return &x
 }

@@ -49,51 +49,60 @@ func (a *app) printJSON(v any) {
 	enc.Encode(v)
 }
 
-// toolFlags are a tool's answers for an empty input, as list and describe show them;
-// for a tool whose schema refuses an empty input, what it declares for every input.
-type toolFlags struct {
-	ReadOnly        bool `json:"readOnly"`
-	ConcurrencySafe bool `json:"concurrencySafe"`
-	Destructive     bool `json:"destructive"`
-	OpenWorld       bool `json:"openWorld"`
-	Deferred        bool `json:"deferred"`
+// A toolFlag is a tool's answer to one member of the contract that is a flag
+// (engine.Member.Flag), as list and describe show it.
+type toolFlag struct {
+	word string
+	yes  bool
 }
 
+// toolFlags are a tool's answers to the flags of the contract, in its order.
+type toolFlags []toolFlag
+
+// flagsOf answers the contract's flags for a tool for an empty input, or, for a tool
+// whose schema refuses an empty input, says what it declares for every input.
 func (a *app) flagsOf(t *engine.Tool) toolFlags {
 	ctx, cancel := a.bounded()
 	defer cancel()
 	in, err := t.Schema().Prepare(map[string]any{})
 	if err != nil {
-		// The tool needs an input to answer: show what it declares for every input.
-		h := t.Hints()
-		declared := func(b *bool) bool { return b != nil && *b }
-		return toolFlags{ReadOnly: declared(h.ReadOnly), ConcurrencySafe: declared(h.ConcurrencySafe),
-			Destructive: declared(h.Destructive), OpenWorld: declared(h.OpenWorld), Deferred: t.Deferred()}
+		in = nil // the tool needs an input to answer: engine.Tool.Flag says what it declares
 	}
-	return toolFlags{
-		ReadOnly:        t.IsReadOnly(ctx, in),
-		ConcurrencySafe: t.IsConcurrencySafe(ctx, in),
-		Destructive:     t.IsDestructive(ctx, in),
-		OpenWorld:       t.IsOpenWorld(ctx, in),
-		Deferred:        t.Deferred(),
+	var flags toolFlags
+	for _, m := range engine.Members() {
+		if m.Flag != "" {
+			flags = append(flags, toolFlag{m.Flag, t.Flag(ctx, m.Name, in)})
+		}
 	}
+	return flags
 }
 
+// String is the words of the flags the tool answers yes, or "-".
 func (f toolFlags) String() string {
 	var parts []string
-	for _, p := range []struct {
-		on   bool
-		name string
-	}{{f.ReadOnly, "read-only"}, {f.ConcurrencySafe, "concurrency-safe"}, {f.Destructive, "destructive"},
-		{f.OpenWorld, "open-world"}, {f.Deferred, "deferred"}} {
-		if p.on {
-			parts = append(parts, p.name)
+	for _, flag := range f {
+		if flag.yes {
+			parts = append(parts, flag.word)
 		}
 	}
 	if len(parts) == 0 {
 		return "-"
 	}
 	return strings.Join(parts, ",")
+}
+
+// fields returns the flags as JSON fields, named in camel case: "read-only" is
+// readOnly.
+func (f toolFlags) fields() map[string]any {
+	out := make(map[string]any, len(f))
+	for _, flag := range f {
+		words := strings.Split(flag.word, "-")
+		for i := 1; i < len(words); i++ {
+			words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
+		}
+		out[strings.Join(words, "")] = flag.yes
+	}
+	return out
 }
 
 func runList(a *app, args []string) int {
@@ -106,13 +115,12 @@ func runList(a *app, args []string) int {
 		if a.cfg.json {
 			out := make([]any, 0, len(tools))
 			for _, t := range tools {
-				out = append(out, struct {
-					Kind    string   `json:"kind"`
-					Name    string   `json:"name"`
-					Aliases []string `json:"aliases,omitempty"`
-					Source  string   `json:"source"`
-					toolFlags
-				}{"tool", t.Name(), t.Aliases(), t.Source(), a.flagsOf(t)})
+				entry := a.flagsOf(t).fields()
+				entry["kind"], entry["name"], entry["source"] = "tool", t.Name(), t.Source()
+				if len(t.Aliases()) > 0 {
+					entry["aliases"] = t.Aliases()
+				}
+				out = append(out, entry)
 			}
 			for _, p := range feature.Prompts(reg) {
 				out = append(out, struct {
@@ -190,7 +198,7 @@ func runDescribe(a *app, args []string) int {
 			a.printJSON(map[string]any{
 				"name": t.Name(), "aliases": t.Aliases(), "source": t.Source(), "searchHint": t.SearchHint(),
 				"userFacingName": t.UserFacingName(ctx, nil), "description": description,
-				"prompt": prompt, "flags": a.flagsOf(t), "interruptBehavior": t.InterruptBehavior(ctx),
+				"prompt": prompt, "flags": a.flagsOf(t).fields(), "interruptBehavior": t.InterruptBehavior(ctx),
 				"maxResultSizeChars": maxChars, "inputSchema": t.InputSchema(), "outputSchema": t.OutputSchema(),
 				"members": membersOf(t), "limits": limitsOf(s.eng), "shellSandbox": a.cfg.shellOptions().Describe(),
 				"network": jsonList(t.Network()), "networkPolicy": s.network.Describe(),
