@@ -174,3 +174,32 @@ func BenchmarkPipelineMembers(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPipelineGo is BenchmarkPipeline with the tool written in Go: the same
+// schema, read-only answer and call, so that the difference between the two is
+// what running the call in Lua costs, and the difference between this and
+// BenchmarkPlainGo is the pipeline's own.
+func BenchmarkPipelineGo(b *testing.B) {
+	yes := true
+	eng, err := engine.New(engine.Options{Cwd: b.TempDir(), ResultsDir: b.TempDir(), Tools: []engine.ToolDef{{
+		Name:        "Echo",
+		Prompt:      func(context.Context, engine.PromptOptions) (string, error) { return "Echoes the text.", nil },
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []any{"text"}},
+		Hints:       engine.Hints{ReadOnly: &yes},
+		Call: func(_ context.Context, input map[string]any, _ *engine.CallContext) (*engine.ToolResult, error) {
+			return &engine.ToolResult{Data: input["text"]}, nil
+		},
+	}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		r := eng.Call(ctx, echoUse)
+		out, err := r.Block.MarshalJSON()
+		if err != nil || r.Block.IsError {
+			b.Fatal(string(out), err)
+		}
+	}
+}
