@@ -142,6 +142,20 @@ type Shower interface {
 	Show(path string, e filestate.Entry)
 }
 
+// A Logger receives the lines a call logs (Call.Log): an interface rather than a
+// function, as Shower is, so that a host hands its record of the call as it is,
+// without making a function for each call.
+type Logger interface {
+	Log(line string)
+}
+
+// LogFunc is a Logger that hands each line to a function, for a host whose log is
+// one of its own making.
+type LogFunc func(line string)
+
+// Log calls f.
+func (f LogFunc) Log(line string) { f(line) }
+
 // A Call carries what one call of a script needs from its host: the context that
 // bounds it, the sink for print and ctx:log, and values host functions look up with
 // CurrentCall. The zero Call is usable; its output is discarded.
@@ -149,7 +163,7 @@ type Call struct {
 	// Context bounds the call. Nil means context.Background.
 	Context context.Context
 	// Log receives each line written with print. Nil discards them.
-	Log func(line string)
+	Log Logger
 	// Access is what host functions may do for the code that runs. The zero value is
 	// AccessNone, the load phase: a Call that does not say otherwise reaches nothing.
 	Access Access
@@ -340,7 +354,7 @@ func (vm *VM) Log(line string) {
 		line = line[:cut] + " ... [log truncated]"
 	}
 	c.logged += len(line)
-	c.Log(line)
+	c.Log.Log(line)
 }
 
 func (vm *VM) require(L *lua.LState) int {

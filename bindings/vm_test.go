@@ -72,7 +72,7 @@ func TestPrintGoesToTheCallLogNotStdout(t *testing.T) {
 	var out []lua.LValue
 	stdout := captureStdout(t, func() {
 		var err error
-		out, err = vm.Call(&Call{Log: func(line string) { lines = append(lines, line) }}, fn, lua.LString("x"))
+		out, err = vm.Call(&Call{Log: LogFunc(func(line string) { lines = append(lines, line) })}, fn, lua.LString("x"))
 		if err != nil {
 			t.Errorf("call: %v", err)
 		}
@@ -100,7 +100,7 @@ func TestLogIsCappedPerCall(t *testing.T) {
 	vm := newTestVM(t, Config{Limits: Limits{MaxLogBytes: 10}})
 	fn := eval(t, vm, `return function() for i = 1, 100 do print("0123456789abc") end end`)
 	var lines []string
-	if _, err := vm.Call(&Call{Log: func(l string) { lines = append(lines, l) }}, fn); err != nil {
+	if _, err := vm.Call(&Call{Log: LogFunc(func(l string) { lines = append(lines, l) })}, fn); err != nil {
 		t.Fatal(err)
 	}
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "0123456789") || !strings.Contains(lines[0], "[log truncated]") {
@@ -108,7 +108,7 @@ func TestLogIsCappedPerCall(t *testing.T) {
 	}
 	// The cap is per call: the next call logs again.
 	lines = nil
-	if _, err := vm.Call(&Call{Log: func(l string) { lines = append(lines, l) }}, fn); err != nil {
+	if _, err := vm.Call(&Call{Log: LogFunc(func(l string) { lines = append(lines, l) })}, fn); err != nil {
 		t.Fatal(err)
 	}
 	if len(lines) != 1 {

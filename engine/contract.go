@@ -290,8 +290,6 @@ type CallContext struct {
 	Files filestate.Store
 	// Progress reports progress data for the host to show; never sent to the model.
 	Progress func(data any)
-	// Log receives lines the tool logs (Lua print and ctx:log).
-	Log func(line string)
 	// Summarize, if set, answers a prompt about a content with the host's small model
 	// (Options.Summarize), as WebFetch does with the page it fetched. Nil when the
 	// host has none.
@@ -329,6 +327,25 @@ type CallContext struct {
 	nest nesting
 	// cross is the call's Crossing, while it runs, when its tool has one.
 	cross Crossing
+	// logTo receives what Log is given: the call's log (Result.Log), or the
+	// engine's Logger for a feature's code; nil drops it.
+	logTo lineLog
+}
+
+// A lineLog receives the lines code logs: an interface rather than a function, so
+// that a call hands its own state as it is, without making a function for each
+// call.
+type lineLog interface {
+	Log(line string)
+}
+
+// Log records a line the tool logs (Lua print and ctx:log): in the call's
+// Result.Log, redacted, for a call the engine runs. A CallContext made outside the
+// engine drops it.
+func (cc *CallContext) Log(line string) {
+	if cc != nil && cc.logTo != nil {
+		cc.logTo.Log(line)
+	}
 }
 
 // Writable reports whether the running code may change anything: only call may, of

@@ -1,5 +1,7 @@
 package engine
 
+import "log/slog"
+
 // A Feature is what a file may serve instead of a tool (ToolDef.Feature): one of
 // MCP's other server features, a prompt or a resource (package engine/feature). The
 // engine loads, checks and reloads a feature as it does a tool, and serves it in the
@@ -37,7 +39,16 @@ func buildFeature(def ToolDef) (*Tool, error) {
 func (e *Engine) FeatureContext(reg *Registry, kind, key string) *CallContext {
 	return &CallContext{
 		Cwd: e.opts.Cwd, Roots: e.opts.Roots, Mode: e.opts.Mode, Tools: reg.Names(),
-		Log:    func(line string) { e.opts.Logger.Info(kind+" log", kind, key, "line", line) },
+		logTo:  featureLog{logger: e.opts.Logger, kind: kind, key: key},
 		engine: e, registry: reg,
 	}
 }
+
+// featureLog sends what a feature's code logs to the engine's Logger, under the
+// feature's kind and key.
+type featureLog struct {
+	logger    *slog.Logger
+	kind, key string
+}
+
+func (f featureLog) Log(line string) { f.logger.Info(f.kind+" log", f.kind, f.key, "line", line) }

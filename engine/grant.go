@@ -20,8 +20,9 @@ type Grant struct {
 	// permission decision allowed it: only then may host functions change anything.
 	// Every other member of a call reads inside the roots, and nothing more.
 	Write bool
-	// Log receives the lines the member logs.
-	Log func(line string)
+	// Log receives the lines the member logs (CallContext.Log); nil when the
+	// CallContext drops them.
+	Log interface{ Log(line string) }
 	// Files is the session's readFileState, which host functions read (and call
 	// writes through).
 	Files filestate.Store
@@ -55,7 +56,10 @@ func (cc *CallContext) Grant(member string) Grant {
 	if cc == nil {
 		return g
 	}
-	g.Log, g.Files, g.Session = cc.Log, cc.Files, cc.Session
+	if cc.logTo != nil {
+		g.Log = cc
+	}
+	g.Files, g.Session = cc.Files, cc.Session
 	g.Hidden, g.HiddenBelow = cc.hidden, cc.hiddenBelow
 	if Acts(member) {
 		g.Show, g.OnClose, g.Progress = true, cc.Closer(), cc.Progress

@@ -9,7 +9,7 @@ import "testing"
 func TestGrant(t *testing.T) {
 	e := &Engine{}
 	e.closer = e.onClose
-	cc := &CallContext{Log: func(string) {}, Progress: func(any) {}, Session: "s", engine: e,
+	cc := &CallContext{logTo: featureLog{}, Progress: func(any) {}, Session: "s", engine: e,
 		hidden: func(string) bool { return true }, network: callNetwork{hosts: []string{"example.com"}}}
 	for _, member := range []string{"isReadOnly", "validateInput", "checkPermissions", "mapResult", "description"} {
 		g := cc.Grant(member)

@@ -227,7 +227,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		engine:    e,
 		registry:  reg,
 		nest:      nesting{ctx: ctx, tool: t, turn: tc},
-		Log:       st.log,
+		logTo:     st,
 		Progress:  noProgress,
 		Summarize: e.opts.Summarize,
 	}
@@ -398,8 +398,8 @@ type callState struct {
 	dataCopy  func(any) any
 }
 
-// log is the call's CallContext.Log.
-func (st *callState) log(line string) {
+// Log receives the call's CallContext.Log.
+func (st *callState) Log(line string) {
 	line = st.redact.String(line)
 	st.logMu.Lock()
 	st.r.Log = append(st.r.Log, line)

@@ -213,7 +213,7 @@ func (r *runner) run(ctx context.Context, src string, cc *engine.CallContext) (*
 	vm.SetHostValue(scriptKey{}, s)
 	sctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	out, err := vm.Call(&bindings.Call{Context: sctx, Access: bindings.AccessRead, Entry: "script", Log: cc.Log, Session: cc.Session}, fn)
+	out, err := vm.Call(&bindings.Call{Context: sctx, Access: bindings.AccessRead, Entry: "script", Log: cc.Grant("script").Log, Session: cc.Session}, fn)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The LuaScript call itself was stopped: the engine words that.

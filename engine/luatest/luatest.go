@@ -309,7 +309,7 @@ func (p *prepared) run(ctx context.Context, i int, name string, timeout time.Dur
 	p.env.ctx = ctx
 	// A case is the test author's own code, working in the case's root: it may do
 	// what a tool's call may.
-	_, err := p.vm.Call(&bindings.Call{Context: ctx, Access: bindings.AccessWrite, Entry: "test case", Log: func(line string) { cr.Log = append(cr.Log, line) }},
+	_, err := p.vm.Call(&bindings.Call{Context: ctx, Access: bindings.AccessWrite, Entry: "test case", Log: bindings.LogFunc(func(line string) { cr.Log = append(cr.Log, line) })},
 		p.reg.fns[i], p.env.table(p.vm))
 	if err != nil && ctx.Err() == context.DeadlineExceeded && errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%s: case %q did not finish within %v: %w", p.prog, name, timeout, err)

@@ -19,7 +19,10 @@ type Context struct {
 	parent   context.Context
 	deadline time.Time
 	hasLimit bool
-	done     chan struct{}
+	// done is the channel Done returns, made when first asked for: most calls end
+	// without anyone waiting on it. It holds a chan struct{}; once the Context has
+	// ended, a closed one.
+	done atomic.Value
 	// alarm ends the Context at its own deadline; nil when it has none, or once
 	// Cancel released it.
 	alarm atomic.Pointer[alarm]
@@ -46,7 +49,7 @@ func New(parent context.Context, timeout time.Duration) *Context {
 // keeps the Context inside a struct of its own rather than in an allocation of its
 // own. A Context is started once, and not copied.
 func (c *Context) Start(parent context.Context, timeout time.Duration) {
-	c.parent, c.done = parent, make(chan struct{})
+	c.parent = parent
 	c.deadline, c.hasLimit = parent.Deadline()
 	if timeout > 0 {
 		if d := time.Now().Add(timeout); !c.hasLimit || d.Before(c.deadline) {
@@ -131,7 +134,11 @@ func (c *Context) end(err, cause error) {
 	c.err, c.cause = err, cause
 	after := c.after
 	c.after = nil
-	close(c.done)
+	if d, _ := c.done.Load().(chan struct{}); d != nil {
+		close(d)
+	} else {
+		c.done.Store(closedChan)
+	}
 	c.mu.Unlock()
 	for _, f := range after {
 		f()
@@ -142,7 +149,28 @@ func (c *Context) end(err, cause error) {
 func (c *Context) Deadline() (time.Time, bool) { return c.deadline, c.hasLimit }
 
 // Done returns a channel closed when the Context ends.
-func (c *Context) Done() <-chan struct{} { return c.done }
+func (c *Context) Done() <-chan struct{} {
+	if d, _ := c.done.Load().(chan struct{}); d != nil {
+		return d
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, _ := c.done.Load().(chan struct{})
+	if d == nil {
+		// Under mu, which end holds: the Context cannot end meanwhile.
+		d = make(chan struct{})
+		c.done.Store(d)
+	}
+	return d
+}
+
+// closedChan is the Done channel of a Context that ended before anyone asked for
+// one.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Err returns nil while the Context runs, then why it ended.
 func (c *Context) Err() error {

@@ -110,3 +110,40 @@ func TestTimerReused(t *testing.T) {
 		next.Cancel()
 	}
 }
+
+// Done is made when first asked for, yet behaves as one channel made at Start: asked
+// before the end, it is closed by the end; asked after, it is closed already; asked
+// twice, it is the same; asked from several goroutines at once, it is one.
+func TestDoneLazy(t *testing.T) {
+	before := New(context.Background(), 0)
+	d := before.Done()
+	select {
+	case <-d:
+		t.Fatal("Done is closed before the end")
+	default:
+	}
+	if before.Done() != d {
+		t.Fatal("Done returned another channel")
+	}
+	before.Cancel()
+	<-d
+
+	after := New(context.Background(), 0)
+	after.Cancel()
+	<-after.Done()
+
+	racing := New(context.Background(), 0)
+	got := make(chan (<-chan struct{}), 2)
+	for range 2 {
+		go func() { got <- racing.Done() }()
+	}
+	a, b := <-got, <-got
+	if a != b {
+		t.Fatal("two goroutines were given different channels")
+	}
+	racing.Stop(errors.New("stopped"))
+	<-a
+	if allocs := testing.AllocsPerRun(100, func() { New(context.Background(), 0).Cancel() }); allocs > 1 {
+		t.Errorf("a Context no one waits on allocates %.0f times, more than itself", allocs)
+	}
+}
