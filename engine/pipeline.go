@@ -214,23 +214,13 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	callbacks := e.callbacks(ctx)
 	st.state = tc.session.state(ctx)
 	st.files = tc.session.files(ctx)
+	// Set field by field: st is new and zero, and a composite literal would be built
+	// aside and then copied in, with the write barriers of a copy.
 	cc := &st.cc
-	*cc = CallContext{
-		ToolUseID: use.ID,
-		Cwd:       tc.cwd,
-		Roots:     e.opts.Roots,
-		Mode:      tc.mode,
-		Tools:     reg.Names(),
-		State:     &st.state,
-		Files:     &st.files,
-		Session:   tc.session.key,
-		engine:    e,
-		registry:  reg,
-		nest:      nesting{ctx: ctx, tool: t, turn: tc},
-		logTo:     st,
-		Progress:  noProgress,
-		Summarize: e.opts.Summarize,
-	}
+	cc.ToolUseID, cc.Cwd, cc.Roots, cc.Mode, cc.Tools = use.ID, tc.cwd, e.opts.Roots, tc.mode, reg.Names()
+	cc.State, cc.Files, cc.Session = &st.state, &st.files, tc.session.key
+	cc.engine, cc.registry, cc.nest = e, reg, nesting{ctx: ctx, tool: t, turn: tc}
+	cc.logTo, cc.Progress, cc.Summarize = st, noProgress, e.opts.Summarize
 	if callbacks.OnProgress != nil {
 		st.onProgress = callbacks.OnProgress
 		cc.Progress = st.progress
@@ -285,33 +275,32 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 
 	// 5. PreToolUse hooks and middleware: the hooks, then the middleware around the
 	// rest of the call (see package hooks for the order). Hooks run inside the call's deadline: a call
-	// whose time ran out in them ends there, as timed out.
-	// hooks.Run gives each hook a copy of what it reads; only a middleware, which
-	// reads the hooks.Input itself, needs copies made here, so that it cannot change
-	// what the tool is called with or returned.
-	st.inputCopy, st.dataCopy = sameInput, sameValue
-	if len(e.opts.Middleware) > 0 {
-		st.inputCopy, st.dataCopy = jsonvalue.CloneObject, jsonvalue.Clone
+	// whose time ran out in them ends there, as timed out. A call with neither hooks
+	// nor middleware has no hooks.Input to fill (c.In is nil in rest): only they read
+	// it.
+	var c *hooks.Call
+	if e.hooked(reg) {
+		c = &hooks.Call{In: &hooks.Input{
+			SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: hooks.PreToolUse,
+			ToolName: t.Name(), ToolInput: e.hookCopy(st.input), ToolUseID: use.ID,
+		}}
+		c.Decision = hooks.Run(st.bounded, e.hooksFor(reg, hooks.PreToolUse, t.Name()), c.In, e.opts.Logger)
 	}
-	hin := &st.hin
-	*hin = hooks.Input{
-		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: hooks.PreToolUse,
-		ToolName: t.Name(), ToolInput: st.inputCopy(st.input), ToolUseID: use.ID,
-	}
-	pre := hooks.Run(st.bounded, e.hooksFor(reg, hooks.PreToolUse, t.Name()), hin, e.opts.Logger)
 	if err := st.bounded.Err(); err != nil {
 		return r.fail(StagePermission, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
 	}
-	st.hc = hooks.Call{In: hin, Decision: pre}
 	var post hooks.Decision
-	if len(e.opts.Middleware) == 0 {
-		post = st.rest(ctx, &st.hc) // without a handler to build
-	} else {
+	switch {
+	case c == nil:
+		post = st.rest(ctx, &hooks.Call{}) // no decision, and no hooks.Input to fill
+	case len(e.opts.Middleware) == 0:
+		post = st.rest(ctx, c) // without a handler to build
+	default:
 		handler := hooks.CallHandler(st.rest)
 		for i := len(e.opts.Middleware) - 1; i >= 0; i-- {
 			handler = e.opts.Middleware[i](handler)
 		}
-		post = handler(ctx, &st.hc)
+		post = handler(ctx, c)
 	}
 	switch {
 	case !st.ran && post.Permission == rules.Deny:
@@ -370,8 +359,6 @@ type callState struct {
 	r     Result
 	cc    CallContext
 	logMu sync.Mutex
-	hin   hooks.Input
-	hc    hooks.Call
 	state State
 	files sessionFiles
 	// ownTurn is the turn of a call made alone (Call), which has one of its own.
@@ -392,10 +379,6 @@ type callState struct {
 	// OnProgress hook, when there is one.
 	redact     *env.Redactor
 	onProgress func(ProgressEvent)
-	// inputCopy and dataCopy give a middleware its own copies of the input and the
-	// data (sameInput and sameValue when there is no middleware).
-	inputCopy func(map[string]any) map[string]any
-	dataCopy  func(any) any
 }
 
 // Log receives the call's CallContext.Log.
@@ -414,8 +397,21 @@ func (st *callState) progress(data any) {
 // noProgress is the CallContext.Progress of a call no one follows.
 func noProgress(any) {}
 
-func sameInput(m map[string]any) map[string]any { return m }
-func sameValue(v any) any                       { return v }
+// hooked reports whether the calls served from reg have hooks or middleware, which
+// read the call's hooks.Input.
+func (e *Engine) hooked(reg *Registry) bool {
+	return len(e.opts.Middleware)+len(e.opts.Hooks)+len(reg.hooks) > 0
+}
+
+// hookCopy returns the input as the hooks.Input holds it. hooks.Run gives each hook
+// a copy of what it reads; only a middleware, which reads the hooks.Input itself,
+// needs a copy made here, so that it cannot change what the tool is called with.
+func (e *Engine) hookCopy(input map[string]any) map[string]any {
+	if len(e.opts.Middleware) == 0 {
+		return input
+	}
+	return jsonvalue.CloneObject(input)
+}
 
 // rest is the rest of the pipeline after the PreToolUse hooks, the CallHandler at
 // the heart of the middleware: the input a hook updated, permissions, the call, and
@@ -457,24 +453,27 @@ func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 	}
 	// 7. call: under the deadline, with the hosts it may reach (in invoke, with
 	// step 8).
-	// Only hooks and middleware read how long the call took: reading the clock
-	// costs a small call more than it is worth to no one.
-	timed := len(e.opts.Middleware)+len(e.opts.Hooks)+len(reg.hooks) > 0
-	var start time.Time
-	if timed {
-		start = time.Now()
+	// Only hooks and middleware read what follows the call (c.In is nil without
+	// them), how long it took among it: reading the clock costs a small call more
+	// than it is worth to no one.
+	if c.In == nil {
+		st.tr, st.failed = e.invoke(ctx, st.bounded, t, st.input, cc, r)
+		return hooks.Decision{}
 	}
+	start := time.Now()
 	st.tr, st.failed = e.invoke(ctx, st.bounded, t, st.input, cc, r)
-	c.In.ToolInput = st.inputCopy(st.input)
-	if timed {
-		c.In.DurationMS = time.Since(start).Milliseconds()
-	}
+	c.In.ToolInput = e.hookCopy(st.input)
+	c.In.DurationMS = time.Since(start).Milliseconds()
 	// 9. PostToolUse hooks, or PostToolUseFailure when the call failed.
 	if st.failed != nil {
 		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = hooks.PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
 		return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUseFailure, t.Name()), c.In, e.opts.Logger)
 	}
-	c.In.HookEventName, c.In.ToolResponse = hooks.PostToolUse, st.dataCopy(st.tr.Data)
+	data := st.tr.Data
+	if len(e.opts.Middleware) > 0 {
+		data = jsonvalue.Clone(data) // as hookCopy does for the input
+	}
+	c.In.HookEventName, c.In.ToolResponse = hooks.PostToolUse, data
 	return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUse, t.Name()), c.In, e.opts.Logger)
 }
 
