@@ -18,6 +18,8 @@ import "context"
 // loader holds its state, never a slot of its gate). The input a member is given may
 // differ from the one given before (a hook's or a permission's updatedInput), and a
 // member must never see what an earlier member did to its own copy of the input.
+// The pipeline is done with the ToolResult Call returns, and with the Crossing, once
+// it closes it: a loader may reuse both for a later call.
 type Crossing interface {
 	IsReadOnly(ctx context.Context, input map[string]any) (bool, error)
 	ValidateInput(ctx context.Context, input map[string]any, cc *CallContext) (ValidationResult, error)

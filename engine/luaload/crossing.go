@@ -2,6 +2,7 @@ package luaload
 
 import (
 	"context"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -43,8 +44,18 @@ type callResult struct {
 	c bindings.Call
 }
 
+// crossings keeps the crossings of calls that ended, for later calls of any Lua
+// tool, so that a call allocates none. Close gives a crossing back, emptied, so that
+// the pool holds nothing of a call; the engine closes a Crossing exactly once and
+// holds it no longer (CallContext.endCrossing forgets it before it closes it).
+var crossings = sync.Pool{New: func() any { return new(crossing) }}
+
 // newCrossing is the tool's ToolDef.Crossing.
-func (lt *luaTool) newCrossing() engine.Crossing { return &crossing{lt: lt} }
+func (lt *luaTool) newCrossing() engine.Crossing {
+	x := crossings.Get().(*crossing)
+	x.lt = lt
+	return x
+}
 
 // state returns the crossing's state, taking one from the pool when it has none or
 // the one it had broke.
@@ -70,8 +81,17 @@ func (x *crossing) release() {
 	x.vm, x.input, x.data = nil, nil, nil
 }
 
-// Close gives the state back; the engine calls it once, when the call ends.
-func (x *crossing) Close() { x.release() }
+// Close gives the state back, and the crossing to crossings; the engine calls it
+// once, when the call ends. A second Close before the crossing serves another call
+// does nothing: its tool is forgotten.
+func (x *crossing) Close() {
+	if x.lt == nil {
+		return
+	}
+	x.release()
+	*x = crossing{}
+	crossings.Put(x)
+}
 
 // IsReadOnly asks isReadOnly on the crossing's state.
 func (x *crossing) IsReadOnly(ctx context.Context, input map[string]any) (bool, error) {

@@ -145,7 +145,8 @@ func TestCrossingHoldsItsStateButNoSlotDuringAnAsk(t *testing.T) {
 // A crossing gives its state back exactly once, on every path: after a call that
 // returned, the pool hands the state out again (no new one is built) and never twice
 // at once; after one that failed, timed out, was cancelled or panicked, the broken
-// state is dropped (the next ones are built afresh). Closing twice gives back nothing
+// state is dropped (the next ones are built afresh). A closed crossing, kept for
+// another call, holds nothing of its call, and closing it twice gives back nothing
 // more.
 func TestCrossingGivesItsStateBackOnce(t *testing.T) {
 	var cancelRunning context.CancelFunc
@@ -201,16 +202,20 @@ return {
 			if (err != nil) != (c.how != "return" && c.run == nil) {
 				t.Fatalf("call: %v", err)
 			}
+			lt := x.lt
 			x.Close()
+			if x.lt != nil || x.vm != nil || x.input != nil || x.data != nil || x.result.c.Context != nil || x.result.r.Data != nil {
+				t.Fatal("a closed crossing, kept for another call, holds what its call left")
+			}
 			x.Close()
 			before := built.Load()
-			a, errA := x.lt.pool.Get()
-			b, errB := x.lt.pool.Get()
+			a, errA := lt.pool.Get()
+			b, errB := lt.pool.Get()
 			if errA != nil || errB != nil {
 				t.Fatal(errA, errB)
 			}
-			defer x.lt.pool.Put(a)
-			defer x.lt.pool.Put(b)
+			defer lt.pool.Put(a)
+			defer lt.pool.Put(b)
 			if a == b {
 				t.Fatal("the pool handed one state out twice: it was given back twice")
 			}
