@@ -693,11 +693,11 @@ func decodeInput(raw []byte, maxDepth int, keys map[string]string) (map[string]a
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return map[string]any{}, nil
 	}
-	v, err := jsonvalue.DecodeKeys(raw, keys)
+	v, d, err := jsonvalue.DecodeKeys(raw, keys)
 	if err != nil {
 		return nil, &schema.ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
 	}
-	if d := jsonvalue.Depth(v); d > maxDepth {
+	if d > maxDepth {
 		return nil, &schema.ValidationError{Problems: []string{fmt.Sprintf("The input nests %d levels deep; at most %d are allowed", d, maxDepth)}}
 	}
 	obj, ok := v.(map[string]any)

@@ -13,20 +13,24 @@ import (
 // number out of range or an integer beyond 2^53, very deep nesting. Decode then
 // parses the document again with encoding/json, which words the error or applies its
 // own replacements, so both paths agree on every document.
-func decodeFast(data []byte, keys map[string]string) (v any, ok bool) {
+//
+// depth is Depth(v), found on the way.
+func decodeFast(data []byte, keys map[string]string) (v any, depth int, ok bool) {
 	p := fastParser{data: data, keys: keys}
 	v, ok = p.value(0)
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	p.space()
-	return v, p.i == len(p.data)
+	return v, p.deepest, p.i == len(p.data)
 }
 
 type fastParser struct {
 	data []byte
 	i    int
 	keys map[string]string // the object keys that need no copy (DecodeKeys)
+	// deepest is the Depth of what was parsed: the most containers open at once.
+	deepest int
 }
 
 // maxFastDepth bounds the recursion; deeper documents take the general path.
@@ -53,8 +57,10 @@ func (p *fastParser) value(depth int) (any, bool) {
 	}
 	switch c := p.data[p.i]; {
 	case c == '{':
+		p.deepest = max(p.deepest, depth+1)
 		return p.object(depth)
 	case c == '[':
+		p.deepest = max(p.deepest, depth+1)
 		return p.array(depth)
 	case c == '"':
 		s, ok := p.string()

@@ -14,11 +14,12 @@ var fastCases = []string{
 	`9007199254740992`, `-9007199254740992`, `9007199254740993`, `1e400`, `01`, `1.`, `.5`, `-`, `+1`,
 	`{"a":1,"a":2}`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `tru`, `nul`, `"\ud800"`, `"\ud800x"`,
 	`"\udc00\ud800"`, "\"\xff\"", "\"ctl\x01\"", `"\x"`, `"\u12"`, `{"k":"v"} x`, ``, `   `, `[[[[]]]]`,
-	`{"nested":{"deep":{"list":[{"x":"y"}]}}}`, `123`, `-0.0`, `1E+2`, `"\u0000"`,
+	`{"nested":{"deep":{"list":[{"x":"y"}]}}}`, `[[[{}]],[],1]`, `123`, `-0.0`, `1E+2`, `"\u0000"`,
 }
 
 // TestDecodeFastAgrees: whatever the fast path accepts, the general path decodes to
-// the same value; and Decode agrees with the general path everywhere.
+// the same value, of the same Depth; and Decode agrees with the general path
+// everywhere.
 func TestDecodeFastAgrees(t *testing.T) {
 	for _, c := range fastCases {
 		checkAgreement(t, []byte(c))
@@ -61,8 +62,8 @@ func sameValue(a, b any) bool {
 func checkAgreement(t *testing.T, data []byte) {
 	t.Helper()
 	want, wantErr := decodeGeneral(data)
-	if fast, ok := decodeFast(data, nil); ok && (wantErr != nil || !sameValue(fast, want)) {
-		t.Errorf("%q: fast path gave %#v, general %#v (%v)", data, fast, want, wantErr)
+	if fast, depth, ok := decodeFast(data, nil); ok && (wantErr != nil || !sameValue(fast, want) || depth != Depth(want)) {
+		t.Errorf("%q: fast path gave %#v of depth %d, general %#v (%v) of depth %d", data, fast, depth, want, wantErr, Depth(want))
 	}
 	got, err := Decode(data)
 	if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !sameValue(got, want) {
@@ -99,12 +100,12 @@ func TestDecodeKeys(t *testing.T) {
 	keys := map[string]string{text: text, "a": "a"}
 	for _, c := range fastCases {
 		want, wantErr := Decode([]byte(c))
-		got, err := DecodeKeys([]byte(c), keys)
-		if (err == nil) != (wantErr == nil) || !sameValue(got, want) {
-			t.Errorf("DecodeKeys(%s) = %#v, %v; Decode gives %#v, %v", c, got, err, want, wantErr)
+		got, depth, err := DecodeKeys([]byte(c), keys)
+		if (err == nil) != (wantErr == nil) || !sameValue(got, want) || depth != Depth(want) {
+			t.Errorf("DecodeKeys(%s) = %#v of depth %d, %v; Decode gives %#v of depth %d, %v", c, got, depth, err, want, Depth(want), wantErr)
 		}
 	}
-	v, err := DecodeKeys([]byte(`{"text":"x","inner":{"text":1,"te\u0078t2":2}}`), keys)
+	v, _, err := DecodeKeys([]byte(`{"text":"x","inner":{"text":1,"te\u0078t2":2}}`), keys)
 	if err != nil {
 		t.Fatal(err)
 	}

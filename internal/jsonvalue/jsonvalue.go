@@ -21,16 +21,24 @@ import (
 const MaxSafeInteger = 1 << 53
 
 // Decode parses one JSON document into the value model.
-func Decode(data []byte) (any, error) { return DecodeKeys(data, nil) }
+func Decode(data []byte) (any, error) {
+	v, _, err := DecodeKeys(data, nil)
+	return v, err
+}
 
 // DecodeKeys is Decode where an object key found in keys (as a key, mapping to
 // itself) is that string rather than a copy: a caller that knows the keys a document
-// will have, from its schema, saves an allocation for each.
-func DecodeKeys(data []byte, keys map[string]string) (any, error) {
-	if v, ok := decodeFast(data, keys); ok {
-		return v, nil
+// will have, from its schema, saves an allocation for each. It also returns the
+// value's Depth, which the common case finds while it parses, without a walk of
+// the value.
+func DecodeKeys(data []byte, keys map[string]string) (v any, depth int, err error) {
+	if v, depth, ok := decodeFast(data, keys); ok {
+		return v, depth, nil
 	}
-	return decodeGeneral(data)
+	if v, err = decodeGeneral(data); err != nil {
+		return nil, 0, err
+	}
+	return v, Depth(v), nil
 }
 
 // decodeGeneral is Decode by encoding/json, which words every error.
