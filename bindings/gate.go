@@ -29,11 +29,14 @@ import (
 type Gate struct {
 	total, perGroup, perKey int
 
-	mu     sync.Mutex
-	used   int
-	seq    uint64
-	groups map[string]*gateGroup
-	keys   map[gateName]*gateKey
+	mu   sync.Mutex
+	used int
+	// waiters counts the calls waiting, in every key: a slot given back while it is
+	// zero has no one to go to, and the keys need not be searched.
+	waiters int
+	seq     uint64
+	groups  map[string]*gateGroup
+	keys    map[gateName]*gateKey
 	// freeGroups and freeKeys hold values no call uses, for the next group or key:
 	// entering a gate allocates nothing unless a call must wait.
 	freeGroups []*gateGroup
@@ -109,6 +112,7 @@ func (g *Gate) enter(ctx context.Context, name gateName, s *Slot) error {
 	w := &gateWaiter{ready: make(chan struct{}), seq: g.seq}
 	g.seq++
 	k.waiting = append(k.waiting, w)
+	g.waiters++
 	g.mu.Unlock()
 	select {
 	case <-w.ready:
@@ -121,6 +125,7 @@ func (g *Gate) enter(ctx context.Context, name gateName, s *Slot) error {
 		g.releaseLocked(k)
 	} else {
 		k.waiting = slices.DeleteFunc(k.waiting, func(o *gateWaiter) bool { return o == w })
+		g.waiters--
 		g.forgetIfIdle(k)
 	}
 	g.mu.Unlock()
@@ -190,7 +195,7 @@ func (g *Gate) releaseLocked(k *gateKey) {
 	g.used--
 	k.group.held--
 	k.held--
-	for g.used < g.total {
+	for g.waiters > 0 && g.used < g.total {
 		next := g.nextWaiting()
 		if next == nil {
 			break
@@ -198,6 +203,7 @@ func (g *Gate) releaseLocked(k *gateKey) {
 		w := next.waiting[0]
 		next.waiting[0] = nil
 		next.waiting = next.waiting[1:]
+		g.waiters--
 		w.granted = true
 		g.take(next)
 		close(w.ready)

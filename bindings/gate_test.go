@@ -108,8 +108,8 @@ func TestGateBoundsEachKey(t *testing.T) {
 	for _, s := range []*Slot{a2, b1, b2} {
 		s.Leave()
 	}
-	if len(g.keys) != 0 || len(g.groups) != 0 || g.used != 0 {
-		t.Errorf("after every call left, the gate keeps %d keys, %d groups and %d slots", len(g.keys), len(g.groups), g.used)
+	if len(g.keys) != 0 || len(g.groups) != 0 || g.used != 0 || g.waiters != 0 {
+		t.Errorf("after every call left, the gate keeps %d keys, %d groups, %d slots and %d waiting", len(g.keys), len(g.groups), g.used, g.waiters)
 	}
 }
 
@@ -161,8 +161,8 @@ func TestGateWaitEndsWithContext(t *testing.T) {
 	untilWaiting(t, g, "carol", 1)
 	held.Leave()
 	receive(t, next, "carol").Leave()
-	if g.used != 0 {
-		t.Errorf("%d slots used after every call left", g.used)
+	if g.used != 0 || g.waiters != 0 {
+		t.Errorf("%d slots used and %d calls counted waiting after every call left", g.used, g.waiters)
 	}
 }
 
@@ -233,8 +233,8 @@ func TestBlockingGivesTheSlotBack(t *testing.T) {
 		t.Error("the cancelled call holds a slot")
 	}
 	other.Leave()
-	if g.used != 0 {
-		t.Errorf("%d slots used after every call left", g.used)
+	if g.used != 0 || g.waiters != 0 {
+		t.Errorf("%d slots used and %d calls counted waiting after every call left", g.used, g.waiters)
 	}
 }
 
@@ -291,7 +291,7 @@ func TestGateBoundsEachKeyOfAGroup(t *testing.T) {
 	for _, s := range []*Slot{s2, h2, b} {
 		s.Leave()
 	}
-	if len(g.keys) != 0 || len(g.groups) != 0 || g.used != 0 {
-		t.Errorf("after every call left, the gate keeps %d keys, %d groups and %d slots", len(g.keys), len(g.groups), g.used)
+	if len(g.keys) != 0 || len(g.groups) != 0 || g.used != 0 || g.waiters != 0 {
+		t.Errorf("after every call left, the gate keeps %d keys, %d groups, %d slots and %d waiting", len(g.keys), len(g.groups), g.used, g.waiters)
 	}
 }
