@@ -41,8 +41,11 @@ func echoEngine(tb testing.TB) *engine.Engine {
 
 // BenchmarkPipeline measures one call through the whole pipeline: JSON bytes in,
 // tool_result JSON bytes out. Compare it with BenchmarkRawLuaCall, the floor.
-func BenchmarkPipeline(b *testing.B) {
-	eng := echoEngine(b)
+func BenchmarkPipeline(b *testing.B) { benchEcho(b, echoEngine(b)) }
+
+// benchEcho measures eng's calls of echoUse, JSON bytes in, tool_result JSON bytes
+// out.
+func benchEcho(b *testing.B, eng *engine.Engine) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -189,18 +192,7 @@ func BenchmarkPipelineMembers(b *testing.B) {
 // schema, read-only answer and call, so that the difference between the two is
 // what running the call in Lua costs, and the difference between this and
 // BenchmarkPlainGo is the pipeline's own.
-func BenchmarkPipelineGo(b *testing.B) {
-	eng := echoGoEngine(b)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		r := eng.Call(ctx, echoUse)
-		out, err := r.Block.MarshalJSON()
-		if err != nil || r.Block.IsError {
-			b.Fatal(string(out), err)
-		}
-	}
-}
+func BenchmarkPipelineGo(b *testing.B) { benchEcho(b, echoGoEngine(b)) }
 
 // echoGoEngine returns an engine serving echoTool written in Go: the same schema,
 // read-only answer (declared, through Hints) and call.
