@@ -41,7 +41,7 @@ func (e *Engine) CheckMembers(ctx context.Context) []diag.Diagnostic {
 			bounded, cancel := context.WithTimeout(ctx, timeout)
 			err := m.fn.ask(bounded, &t.def, q)
 			cancel()
-			if err == nil || errors.Is(err, ErrReportedAtLoad) {
+			if err == nil || errors.Is(err, diag.ErrReported) {
 				continue // a member of the wrong kind: loading said so already
 			}
 			sev, when := diag.SeverityWarning, ""

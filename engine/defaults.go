@@ -556,9 +556,9 @@ func (t *Tool) close() {
 // the host's log is told once per member of this tool version which member failed,
 // why, and what was answered instead. A member stopped because the caller gave up
 // (its context was cancelled) has not failed, and one of the wrong kind was reported
-// when the tool loaded (ErrReportedAtLoad).
+// when the tool loaded (diag.ErrReported).
 func (t *Tool) failed(member string, err error, answer string) {
-	if t.log == nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrReportedAtLoad) {
+	if t.log == nil || errors.Is(err, context.Canceled) || errors.Is(err, diag.ErrReported) {
 		return
 	}
 	if _, done := t.reported.LoadOrStore(member, true); done {

@@ -7,12 +7,6 @@ import (
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
-// ErrReportedAtLoad marks the failure of a member that was reported when its tool
-// loaded (a member of a kind it may not have): the safe answer is taken without
-// telling the host's log again on every call. Loaders wrap it (fmt.Errorf("...: %w",
-// ErrReportedAtLoad)) into the error such a member returns.
-var ErrReportedAtLoad = errors.New("reported when the tool loaded")
-
 // A modelTexter is an error that words itself differently for the model than for the
 // tool's author: a script error is "file:line: message" in the host's log and the
 // message alone for the model, which can do nothing with a position in a file it

@@ -2,17 +2,20 @@ package engine
 
 import "github.com/luatool/luatool/session/filestate"
 
-// Acts reports whether member is the one of a tool's members that acts: call. The
-// others are questions, asked before or after it (isReadOnly, validateInput,
-// checkPermissions, mapResult, ...), and a question may read but never change the
-// world, start what outlives the call, show the model a file, report progress, reach
-// the network, ask the host's model or read a secret: what it returns is shown to
-// people and the model, and no permission was asked for it.
-func Acts(member string) bool { return member == "call" }
+// acting is the name of the member that acts (Member.Acts).
+var acting = func() string {
+	for _, m := range members {
+		if m.Acts {
+			return m.Name
+		}
+	}
+	panic("no member of the contract acts")
+}()
 
 // A Grant is what the code of one member may do in one call: the per-call
-// capabilities, decided here once for every loader (CallContext.Grant), with Acts
-// for what a loader checks by the member that runs (ctx:summarize, a secret). A
+// capabilities, decided here once for every loader (CallContext.Grant), with
+// Member.Acts for what a loader checks by the member that runs (ctx:summarize, a
+// secret). A
 // loader hands them to its host functions as they are; the zero Grant reads and
 // reaches nothing else.
 type Grant struct {
@@ -47,7 +50,7 @@ type Grant struct {
 }
 
 // Grant returns what member may do in the call: every member of a call reads, logs
-// and sees what the rules hide; only call (Acts) shows, starts what outlives it,
+// and sees what the rules hide; only call (Member.Acts) shows, starts what outlives it,
 // reports progress and reaches the network, and only call of a tool that is not
 // read-only for its input writes (Writable). A nil CallContext (a question asked
 // outside any call) grants nothing but reading.
@@ -61,7 +64,7 @@ func (cc *CallContext) Grant(member string) Grant {
 	}
 	g.Files, g.Session = cc.Files, cc.Session
 	g.Hidden, g.HiddenBelow = cc.hidden, cc.hiddenBelow
-	if Acts(member) {
+	if member == acting {
 		g.Show, g.OnClose, g.Progress = true, cc.Closer(), cc.Progress
 		g.Network, g.NetworkGranted = cc.Network()
 		g.Write = cc.Writable()

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // recordingHandler keeps the records logged to it.
@@ -55,7 +57,7 @@ func TestGoMemberFailureLoggedOnce(t *testing.T) {
 			return false, fmt.Errorf("stopped: %w", context.Canceled)
 		},
 		IsOpenWorld: func(context.Context, map[string]any) (bool, error) {
-			return false, fmt.Errorf("isOpenWorld is a string: %w", ErrReportedAtLoad)
+			return false, fmt.Errorf("isOpenWorld is a string: %w", diag.ErrReported)
 		},
 		Call: func(context.Context, map[string]any, *CallContext) (*ToolResult, error) { return data("ran") },
 	}

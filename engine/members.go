@@ -97,6 +97,13 @@ type Member struct {
 	// Flag, when set, is the word luatool list and describe show for a tool that
 	// answers the member yes for an empty input: "read-only" (see Tool.Flag).
 	Flag string
+	// Acts is set for the one member that acts: call. The others are questions,
+	// asked before or after it (isReadOnly, validateInput, checkPermissions,
+	// mapResult, ...), and a question may read but never change the world, start what
+	// outlives the call, show the model a file, report progress, reach the network,
+	// ask the host's model or read a secret: what it returns is shown to people and
+	// the model, and no permission was asked for it (see CallContext.Grant).
+	Acts bool
 	// Checked, when set, is what a failure of the member means, in words: luatool
 	// check asks the member, with an empty input when it takes one (see CheckMembers).
 	Checked string
@@ -130,7 +137,7 @@ var members = []Member{
 		value: field(func(d *ToolDef) *map[string]any { return &d.InputSchema })},
 	{Name: "prompt", Kind: kindStringFn, Params: []string{"opts"}, Answer: "string", Absent: loadError, OnError: "call error",
 		Checked: "the tool cannot be offered to a model", fn: promptFunc(func(d *ToolDef) *func(context.Context, PromptOptions) (string, error) { return &d.Prompt })},
-	{Name: "call", Kind: kindFunc, Params: paramsCall, Answer: "result", Absent: loadError, OnError: "is_error result",
+	{Name: "call", Acts: true, Kind: kindFunc, Params: paramsCall, Answer: "result", Absent: loadError, OnError: "is_error result",
 		fn: field(func(d *ToolDef) *func(context.Context, map[string]any, *CallContext) (*ToolResult, error) {
 			return &d.Call
 		})},
@@ -295,10 +302,9 @@ var (
 	contextChangeFields = []string{"cwd", "mode", "allow", "ask", "deny", "state"}
 )
 
-// ResultFields returns the fields of a ToolResult as tool files spell them: data,
-// newMessages, contextModifier, mcpMeta.
-func ResultFields() []string { return slices.Clone(resultFields) }
-
-// ContextChangeFields returns the fields of a contextModifier as tool files spell
-// them: cwd, mode, allow, ask, deny, state.
-func ContextChangeFields() []string { return slices.Clone(contextChangeFields) }
+// ResultFields returns the fields of a ToolResult as tool files spell them (data,
+// newMessages, contextModifier, mcpMeta), and those of its contextModifier (cwd,
+// mode, allow, ask, deny, state).
+func ResultFields() (result, contextChange []string) {
+	return slices.Clone(resultFields), slices.Clone(contextChangeFields)
+}

@@ -508,8 +508,9 @@ func TestTypeDefinitionsMatchGo(t *testing.T) {
 		members = append(members, m.Name)
 	}
 	compareKeys(t, "the Tool contract (engine.Members)", "luatool.Tool", setOf(members), defs.members("Tool"))
-	compareKeys(t, "engine.ResultFields", "luatool.ToolResult", setOf(engine.ResultFields()), defs.members("ToolResult"))
-	compareKeys(t, "engine.ContextChangeFields", "luatool.ContextChange", setOf(engine.ContextChangeFields()), defs.members("ContextChange"))
+	result, contextChange := engine.ResultFields()
+	compareKeys(t, "engine.ResultFields", "luatool.ToolResult", setOf(result), defs.members("ToolResult"))
+	compareKeys(t, "engine.ResultFields", "luatool.ContextChange", setOf(contextChange), defs.members("ContextChange"))
 
 	modules := reachable(t)
 	seen, _ := runProbe(t, defs, modules)

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/luatool/luatool/engine/srcpos"
@@ -15,6 +16,12 @@ const (
 	SeverityWarning Severity = "warning"
 	SeverityNotice  Severity = "notice"
 )
+
+// ErrReported marks the failure of a member that was reported when its tool loaded
+// (a member of a kind it may not have): the safe answer is taken without telling
+// the host's log again on every call. Loaders wrap it (fmt.Errorf("...: %w",
+// diag.ErrReported)) into the error such a member returns.
+var ErrReported = errors.New("reported when the tool loaded")
 
 // A Diagnostic is one finding about a tool file: a load error, a warning about a
 // member the engine will treat fail-closed, or a notice (a tool overridden by a later

@@ -104,7 +104,7 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 	method(t, c.view, "ctx", "summarize", func(L *lua.LState) int {
 		a := bindings.NewArgs(L, "ctx:summarize")
 		content, prompt := a.String(2), a.String(3)
-		if call := bindings.CurrentCall(L); call == nil || !engine.Acts(call.Entry) {
+		if !acting(bindings.CurrentCall(L)) {
 			L.RaiseError("ctx:summarize is not available here: only call() may ask the host's model")
 		}
 		if c.cc.Summarize == nil {
@@ -278,4 +278,14 @@ func listEquals(t *lua.LTable, ss []string) bool {
 		}
 	}
 	return true
+}
+
+// acting reports whether c runs the member of a tool that acts (engine.Member.Acts):
+// a question, or code outside any call, may not do what only the call may.
+func acting(c *bindings.Call) bool {
+	if c == nil {
+		return false
+	}
+	m, ok := engine.LookupMember(c.Entry)
+	return ok && m.Acts
 }

@@ -4,7 +4,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
-	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/env"
 )
 
@@ -56,7 +55,7 @@ func luaEnvGet(L *lua.LState) int {
 		return 1
 	}
 	if v.Secret {
-		if c := bindings.CurrentCall(L); c == nil || !engine.Acts(c.Entry) {
+		if c := bindings.CurrentCall(L); !acting(c) {
 			entry := "this function"
 			if c != nil && c.Entry != "" {
 				entry = c.Entry

@@ -9,6 +9,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // memberValue converts member m, whose value in the tool table is v (not nil), into
@@ -166,7 +167,7 @@ func (a answer[T]) ofPromptOptions() func(context.Context, engine.PromptOptions)
 // wrongKind is the failure of member name, whose value v is of a kind it may not
 // have, as reported when the tool loaded.
 func wrongKind(name string, v lua.LValue) error {
-	return fmt.Errorf("%s is %s, which it may not be (%w)", name, typeName(v), engine.ErrReportedAtLoad)
+	return fmt.Errorf("%s is %s, which it may not be (%w)", name, typeName(v), diag.ErrReported)
 }
 
 // ofInput adapts an answer to the members that take the call's input.

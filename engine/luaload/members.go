@@ -116,11 +116,15 @@ func safetyCheckOf(behavior rules.Behavior, dr lua.LValue) (string, error) {
 }
 
 // resultKeys are the fields of a ToolResult table, and contextChangeKeys those of a
-// contextModifier: the contract's (engine.ResultFields, engine.ContextChangeFields).
+// contextModifier: the contract's (engine.ResultFields).
 var (
-	resultKeys        = setOf(engine.ResultFields())
-	contextChangeKeys = setOf(engine.ContextChangeFields())
+	resultKeys, contextChangeKeys = fieldSets(engine.ResultFields())
 )
+
+// fieldSets are the sets of the fields of a result and of its contextModifier.
+func fieldSets(result, contextChange []string) (map[string]bool, map[string]bool) {
+	return setOf(result), setOf(contextChange)
+}
 
 func setOf(names []string) map[string]bool {
 	m := map[string]bool{}
