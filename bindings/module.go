@@ -79,6 +79,11 @@ type Module struct {
 	Funcs map[string]lua.LGFunction
 	// Values are Go values exposed through gopher-luar, by name.
 	Values map[string]any
+	// Roots are the directories the module's functions reach on the file system, for
+	// the host to check against the directories it means tools to reach (the Lua
+	// loader reports them to the engine, whose New refuses roots of its own that
+	// differ). Nil for a module that reaches no file.
+	Roots []string
 }
 
 func (m *Module) open(vm *VM) *lua.LTable {

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -32,7 +33,7 @@ func echoEngine(tb testing.TB) *engine.Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if diags := eng.Load(engine.Source{Name: "bench", FS: fstest.MapFS{"echo.lua": {Data: []byte(echoTool)}}}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "bench", FS: fstest.MapFS{"echo.lua": {Data: []byte(echoTool)}}}); diag.HasErrors(diags) {
 		tb.Fatal(diags)
 	}
 	return eng

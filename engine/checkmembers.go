@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -19,16 +20,16 @@ import (
 //
 // The diagnostics name the file and line of the failure where the error has them,
 // and the tool's source otherwise.
-func (e *Engine) CheckMembers(ctx context.Context) []Diagnostic {
+func (e *Engine) CheckMembers(ctx context.Context) []diag.Diagnostic {
 	reg := e.Registry()
 	timeout := e.opts.MemberTimeout
-	var diags []Diagnostic
+	var diags []diag.Diagnostic
 	for _, t := range reg.Tools() {
-		report := func(sev Severity, member, effect string, err error) {
+		report := func(sev diag.Severity, member, effect string, err error) {
 			if errors.Is(err, ErrReportedAtLoad) {
 				return // a member of the wrong kind: loading said so already
 			}
-			d := Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: sev, Message: fmt.Sprintf("%s: %s failed%s: %v", t.Name(), member, effect, modelText(err))}
+			d := diag.Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: sev, Message: fmt.Sprintf("%s: %s failed%s: %v", t.Name(), member, effect, modelText(err))}
 			if pos := errorPosition(err); pos.File != "" {
 				d.Pos = pos
 			}
@@ -44,11 +45,11 @@ func (e *Engine) CheckMembers(ctx context.Context) []Diagnostic {
 			_, err := t.def.Prompt(ctx, PromptOptions{Tools: reg.Names()})
 			return err
 		}); err != nil {
-			report(SeverityError, "prompt", " (the tool cannot be offered to a model)", err)
+			report(diag.SeverityError, "prompt", " (the tool cannot be offered to a model)", err)
 		}
 		if fn := t.def.InterruptBehavior; fn != nil {
 			if err := ask(func(ctx context.Context) error { _, err := fn(ctx); return err }); err != nil {
-				report(SeverityWarning, "interruptBehavior", ` (it counts as "block")`, err)
+				report(diag.SeverityWarning, "interruptBehavior", ` (it counts as "block")`, err)
 			}
 		}
 		input, err := t.Schema().Prepare(map[string]any{})
@@ -60,11 +61,11 @@ func (e *Engine) CheckMembers(ctx context.Context) []Diagnostic {
 				continue
 			}
 			if err := ask(func(ctx context.Context) error { return m.fn(ctx, input) }); err != nil {
-				report(SeverityWarning, m.name, " for an empty input ("+m.effect+")", err)
+				report(diag.SeverityWarning, m.name, " for an empty input ("+m.effect+")", err)
 			}
 		}
 	}
-	SortDiagnostics(diags)
+	diag.Sort(diags)
 	return diags
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // TestCloseRemovesTheEnginesResults: results persisted in the engine's own temporary
@@ -21,7 +23,7 @@ func TestCloseRemovesTheEnginesResults(t *testing.T) {
 	}
 	kept := t.TempDir()
 	for _, dir := range []string{"", kept} {
-		e, err := New(Options{Tools: []ToolDef{big}, ResultsDir: dir, Cwd: t.TempDir(), Mode: ModeBypassPermissions})
+		e, err := New(Options{Tools: []ToolDef{big}, ResultsDir: dir, Cwd: t.TempDir(), Mode: rules.ModeBypassPermissions})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +71,7 @@ func TestCloseEndsWhatCallsStarted(t *testing.T) {
 			return &ToolResult{Data: cc.Session}, nil
 		},
 	}
-	e, err := New(Options{Tools: []ToolDef{start}, Cwd: t.TempDir(), Mode: ModeBypassPermissions})
+	e, err := New(Options{Tools: []ToolDef{start}, Cwd: t.TempDir(), Mode: rules.ModeBypassPermissions})
 	if err != nil {
 		t.Fatal(err)
 	}

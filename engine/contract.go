@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/hooks"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session/filestate"
 
 	"github.com/luatool/luatool/internal/jsonvalue"
@@ -83,8 +85,12 @@ type ToolDef struct {
 
 	// Hook, when set, makes the file a hook file instead of a tool: the other
 	// members but Source, Close and MemberLine are unused, and the engine runs the
-	// hook at its event (see HookDef) as long as the file is loaded.
-	Hook *HookDef
+	// hook at its event (see hooks.Def) as long as the file is loaded.
+	Hook *hooks.Def
+	// Feature, when set, makes the file serve a prompt or a resource instead of a
+	// tool (see Feature): the other members but Source, Close and MemberLine are
+	// unused.
+	Feature Feature
 
 	// Close, if set, releases what the definition holds (pooled Lua states) once the
 	// tool has left every registry snapshot.
@@ -123,21 +129,9 @@ type ValidationResult struct {
 	ErrorCode int
 }
 
-// PermissionBehavior is the decision of a permission step.
-type PermissionBehavior string
-
-// The permission behaviours. Passthrough means "no opinion" and becomes Ask unless a
-// rule or mode decides.
-const (
-	Allow       PermissionBehavior = "allow"
-	Deny        PermissionBehavior = "deny"
-	Ask         PermissionBehavior = "ask"
-	Passthrough PermissionBehavior = "passthrough"
-)
-
 // PermissionResult is the answer of CheckPermissions.
 type PermissionResult struct {
-	Behavior PermissionBehavior
+	Behavior rules.Behavior
 	// UpdatedInput, when set with Allow, replaces the input given to Call.
 	UpdatedInput map[string]any
 	// Message explains a deny or an ask.
@@ -170,7 +164,7 @@ type ContextChange struct {
 	// Cwd is the new working directory.
 	Cwd string
 	// Mode is the new permission mode.
-	Mode Mode
+	Mode rules.Mode
 	// Allow, Ask and Deny are permission rules added for the rest of the turn.
 	Allow, Ask, Deny []string
 	// State sets keys of the session state (a nil value deletes the key).
@@ -280,7 +274,7 @@ type CallContext struct {
 	Cwd   string
 	Roots []string
 	// Mode is the permission mode.
-	Mode Mode
+	Mode rules.Mode
 	// Tools are the names of the tools in the snapshot serving the call.
 	Tools []string
 	// Deadline is when the call will be stopped; zero means none.
@@ -318,7 +312,7 @@ type CallContext struct {
 	// engine made the call; OnClose registers with it.
 	engine *Engine
 	// rules are the permission rules in force for the call.
-	rules ruleSet
+	rules rules.Set
 	// hidden is what bindings.Call.Hidden reports for the call: whether a Read deny
 	// rule hides a path from listings and searches. Nil hides nothing.
 	hidden func(absPath string) bool
@@ -430,15 +424,3 @@ func (cc *CallContext) Discover(names ...string) {
 		cc.nest.turn.session.discover(cc.nest.ctx, names...)
 	}
 }
-
-// Mode is a permission mode.
-type Mode string
-
-// The permission modes.
-const (
-	ModeDefault           Mode = "default"
-	ModeAcceptEdits       Mode = "acceptEdits"
-	ModePlan              Mode = "plan"
-	ModeBypassPermissions Mode = "bypassPermissions"
-	ModeDontAsk           Mode = "dontAsk"
-)

@@ -13,7 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/rules"
+	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/nameshape"
 )
@@ -68,10 +72,9 @@ const (
 	defaultInterruptBehavior = "block"
 )
 
-// namePattern is the rule for tool names: MCP's (letters, digits, _, - and ., at
-// most 128), starting with a letter. The Anthropic and OpenAI APIs are narrower (no
-// dots, at most 64): see APIName.
-var namePattern = nameshape.MustParse(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
+// namePattern is the rule for tool names (see nameshape.ToolName). The Anthropic
+// and OpenAI APIs are narrower (no dots, at most 64): see APIName.
+var namePattern = nameshape.ToolName()
 
 // apiNamePattern is the tool-name rule of the Anthropic and OpenAI APIs.
 var apiNamePattern = nameshape.MustParse(`^[A-Za-z0-9_-]{1,64}$`)
@@ -103,8 +106,8 @@ func APIName(name string) (string, error) {
 // A Tool is immutable and safe for concurrent use.
 type Tool struct {
 	def    ToolDef
-	schema *Schema
-	output *Schema
+	schema *schema.Schema
+	output *schema.Schema
 	// network is def.Network parsed (see checkNetwork).
 	network netpolicy.List
 	// log receives, once per member, the failures of members that have a safe answer
@@ -115,7 +118,7 @@ type Tool struct {
 	bound time.Duration
 	// redact keeps the secrets of the engine's Env out of the texts the tool gives
 	// people and the model (prompt, description, renderings). Nil redacts nothing.
-	redact *Redactor
+	redact *env.Redactor
 	// reported holds the members whose failure was logged: once per tool version
 	// is enough to tell the author, and a broken member may be asked on every call.
 	reported sync.Map
@@ -123,13 +126,16 @@ type Tool struct {
 
 // Build checks def and merges the defaults. It fails when a required member is
 // missing, the name is invalid, or a schema does not compile: the error joins one
-// *MemberError for each problem.
+// *diag.MemberError for each problem.
 func Build(def ToolDef) (*Tool, error) {
-	if def.Hook != nil {
+	switch {
+	case def.Hook != nil:
 		return buildHook(def)
+	case def.Feature != nil:
+		return buildFeature(def)
 	}
 	var errs []error
-	problem := func(member string, err error) { errs = append(errs, &MemberError{Member: member, Err: err}) }
+	problem := func(member string, err error) { errs = append(errs, &diag.MemberError{Member: member, Err: err}) }
 	if def.Name == "" {
 		problem("name", fmt.Errorf("required member name is missing: it must match %s (a letter, then letters, digits, _, - or ., at most 128 in all)", namePattern))
 	} else if err := nameError(def.Name); err != nil {
@@ -157,13 +163,13 @@ func Build(def ToolDef) (*Tool, error) {
 	t := &Tool{def: def, bound: defaultMemberTimeout}
 	if def.InputSchema == nil {
 		problem("inputSchema", errors.New(`required member inputSchema is missing: a JSON Schema with type "object"`))
-	} else if s, err := compileSchema(def.InputSchema); err != nil {
+	} else if s, err := schema.CompileObject(def.InputSchema); err != nil {
 		problem("inputSchema", fmt.Errorf("inputSchema: %w", err))
 	} else {
 		t.schema = s
 	}
 	if def.OutputSchema != nil {
-		s, err := compileAnySchema(def.OutputSchema)
+		s, err := schema.Compile(def.OutputSchema)
 		if err != nil {
 			problem("outputSchema", fmt.Errorf("outputSchema: %w", err))
 		}
@@ -205,7 +211,7 @@ func (t *Tool) OutputSchema() map[string]any { return t.def.OutputSchema }
 func (t *Tool) Hints() Hints { return t.def.Hints }
 
 // Schema returns the compiled input schema.
-func (t *Tool) Schema() *Schema { return t.schema }
+func (t *Tool) Schema() *schema.Schema { return t.schema }
 
 // MaxResultSizeChars returns the persistence threshold: min(declared, 50000), the
 // default when undeclared, or +Inf for a tool that is never persisted.
@@ -325,29 +331,29 @@ func (t *Tool) CheckPermissions(ctx context.Context, input map[string]any, cc *C
 			readOnly = t.IsReadOnly(askingFor(ctx, cc), input)
 		}
 		if readOnly {
-			return PermissionResult{Behavior: Allow}
+			return PermissionResult{Behavior: rules.Allow}
 		}
-		return PermissionResult{Behavior: Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}
+		return PermissionResult{Behavior: rules.Ask, Message: fmt.Sprintf("%s wants to make changes and needs your permission.", t.def.Name)}
 	}
 	r, err := guard(t.def.Name, func() (PermissionResult, error) { return t.def.CheckPermissions(ctx, input, cc) })
 	if err != nil {
 		t.failed("checkPermissions", err, "the call is denied")
-		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, modelText(err))}
+		return PermissionResult{Behavior: rules.Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check failed: %s", t.def.Name, modelText(err))}
 	}
 	switch r.Behavior {
-	case Allow, Ask, Passthrough:
+	case rules.Allow, rules.Ask, rules.Passthrough:
 		if r.SafetyCheck != "" {
 			// A tool that found something protected cannot also allow the call.
-			r.Behavior = Ask
+			r.Behavior = rules.Ask
 		}
 		return r
-	case Deny:
+	case rules.Deny:
 		if r.Message == "" {
 			r.Message = fmt.Sprintf("Permission to use %s has been denied.", t.def.Name)
 		}
 		return r
 	default:
-		return PermissionResult{Behavior: Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check returned %q, not allow, deny, ask or passthrough", t.def.Name, r.Behavior)}
+		return PermissionResult{Behavior: rules.Deny, Message: fmt.Sprintf("Permission to use %s has been denied: its permission check returned %q, not allow, deny, ask or passthrough", t.def.Name, r.Behavior)}
 	}
 }
 
@@ -384,7 +390,7 @@ func (t *Tool) ValidateOutput(data any) error {
 	if t.output == nil {
 		return nil
 	}
-	if problems := t.output.dataProblems(data); len(problems) > 0 {
+	if problems := t.output.DataProblems(data); len(problems) > 0 {
 		return &OutputError{Tool: t.def.Name, Problems: problems}
 	}
 	return nil

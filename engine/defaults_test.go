@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/luatool/luatool/engine/rules"
+	"github.com/luatool/luatool/engine/schema"
 )
 
 // minimalDef is a Go-native tool with only the required members.
@@ -93,7 +96,7 @@ func TestBuildDefaultsWhenAbsent(t *testing.T) {
 		{"isOpenWorld", tool.IsOpenWorld(bg, input), false},
 		{"interruptBehavior", tool.InterruptBehavior(bg), defaultInterruptBehavior},
 		{"validateInput", tool.ValidateInput(bg, input, &CallContext{}), ValidationResult{Valid: true}},
-		{"checkPermissions", tool.CheckPermissions(bg, input, &CallContext{}).Behavior, Ask},
+		{"checkPermissions", tool.CheckPermissions(bg, input, &CallContext{}).Behavior, rules.Ask},
 		{"toAutoClassifierInput", tool.ToAutoClassifierInput(bg, input), ""},
 		{"maxResultSizeChars", tool.MaxResultSizeChars(), 50000.0},
 		{"deferred", tool.Deferred(), false},
@@ -139,7 +142,7 @@ func TestBuildDefaultsOnError(t *testing.T) {
 		return ValidationResult{Valid: true}, errMember
 	}
 	def.CheckPermissions = func(context.Context, map[string]any, *CallContext) (PermissionResult, error) {
-		return PermissionResult{Behavior: Allow}, errMember
+		return PermissionResult{Behavior: rules.Allow}, errMember
 	}
 	def.GetPath = failStr
 	def.RuleContent = func(context.Context, map[string]any) ([]string, error) { return []string{"ignored"}, errMember }
@@ -166,7 +169,7 @@ func TestBuildDefaultsOnError(t *testing.T) {
 		{"isOpenWorld", tool.IsOpenWorld(bg, input), true},
 		{"interruptBehavior", tool.InterruptBehavior(bg), "block"},
 		{"validateInput valid", tool.ValidateInput(bg, input, &CallContext{}).Valid, false},
-		{"checkPermissions", tool.CheckPermissions(bg, input, &CallContext{}).Behavior, Deny},
+		{"checkPermissions", tool.CheckPermissions(bg, input, &CallContext{}).Behavior, rules.Deny},
 		{"toAutoClassifierInput", tool.ToAutoClassifierInput(bg, input), ""},
 		{"renderToolUseMessage", tool.RenderToolUse(bg, input), `G(path: "a")`},
 		{"renderToolResultMessage", tool.RenderResult(bg, "x"), ""},
@@ -199,14 +202,14 @@ func TestBuildDefaultsOnError(t *testing.T) {
 func TestBuildCheckPermissionsAnswers(t *testing.T) {
 	tests := []struct {
 		result   PermissionResult
-		behavior PermissionBehavior
+		behavior rules.Behavior
 	}{
-		{PermissionResult{Behavior: Allow}, Allow},
-		{PermissionResult{Behavior: Ask}, Ask},
-		{PermissionResult{Behavior: Passthrough}, Passthrough},
-		{PermissionResult{Behavior: Deny}, Deny},
-		{PermissionResult{Behavior: "yes"}, Deny},
-		{PermissionResult{}, Deny},
+		{PermissionResult{Behavior: rules.Allow}, rules.Allow},
+		{PermissionResult{Behavior: rules.Ask}, rules.Ask},
+		{PermissionResult{Behavior: rules.Passthrough}, rules.Passthrough},
+		{PermissionResult{Behavior: rules.Deny}, rules.Deny},
+		{PermissionResult{Behavior: "yes"}, rules.Deny},
+		{PermissionResult{}, rules.Deny},
 	}
 	for _, tt := range tests {
 		def := minimalDef()
@@ -215,7 +218,7 @@ func TestBuildCheckPermissionsAnswers(t *testing.T) {
 		if p.Behavior != tt.behavior {
 			t.Errorf("checkPermissions answering %q = %q, want %q", tt.result.Behavior, p.Behavior, tt.behavior)
 		}
-		if p.Behavior == Deny && p.Message == "" {
+		if p.Behavior == rules.Deny && p.Message == "" {
 			t.Errorf("a deny (from %q) has no message", tt.result.Behavior)
 		}
 	}
@@ -225,10 +228,10 @@ func TestBuildDefaultPermissionFollowsIsReadOnly(t *testing.T) {
 	def := minimalDef()
 	def.IsReadOnly = func(_ context.Context, in map[string]any) (bool, error) { return in["path"] == "r", nil }
 	tool := mustBuild(t, def)
-	if p := tool.CheckPermissions(bg, map[string]any{"path": "r"}, &CallContext{}); p.Behavior != Allow {
+	if p := tool.CheckPermissions(bg, map[string]any{"path": "r"}, &CallContext{}); p.Behavior != rules.Allow {
 		t.Errorf("read-only input: %s, want allow", p.Behavior)
 	}
-	if p := tool.CheckPermissions(bg, map[string]any{"path": "w"}, &CallContext{}); p.Behavior != Ask {
+	if p := tool.CheckPermissions(bg, map[string]any{"path": "w"}, &CallContext{}); p.Behavior != rules.Ask {
 		t.Errorf("writing input: %s, want ask", p.Behavior)
 	}
 }
@@ -452,14 +455,14 @@ func TestRegistry(t *testing.T) {
 
 func TestCompileSchemaRoot(t *testing.T) {
 	for _, s := range []map[string]any{{}, {"type": "array"}, {"type": []any{"object", "null"}}} {
-		if _, err := compileSchema(s); err == nil {
-			t.Errorf("compileSchema(%v) succeeded; the root must be type object", s)
+		if _, err := schema.CompileObject(s); err == nil {
+			t.Errorf("schema.CompileObject(%v) succeeded; the root must be type object", s)
 		}
 	}
-	if _, err := compileSchema(map[string]any{"type": "object"}); err != nil {
+	if _, err := schema.CompileObject(map[string]any{"type": "object"}); err != nil {
 		t.Error(err)
 	}
-	if _, err := compileSchema(map[string]any{"type": "object", "$ref": "file:///etc/passwd"}); err == nil {
+	if _, err := schema.CompileObject(map[string]any{"type": "object", "$ref": "file:///etc/passwd"}); err == nil {
 		t.Error("a $ref to a file compiled")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // TestLuaPlainValuesAreHints: a Lua tool's plain-value members are the hints of its
@@ -34,7 +35,7 @@ func TestIsIdempotentMustBeABoolean(t *testing.T) {
 	_, diags := loadLua(t, engine.Options{}, map[string]string{
 		"t.lua": luaSourceWith(`name = "T",`, memberPrompt, memberSchema, memberCall, `isIdempotent = function() return true end,`),
 	})
-	if _, ok := findDiag(diags, engine.SeverityError, "isIdempotent must be a boolean"); !ok {
+	if _, ok := findDiag(diags, diag.SeverityError, "isIdempotent must be a boolean"); !ok {
 		t.Errorf("no error for a function isIdempotent:\n%s", diagText(diags))
 	}
 }

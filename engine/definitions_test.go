@@ -6,22 +6,24 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
-func TestWithCallHooksOverrideTheEngineOptions(t *testing.T) {
+func TestWithCallbacksOverrideTheEngineOptions(t *testing.T) {
 	var engineAsked, engineProgress int
 	e, _ := pipelineEngine(t, Options{
 		CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
 			engineAsked++
-			return PermissionDecision{Behavior: Deny}, nil
+			return PermissionDecision{Behavior: rules.Deny}, nil
 		},
 		OnProgress: func(ProgressEvent) { engineProgress++ },
 	})
 	var mu sync.Mutex
 	var progress []ProgressEvent
-	ctx := WithCallHooks(bg, CallHooks{
+	ctx := WithCallbacks(bg, Callbacks{
 		CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		},
 		OnProgress: func(ev ProgressEvent) {
 			mu.Lock()
@@ -35,7 +37,7 @@ func TestWithCallHooksOverrideTheEngineOptions(t *testing.T) {
 		t.Errorf("the engine's hooks were used (%d asks, %d progress) or the call's missed (%d progress)", engineAsked, engineProgress, len(progress))
 	}
 	// Hooks left nil fall back to the engine's.
-	r := e.Call(WithCallHooks(bg, CallHooks{}), ToolUse{ID: "toolu_h3", Name: "Guard", Input: []byte(`{"path":"/tmp/a"}`)})
+	r := e.Call(WithCallbacks(bg, Callbacks{}), ToolUse{ID: "toolu_h3", Name: "Guard", Input: []byte(`{"path":"/tmp/a"}`)})
 	if !r.Block.IsError || engineAsked != 1 {
 		t.Errorf("with empty hooks: %q, engine asked %d times", r.Block.Content.String(), engineAsked)
 	}

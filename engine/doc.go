@@ -15,25 +15,44 @@
 // The engine knows no scripting language. Tool files reach it through Loaders
 // (Options.Loaders): a loader turns a file into a ToolDef. Package engine/luaload is
 // the loader of Lua files, whose functions run in sandboxed Lua states (package
-// bindings). Go hosts add Go-native tools through Options.Tools, with TypedTool for a
-// function of Go types; they go through the same defaults and pipeline.
-
+// bindings). Go hosts add Go-native tools through Options.Tools (or AddTools, later),
+// with TypedTool for a function of Go types; they go through the same defaults and
+// pipeline. Package luatool, at the module's root, wires the common case in one
+// package: the standard tools, tool directories, Go tools, asks, serving and watching.
+//
+// A loader's file may also define a hook (ToolDef.Hook) or an MCP prompt or resource
+// (ToolDef.Feature) instead of a tool: the engine loads, checks and reloads those
+// with the tools.
+//
+// # The engine's seams
+//
+// What the pipeline asks of its neighbours lives in packages of their own, which
+// import neither the engine nor Lua: engine/schema compiles the tools' JSON Schemas
+// and prepares each input; engine/rules holds the permission rules, the modes and
+// the paths no call writes without a person; engine/hooks is Claude Code's hook
+// protocol (and its command hooks); engine/env holds the values a host hands its
+// tools and redacts the secrets among them; engine/diag is what is wrong in a loaded
+// file. Above the engine, engine/feature serves prompts and resources.
+//
 // # The engine
 //
-// New builds an Engine; Load reads directories of tool files (Sources) with the
-// loaders and swaps in a new Registry, an immutable snapshot of the tools on offer.
+// New builds an Engine; Load sets the directories of tool files (Sources) it serves,
+// AddSources adds to them, and each reads them with the loaders and swaps in a new
+// Registry, an immutable snapshot of the tools on offer. A source Load leaves out is
+// dropped, with a notice naming it and its tools.
 // Call runs one tool_use through the pipeline, in the original system's order:
 //
 //  1. look the tool up by name or alias ("No such tool available", with a hint);
 //  2. stop if the context is already cancelled;
 //  3. decode the input, coerce numeric and boolean strings, fill defaults and
-//     validate it against the schema (InputValidationError, one line a problem);
+//     validate it against the schema (package schema; InputValidationError, one
+//     line a problem);
 //  4. the tool's validateInput;
-//  5. the permission step (permissions.go): rules from Options.Permissions, the
-//     tool's checkPermissions, the safety check of protected paths (protect.go: what
-//     programs load as code or configuration asks a person whatever the mode and
-//     rules say) and the mode, deny beating ask beating allow, with an ask going to
-//     Options.CanUseTool and no callback meaning deny;
+//  5. the permission step (permissions.go): rules from Options.Permissions (package
+//     rules), the tool's checkPermissions, the safety check of protected paths
+//     (rules.Protected: what programs load as code or configuration asks a person
+//     whatever the mode and rules say) and the mode, deny beating ask beating allow,
+//     with an ask going to Options.CanUseTool and no callback meaning deny;
 //  6. call, under Options.Timeout;
 //  7. mapResult; an empty result becomes "(NAME completed with no output)"; a result
 //     over the tool's threshold is written to a file and replaced by a preview.
@@ -76,46 +95,48 @@
 //
 // # Values for tools, and secrets
 //
-// Options.Env holds the values a host hands its tools explicitly (EnvVar: a name, a
-// value, the tools that may read it, whether it is secret); Lua tools read them
-// with env.get, never the process's environment. The Redactor of an Env replaces
-// its secrets with [redacted:NAME] in everything the engine hands on: results
-// (content, data, newMessages, mcpMeta), logs, progress, errors, renderings, prompts
-// and the messages of permission asks, and the records it writes to
-// Options.Logger; a host redacts its own output with the same Redactor
-// (Env.Redactor).
+// Options.Env holds the values a host hands its tools explicitly (package env: an
+// env.Var is a name, a value, the tools that may read it, whether it is secret); Lua
+// tools read them with env.get, never the process's environment. The env.Redactor
+// of the set replaces its secrets with [redacted:NAME] in everything the engine
+// hands on: results (content, data, newMessages, mcpMeta), logs, progress, errors,
+// renderings, prompts and the messages of permission asks, and the records it
+// writes to Options.Logger; a host redacts its own output with the same Redactor
+// (env.Set.Redactor).
 //
 // # Hooks and middleware
 //
-// Code of the host's user runs around each call in Claude Code's hook protocol, and
-// answers with one HookDecision whatever its source: Options.Hooks (package hooks
-// builds Claude Code's command hooks from settings files), hook files (a loader's
-// ToolDef with Hook set; Lua: a file returning {event = "PreToolUse", ...}) and
-// Options.Middleware, in the manner of net/http middleware. hook.go gives the order:
-// PreToolUse hooks after validateInput, then the middleware, then the permission
-// step, where a hook's ask asks and its allow never beats a deny or ask rule, then
-// the call and the PostToolUse or PostToolUseFailure hooks. Failing hooks give no
-// decision and are logged.
+// Code of the host's user runs around each call in Claude Code's hook protocol
+// (package hooks), and answers with one hooks.Decision whatever its source:
+// Options.Hooks (hooks.FromSettings builds Claude Code's command hooks from
+// settings files), hook files (a loader's ToolDef with Hook set; Lua: a file
+// returning {event = "PreToolUse", ...}) and Options.Middleware, in the manner of
+// net/http middleware. Package hooks gives the order: PreToolUse hooks after
+// validateInput, then the middleware, then the permission step, where a hook's ask
+// asks and its allow never beats a deny or ask rule, then the call and the
+// PostToolUse or PostToolUseFailure hooks. Failing hooks give no decision and are
+// logged. Hooks are not Callbacks: those are the host's own, per call (progress and
+// asks), set with WithCallbacks.
 //
 // # Reloading
 //
 // Load is incremental: a source read again keeps the last good version of a file
 // that no longer loads. Watch keeps the tools current as their files change, and
 // Subscribe reports each change (added, updated, removed, failed; and the same for
-// prompts and resources).
+// hook files and features).
 //
 // # Prompts and resources
 //
 // A file of a tool directory may define an MCP prompt or resource instead of a tool
-// (with the Lua loader: a table with kind = "prompt" or kind = "resource"; any
-// loader that is a FileLoader). They load, are checked and reload with the tools,
-// within their own names (a prompt's name, a resource's URI or URI template): two
-// files of a directory declaring one are both left out, and a later directory
-// overrides an earlier one. Registry.Prompts and Registry.Resources list them;
-// GetPrompt checks the arguments and renders a prompt, ReadResource reads the
-// resource of a URI or of the first template that matches it. Their code only
+// (with the Lua loader: a table with kind = "prompt" or kind = "resource"): a
+// Feature, which package engine/feature defines and serves (feature.GetPrompt,
+// feature.ReadResource). Features load, are checked and reload with the tools,
+// within the keys of their kind (a prompt's name, a resource's URI or URI
+// template): two files of a directory declaring one are both left out, and a later
+// directory overrides an earlier one; Registry.Features lists them. Their code only
 // computes: host functions that read or touch the world refuse, since no permission
-// check guards what a client asks of them, and they see no principal's session.
+// check guards what a client asks of them, and they see no principal's session
+// (FeatureContext).
 //
 // # Model APIs and MCP
 //
@@ -123,7 +144,7 @@
 // schemas, hints, deferral). Package engine/apischema writes them in the tool formats
 // of the Anthropic and OpenAI APIs and of MCP; package engine/mcpserver serves an
 // engine to MCP clients. A host serving several clients routes each call's progress
-// and permission asks to its client with WithCallHooks.
+// and permission asks to its client with WithCallbacks.
 //
 // # Embedding
 //
@@ -142,7 +163,8 @@
 // Capabilities are opt-in: a Lua tool reaches nothing the host did not hand its
 // loader (luaload.Options.Modules), besides json and the loader's tools module. Tool
 // authors test their tools with package engine/luatest (luatool test). Package
-// engine/settings reads the settings files that give the permission rules.
+// engine/settings reads the settings files that give the permission rules, the
+// hooks and the values for tools.
 //
 // An Engine is safe for concurrent use. Each call runs on the snapshot current when
 // it started; a Load in the meantime does not disturb it.

@@ -8,11 +8,14 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/hooks"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session"
 )
 
@@ -46,19 +49,21 @@ type Options struct {
 	// code is stopped at the deadline; a Go-native tool must watch its context.
 	Timeout time.Duration
 	// Cwd is the working directory tools see; Roots are the directories they may touch.
-	// Cwd defaults to the first root, Roots to [Cwd]; one of them must be set.
+	// Cwd defaults to the first root, Roots to [Cwd]; one of them must be set. A
+	// loader's host modules must be confined to the same roots, or New fails (see
+	// Loader).
 	Cwd   string
 	Roots []string
 	// Home is the user's home directory, which "~/x" path rules are relative to. With
 	// Home empty such a rule makes New fail: it could not be matched.
 	Home string
 	// Protected are the host's own files and directories that it loads as code or
-	// configuration (settings files, hook scripts, tool directories it may load
-	// later), which no call may write without a person's yes, whatever the mode and
-	// rules say (see ProtectedPath). They add to what is always protected (.git, shell
-	// and editor configuration, ...) and to the directories Load reads tools from.
-	// Each must be absolute, or New fails.
-	Protected []ProtectedPath
+	// configuration (settings files, hook scripts, tool directories it may load later),
+	// which no call may write without a person's yes, whatever the mode and rules say
+	// (see rules.ProtectedPath). They add to what is always protected (.git, shell and
+	// editor configuration, ...) and to the directories Load reads tools from. Each must
+	// be absolute, or New fails.
+	Protected []rules.ProtectedPath
 	// MemberTimeout bounds each question member (prompt, isEnabled, the flags,
 	// getPath, ruleContent, the renderers, ...) wherever it is asked, so that one that
 	// hangs gets the safe answer instead of holding a call, a listing or a reload.
@@ -69,26 +74,26 @@ type Options struct {
 	// (deeper is an InputValidationError). Zero means defaultMaxInputDepth.
 	MaxInputDepth int
 	// Mode is the permission mode. Zero means ModeDefault.
-	Mode Mode
+	Mode rules.Mode
 	// ResultsDir is where results over a tool's size threshold are written, one file
 	// a tool_use id. Zero means a directory of this engine's own, made under
 	// os.TempDir() when the first result is persisted, so that sessions never share
 	// (or replay) each other's files; Close removes it.
 	ResultsDir string
 	// CanUseTool is asked when the permission pipeline ends in ask. Nil means every
-	// ask is a deny. WithCallHooks replaces it for the calls of one context.
+	// ask is a deny. WithCallbacks replaces it for the calls of one context.
 	CanUseTool CanUseToolFunc
 	// Permissions are the permission rules (and the mode, when Mode is zero), as the
 	// host gathered them: package engine/settings reads and merges settings files. A
 	// rule that does not parse makes New fail, naming where it came from.
-	Permissions PermissionSettings
+	Permissions rules.Settings
 	// Sessions keeps what belongs to each principal's session (see Principal): the
 	// tools' state, readFileState, the rules "allow always" answers added, the
 	// discovered tools. Several engines (processes) that share one store serve a
 	// principal alike. Nil means a store in this process's memory.
 	Sessions session.Store
 	// OnProgress receives progress events as they happen. It may be called from
-	// several goroutines at once. WithCallHooks replaces it for the calls of one
+	// several goroutines at once. WithCallbacks replaces it for the calls of one
 	// context.
 	OnProgress func(ProgressEvent)
 	// MaxToolUseConcurrency is how many concurrency-safe calls of one batch Run runs at
@@ -104,19 +109,19 @@ type Options struct {
 	Logger *slog.Logger
 	// Env holds the values the host hands its tools explicitly (Lua's env.get), by
 	// tool, and marks the secrets among them, which the engine redacts from whatever
-	// it hands on (see Redactor). Nil hands tools nothing.
-	Env *Env
+	// it hands on (see env.Redactor). Nil hands tools nothing.
+	Env *env.Set
 	// ApprovalHint, if set, is added to the text of a call that needed approval when
 	// no one could be asked (no CanUseTool): how the host's user could allow such calls,
 	// given the rules that would allow this one. The CLI names its flags.
 	ApprovalHint func(rules []string) string
 	// Hooks run at the events of every call whose tool their matcher matches, in
-	// Claude Code's hook protocol (see hook.go for the order): package hooks turns
-	// the "hooks" of settings files into these.
-	Hooks []Hook
+	// Claude Code's hook protocol (see package hooks for the order): hooks.FromSettings
+	// turns the "hooks" of settings files into these.
+	Hooks []hooks.Hook
 	// Middleware wraps the rest of every call after the hooks of PreToolUse, the
-	// first outermost, in the manner of net/http middleware (see Middleware).
-	Middleware []Middleware
+	// first outermost, in the manner of net/http middleware (see hooks.Middleware).
+	Middleware []hooks.Middleware
 	// Summarize, if set, is the host's small model: it answers prompt about content
 	// (a web page converted to Markdown, for WebFetch) in a few sentences. Tools reach
 	// it through CallContext.Summarize (Lua: ctx:summarize), only while their call
@@ -155,10 +160,10 @@ type Engine struct {
 	opts     Options
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
-	rules    ruleSet
+	rules    rules.Set
 	// loadedDirs are the directories of the sources last loaded, absolute: protected
 	// like Options.Protected.
-	loadedDirs atomic.Pointer[[]ProtectedPath]
+	loadedDirs atomic.Pointer[[]rules.ProtectedPath]
 	// loadSlots bounds the files loading at once: enough that a few slow main
 	// chunks do not hold up the others, few enough that a large directory does not
 	// build all its states at once.
@@ -167,7 +172,7 @@ type Engine struct {
 	// loadMu serializes loading; the fields after it are guarded by it.
 	loadMu      sync.Mutex
 	sources     []*sourceState
-	diagnostics []Diagnostic
+	diagnostics []diag.Diagnostic
 	subscribers map[int]func(Event)
 	nextSub     int
 
@@ -196,9 +201,9 @@ func New(opts Options) (*Engine, error) {
 		opts.Mode = opts.Permissions.Mode
 	}
 	if opts.Mode == "" {
-		opts.Mode = ModeDefault
+		opts.Mode = rules.ModeDefault
 	}
-	if _, err := ParseMode(string(opts.Mode)); err != nil {
+	if _, err := rules.ParseMode(string(opts.Mode)); err != nil {
 		return nil, err
 	}
 	if opts.Cwd == "" && len(opts.Roots) > 0 {
@@ -225,20 +230,55 @@ func New(opts Options) (*Engine, error) {
 	if opts.MaxInputDepth <= 0 {
 		opts.MaxInputDepth = defaultMaxInputDepth
 	}
-	rules, err := parseRules(opts.Permissions, opts.Home)
+	rs, err := rules.Parse(opts.Permissions, opts.Home)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHooks(opts.Hooks); err != nil {
+	if err := hooks.Check(opts.Hooks); err != nil {
 		return nil, err
 	}
 	if err := checkProtected(opts.Protected); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, rules: rules, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
+	if err := checkLoaderRoots(opts); err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, rules: rs, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	e.closer = e.onClose
+	if e.goTools, err = e.buildGoTools(opts.Tools); err != nil {
+		return nil, err
+	}
+	reg, _ := newRegistry(e.goTools, e.isEnabled)
+	e.snapshot.Store(reg)
+	return e, nil
+}
+
+// AddTools adds Go-native tools to those Options.Tools gave New, built the same way
+// and served the same way: before the tools of files, so that a tool file's tool of
+// the same name overrides one, with a notice among the Diagnostics. A name a Go tool
+// has already, or a definition Build refuses, is an error, and then none is added.
+// It swaps in the snapshot with them, and the subscribers hear of each.
+func (e *Engine) AddTools(defs ...ToolDef) error {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	tools, err := e.buildGoTools(defs)
+	if err != nil {
+		return err
+	}
+	e.goTools = append(e.goTools, tools...)
+	e.swapLocked(nil, nil)
+	return nil
+}
+
+// buildGoTools builds Go-native tools, refusing a name that one of them or of the
+// engine's Go tools has already.
+func (e *Engine) buildGoTools(defs []ToolDef) ([]*Tool, error) {
 	seen := map[string]bool{}
-	for _, def := range opts.Tools {
+	for _, t := range e.goTools {
+		seen[t.Name()] = true
+	}
+	var tools []*Tool
+	for _, def := range defs {
 		if seen[def.Name] {
 			return nil, fmt.Errorf("tool %s: two Go tools have this name", def.Name)
 		}
@@ -250,12 +290,10 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
 		}
-		t.log, t.bound, t.redact = opts.Logger, opts.MemberTimeout, opts.Env.Redactor()
-		e.goTools = append(e.goTools, t)
+		t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
+		tools = append(tools, t)
 	}
-	reg, _ := newRegistry(e.goTools, e.isEnabled)
-	e.snapshot.Store(reg)
-	return e, nil
+	return tools, nil
 }
 
 // Close releases what the engine holds outside its tools. First it ends what calls
@@ -312,18 +350,8 @@ func (e *Engine) Options() Options { return e.opts }
 // isEnabled asks a tool whether it is enabled, within the member timeout: a tool
 // whose isEnabled hangs is hidden, not a reason for loading to hang.
 func (e *Engine) isEnabled(t *Tool) (bool, error) {
-	if e.rules.deniesTool(t.Name()) {
+	if e.rules.DeniesTool(t.Name()) {
 		return false, nil // a tool-level deny hides the tool
 	}
 	return t.enabled(context.Background())
-}
-
-// SortDiagnostics orders diagnostics by file, then line.
-func SortDiagnostics(diags []Diagnostic) {
-	sort.SliceStable(diags, func(i, j int) bool {
-		if diags[i].File != diags[j].File {
-			return diags[i].File < diags[j].File
-		}
-		return diags[i].Line < diags[j].Line
-	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // TestNewCodeIsAnnounced: every file whose code reaches a served tool set is
@@ -19,7 +20,7 @@ func TestNewCodeIsAnnounced(t *testing.T) {
 		"lib/other.lua": `return {}`,
 	})
 	e := newLuaEngine(t, engine.Options{})
-	if diags := e.Load(engine.Source{Name: "t", FS: fsys}); engine.HasErrors(diags) {
+	if diags := e.Load(engine.Source{Name: "t", FS: fsys}); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	var events []string

@@ -16,14 +16,18 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/feature"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
 )
 
 // mustLoad loads Lua tool sources held in memory, for the examples.
 func mustLoad(eng *engine.Engine, files map[string]string) {
-	if diags := eng.Load(engine.Source{Name: "tools", FS: toolFS(files)}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: toolFS(files)}); diag.HasErrors(diags) {
 		panic(fmt.Sprint(diags))
 	}
 }
@@ -63,7 +67,7 @@ return {
 	if err != nil {
 		panic(err)
 	}
-	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); diag.HasErrors(diags) {
 		panic(fmt.Sprint(diags))
 	}
 
@@ -78,9 +82,10 @@ return {
 	// The required parameter `name` is missing</tool_use_error>
 }
 
-// The README's "Embed in Go": the standard host modules confined to a directory, a
-// directory of tools, one call. tests/readme_test.go checks that the README shows
-// exactly the lines between the markers.
+// What package luatool's Runtime wires, by hand: the standard host modules and the
+// engine confined to the same roots (New refuses others), the standard tools, and a
+// directory of the host's added beside them (AddSources adds; Load sets the whole
+// list, and names what it drops).
 func Example_embed() {
 	dir, err := os.MkdirTemp("", "workspace")
 	if err != nil {
@@ -91,7 +96,6 @@ func Example_embed() {
 	ctx := context.Background()
 	input := json.RawMessage(`{"pattern": "*.txt"}`)
 
-	// README: Embed in Go
 	mods, err := hostmod.Standard([]string{dir}) // fs, glob, grep, shell, http, path: confined to dir
 	if err != nil {
 		panic(err)
@@ -103,14 +107,19 @@ func Example_embed() {
 	if err != nil {
 		panic(err)
 	}
-	diags := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()}) // or engine.DirSource("tools")
+	diags := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()})
+	diags = append(diags, eng.AddSources(engine.Source{Name: "mine", FS: toolFS(map[string]string{"hello.lua": `return {
+  name = "Hello", prompt = "Greets.", inputSchema = { type = "object" }, isReadOnly = true,
+  call = function() return "hello" end,
+}`})})...) // engine.DirSource(dir) for a directory on disk
 	res := eng.Call(ctx, engine.ToolUse{ID: "toolu_1", Name: "Glob", Input: input})
 	fmt.Println(res.Block.Content.String())
-	// end README
-
-	fmt.Println(engine.HasErrors(diags))
+	res = eng.Call(ctx, engine.ToolUse{ID: "toolu_2", Name: "Hello", Input: json.RawMessage(`{}`)})
+	fmt.Println(res.Block.Content.String())
+	fmt.Println(diag.HasErrors(diags))
 	// Output:
 	// notes.txt
+	// hello
 	// false
 }
 
@@ -162,17 +171,17 @@ func Example_middleware() {
 			return strings.ToUpper(in.Text), nil
 		},
 	}.Def()
-	noShouting := func(next engine.CallHandler) engine.CallHandler {
-		return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
+	noShouting := func(next hooks.CallHandler) hooks.CallHandler {
+		return func(ctx context.Context, c *hooks.Call) hooks.Decision {
 			if strings.HasSuffix(fmt.Sprint(c.In.ToolInput["text"]), "!") {
-				return engine.HookDecision{Permission: engine.Deny, Reason: "no exclamation marks"}
+				return hooks.Decision{Permission: rules.Deny, Reason: "no exclamation marks"}
 			}
 			d := next(ctx, c) // c.In now holds the result: c.In.ToolResponse
-			return engine.MergeHookDecisions(d, engine.HookDecision{AdditionalContext: fmt.Sprintf("%d characters", len(c.In.ToolResponse.(string)))})
+			return hooks.Merge(d, hooks.Decision{AdditionalContext: fmt.Sprintf("%d characters", len(c.In.ToolResponse.(string)))})
 		}
 	}
 	cwd, _ := os.Getwd()
-	eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{upper}, Cwd: cwd, Middleware: []engine.Middleware{noShouting}})
+	eng, err := engine.New(engine.Options{Tools: []engine.ToolDef{upper}, Cwd: cwd, Middleware: []hooks.Middleware{noShouting}})
 	if err != nil {
 		panic(err)
 	}
@@ -218,7 +227,7 @@ return {
 	if err != nil {
 		panic(err)
 	}
-	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); diag.HasErrors(diags) {
 		panic(fmt.Sprint(diags))
 	}
 	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Stock", Input: json.RawMessage(`{"item": "apple"}`)})
@@ -317,12 +326,12 @@ func Example_permissions() {
 	eng, err := engine.New(engine.Options{
 		Loaders: []engine.Loader{luaload.New(luaload.Options{})},
 		Roots:   []string{dir},
-		Permissions: engine.PermissionSettings{
-			Deny: []engine.SourcedRule{{Text: "Note(secret)", Source: "project", Root: dir}},
+		Permissions: rules.Settings{
+			Deny: []rules.Rule{{Text: "Note(secret)", Source: "project", Root: dir}},
 		},
 		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 			fmt.Printf("asked: %s (always would add %v)\n", req.Description, req.Suggestions)
-			return engine.PermissionDecision{Behavior: engine.Allow, AddRules: req.Suggestions}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow, AddRules: req.Suggestions}, nil
 		},
 	})
 	if err != nil {
@@ -476,18 +485,18 @@ func Example_promptsAndResources() {
 }`,
 	})
 	ctx := context.Background()
-	for _, p := range eng.Registry().Prompts() {
+	for _, p := range feature.Prompts(eng.Registry()) {
 		fmt.Println("prompt", p.Name(), p.Arguments()[0].Name)
 	}
-	r, err := eng.GetPrompt(ctx, "review", map[string]string{"file": "main.go"})
+	r, err := feature.GetPrompt(ctx, eng, "review", map[string]string{"file": "main.go"})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(r.Messages[0].Role+":", r.Messages[0].Content.Text)
-	_, err = eng.GetPrompt(ctx, "review", nil)
+	_, err = feature.GetPrompt(ctx, eng, "review", nil)
 	fmt.Println(err)
 
-	c, err := eng.ReadResource(ctx, "notes://lua")
+	c, err := feature.ReadResource(ctx, eng, "notes://lua")
 	if err != nil {
 		panic(err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/feature"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -69,22 +71,22 @@ func TestPromptsAndResourcesLoad(t *testing.T) {
 	if got := reg.Names(); !reflect.DeepEqual(got, []string{"Read"}) {
 		t.Errorf("tools = %v, want [Read]: a prompt or resource is no tool", got)
 	}
-	if ps := reg.Prompts(); len(ps) != 1 || ps[0].Name() != "review" || ps[0].Source() != "t/review.lua" || len(ps[0].Arguments()) != 2 || !ps[0].Arguments()[0].Required {
+	if ps := feature.Prompts(reg); len(ps) != 1 || ps[0].Name() != "review" || ps[0].Source() != "t/review.lua" || len(ps[0].Arguments()) != 2 || !ps[0].Arguments()[0].Required {
 		t.Fatalf("prompts = %+v", ps)
 	}
 	var uris []string
-	for _, r := range reg.Resources() {
+	for _, r := range feature.Resources(reg) {
 		uris = append(uris, r.URI())
 	}
-	if !reflect.DeepEqual(uris, []string{"docs://readme", "notes://{topic}/{id}"}) || !reg.Resources()[1].IsTemplate() {
+	if !reflect.DeepEqual(uris, []string{"docs://readme", "notes://{topic}/{id}"}) || !feature.Resources(reg)[1].IsTemplate() {
 		t.Errorf("resources = %v", uris)
 	}
 
-	got, err := e.GetPrompt(bg, "review", map[string]string{"file": "main.go"})
+	got, err := feature.GetPrompt(bg, e, "review", map[string]string{"file": "main.go"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []engine.PromptMessage{
+	want := []feature.PromptMessage{
 		{Role: "user", Content: engine.ContentBlock{Type: "text", Text: "Review main.go for everything in /work"}},
 		{Role: "assistant", Content: engine.ContentBlock{Type: "text", Text: "I will read it first."}},
 	}
@@ -97,30 +99,30 @@ func TestPromptsAndResourcesLoad(t *testing.T) {
 		is   error
 		msg  string
 	}{
-		{map[string]string{"focus": "bugs"}, engine.ErrPromptArguments, `prompt review: missing required argument "file"`},
-		{map[string]string{"file": "a", "fcous": "x"}, engine.ErrPromptArguments, `unknown argument "fcous" (did you mean focus?)`},
+		{map[string]string{"focus": "bugs"}, feature.ErrPromptArguments, `prompt review: missing required argument "file"`},
+		{map[string]string{"file": "a", "fcous": "x"}, feature.ErrPromptArguments, `unknown argument "fcous" (did you mean focus?)`},
 	} {
-		_, err := e.GetPrompt(bg, "review", tc.args)
+		_, err := feature.GetPrompt(bg, e, "review", tc.args)
 		if !errors.Is(err, tc.is) || err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("GetPrompt(%v) = %v, want %q", tc.args, err, tc.msg)
 		}
 	}
-	if _, err := e.GetPrompt(bg, "reveiw", nil); !errors.Is(err, engine.ErrUnknownPrompt) || !strings.Contains(err.Error(), "did you mean review?") {
+	if _, err := feature.GetPrompt(bg, e, "reveiw", nil); !errors.Is(err, feature.ErrUnknownPrompt) || !strings.Contains(err.Error(), "did you mean review?") {
 		t.Errorf("GetPrompt of a mistyped name = %v", err)
 	}
 
-	c, err := e.ReadResource(bg, "docs://readme")
+	c, err := feature.ReadResource(bg, e, "docs://readme")
 	if err != nil || c.Text != "# Readme of docs://readme" || c.MIMEType != "text/markdown" || c.URI != "docs://readme" {
 		t.Errorf("ReadResource(readme) = %+v, %v", c, err)
 	}
-	c, err = e.ReadResource(bg, "notes://go/42")
+	c, err = feature.ReadResource(bg, e, "notes://go/42")
 	if err != nil || c.Text != "go#42" || c.MIMEType != "text/plain" {
 		t.Errorf("ReadResource(template) = %+v, %v", c, err)
 	}
-	if _, err := e.ReadResource(bg, "notes://secret/1"); err == nil || err.Error() != "resource notes://secret/1: no such topic" {
+	if _, err := feature.ReadResource(bg, e, "notes://secret/1"); err == nil || err.Error() != "resource notes://secret/1: no such topic" {
 		t.Errorf("a read failing with nil, message = %v", err)
 	}
-	if _, err := e.ReadResource(bg, "docs://readm"); !errors.Is(err, engine.ErrUnknownResource) || !strings.Contains(err.Error(), "did you mean docs://readme?") {
+	if _, err := feature.ReadResource(bg, e, "docs://readm"); !errors.Is(err, feature.ErrUnknownResource) || !strings.Contains(err.Error(), "did you mean docs://readme?") {
 		t.Errorf("ReadResource of an unknown URI = %v", err)
 	}
 }
@@ -146,7 +148,7 @@ func TestPromptAndResourceDiagnostics(t *testing.T) {
 	} {
 		found := false
 		for _, d := range diags {
-			if d.Severity == engine.SeverityError && strings.HasPrefix(d.Pos.Prefix(), want.file) && strings.Contains(d.Message, want.msg) {
+			if d.Severity == diag.SeverityError && strings.HasPrefix(d.Pos.Prefix(), want.file) && strings.Contains(d.Message, want.msg) {
 				found = true
 			}
 		}
@@ -172,17 +174,17 @@ func TestPromptRunsSealed(t *testing.T) {
 		"p.lua": `return {kind = "prompt", name = "p", get = function() return require("fs").read(` + strconv.Quote(filepath.Join(dir, "secret.txt")) + `) end}`,
 		"r.lua": `return {kind = "resource", uri = "x://r", name = "r", read = function() return require("base64").encode("hi") end}`,
 		"q.lua": `return {kind = "prompt", name = "q", get = function() return 42 end}`,
-	})}); engine.HasErrors(diags) {
+	})}); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
-	if r, err := e.GetPrompt(bg, "p", nil); err == nil || strings.Contains(fmt.Sprint(r), "s3cret") ||
+	if r, err := feature.GetPrompt(bg, e, "p", nil); err == nil || strings.Contains(fmt.Sprint(r), "s3cret") ||
 		!strings.Contains(err.Error(), "fs.read is not available in get, which may only compute") {
 		t.Errorf("a prompt read a file: %+v, %v", r, err)
 	}
-	if c, err := e.ReadResource(bg, "x://r"); err != nil || c.Text != "aGk=" {
+	if c, err := feature.ReadResource(bg, e, "x://r"); err != nil || c.Text != "aGk=" {
 		t.Errorf("ReadResource with a pure module = %+v, %v", c, err)
 	}
-	_, err = e.GetPrompt(bg, "q", nil)
+	_, err = feature.GetPrompt(bg, e, "q", nil)
 	if err == nil || !strings.Contains(err.Error(), "t/q.lua:1: get returned a number; it must return a string or a list of messages") {
 		t.Errorf("GetPrompt of a bad return = %v", err)
 	}
@@ -220,21 +222,21 @@ func TestPromptHotReload(t *testing.T) {
 		}
 	}
 	write(`return {kind = "prompt", name = "p", get = function() return "v1" end}`)
-	if ev := next(engine.PromptAdded); ev.Name != "p" || ev.File != filepath.Join(dir, "p.lua") {
+	if ev := next(feature.PromptAdded); ev.Name != "p" || ev.File != filepath.Join(dir, "p.lua") {
 		t.Errorf("added event = %+v", ev)
 	}
 	write("return {kind = \"prompt\", name = \"p\",\n get = function() return \"v2\" end end}")
 	if ev := next(engine.LoadFailed); !strings.Contains(diagText(ev.Diagnostics), "p.lua:2:") {
 		t.Errorf("failed event = %+v", ev)
 	}
-	if r, err := e.GetPrompt(bg, "p", nil); err != nil || r.Messages[0].Content.Text != "v1" {
+	if r, err := feature.GetPrompt(bg, e, "p", nil); err != nil || r.Messages[0].Content.Text != "v1" {
 		t.Errorf("the last good version: %+v, %v", r, err)
 	}
 	if err := os.Remove(filepath.Join(dir, "p.lua")); err != nil {
 		t.Fatal(err)
 	}
-	next(engine.PromptRemoved)
-	if _, err := e.GetPrompt(bg, "p", nil); !errors.Is(err, engine.ErrUnknownPrompt) {
+	next(feature.PromptRemoved)
+	if _, err := feature.GetPrompt(bg, e, "p", nil); !errors.Is(err, feature.ErrUnknownPrompt) {
 		t.Errorf("a removed prompt: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -55,7 +56,7 @@ return {
 }`
 	e := engine.NewTestEngine(t, engine.Options{Roots: []string{root},
 		Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}})
-	if diags := e.Load(engine.Source{Name: "t", FS: toolFS(map[string]string{"files.lua": src})}); engine.HasErrors(diags) {
+	if diags := e.Load(engine.Source{Name: "t", FS: toolFS(map[string]string{"files.lua": src})}); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	path := filepath.Join(root, "a.txt")

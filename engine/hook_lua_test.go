@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/internal/syncbuf"
 )
 
@@ -68,9 +70,9 @@ func TestLuaHooks(t *testing.T) {
 		CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 			asks = append(asks, req)
 			if t := req.Input["text"]; t == "crash" || t == "spin" {
-				return engine.PermissionDecision{Behavior: engine.Allow}, nil // as without the hook
+				return engine.PermissionDecision{Behavior: rules.Allow}, nil // as without the hook
 			}
-			return engine.PermissionDecision{Behavior: engine.Deny}, nil
+			return engine.PermissionDecision{Behavior: rules.Deny}, nil
 		},
 	}
 	e := luaEngine(t, opts, map[string]string{"note.lua": noteTool, "guard.lua": spinTimeout, "post.lua": post})
@@ -103,7 +105,7 @@ func TestLuaHooks(t *testing.T) {
 
 	// Hot reload: a new version of the file decides from the next call on.
 	diags := e.Load(hookSource(map[string]string{"note.lua": noteTool, "guard.lua": `return {event = "PreToolUse", run = function() return {decision = "block", reason = "closed"} end}`}))
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	if r := noteCall(e, "anything"); r.Block.Content.String() != "PreToolUse:Note hook error: closed" {
@@ -117,7 +119,7 @@ func TestLuaHooks(t *testing.T) {
 func TestLuaHookCountsInsideTheCallsDeadline(t *testing.T) {
 	log := &syncbuf.Buffer{}
 	opts := engine.Options{Timeout: 300 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(log, nil)),
-		Permissions: engine.PermissionSettings{Allow: []engine.SourcedRule{{Text: "Note", Source: "test"}}}}
+		Permissions: rules.Settings{Allow: []rules.Rule{{Text: "Note", Source: "test"}}}}
 	e := luaEngine(t, opts, map[string]string{"note.lua": noteTool, "hang.lua": `return {event = "PreToolUse", run = function() while true do end end}`})
 	r := noteCall(e, "a")
 	if !r.Block.IsError || r.Block.Content.String() != "Note timed out after 300ms and was stopped." {
@@ -134,7 +136,7 @@ func hookSource(files map[string]string) engine.Source {
 
 func TestLuaHookAllowLosesToDenyRule(t *testing.T) {
 	// Note has no ruleContent, so a content deny rule matches every call (fail closed).
-	opts := engine.Options{Permissions: engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Note(x)", Source: "test"}}}}
+	opts := engine.Options{Permissions: rules.Settings{Deny: []rules.Rule{{Text: "Note(x)", Source: "test"}}}}
 	e := luaEngine(t, opts, map[string]string{"note.lua": noteTool, "yes.lua": `return {event = "PreToolUse", run = function() return {permissionDecision = "allow"} end}`})
 	if r := noteCall(e, "a"); !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied by the rule") {
 		t.Errorf("a deny rule must beat a Lua hook's allow: %+v", r.Block)

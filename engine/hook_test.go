@@ -13,28 +13,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/engine/hooks"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/internal/syncbuf"
 )
 
 // funcHook is a Hook of a Go function, for the tests.
 type funcHook struct {
-	event   HookEvent
+	event   hooks.Event
 	matcher string
 	name    string
 	timeout time.Duration
-	run     func(ctx context.Context, in *HookInput) (HookDecision, error)
+	run     func(ctx context.Context, in *hooks.Input) (hooks.Decision, error)
 }
 
-func (h funcHook) Event() HookEvent       { return h.event }
+func (h funcHook) Event() hooks.Event     { return h.event }
 func (h funcHook) Matcher() string        { return h.matcher }
 func (h funcHook) Name() string           { return h.name }
 func (h funcHook) Timeout() time.Duration { return h.timeout }
-func (h funcHook) Run(ctx context.Context, in *HookInput) (HookDecision, error) {
+func (h funcHook) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, error) {
 	return h.run(ctx, in)
 }
 
-func decides(event HookEvent, matcher, name string, d HookDecision) funcHook {
-	return funcHook{event: event, matcher: matcher, name: name, run: func(context.Context, *HookInput) (HookDecision, error) { return d, nil }}
+func decides(event hooks.Event, matcher, name string, d hooks.Decision) funcHook {
+	return funcHook{event: event, matcher: matcher, name: name, run: func(context.Context, *hooks.Input) (hooks.Decision, error) { return d, nil }}
 }
 
 // touchTool is a tool that is not read-only and records the inputs it was called
@@ -67,7 +69,7 @@ type hookEngine struct {
 	mu   sync.Mutex
 }
 
-func newHookEngine(t *testing.T, hooks []Hook, mw []Middleware, perms PermissionSettings, allow bool) *hookEngine {
+func newHookEngine(t *testing.T, hooks []hooks.Hook, mw []hooks.Middleware, perms rules.Settings, allow bool) *hookEngine {
 	t.Helper()
 	he := &hookEngine{rec: &recorder{}, log: &syncbuf.Buffer{}}
 	he.Engine = newTestEngine(t, Options{
@@ -81,9 +83,9 @@ func newHookEngine(t *testing.T, hooks []Hook, mw []Middleware, perms Permission
 			he.asks = append(he.asks, req)
 			he.mu.Unlock()
 			if allow {
-				return PermissionDecision{Behavior: Allow}, nil
+				return PermissionDecision{Behavior: rules.Allow}, nil
 			}
-			return PermissionDecision{Behavior: Deny}, nil
+			return PermissionDecision{Behavior: rules.Deny}, nil
 		},
 	})
 	return he
@@ -93,12 +95,12 @@ func (he *hookEngine) touch(path string) *Result {
 	return he.Call(bg, ToolUse{ID: "toolu_1", Name: "Touch", Input: []byte(`{"path":"` + path + `"}`)})
 }
 
-func allowTouch() PermissionSettings {
-	return PermissionSettings{Allow: []SourcedRule{{Text: "Touch", Source: "test"}}}
+func allowTouch() rules.Settings {
+	return rules.Settings{Allow: []rules.Rule{{Text: "Touch", Source: "test"}}}
 }
 
 func TestHookDenyEndsTheCall(t *testing.T) {
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "guard", HookDecision{Permission: Deny, Reason: "no touching on Fridays"})}, nil, allowTouch(), true)
+	he := newHookEngine(t, []hooks.Hook{decides(hooks.PreToolUse, "Touch", "guard", hooks.Decision{Permission: rules.Deny, Reason: "no touching on Fridays"})}, nil, allowTouch(), true)
 	r := he.touch("a")
 	if !r.Block.IsError || r.Stage != StagePermission {
 		t.Fatalf("a hook's deny must end the call as an error: %+v", r)
@@ -112,7 +114,7 @@ func TestHookDenyEndsTheCall(t *testing.T) {
 }
 
 func TestHookUpdatedInputIsValidatedAndUsed(t *testing.T) {
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "rewrite", HookDecision{Permission: Allow, UpdatedInput: map[string]any{"path": "b"}})}, nil, PermissionSettings{}, false)
+	he := newHookEngine(t, []hooks.Hook{decides(hooks.PreToolUse, "", "rewrite", hooks.Decision{Permission: rules.Allow, UpdatedInput: map[string]any{"path": "b"}})}, nil, rules.Settings{}, false)
 	r := he.touch("a")
 	if r.Block.IsError || r.Block.Content.String() != "touched b" {
 		t.Fatalf("the call must run with the hook's input: %+v", r.Block)
@@ -124,7 +126,7 @@ func TestHookUpdatedInputIsValidatedAndUsed(t *testing.T) {
 		t.Errorf("a hook's allow must stand in for the ask: %v", he.asks)
 	}
 
-	bad := newHookEngine(t, []Hook{decides(PreToolUse, "", "rewrite", HookDecision{UpdatedInput: map[string]any{"path": 7}})}, nil, allowTouch(), false)
+	bad := newHookEngine(t, []hooks.Hook{decides(hooks.PreToolUse, "", "rewrite", hooks.Decision{UpdatedInput: map[string]any{"path": 7}})}, nil, allowTouch(), false)
 	r = bad.touch("a")
 	if r.Stage != StageInput || !strings.Contains(r.Block.Content.String(), "InputValidationError") {
 		t.Errorf("an updated input that breaks the schema must be refused as the model's would: %+v", r.Block)
@@ -135,7 +137,7 @@ func TestHookUpdatedInputIsValidatedAndUsed(t *testing.T) {
 }
 
 func TestHookAskGoesToCanUseToolDespiteAllowRule(t *testing.T) {
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "Touch", "asker", HookDecision{Permission: Ask, Reason: "touching is serious"})}, nil, allowTouch(), false)
+	he := newHookEngine(t, []hooks.Hook{decides(hooks.PreToolUse, "Touch", "asker", hooks.Decision{Permission: rules.Ask, Reason: "touching is serious"})}, nil, allowTouch(), false)
 	r := he.touch("a")
 	if len(he.asks) != 1 || !strings.Contains(he.asks[0].Message, "touching is serious") {
 		t.Fatalf("a hook's ask must reach CanUseTool with its reason, whatever the allow rule: %+v", he.asks)
@@ -146,27 +148,27 @@ func TestHookAskGoesToCanUseToolDespiteAllowRule(t *testing.T) {
 }
 
 func TestDenyRuleBeatsHookAllow(t *testing.T) {
-	perms := PermissionSettings{Deny: []SourcedRule{{Text: "Touch(a)", Source: "test"}}}
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: Allow})}, nil, perms, true)
+	perms := rules.Settings{Deny: []rules.Rule{{Text: "Touch(a)", Source: "test"}}}
+	he := newHookEngine(t, []hooks.Hook{decides(hooks.PreToolUse, "*", "yes-man", hooks.Decision{Permission: rules.Allow})}, nil, perms, true)
 	r := he.touch("a")
 	if !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied by the rule") || len(he.rec.Events()) != 0 {
 		t.Errorf("a deny rule must beat a hook's allow: %+v", r.Block)
 	}
 	// An ask rule too: a person is asked.
-	perms = PermissionSettings{Ask: []SourcedRule{{Text: "Touch", Source: "test"}}}
-	he = newHookEngine(t, []Hook{decides(PreToolUse, "*", "yes-man", HookDecision{Permission: Allow})}, nil, perms, true)
+	perms = rules.Settings{Ask: []rules.Rule{{Text: "Touch", Source: "test"}}}
+	he = newHookEngine(t, []hooks.Hook{decides(hooks.PreToolUse, "*", "yes-man", hooks.Decision{Permission: rules.Allow})}, nil, perms, true)
 	if r := he.touch("a"); r.Block.IsError || len(he.asks) != 1 {
 		t.Errorf("an ask rule must beat a hook's allow: asks %d, %+v", len(he.asks), r.Block)
 	}
 }
 
 func TestHookPrecedenceAcrossHooks(t *testing.T) {
-	hooks := []Hook{
-		decides(PreToolUse, "Touch", "allow", HookDecision{Permission: Allow}),
-		decides(PreToolUse, "Touch", "ask", HookDecision{Permission: Ask}),
-		decides(PreToolUse, "Touch|Other", "deny", HookDecision{Permission: Deny, Reason: "third"}),
+	hooks := []hooks.Hook{
+		decides(hooks.PreToolUse, "Touch", "allow", hooks.Decision{Permission: rules.Allow}),
+		decides(hooks.PreToolUse, "Touch", "ask", hooks.Decision{Permission: rules.Ask}),
+		decides(hooks.PreToolUse, "Touch|Other", "deny", hooks.Decision{Permission: rules.Deny, Reason: "third"}),
 	}
-	he := newHookEngine(t, hooks, nil, PermissionSettings{}, true)
+	he := newHookEngine(t, hooks, nil, rules.Settings{}, true)
 	if r := he.touch("a"); r.Stage != StagePermission || !strings.HasSuffix(r.Block.Content.String(), ": third") || len(he.asks) != 0 {
 		t.Errorf("deny must beat ask and allow: %+v (asks %d)", r.Block, len(he.asks))
 	}
@@ -177,15 +179,15 @@ func TestHookPrecedenceAcrossHooks(t *testing.T) {
 }
 
 func TestFailingAndHangingHooksAreNonBlockingAndLogged(t *testing.T) {
-	hooks := []Hook{
-		funcHook{event: PreToolUse, name: "crash", run: func(context.Context, *HookInput) (HookDecision, error) {
+	hooks := []hooks.Hook{
+		funcHook{event: hooks.PreToolUse, name: "crash", run: func(context.Context, *hooks.Input) (hooks.Decision, error) {
 			panic("boom")
 		}},
-		funcHook{event: PreToolUse, name: "broken", run: func(context.Context, *HookInput) (HookDecision, error) {
-			return HookDecision{Permission: Deny}, errors.New("exit status 1: no such file")
+		funcHook{event: hooks.PreToolUse, name: "broken", run: func(context.Context, *hooks.Input) (hooks.Decision, error) {
+			return hooks.Decision{Permission: rules.Deny}, errors.New("exit status 1: no such file")
 		}},
 		// A hook that never looks at its context is still given up on.
-		funcHook{event: PreToolUse, name: "sleeper", timeout: 50 * time.Millisecond, run: func(context.Context, *HookInput) (HookDecision, error) {
+		funcHook{event: hooks.PreToolUse, name: "sleeper", timeout: 50 * time.Millisecond, run: func(context.Context, *hooks.Input) (hooks.Decision, error) {
 			select {}
 		}},
 	}
@@ -210,24 +212,24 @@ func TestFailingAndHangingHooksAreNonBlockingAndLogged(t *testing.T) {
 // for the default minute.
 func TestHooksCountInsideTheCallsDeadline(t *testing.T) {
 	const timeout = 300 * time.Millisecond
-	for _, event := range []HookEvent{PreToolUse, PostToolUse} {
+	for _, event := range []hooks.Event{hooks.PreToolUse, hooks.PostToolUse} {
 		t.Run(string(event), func(t *testing.T) {
 			rec := &recorder{}
 			given := make(chan time.Duration, 1)
-			hang := funcHook{event: event, name: "hang", run: func(ctx context.Context, _ *HookInput) (HookDecision, error) {
+			hang := funcHook{event: event, name: "hang", run: func(ctx context.Context, _ *hooks.Input) (hooks.Decision, error) {
 				left := time.Duration(math.MaxInt64)
 				if dl, ok := ctx.Deadline(); ok {
 					left = time.Until(dl)
 				}
 				given <- left
 				if left > timeout {
-					return HookDecision{}, nil
+					return hooks.Decision{}, nil
 				}
 				<-ctx.Done()
-				return HookDecision{}, ctx.Err()
+				return hooks.Decision{}, ctx.Err()
 			}}
 			log := &syncbuf.Buffer{}
-			e := newTestEngine(t, Options{Tools: []ToolDef{touchTool(rec)}, Hooks: []Hook{hang}, Permissions: allowTouch(),
+			e := newTestEngine(t, Options{Tools: []ToolDef{touchTool(rec)}, Hooks: []hooks.Hook{hang}, Permissions: allowTouch(),
 				Timeout: timeout, Logger: slog.New(slog.NewTextHandler(log, nil))})
 			r := e.Call(bg, ToolUse{ID: "toolu_1", Name: "Touch", Input: []byte(`{"path":"a"}`)})
 			if left := <-given; left > timeout {
@@ -236,7 +238,7 @@ func TestHooksCountInsideTheCallsDeadline(t *testing.T) {
 			if !r.Block.IsError || r.Block.Content.String() != "Touch timed out after 300ms and was stopped." {
 				t.Errorf("want the call timed out, got %+v", r.Block)
 			}
-			if ran := len(rec.Events()) > 0; ran != (event == PostToolUse) {
+			if ran := len(rec.Events()) > 0; ran != (event == hooks.PostToolUse) {
 				t.Errorf("the tool ran: %v", ran)
 			}
 			if !strings.Contains(log.String(), "hook=hang") {
@@ -250,9 +252,9 @@ func TestHooksCountInsideTheCallsDeadline(t *testing.T) {
 // hold a call past its deadline, even one that has failed.
 func TestHooksDoNotRunPastTheDeadline(t *testing.T) {
 	ran := make(chan struct{}, 1)
-	after := funcHook{event: PostToolUseFailure, name: "after", run: func(context.Context, *HookInput) (HookDecision, error) {
+	after := funcHook{event: hooks.PostToolUseFailure, name: "after", run: func(context.Context, *hooks.Input) (hooks.Decision, error) {
 		ran <- struct{}{}
-		return HookDecision{}, nil
+		return hooks.Decision{}, nil
 	}}
 	slow := ToolDef{
 		Name:        "Slow",
@@ -265,7 +267,7 @@ func TestHooksDoNotRunPastTheDeadline(t *testing.T) {
 		},
 	}
 	log := &syncbuf.Buffer{}
-	e := newTestEngine(t, Options{Tools: []ToolDef{slow}, Hooks: []Hook{after}, Timeout: 100 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(log, nil))})
+	e := newTestEngine(t, Options{Tools: []ToolDef{slow}, Hooks: []hooks.Hook{after}, Timeout: 100 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(log, nil))})
 	r := e.Call(bg, ToolUse{ID: "toolu_1", Name: "Slow", Input: []byte(`{}`)})
 	if r.Block.Content.String() != "Slow timed out after 100ms and was stopped." {
 		t.Errorf("want the call timed out, got %+v", r.Block)
@@ -283,13 +285,13 @@ func TestHooksDoNotRunPastTheDeadline(t *testing.T) {
 func TestSameHookNameRunsOnce(t *testing.T) {
 	var mu sync.Mutex
 	runs := 0
-	h := funcHook{event: PreToolUse, name: "echo hi", run: func(context.Context, *HookInput) (HookDecision, error) {
+	h := funcHook{event: hooks.PreToolUse, name: "echo hi", run: func(context.Context, *hooks.Input) (hooks.Decision, error) {
 		mu.Lock()
 		runs++
 		mu.Unlock()
-		return HookDecision{}, nil
+		return hooks.Decision{}, nil
 	}}
-	he := newHookEngine(t, []Hook{h, h}, nil, allowTouch(), false)
+	he := newHookEngine(t, []hooks.Hook{h, h}, nil, allowTouch(), false)
 	he.touch("a")
 	if runs != 1 {
 		t.Errorf("a hook given twice ran %d times", runs)
@@ -297,12 +299,12 @@ func TestSameHookNameRunsOnce(t *testing.T) {
 }
 
 func TestPostToolUseHooks(t *testing.T) {
-	var seen *HookInput
-	post := funcHook{event: PostToolUse, matcher: "Tou.*", name: "post", run: func(_ context.Context, in *HookInput) (HookDecision, error) {
+	var seen *hooks.Input
+	post := funcHook{event: hooks.PostToolUse, matcher: "Tou.*", name: "post", run: func(_ context.Context, in *hooks.Input) (hooks.Decision, error) {
 		seen = in
-		return HookDecision{Block: true, Reason: "looks odd", AdditionalContext: "remember the towel", UpdatedOutput: map[string]any{"touched": "z"}}, nil
+		return hooks.Decision{Block: true, Reason: "looks odd", AdditionalContext: "remember the towel", UpdatedOutput: map[string]any{"touched": "z"}}, nil
 	}}
-	he := newHookEngine(t, []Hook{post}, nil, allowTouch(), false)
+	he := newHookEngine(t, []hooks.Hook{post}, nil, allowTouch(), false)
 	r := he.touch("a")
 	want := Content{
 		{Type: "text", Text: "touched z"},
@@ -312,12 +314,12 @@ func TestPostToolUseHooks(t *testing.T) {
 	if r.Block.IsError || !reflect.DeepEqual(r.Block.Content, want) {
 		t.Errorf("got %#v", r.Block.Content)
 	}
-	if seen == nil || seen.HookEventName != PostToolUse || !reflect.DeepEqual(seen.ToolResponse, map[string]any{"touched": "a"}) {
+	if seen == nil || seen.HookEventName != hooks.PostToolUse || !reflect.DeepEqual(seen.ToolResponse, map[string]any{"touched": "a"}) {
 		t.Errorf("the hook saw %+v", seen)
 	}
 
 	// A string replaces what the model sees, as is.
-	he = newHookEngine(t, []Hook{decides(PostToolUse, "", "s", HookDecision{UpdatedOutput: "replaced"})}, nil, allowTouch(), false)
+	he = newHookEngine(t, []hooks.Hook{decides(hooks.PostToolUse, "", "s", hooks.Decision{UpdatedOutput: "replaced"})}, nil, allowTouch(), false)
 	if r := he.touch("a"); r.Block.Content.String() != "replaced" {
 		t.Errorf("got %q", r.Block.Content.String())
 	}
@@ -330,7 +332,7 @@ func TestUpdatedOutputMustMatchOutputSchema(t *testing.T) {
 	log := &syncbuf.Buffer{}
 	e := newTestEngine(t, Options{
 		Tools: []ToolDef{def}, Permissions: allowTouch(), Logger: slog.New(slog.NewTextHandler(log, nil)),
-		Hooks: []Hook{decides(PostToolUse, "", "bad", HookDecision{UpdatedOutput: map[string]any{"touched": 3}})},
+		Hooks: []hooks.Hook{decides(hooks.PostToolUse, "", "bad", hooks.Decision{UpdatedOutput: map[string]any{"touched": 3}})},
 	})
 	r := e.Call(bg, ToolUse{ID: "toolu_1", Name: "Touch", Input: []byte(`{"path":"a"}`)})
 	if r.Block.IsError || r.Block.Content.String() != "touched a" {
@@ -342,12 +344,12 @@ func TestUpdatedOutputMustMatchOutputSchema(t *testing.T) {
 }
 
 func TestPostToolUseFailureHook(t *testing.T) {
-	var seen *HookInput
-	fail := funcHook{event: PostToolUseFailure, name: "f", run: func(_ context.Context, in *HookInput) (HookDecision, error) {
+	var seen *hooks.Input
+	fail := funcHook{event: hooks.PostToolUseFailure, name: "f", run: func(_ context.Context, in *hooks.Input) (hooks.Decision, error) {
 		seen = in
-		return HookDecision{AdditionalContext: "try another path"}, nil
+		return hooks.Decision{AdditionalContext: "try another path"}, nil
 	}}
-	he := newHookEngine(t, []Hook{fail, decides(PostToolUse, "", "never", HookDecision{Block: true})}, nil, allowTouch(), false)
+	he := newHookEngine(t, []hooks.Hook{fail, decides(hooks.PostToolUse, "", "never", hooks.Decision{Block: true})}, nil, allowTouch(), false)
 	r := he.touch("fail")
 	if !r.Block.IsError || r.Block.Content.String() != "cannot touch fail\nPostToolUseFailure:Touch hook additional context: try another path" {
 		t.Errorf("got %q", r.Block.Content.String())
@@ -360,16 +362,16 @@ func TestPostToolUseFailureHook(t *testing.T) {
 // The JSON a hook receives has the protocol's fields, and only its event's.
 func TestHookInputJSON(t *testing.T) {
 	var pre, post []byte
-	capture := func(into *[]byte) func(context.Context, *HookInput) (HookDecision, error) {
-		return func(_ context.Context, in *HookInput) (HookDecision, error) {
+	capture := func(into *[]byte) func(context.Context, *hooks.Input) (hooks.Decision, error) {
+		return func(_ context.Context, in *hooks.Input) (hooks.Decision, error) {
 			b, err := json.Marshal(in)
 			*into = b
-			return HookDecision{}, err
+			return hooks.Decision{}, err
 		}
 	}
-	he := newHookEngine(t, []Hook{
-		funcHook{event: PreToolUse, name: "pre", run: capture(&pre)},
-		funcHook{event: PostToolUse, name: "post", run: capture(&post)},
+	he := newHookEngine(t, []hooks.Hook{
+		funcHook{event: hooks.PreToolUse, name: "pre", run: capture(&pre)},
+		funcHook{event: hooks.PostToolUse, name: "post", run: capture(&post)},
 	}, nil, allowTouch(), false)
 	he.touch("a")
 	keys := func(b []byte) []string {
@@ -412,26 +414,26 @@ func TestMatchers(t *testing.T) {
 		{"Edit.*", "NotebookEdit", true}, {"^Bash$", "Bash", true}, {"^Bash$", "Bashful", false},
 		{"mcp__.*__write", "mcp__fs__write", true},
 	} {
-		if got := MatchTool(c.matcher, c.tool); got != c.want {
+		if got := hooks.MatchTool(c.matcher, c.tool); got != c.want {
 			t.Errorf("MatchTool(%q, %q) = %v", c.matcher, c.tool, got)
 		}
 	}
-	if _, err := CompileMatcher("(?=Bash)"); err == nil || !strings.Contains(err.Error(), "lookaround") {
+	if _, err := hooks.CompileMatcher("(?=Bash)"); err == nil || !strings.Contains(err.Error(), "lookaround") {
 		t.Errorf("a JavaScript-only regexp must be an error saying why: %v", err)
 	}
-	if _, err := New(Options{Cwd: t.TempDir(), Hooks: []Hook{decides(PreToolUse, "(?=x)", "h", HookDecision{})}}); err == nil {
+	if _, err := New(Options{Cwd: t.TempDir(), Hooks: []hooks.Hook{decides(hooks.PreToolUse, "(?=x)", "h", hooks.Decision{})}}); err == nil {
 		t.Error("New must refuse a hook whose matcher never matches")
 	}
-	if _, err := New(Options{Cwd: t.TempDir(), Hooks: []Hook{decides("Stop", "", "h", HookDecision{})}}); err == nil {
+	if _, err := New(Options{Cwd: t.TempDir(), Hooks: []hooks.Hook{decides("Stop", "", "h", hooks.Decision{})}}); err == nil {
 		t.Error("New must refuse a hook of an event luatool does not run")
 	}
 }
 
 func TestMiddleware(t *testing.T) {
 	var order []string
-	logCall := func(name string) Middleware {
-		return func(next CallHandler) CallHandler {
-			return func(ctx context.Context, c *HookCall) HookDecision {
+	logCall := func(name string) hooks.Middleware {
+		return func(next hooks.CallHandler) hooks.CallHandler {
+			return func(ctx context.Context, c *hooks.Call) hooks.Decision {
 				order = append(order, name+" before")
 				d := next(ctx, c)
 				order = append(order, name+" after "+string(c.In.HookEventName))
@@ -439,17 +441,17 @@ func TestMiddleware(t *testing.T) {
 			}
 		}
 	}
-	rewrite := func(next CallHandler) CallHandler {
-		return func(ctx context.Context, c *HookCall) HookDecision {
+	rewrite := func(next hooks.CallHandler) hooks.CallHandler {
+		return func(ctx context.Context, c *hooks.Call) hooks.Decision {
 			if c.In.ToolInput["path"] == "secret" {
-				return HookDecision{Permission: Deny, Reason: "not that one"}
+				return hooks.Decision{Permission: rules.Deny, Reason: "not that one"}
 			}
-			c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: Allow, UpdatedInput: map[string]any{"path": "m"}})
+			c.Decision = hooks.Merge(c.Decision, hooks.Decision{Permission: rules.Allow, UpdatedInput: map[string]any{"path": "m"}})
 			d := next(ctx, c)
-			return MergeHookDecisions(d, HookDecision{AdditionalContext: "from the middleware"})
+			return hooks.Merge(d, hooks.Decision{AdditionalContext: "from the middleware"})
 		}
 	}
-	he := newHookEngine(t, []Hook{decides(PreToolUse, "", "h", HookDecision{AdditionalContext: "from the hook"})}, []Middleware{logCall("outer"), rewrite, logCall("inner")}, PermissionSettings{}, false)
+	he := newHookEngine(t, []hooks.Hook{decides(hooks.PreToolUse, "", "h", hooks.Decision{AdditionalContext: "from the hook"})}, []hooks.Middleware{logCall("outer"), rewrite, logCall("inner")}, rules.Settings{}, false)
 	r := he.touch("a")
 	want := Content{
 		{Type: "text", Text: "touched m"},
@@ -474,42 +476,42 @@ func TestMiddleware(t *testing.T) {
 
 // A middleware's ask and allow go through the permission step as a hook's do.
 func TestMiddlewarePermissions(t *testing.T) {
-	decide := func(p PermissionBehavior) Middleware {
-		return func(next CallHandler) CallHandler {
-			return func(ctx context.Context, c *HookCall) HookDecision {
-				c.Decision = MergeHookDecisions(c.Decision, HookDecision{Permission: p, Reason: "middleware says " + string(p)})
+	decide := func(p rules.Behavior) hooks.Middleware {
+		return func(next hooks.CallHandler) hooks.CallHandler {
+			return func(ctx context.Context, c *hooks.Call) hooks.Decision {
+				c.Decision = hooks.Merge(c.Decision, hooks.Decision{Permission: p, Reason: "middleware says " + string(p)})
 				return next(ctx, c)
 			}
 		}
 	}
-	he := newHookEngine(t, nil, []Middleware{decide(Ask)}, allowTouch(), false)
+	he := newHookEngine(t, nil, []hooks.Middleware{decide(rules.Ask)}, allowTouch(), false)
 	if r := he.touch("a"); len(he.asks) != 1 || !strings.Contains(he.asks[0].Message, "middleware says ask") || !r.Block.IsError {
 		t.Errorf("a middleware's ask must reach CanUseTool despite the allow rule: %+v", r.Block)
 	}
-	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{Deny: []SourcedRule{{Text: "Touch(a)", Source: "test"}}}, true)
+	he = newHookEngine(t, nil, []hooks.Middleware{decide(rules.Allow)}, rules.Settings{Deny: []rules.Rule{{Text: "Touch(a)", Source: "test"}}}, true)
 	if r := he.touch("a"); !strings.Contains(r.Block.Content.String(), "denied by the rule") || len(he.rec.Events()) != 0 {
 		t.Errorf("a deny rule must beat a middleware's allow: %+v", r.Block)
 	}
-	he = newHookEngine(t, nil, []Middleware{decide(Allow)}, PermissionSettings{}, false)
+	he = newHookEngine(t, nil, []hooks.Middleware{decide(rules.Allow)}, rules.Settings{}, false)
 	if r := he.touch("a"); r.Block.IsError || len(he.asks) != 0 {
 		t.Errorf("a middleware's allow must stand in for the ask: %+v", r.Block)
 	}
 	// A middleware that swallows the call denies it.
-	swallow := func(CallHandler) CallHandler {
-		return func(context.Context, *HookCall) HookDecision { return HookDecision{} }
+	swallow := func(hooks.CallHandler) hooks.CallHandler {
+		return func(context.Context, *hooks.Call) hooks.Decision { return hooks.Decision{} }
 	}
-	he = newHookEngine(t, nil, []Middleware{swallow}, allowTouch(), false)
+	he = newHookEngine(t, nil, []hooks.Middleware{swallow}, allowTouch(), false)
 	if r := he.touch("a"); !r.Block.IsError || len(he.rec.Events()) != 0 || !strings.Contains(r.Block.Content.String(), "without passing the call on") {
 		t.Errorf("got %+v", r.Block)
 	}
 	// A block of the middleware's own is worded without a command.
-	block := func(next CallHandler) CallHandler {
-		return func(ctx context.Context, c *HookCall) HookDecision {
+	block := func(next hooks.CallHandler) hooks.CallHandler {
+		return func(ctx context.Context, c *hooks.Call) hooks.Decision {
 			next(ctx, c)
-			return HookDecision{Block: true, Reason: "too long", UpdatedOutput: "short"}
+			return hooks.Decision{Block: true, Reason: "too long", UpdatedOutput: "short"}
 		}
 	}
-	he = newHookEngine(t, nil, []Middleware{block}, allowTouch(), false)
+	he = newHookEngine(t, nil, []hooks.Middleware{block}, allowTouch(), false)
 	want := Content{{Type: "text", Text: "short"}, {Type: "text", Text: "PostToolUse:Touch hook blocking error: too long"}}
 	if r := he.touch("a"); !reflect.DeepEqual(r.Block.Content, want) {
 		t.Errorf("got %#v", r.Block.Content)

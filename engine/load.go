@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -35,16 +38,9 @@ const (
 	// directory that appeared), in Message.
 	WatchStatus EventKind = "watch"
 
-	// PromptAdded, PromptUpdated and PromptRemoved are ToolAdded, ToolUpdated and
-	// ToolRemoved for a prompt, named by Name.
-	PromptAdded   EventKind = "prompt added"
-	PromptUpdated EventKind = "prompt updated"
-	PromptRemoved EventKind = "prompt removed"
-	// ResourceAdded, ResourceUpdated and ResourceRemoved are the same for a
-	// resource, whose URI (or URI template) is Name.
-	ResourceAdded   EventKind = "resource added"
-	ResourceUpdated EventKind = "resource updated"
-	ResourceRemoved EventKind = "resource removed"
+	// A Feature's changes (a prompt's, a resource's) are reported with its kind
+	// followed by " added", " updated" or " removed" ("prompt added"), named by its
+	// key: package engine/feature names them (feature.PromptAdded, ...).
 	// HookAdded, HookUpdated and HookRemoved are the same for a hook file, whose
 	// event and matcher are Name.
 	HookAdded   EventKind = "hook added"
@@ -64,14 +60,14 @@ type Event struct {
 	Kind EventKind
 	// Tool is the tool's name, for added, updated and removed.
 	Tool string
-	// Name is the prompt's name or the resource's URI, for the prompt and resource
-	// kinds; a hook file's event and matcher, for the hook kinds.
+	// Name is a Feature's key (a prompt's name, a resource's URI), for the kinds of
+	// features; a hook file's event and matcher, for the hook kinds.
 	Name string
-	// File is the tool's (prompt's, resource's, hook's) file, the module's, or the
-	// file that failed.
+	// File is the tool's (feature's, hook's) file, the module's, or the file that
+	// failed.
 	File string
 	// Diagnostics are the problems of a failed file (with file:line).
-	Diagnostics []Diagnostic
+	Diagnostics []diag.Diagnostic
 	// Message is the text of a WatchStatus event.
 	Message string
 }
@@ -87,14 +83,13 @@ func (ev Event) String() string {
 		return s
 	case WatchStatus:
 		return "watch: " + ev.Message
-	case PromptAdded, PromptUpdated, PromptRemoved, ResourceAdded, ResourceUpdated, ResourceRemoved,
-		HookAdded, HookUpdated, HookRemoved:
-		return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Name, ev.File)
 	case ModuleAdded, ModuleUpdated, ModuleRemoved:
 		return fmt.Sprintf("%s: %s", ev.Kind, ev.File)
-	default:
-		return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Tool, ev.File)
 	}
+	if ev.Name != "" { // a feature's or a hook file's
+		return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Name, ev.File)
+	}
+	return fmt.Sprintf("%s: %s (%s)", ev.Kind, ev.Tool, ev.File)
 }
 
 // Subscribe calls fn with every event from now on, in order, from the goroutine that
@@ -117,41 +112,43 @@ func (e *Engine) Subscribe(fn func(Event)) (unsubscribe func()) {
 	}
 }
 
-// An item is what one file serves: a *Tool, a *Prompt or a *Resource.
-type item interface {
-	Source() string
-	close()
-}
-
-// identify returns the kind of an item ("tool", "prompt", "resource") and the name
-// it is served by within its kind: tools, prompts and resources each have names of
-// their own.
-func identify(it item) (kind, name string) {
-	switch it := it.(type) {
-	case *Tool:
-		return "tool", it.Name()
-	case *Prompt:
-		return "prompt", it.Name()
-	case *Resource:
-		return "resource", it.URI()
+// identify returns the kind of what a file serves ("tool", or a Feature's kind) and
+// the name it is served by within its kind: tools and each kind of feature have
+// names of their own.
+func identify(t *Tool) (kind, name string) {
+	if f := t.def.Feature; f != nil {
+		return f.Kind(), f.Key()
 	}
-	panic(fmt.Sprintf("engine: item of type %T", it))
+	return "tool", t.Name()
 }
 
-// itemKey is the key of an item among the items of every kind.
-func itemKey(it item) string {
-	kind, name := identify(it)
+// isHookFile reports whether what a file serves is a hook file's, which is served
+// as one of the snapshot's hooks, not as a tool.
+func isHookFile(t *Tool) bool { return t != nil && t.def.Hook != nil }
+
+// itemKey is the key of what a file serves among those of every kind.
+func itemKey(t *Tool) string {
+	kind, name := identify(t)
 	return kind + "\x00" + name
+}
+
+// describe names what a file serves in messages: tool name "Read", prompt name
+// "review", resource URI "docs://readme".
+func describe(t *Tool) string {
+	if f := t.def.Feature; f != nil {
+		return f.String()
+	}
+	return fmt.Sprintf("tool name %q", t.Name())
 }
 
 // toolFile is what the engine knows of one tool file: the hash of the version last
 // read (its content, and the shared files it may use), the last good item it served
-// (a tool, prompt or resource; nil if it never loaded) and the diagnostics of the
-// last attempt, whose errors mean the version on disk does not load.
+// (a tool, a hook file or a feature; nil if it never loaded) and the diagnostics of
+// the last attempt, whose errors mean the version on disk does not load.
 type toolFile struct {
 	hash  [sha256.Size]byte
-	item  item
-	diags []Diagnostic
+	item  *Tool
+	diags []diag.Diagnostic
 	// readAt is the rescan (see sourceState.scans) that first read this version.
 	readAt uint64
 	// missingSince is when a watch's rescan that first found the file missing was
@@ -181,12 +178,12 @@ type sourceState struct {
 // A loadRun is the load of one version of a tool file, on a goroutine of its own, so
 // that a rescan can stop waiting for it.
 type loadRun struct {
-	name string // within the source
-	hash [sha256.Size]byte
-	scan uint64        // the rescan that read this version
-	done chan struct{} // closed when item and diags are set
-	item item
-	diag []Diagnostic
+	name  string // within the source
+	hash  [sha256.Size]byte
+	scan  uint64        // the rescan that read this version
+	done  chan struct{} // closed when item and diags are set
+	item  *Tool
+	diags []diag.Diagnostic
 }
 
 // finished reports whether the load has its outcome.
@@ -238,17 +235,49 @@ type loadWait struct {
 	recheck func(source string)
 }
 
-// Load sets the sources, in order, reads them and swaps in a snapshot of the Go-native
-// tools and the tools of the sources. A tool in a later source overrides one of the
-// same name in an earlier source (a notice says so). Two files of one source declaring
-// one name are both left out, with an error naming both. A file that fails to load is
+// Load sets the whole list of sources, in order, reads them and swaps in a snapshot
+// of the Go-native tools and the tools of the sources. A source loaded before and
+// left out of sources is dropped with everything it served, and a notice among the
+// diagnostics (and a line of the Logger) names it and what went with it: AddSources
+// adds to the list instead. A tool in a later source overrides one of the same name
+// in an earlier source (a notice says so). Two files of one source declaring one
+// name are both left out, with an error naming both. A file that fails to load is
 // reported; its last good version (from an earlier Load of a source of the same name)
 // keeps serving. Files whose content has not changed since the last read are not
-// loaded again. Load returns the diagnostics of the whole set, in source order. A
-// source with a Dir and no FS reads the directory (as DirSource).
-func (e *Engine) Load(sources ...Source) []Diagnostic {
+// loaded again. Load returns the diagnostics of the whole set, in source order, after
+// the notices of the sources dropped. A source with a Dir and no FS reads the
+// directory (as DirSource).
+func (e *Engine) Load(sources ...Source) []diag.Diagnostic {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	return e.setSourcesLocked(sources)
+}
+
+// AddSources adds sources after those loaded, reads them and swaps in the snapshot,
+// as Load does for the list with them added. A source whose name is loaded already
+// takes that one's place in the list, and its files are read again. It returns the
+// diagnostics of the whole set.
+func (e *Engine) AddSources(sources ...Source) []diag.Diagnostic {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	list := make([]Source, 0, len(e.sources)+len(sources))
+	for _, s := range e.sources {
+		list = append(list, s.src)
+	}
+	for _, src := range sources {
+		if i := slices.IndexFunc(list, func(s Source) bool { return s.Name == src.Name }); i >= 0 {
+			list[i] = src
+		} else {
+			list = append(list, src)
+		}
+	}
+	return e.setSourcesLocked(list)
+}
+
+// setSourcesLocked is Load, with loadMu held.
+func (e *Engine) setSourcesLocked(sources []Source) []diag.Diagnostic {
 	sources = slices.Clone(sources)
-	var dirs []ProtectedPath
+	var dirs []rules.ProtectedPath
 	for i, src := range sources {
 		if src.FS == nil && src.Dir != "" {
 			sources[i].FS = os.DirFS(src.Dir)
@@ -258,18 +287,15 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 			if err != nil {
 				dir = src.Dir // no working directory to resolve it against: only os.Getwd fails here
 			}
-			dirs = append(dirs, ProtectedPath{Path: dir, Why: loadedDirsWhy})
+			dirs = append(dirs, rules.ProtectedPath{Path: dir, Why: loadedDirsWhy})
 		}
 	}
 	e.loadedDirs.Store(&dirs)
-	e.loadMu.Lock()
-	defer e.loadMu.Unlock()
 	known := map[string]*sourceState{}
 	for _, s := range e.sources {
 		known[s.src.Name] = s
 	}
 	var next []*sourceState
-	var dropped []item
 	for _, src := range sources {
 		s, ok := known[src.Name]
 		if ok {
@@ -280,7 +306,15 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 		}
 		next = append(next, s)
 	}
-	for _, s := range known {
+	var dropped []*Tool
+	var notices []diag.Diagnostic
+	for _, s := range e.sources {
+		if known[s.src.Name] != s {
+			continue // kept
+		}
+		notice := droppedNotice(s)
+		e.opts.Logger.Info(notice.String())
+		notices = append(notices, notice)
 		for _, f := range s.files {
 			if f.item != nil {
 				dropped = append(dropped, f.item)
@@ -291,18 +325,40 @@ func (e *Engine) Load(sources ...Source) []Diagnostic {
 		}
 	}
 	e.sources = next
-	return e.refreshLocked(func(*sourceState) bool { return true }, dropped, loadWait{})
+	return append(notices, e.refreshLocked(func(*sourceState) bool { return true }, dropped, loadWait{})...)
+}
+
+// droppedNotice says that a source is no longer loaded, and names what it served:
+// a host that meant to add a source and set the list instead learns it here.
+func droppedNotice(s *sourceState) diag.Diagnostic {
+	names := slices.Sorted(maps.Keys(s.files))
+	var served []string
+	for _, name := range names {
+		switch it := s.files[name].item; {
+		case it == nil:
+		case isHookFile(it):
+			served = append(served, "hook "+it.Source())
+		default:
+			kind, id := identify(it)
+			served = append(served, kind+" "+id)
+		}
+	}
+	msg := "source " + s.src.Name + " is no longer loaded: Load sets the whole list of sources (AddSources adds to it)"
+	if len(served) > 0 {
+		msg += "; with it went " + strings.Join(served, ", ")
+	}
+	return diag.Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: diag.SeverityNotice, Message: msg}
 }
 
 // Refresh reads again the sources with the given names (all of them when none is
 // given) and, if any file was added, changed or removed, swaps in a new snapshot and
 // tells the subscribers. It returns the diagnostics of the whole set.
-func (e *Engine) Refresh(names ...string) []Diagnostic {
+func (e *Engine) Refresh(names ...string) []diag.Diagnostic {
 	return e.reload(loadWait{}, names...)
 }
 
 // reload is Refresh, waiting for the loads as wait says.
-func (e *Engine) reload(wait loadWait, names ...string) []Diagnostic {
+func (e *Engine) reload(wait loadWait, names ...string) []diag.Diagnostic {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	return e.refreshLocked(func(s *sourceState) bool {
@@ -311,7 +367,7 @@ func (e *Engine) reload(wait loadWait, names ...string) []Diagnostic {
 }
 
 // Diagnostics returns the diagnostics of the tool set as last loaded.
-func (e *Engine) Diagnostics() []Diagnostic {
+func (e *Engine) Diagnostics() []diag.Diagnostic {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	return slices.Clone(e.diagnostics)
@@ -320,7 +376,7 @@ func (e *Engine) Diagnostics() []Diagnostic {
 // refreshLocked rescans the chosen sources, assembles the snapshot, swaps it in when
 // something changed, tells the subscribers and closes the tools no longer served.
 // retired are items already out of every source (their source was dropped).
-func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wait loadWait) []Diagnostic {
+func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []*Tool, wait loadWait) []diag.Diagnostic {
 	var events []Event
 	changed := len(retired) > 0 || e.diagnostics == nil
 	for _, s := range e.sources {
@@ -332,9 +388,15 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wa
 		retired = append(retired, r...)
 		events = append(events, ev...)
 	}
-	if !changed {
-		return slices.Clone(e.diagnostics)
+	if changed {
+		e.swapLocked(events, retired)
 	}
+	return slices.Clone(e.diagnostics)
+}
+
+// swapLocked assembles the snapshot and swaps it in, tells the subscribers of events
+// and of what changed, and closes the retired items, no longer served.
+func (e *Engine) swapLocked(events []Event, retired []*Tool) {
 	old := e.Registry()
 	reg, diags := e.assemble()
 	e.snapshot.Store(reg)
@@ -348,7 +410,6 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wa
 	for _, it := range retired {
 		it.close()
 	}
-	return slices.Clone(diags)
 }
 
 // rescan reads a source's directory: new and changed files are loaded, unchanged ones
@@ -356,7 +417,7 @@ func (e *Engine) refreshLocked(which func(*sourceState) bool, retired []item, wa
 // changed, the items it replaced or dropped, and a LoadFailed event for each file
 // that failed this time. A load that wait gives up on stays running; a later rescan
 // takes its outcome.
-func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []item, events []Event) {
+func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []*Tool, events []Event) {
 	s.scans++
 	listed := time.Now() // a file the listing misses was away at a moment after this
 	var entries []fs.DirEntry
@@ -462,9 +523,9 @@ func (e *Engine) rescan(s *sourceState, wait loadWait) (changed bool, retired []
 			f = &toolFile{}
 			s.files[r.name] = f
 		}
-		f.hash, f.diags, f.readAt, changed = r.hash, r.diag, r.scan, true
+		f.hash, f.diags, f.readAt, changed = r.hash, r.diags, r.scan, true
 		if r.item == nil {
-			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diag})
+			events = append(events, Event{Kind: LoadFailed, File: path.Join(s.src.Name, r.name), Diagnostics: r.diags})
 			if wait.recheck != nil {
 				// It may have been read halfway through a save: look again soon,
 				// even while the directory keeps changing.
@@ -588,7 +649,7 @@ func (e *Engine) startLoad(l Loader, s *sourceState, name string, data []byte, h
 		defer close(r.done)
 		e.loadSlots <- struct{}{}
 		defer func() { <-e.loadSlots }()
-		r.item, r.diag = e.loadFile(l, file, data, env)
+		r.item, r.diags = e.loadFile(l, file, data, env)
 	}()
 	return r
 }
@@ -661,13 +722,13 @@ func (s *sourceState) sharedChanges(dir string, files map[string][sha256.Size]by
 }
 
 // assemble builds the snapshot from the Go-native tools and the sources' last good
-// items (tools, prompts, resources), resolving names within each kind: within a
+// items (tools, hook files, features), resolving names within each kind: within a
 // source a name declared twice is served by neither file; across sources the later
 // source wins, with a notice.
-func (e *Engine) assemble() (*Registry, []Diagnostic) {
-	var diags []Diagnostic
-	var hooks []Hook
-	byKey := map[string]item{} // itemKey -> the item served
+func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
+	var fileHooks []hooks.Hook
+	byKey := map[string]*Tool{} // itemKey -> the item served
 	var order []string
 	for _, t := range e.goTools {
 		byKey[itemKey(t)] = t
@@ -675,7 +736,7 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 	}
 	for _, s := range e.sources {
 		if s.unreadable != nil {
-			diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: SeverityError, Message: "cannot read tool directory: " + s.unreadable.Error()})
+			diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: s.src.Name}, Severity: diag.SeverityError, Message: "cannot read tool directory: " + s.unreadable.Error()})
 		}
 		names := make([]string, 0, len(s.files))
 		for name := range s.files {
@@ -686,8 +747,8 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		for _, name := range names {
 			f := s.files[name]
 			diags = append(diags, f.diags...)
-			if t, ok := f.item.(*Tool); ok && t.def.Hook != nil {
-				hooks = append(hooks, fileHook{t})
+			if t := f.item; isHookFile(t) {
+				fileHooks = append(fileHooks, fileHook{t})
 				continue
 			}
 			if f.item != nil {
@@ -697,24 +758,20 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		}
 		for _, name := range names {
 			it := s.files[name].item
-			if t, ok := it.(*Tool); it == nil || ok && t.def.Hook != nil {
+			if it == nil || isHookFile(it) {
 				continue
 			}
 			k := itemKey(it)
 			kind, id := identify(it)
 			if files := declared[k]; len(files) > 1 {
 				if files[0] != it.Source() {
-					what := kind + " name"
-					if kind == "resource" {
-						what = "resource URI"
-					}
-					diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: SeverityError,
-						Message: fmt.Sprintf("%s %q is also declared by %s; neither is loaded", what, id, files[0])})
+					diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: diag.SeverityError,
+						Message: fmt.Sprintf("%s is also declared by %s; neither is loaded", describe(it), files[0])})
 				}
 				continue
 			}
 			if prev, ok := byKey[k]; ok {
-				diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: SeverityNotice,
+				diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: it.Source()}, Severity: diag.SeverityNotice,
 					Message: fmt.Sprintf("%s %s overrides the one from %s", kind, id, prev.Source())})
 			} else {
 				order = append(order, k)
@@ -723,27 +780,37 @@ func (e *Engine) assemble() (*Registry, []Diagnostic) {
 		}
 	}
 	var tools []*Tool
-	var prompts []*Prompt
-	var resources []*Resource
+	var features []Feature
 	for _, k := range order {
-		switch it := byKey[k].(type) {
-		case *Tool:
+		if it := byKey[k]; it.def.Feature != nil {
+			features = append(features, it.def.Feature)
+		} else {
 			tools = append(tools, it)
-		case *Prompt:
-			prompts = append(prompts, it)
-		case *Resource:
-			resources = append(resources, it)
 		}
 	}
 	reg, d := newRegistry(tools, e.isEnabled)
-	reg.withServed(prompts, resources)
-	reg.hooks = hooks
+	reg.withFeatures(features)
+	reg.hooks = fileHooks
 	diags = append(diags, d...)
-	return reg, append(diags, e.rules.unknownTools(tools, e.opts.UnloadedTools)...)
+	return reg, append(diags, e.rules.UnknownTools(knownNames(tools, e.opts.UnloadedTools))...)
 }
 
-// diffEvents lists what changed between two snapshots, by tool name, prompt name and
-// resource URI.
+// knownNames are the names permission rules may name: of each tool (the whole set,
+// hidden tools included), its name, its aliases and its rule family; of each tool
+// the host offers without loading it, its name and family.
+func knownNames(tools []*Tool, unloaded []string) []string {
+	var names []string
+	for _, t := range tools {
+		names = append(append(append(names, t.Name()), t.Aliases()...), rules.Family(t.Name()))
+	}
+	for _, n := range unloaded {
+		names = append(names, n, rules.Family(n))
+	}
+	return names
+}
+
+// diffEvents lists what changed between two snapshots, by tool name, feature key and
+// hook file.
 func diffEvents(old, cur *Registry) []Event {
 	var events []Event
 	for _, t := range cur.Tools() {
@@ -760,17 +827,18 @@ func diffEvents(old, cur *Registry) []Event {
 			events = append(events, Event{Kind: ToolRemoved, Tool: t.Name(), File: t.Source()})
 		}
 	}
-	events = append(events, diffItems(old.Prompts(), cur.Prompts(), PromptAdded, PromptUpdated, PromptRemoved)...)
-	events = append(events, diffItems(old.Resources(), cur.Resources(), ResourceAdded, ResourceUpdated, ResourceRemoved)...)
+	for _, kind := range featureKinds(old, cur) {
+		events = append(events, diffFeatures(old.Features(kind), cur.Features(kind), kind)...)
+	}
 	return append(events, diffHooks(old.hooks, cur.hooks)...)
 }
 
 // diffHooks lists the hook files added, changed and removed between two snapshots'
 // hooks, by file.
-func diffHooks(old, cur []Hook) []Event {
-	byFile := func(hooks []Hook) map[string]Hook {
-		m := make(map[string]Hook, len(hooks))
-		for _, h := range hooks {
+func diffHooks(old, cur []hooks.Hook) []Event {
+	byFile := func(list []hooks.Hook) map[string]hooks.Hook {
+		m := make(map[string]hooks.Hook, len(list))
+		for _, h := range list {
 			m[h.Name()] = h
 		}
 		return m
@@ -797,34 +865,43 @@ func diffHooks(old, cur []Hook) []Event {
 	return events
 }
 
-// diffItems lists what changed between two lists of prompts or resources, with the
-// event kinds of an item added, updated and removed.
-func diffItems[T interface {
-	comparable
-	item
-}](old, cur []T, added, updated, removed EventKind) []Event {
-	byKey := func(items []T) map[string]T {
-		m := make(map[string]T, len(items))
-		for _, it := range items {
-			m[itemKey(it)] = it
+// featureKinds are the kinds of feature either snapshot serves, in order.
+func featureKinds(old, cur *Registry) []string {
+	var kinds []string
+	for _, r := range []*Registry{old, cur} {
+		for kind := range r.features {
+			if !slices.Contains(kinds, kind) {
+				kinds = append(kinds, kind)
+			}
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// diffFeatures lists what changed between two snapshots' features of one kind,
+// each list in key order.
+func diffFeatures(old, cur []Feature, kind string) []Event {
+	byKey := func(fs []Feature) map[string]Feature {
+		m := make(map[string]Feature, len(fs))
+		for _, f := range fs {
+			m[f.Key()] = f
 		}
 		return m
 	}
 	was, is := byKey(old), byKey(cur)
 	var events []Event
-	for _, it := range cur {
-		_, name := identify(it)
-		switch prev, ok := was[itemKey(it)]; {
+	for _, f := range cur {
+		switch prev, ok := was[f.Key()]; {
 		case !ok:
-			events = append(events, Event{Kind: added, Name: name, File: it.Source()})
-		case prev != it:
-			events = append(events, Event{Kind: updated, Name: name, File: it.Source()})
+			events = append(events, Event{Kind: EventKind(kind + " added"), Name: f.Key(), File: f.Source()})
+		case prev != f:
+			events = append(events, Event{Kind: EventKind(kind + " updated"), Name: f.Key(), File: f.Source()})
 		}
 	}
-	for _, it := range old {
-		if _, ok := is[itemKey(it)]; !ok {
-			_, name := identify(it)
-			events = append(events, Event{Kind: removed, Name: name, File: it.Source()})
+	for _, f := range old {
+		if _, ok := is[f.Key()]; !ok {
+			events = append(events, Event{Kind: EventKind(kind + " removed"), Name: f.Key(), File: f.Source()})
 		}
 	}
 	return events

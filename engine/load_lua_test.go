@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // The engine's loading of tool directories (Load, names, sources, isEnabled), with Lua
@@ -41,7 +43,7 @@ func TestLoadDirectory(t *testing.T) {
 	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Read", "Write"}) {
 		t.Errorf("registry = %v, want [Read Write]", got)
 	}
-	d, ok := findDiag(diags, engine.SeverityError, "")
+	d, ok := findDiag(diags, diag.SeverityError, "")
 	if !ok || d.File != "t/broken.lua" {
 		t.Errorf("want an error for broken.lua:\n%s", diagText(diags))
 	}
@@ -67,7 +69,7 @@ func TestDuplicateNamesInOneDirectory(t *testing.T) {
 		"b.lua": namedTool("Dup", "b"),
 		"c.lua": namedTool("Other", "c"),
 	})
-	d, ok := findDiag(diags, engine.SeverityError, `"Dup"`)
+	d, ok := findDiag(diags, diag.SeverityError, `"Dup"`)
 	if !ok {
 		t.Fatalf("no error about the duplicate:\n%s", diagText(diags))
 	}
@@ -95,14 +97,14 @@ func TestLaterSourceOverridesEarlierWithANotice(t *testing.T) {
 	}
 	e := newLuaEngine(t, engine.Options{Tools: []engine.ToolDef{goTool}})
 	diags := e.Load(first, second)
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
-	d, ok := findDiag(diags, engine.SeverityNotice, "tool T overrides the one from first/t.lua")
+	d, ok := findDiag(diags, diag.SeverityNotice, "tool T overrides the one from first/t.lua")
 	if !ok || d.File != "second/t.lua" {
 		t.Errorf("no override notice for T:\n%s", diagText(diags))
 	}
-	if _, ok := findDiag(diags, engine.SeverityNotice, "tool Keep overrides the one from go:Keep"); !ok {
+	if _, ok := findDiag(diags, diag.SeverityNotice, "tool Keep overrides the one from go:Keep"); !ok {
 		t.Errorf("no override notice for the Go tool:\n%s", diagText(diags))
 	}
 	if r := e.Call(bg, engine.ToolUse{ID: "1", Name: "T", Input: []byte(`{}`)}); r.Block.Content.String() != "second" {
@@ -115,6 +117,65 @@ func TestLaterSourceOverridesEarlierWithANotice(t *testing.T) {
 	e.Load(first)
 	if r := e.Call(bg, engine.ToolUse{ID: "3", Name: "T", Input: []byte(`{}`)}); r.Block.Content.String() != "first" {
 		t.Errorf("after reloading, T answered %q", r.Block.Content.String())
+	}
+}
+
+// TestLoadReportsDroppedSource: Load sets the whole list, so a source left out of a
+// second Load is dropped with its tools; the diagnostics and the log name it and them,
+// where before the tools just went (a host meaning to add a directory lost the
+// standard tools with no word).
+func TestLoadReportsDroppedSource(t *testing.T) {
+	log := &engine.RecordingHandler{}
+	e := newLuaEngine(t, engine.Options{Logger: slog.New(log)})
+	std := source("<standard>", map[string]string{"glob.lua": namedTool("Glob", "g"), "grep.lua": namedTool("Grep", "r")})
+	mine := source("mine", map[string]string{"mine.lua": namedTool("Mine", "m")})
+	if diags := e.Load(std); len(diags) > 0 {
+		t.Fatal(diagText(diags))
+	}
+	diags := e.Load(mine)
+	want := "source <standard> is no longer loaded: Load sets the whole list of sources (AddSources adds to it); with it went tool Glob, tool Grep"
+	if d, ok := findDiag(diags, diag.SeverityNotice, want); !ok || d.File != "<standard>" {
+		t.Errorf("no notice of the dropped source:\n%s", diagText(diags))
+	}
+	if msgs := log.Messages(); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+		t.Errorf("log: %q, want one line saying %q", msgs, want)
+	}
+	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Mine"}) {
+		t.Errorf("tools %v, want only Mine", got)
+	}
+	// The notice is news of that Load, not a standing problem of the set.
+	if diags := e.Refresh(); len(diags) > 0 {
+		t.Errorf("Refresh repeats the notice:\n%s", diagText(diags))
+	}
+}
+
+// TestAddSources: AddSources keeps the sources loaded and adds after them, so a
+// later source overrides as in Load; a source of a name already loaded takes its
+// place and is read again; nothing is reported dropped.
+func TestAddSources(t *testing.T) {
+	e := newLuaEngine(t, engine.Options{})
+	if diags := e.Load(source("std", map[string]string{"glob.lua": namedTool("Glob", "g"), "t.lua": namedTool("T", "std")})); len(diags) > 0 {
+		t.Fatal(diagText(diags))
+	}
+	diags := e.AddSources(source("mine", map[string]string{"t.lua": namedTool("T", "mine")}))
+	if _, ok := findDiag(diags, diag.SeverityNotice, "no longer loaded"); ok {
+		t.Errorf("AddSources dropped a source:\n%s", diagText(diags))
+	}
+	if _, ok := findDiag(diags, diag.SeverityNotice, "tool T overrides the one from std/t.lua"); !ok {
+		t.Errorf("the added source does not come after the loaded one:\n%s", diagText(diags))
+	}
+	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Glob", "T"}) {
+		t.Errorf("tools %v, want Glob and T", got)
+	}
+	// The same name again: its new files replace the old, in the first place.
+	diags = e.AddSources(source("std", map[string]string{"glob.lua": namedTool("Glob", "g2"), "t.lua": namedTool("T", "std2")}))
+	if _, ok := findDiag(diags, diag.SeverityNotice, "tool T overrides the one from std/t.lua"); !ok {
+		t.Errorf("std did not keep its place before mine:\n%s", diagText(diags))
+	}
+	for name, want := range map[string]string{"Glob": "g2", "T": "mine"} {
+		if r := e.Call(bg, engine.ToolUse{ID: name, Name: name, Input: []byte(`{}`)}); r.Block.Content.String() != want {
+			t.Errorf("%s answered %q, want %q", name, r.Block.Content.String(), want)
+		}
 	}
 }
 
@@ -143,7 +204,7 @@ func TestAliasCollisionIsIgnored(t *testing.T) {
 		"a.lua": namedTool("A", "a2"),
 		"b.lua": luaSourceWith(`name = "B",`, `aliases = {"A"},`, memberPrompt, memberSchema, memberCall),
 	})
-	if _, ok := findDiag(diags, engine.SeverityWarning, "alias A of tool B is ignored"); !ok {
+	if _, ok := findDiag(diags, diag.SeverityWarning, "alias A of tool B is ignored"); !ok {
 		t.Errorf("no warning for the alias collision:\n%s", diagText(diags))
 	}
 	if r := e.Call(bg, engine.ToolUse{ID: "1", Name: "A", Input: []byte(`{}`)}); r.Block.Content.String() != "a2" {
@@ -157,7 +218,7 @@ func TestAliasCollisionIsIgnored(t *testing.T) {
 func TestLoadMissingDirectory(t *testing.T) {
 	e := newLuaEngine(t, engine.Options{})
 	diags := e.Load(engine.DirSource(filepath.Join(t.TempDir(), "nope")))
-	if !engine.HasErrors(diags) {
+	if !diag.HasErrors(diags) {
 		t.Errorf("loading a missing directory gave no error: %v", diags)
 	}
 }
@@ -174,7 +235,7 @@ func TestIsEnabledIsBounded(t *testing.T) {
 			`isEnabled = function() local t0 = os.clock() while os.clock() - t0 < 60 do end return true end,`),
 		"ok.lua": namedTool("Ok", "ok"),
 	}))
-	if _, ok := findDiag(diags, engine.SeverityWarning, "isEnabled failed"); !ok {
+	if _, ok := findDiag(diags, diag.SeverityWarning, "isEnabled failed"); !ok {
 		t.Errorf("no warning for the isEnabled that timed out:\n%s", diagText(diags))
 	}
 	if d := time.Since(start); d > 30*time.Second {
@@ -196,14 +257,14 @@ func TestLoadSourceByDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newLuaEngine(t, engine.Options{})
-	if diags := e.Load(engine.Source{Name: "d", Dir: dir}); engine.HasErrors(diags) {
+	if diags := e.Load(engine.Source{Name: "d", Dir: dir}); diag.HasErrors(diags) {
 		t.Fatalf("a source by Dir:\n%s", diagText(diags))
 	}
 	if got := e.Registry().Names(); !reflect.DeepEqual(got, []string{"Read"}) {
 		t.Errorf("registry = %v", got)
 	}
 	diags := e.Load(engine.Source{Name: "empty"})
-	if d, ok := findDiag(diags, engine.SeverityError, "the source has no files: set its FS or Dir"); !ok || d.File != "empty" {
+	if d, ok := findDiag(diags, diag.SeverityError, "the source has no files: set its FS or Dir"); !ok || d.File != "empty" {
 		t.Errorf("a source with neither FS nor Dir:\n%s", diagText(diags))
 	}
 }

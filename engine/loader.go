@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -12,16 +16,24 @@ import (
 // engine, which knows the contract and the pipeline, and the languages tools are
 // written in. Package engine/luaload is the loader of Lua files. A Loader must be
 // safe for concurrent use: the files of a directory load side by side.
+//
+// A loader whose tools reach the file system through host code confined to
+// directories of its own (the Lua loader's host modules) says which with a method
+// Roots() []string, and New fails unless they are the engine's Roots (and its
+// ResultsDir, where tools may read the results they were pointed at): the two are
+// given apart, and a difference would let tools reach what the engine was not given.
 type Loader interface {
 	// Match reports whether a file name of a tool directory is a tool file of this
 	// loader (name is the base name: "word_count.lua").
 	Match(name string) bool
-	// Load turns one tool file into a ToolDef. file names it in messages; src is its
-	// content. The diagnostics are every problem found, with file and line; with an
-	// error among them, the ToolDef (whatever could be read of the file, so that
-	// Build can report more) is not served and is closed. The loader sets
-	// ToolDef.MemberLine so that the engine's own diagnostics say where.
-	Load(file string, src []byte, env LoadEnv) (ToolDef, []Diagnostic)
+	// Load turns one tool file into a ToolDef: a tool's, or a hook file's (Hook
+	// set), or that of a file serving a prompt or resource (Feature set). file names
+	// it in messages; src is its content. The diagnostics are every problem found,
+	// with file and line; with an error among them, the ToolDef (whatever could be
+	// read of the file, so that Build can report more) is not served and is closed.
+	// The loader sets ToolDef.MemberLine so that the engine's own diagnostics say
+	// where.
+	Load(file string, src []byte, env LoadEnv) (ToolDef, []diag.Diagnostic)
 }
 
 // A SharedLoader is a Loader whose tool files may use the files of a subdirectory
@@ -33,25 +45,6 @@ type SharedLoader interface {
 	SharedDir() string
 }
 
-// A FileLoader is a Loader whose files may define prompts and resources as well as
-// tools: the engine loads its files with LoadDef instead of Load, and serves what
-// each defines (Registry.Prompts, Registry.Resources).
-type FileLoader interface {
-	Loader
-	// LoadDef is Load for a file of any kind: the FileDef has Prompt or Resource set
-	// for a prompt or resource file, and Tool otherwise. As with Load, a FileDef
-	// with errors among its diagnostics is not served and is closed.
-	LoadDef(file string, src []byte, env LoadEnv) (FileDef, []Diagnostic)
-}
-
-// A FileDef is what one file defines: a prompt (Prompt set), a resource (Resource
-// set) or else a tool.
-type FileDef struct {
-	Tool     ToolDef
-	Prompt   *PromptDef
-	Resource *ResourceDef
-}
-
 // LoadEnv is what a loader is given besides the file.
 type LoadEnv struct {
 	// FS holds the files of the tool file's directory, for the files it may use
@@ -59,31 +52,15 @@ type LoadEnv struct {
 	FS fs.FS
 	// Env holds the values the engine's host hands its tools (Options.Env), for the
 	// loader to give each tool what is its own; nil for none.
-	Env *Env
+	Env *env.Set
 }
-
-// A MemberError is a problem Build found with one member of a ToolDef. Build joins
-// one for each problem (errors.Join), so that a loader or host can say where each
-// member is.
-type MemberError struct {
-	// Member is the member's name in the contract ("inputSchema"), or "" for a
-	// problem of the tool as a whole.
-	Member string
-	// Err says what is wrong.
-	Err error
-}
-
-func (e *MemberError) Error() string { return e.Err.Error() }
-
-// Unwrap returns Err.
-func (e *MemberError) Unwrap() error { return e.Err }
 
 // memberErrors returns the MemberErrors of an error of Build.
-func memberErrors(err error) []*MemberError {
-	var out []*MemberError
+func memberErrors(err error) []*diag.MemberError {
+	var out []*diag.MemberError
 	var walk func(error)
 	walk = func(err error) {
-		var me *MemberError
+		var me *diag.MemberError
 		switch {
 		case err == nil:
 		case errors.As(err, &me) && me == err:
@@ -95,11 +72,57 @@ func memberErrors(err error) []*MemberError {
 				}
 				return
 			}
-			out = append(out, &MemberError{Err: err})
+			out = append(out, &diag.MemberError{Err: err})
 		}
 	}
 	walk(err)
 	return out
+}
+
+// checkLoaderRoots makes sure that the loaders' tools reach no directory but the
+// engine's roots and results directory, and every root (see Loader).
+func checkLoaderRoots(opts Options) error {
+	// Roots are compared as the system finds them: absolute, through links (a
+	// root that does not exist is compared as written, cleaned).
+	form := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return real
+		}
+		return filepath.Clean(p)
+	}
+	allowed := map[string]bool{}
+	for _, r := range opts.Roots {
+		allowed[form(r)] = true
+	}
+	if opts.ResultsDir != "" {
+		allowed[form(opts.ResultsDir)] = true
+	}
+	for _, l := range opts.Loaders {
+		rooted, ok := l.(interface{ Roots() []string })
+		if !ok {
+			continue
+		}
+		roots := rooted.Roots()
+		if len(roots) == 0 {
+			continue // its tools reach no file
+		}
+		reached := map[string]bool{}
+		for _, r := range roots {
+			if !allowed[form(r)] {
+				return fmt.Errorf("engine: the host modules of loader %T reach %s, which is not among Options.Roots %q: build them with the engine's roots", l, r, opts.Roots)
+			}
+			reached[form(r)] = true
+		}
+		for _, r := range opts.Roots {
+			if !reached[form(r)] {
+				return fmt.Errorf("engine: Options.Roots has %s, which the host modules of loader %T (roots %q) do not reach: build them with the engine's roots", r, l, roots)
+			}
+		}
+	}
+	return nil
 }
 
 // loaderFor returns the loader of a file name, or nil when no loader takes it.
@@ -112,59 +135,20 @@ func (e *Engine) loaderFor(name string) Loader {
 	return nil
 }
 
-// loadFile loads one file with its loader and builds what it defines (see
-// FileLoader): a tool, a prompt or a resource. It returns nil and at least one error
-// diagnostic when the file cannot be served.
-func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (item, []Diagnostic) {
-	fl, ok := l.(FileLoader)
-	if !ok {
-		def, diags := l.Load(file, src, env)
-		return e.loadTool(file, def, diags)
-	}
-	def, diags := fl.LoadDef(file, src, env)
-	switch {
-	case def.Prompt != nil:
-		return buildItem(file, diags, def.Prompt.MemberLine, def.Prompt.Close, func() (*Prompt, error) {
-			return BuildPrompt(*def.Prompt)
-		})
-	case def.Resource != nil:
-		return buildItem(file, diags, def.Resource.MemberLine, def.Resource.Close, func() (*Resource, error) {
-			return BuildResource(*def.Resource)
-		})
-	}
-	return e.loadTool(file, def.Tool, diags)
-}
-
-// buildItem builds a prompt or resource a loader has read, adding to its
-// diagnostics the builder's problems with the members the loader has not reported;
-// nil when there is an error, after closing the definition.
-func buildItem[T item](file string, diags []Diagnostic, line func(string) int, closeDef func(), build func() (T, error)) (item, []Diagnostic) {
-	reported := reportedMembers(diags)
-	it, err := build()
-	for _, me := range memberErrors(err) {
-		if !reported[me.Member] && !reported[""] {
-			pos := srcpos.Pos{File: file}
-			if line != nil {
-				pos.Line = line(me.Member)
-			}
-			diags = append(diags, Diagnostic{Pos: pos, Severity: SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
-		}
-	}
-	if HasErrors(diags) {
-		if closeDef != nil {
-			closeDef()
-		}
-		return nil, diags
-	}
-	return it, diags
+// loadFile loads one file with its loader and builds what it defines: a tool, a
+// hook file or a feature. It returns nil and at least one error diagnostic when the
+// file cannot be served.
+func (e *Engine) loadFile(l Loader, file string, src []byte, env LoadEnv) (*Tool, []diag.Diagnostic) {
+	def, diags := l.Load(file, src, env)
+	return e.loadTool(file, def, diags)
 }
 
 // reportedMembers returns the members an error among diags is about ("" for the
 // file as a whole).
-func reportedMembers(diags []Diagnostic) map[string]bool {
+func reportedMembers(diags []diag.Diagnostic) map[string]bool {
 	reported := map[string]bool{}
 	for _, d := range diags {
-		if d.Severity == SeverityError {
+		if d.Severity == diag.SeverityError {
 			reported[d.Member] = true
 		}
 	}
@@ -176,7 +160,7 @@ func reportedMembers(diags []Diagnostic) map[string]bool {
 // reported as well as the loader's (but for members the loader has already reported),
 // so that a check shows every problem at once; so are the warnings that concern every
 // tool, whatever its language (schema keywords, API names).
-func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, []Diagnostic) {
+func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (*Tool, []diag.Diagnostic) {
 	at := func(member string) srcpos.Pos {
 		pos := srcpos.Pos{File: file}
 		if def.MemberLine != nil && member != "" {
@@ -190,10 +174,10 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, [
 		// A problem of the file as a whole (it does not compile, or return a
 		// table) leaves every member missing: Build has nothing to add.
 		if !reported[me.Member] && !reported[""] {
-			diags = append(diags, Diagnostic{Pos: at(me.Member), Severity: SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
+			diags = append(diags, diag.Diagnostic{Pos: at(me.Member), Severity: diag.SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
 		}
 	}
-	if HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		if t != nil {
 			t.close()
 		} else if def.Close != nil {
@@ -202,11 +186,11 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, [
 		return nil, diags
 	}
 	t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
-	if def.Hook != nil {
-		return t, diags // a hook file has no name, schema or prompt to check
+	if def.Hook != nil || def.Feature != nil {
+		return t, diags // a hook or feature file has no name, schema or prompt to check
 	}
 	warn := func(member, format string, args ...any) {
-		diags = append(diags, Diagnostic{Pos: at(member), Severity: SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: at(member), Severity: diag.SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
 	if api, err := APIName(def.Name); err != nil {
 		warn("name", "%v; only MCP clients can be offered this tool", err)
@@ -220,7 +204,7 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []Diagnostic) (item, [
 		if s.schema == nil {
 			continue
 		}
-		for _, msg := range lintSchema(s.schema, s.member) {
+		for _, msg := range schema.Lint(s.schema, s.member) {
 			warn(s.member, "%s", msg)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -45,7 +46,7 @@ func newLuaEngine(t *testing.T, opts engine.Options) *engine.Engine {
 
 // loadLua builds a test engine with the Lua loader and loads files as the source
 // "t" (so that its files are named t/NAME.lua), returning the diagnostics.
-func loadLua(t *testing.T, opts engine.Options, files map[string]string) (*engine.Engine, []engine.Diagnostic) {
+func loadLua(t *testing.T, opts engine.Options, files map[string]string) (*engine.Engine, []diag.Diagnostic) {
 	t.Helper()
 	e := newLuaEngine(t, opts)
 	return e, e.Load(engine.Source{Name: "t", FS: toolFS(files)})
@@ -55,7 +56,7 @@ func loadLua(t *testing.T, opts engine.Options, files map[string]string) (*engin
 func luaEngine(t *testing.T, opts engine.Options, files map[string]string) *engine.Engine {
 	t.Helper()
 	e, diags := loadLua(t, opts, files)
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatalf("loading the Lua tools:\n%s", diagText(diags))
 	}
 	return e
@@ -64,17 +65,17 @@ func luaEngine(t *testing.T, opts engine.Options, files map[string]string) *engi
 var bg = context.Background()
 
 // findDiag returns the first diagnostic of severity sev whose message contains msg.
-func findDiag(diags []engine.Diagnostic, sev engine.Severity, msg string) (engine.Diagnostic, bool) {
+func findDiag(diags []diag.Diagnostic, sev diag.Severity, msg string) (diag.Diagnostic, bool) {
 	for _, d := range diags {
 		if d.Severity == sev && strings.Contains(d.Message, msg) {
 			return d, true
 		}
 	}
-	return engine.Diagnostic{}, false
+	return diag.Diagnostic{}, false
 }
 
 // diagText renders diagnostics one a line, for failure messages.
-func diagText(diags []engine.Diagnostic) string {
+func diagText(diags []diag.Diagnostic) string {
 	var lines []string
 	for _, d := range diags {
 		lines = append(lines, d.String())

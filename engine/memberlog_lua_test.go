@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // TestMemberFailureLoggedOncePerVersion: a member that raises takes its safe answer
@@ -35,7 +36,7 @@ func TestMemberFailureLoggedOncePerVersion(t *testing.T) {
 	if got := h.Messages(); len(got) != 1 || got[0] != want {
 		t.Fatalf("log = %q, want once %q", got, want)
 	}
-	if diags := e.Load(engine.Source{Name: "t", FS: toolFS(src("still cannot tell"))}); engine.HasErrors(diags) {
+	if diags := e.Load(engine.Source{Name: "t", FS: toolFS(src("still cannot tell"))}); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	tool, _ = e.Registry().Lookup("Flaky")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // nestingTool is a Go tool whose call makes a nested call of the tool named by its
@@ -33,7 +35,7 @@ func TestCallToolRunsThroughThePipeline(t *testing.T) {
 		Tools: []ToolDef{nestingTool("Outer", true), nestingTool("Middle", true), nestingTool("Writer", false)},
 		CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
 			asked = append(asked, req.Tool.Name()+" "+req.ToolUseID)
-			return PermissionDecision{Behavior: Deny}, nil
+			return PermissionDecision{Behavior: rules.Deny}, nil
 		},
 	})
 	for _, c := range []struct{ input, want string }{

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // netTool is a Go tool that declares network and records what its calls were told
@@ -58,7 +61,7 @@ func TestNetworkMemberIsChecked(t *testing.T) {
 		{base([]string{"*"}, false), `network = {"*"} needs ruleContent returning "domain:HOST"`},
 	} {
 		_, err := Build(c.def)
-		var me *MemberError
+		var me *diag.MemberError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &me) || me.Member != "network" {
 			t.Errorf("Build(network %v) = %v; want a network error with %q", c.def.Network, err, c.want)
 		}
@@ -92,7 +95,7 @@ func TestCallContextNetwork(t *testing.T) {
 		Tools: []ToolDef{netTool{network: []string{"*"}, content: []string{"domain:Docs.Example.com"}, seen: &seen, granted: &granted}.def()},
 		CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
 			asked = append(asked, req)
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		},
 	})
 	r = e.Call(bg, ToolUse{ID: "1", Name: "Fetch"})
@@ -117,15 +120,15 @@ func TestPerDomainPermission(t *testing.T) {
 	if !r.Block.IsError || r.Stage != StagePermission || !strings.Contains(r.Block.Content.String(), "Fetch(domain:example.com)") {
 		t.Errorf("without a rule: %s (stage %s)", r.Block.Content, r.Stage)
 	}
-	other := newTestEngine(t, Options{Tools: []ToolDef{tool}, Permissions: PermissionSettings{Allow: rules("Fetch(domain:other.com)")}})
+	other := newTestEngine(t, Options{Tools: []ToolDef{tool}, Permissions: rules.Settings{Allow: ruleList("Fetch(domain:other.com)")}})
 	if r := other.Call(bg, ToolUse{ID: "1", Name: "Fetch"}); !r.Block.IsError {
 		t.Errorf("a rule for another domain allowed the call: %s", r.Block.Content)
 	}
-	allowed := newTestEngine(t, Options{Tools: []ToolDef{tool}, Permissions: PermissionSettings{Allow: rules("Fetch(domain:example.com)")}})
+	allowed := newTestEngine(t, Options{Tools: []ToolDef{tool}, Permissions: rules.Settings{Allow: ruleList("Fetch(domain:example.com)")}})
 	if r := allowed.Call(bg, ToolUse{ID: "1", Name: "Fetch"}); r.Block.IsError || !slices.Equal(seen, []string{"example.com"}) {
 		t.Errorf("with the domain's rule: %s; saw %v", r.Block.Content, seen)
 	}
-	deny := newTestEngine(t, Options{Tools: []ToolDef{tool}, Mode: ModeBypassPermissions, Permissions: PermissionSettings{Deny: rules("Fetch(domain:example.com)")}})
+	deny := newTestEngine(t, Options{Tools: []ToolDef{tool}, Mode: rules.ModeBypassPermissions, Permissions: rules.Settings{Deny: ruleList("Fetch(domain:example.com)")}})
 	if r := deny.Call(bg, ToolUse{ID: "1", Name: "Fetch"}); !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied by the rule") {
 		t.Errorf("a deny rule for the domain: %s", r.Block.Content)
 	}
@@ -136,7 +139,7 @@ func TestGrantedHostsAreHostsOnly(t *testing.T) {
 	var seen []string
 	var granted bool
 	tool := netTool{network: []string{"*"}, content: []string{"domain:*", "domain:*.example.com", "domain:a b", "example.com", "domain:10.0.0.1"}, seen: &seen, granted: &granted}.def()
-	e := newTestEngine(t, Options{Tools: []ToolDef{tool}, Mode: ModeBypassPermissions})
+	e := newTestEngine(t, Options{Tools: []ToolDef{tool}, Mode: rules.ModeBypassPermissions})
 	if r := e.Call(bg, ToolUse{ID: "1", Name: "Fetch"}); r.Block.IsError || !slices.Equal(seen, []string{"10.0.0.1"}) || !granted {
 		t.Errorf("%s; saw %v", r.Block.Content, seen)
 	}
@@ -171,7 +174,7 @@ func TestAskNamesDeclaredHosts(t *testing.T) {
 	var msg string
 	e := newTestEngine(t, Options{Tools: []ToolDef{def}, CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
 		msg = req.Message
-		return PermissionDecision{Behavior: Allow}, nil
+		return PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	if r := e.Call(bg, ToolUse{ID: "1", Name: "Fetch"}); r.Block.IsError || msg != "Fetch wants to make changes and needs your permission. It may reach api.github.com, *.example.com." {
 		t.Errorf("%s; asked with %q", r.Block.Content, msg)

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"sync"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // defaultMaxToolUseConcurrency is how many concurrency-safe calls of one batch Run
@@ -13,19 +15,14 @@ const defaultMaxToolUseConcurrency = 10
 // turn is the context that calls of one turn share and that context modifiers change.
 type turn struct {
 	cwd   string
-	mode  Mode
-	rules ruleAdditions
+	mode  rules.Mode
+	rules rules.Additions
 	// session is where the turn's state lives; profile is its principal's.
 	session sessionOf
 	profile *Profile
 	// abort stops the turn, when a person refused a call and asked to stop; nil for a
 	// single Call.
 	abort context.CancelFunc
-}
-
-// ruleAdditions are the permission rules added during a turn, by behaviour.
-type ruleAdditions struct {
-	allow, ask, deny []string
 }
 
 // newTurn starts a turn for the principal of ctx: in its session, with its profile's
@@ -47,9 +44,9 @@ func (tc *turn) apply(ctx context.Context, ch *ContextChange) {
 	if ch.Mode != "" {
 		tc.mode = ch.Mode
 	}
-	tc.rules.allow = append(tc.rules.allow, ch.Allow...)
-	tc.rules.ask = append(tc.rules.ask, ch.Ask...)
-	tc.rules.deny = append(tc.rules.deny, ch.Deny...)
+	tc.rules.Allow = append(tc.rules.Allow, ch.Allow...)
+	tc.rules.Ask = append(tc.rules.Ask, ch.Ask...)
+	tc.rules.Deny = append(tc.rules.Deny, ch.Deny...)
 	state := tc.session.state(ctx)
 	for k, v := range ch.State {
 		if err := state.Set(k, v); err != nil {

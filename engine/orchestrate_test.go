@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // recordingTools are Go tools that record, in one sequence, when each call started
@@ -146,7 +148,7 @@ func TestRunBatchLimit(t *testing.T) {
 func TestRunContextModifiers(t *testing.T) {
 	rt := &recordingTools{}
 	e := newTestEngine(t, Options{Cwd: "/w", Tools: []ToolDef{
-		rt.def("Cd", false, &ContextChange{Cwd: "/moved", Mode: ModeAcceptEdits}),
+		rt.def("Cd", false, &ContextChange{Cwd: "/moved", Mode: rules.ModeAcceptEdits}),
 		rt.def("SafeCd", true, &ContextChange{Cwd: "/ignored"}),
 		rt.def("Read", true, nil),
 	}})

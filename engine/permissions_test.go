@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // permTool is a Go tool whose permission-relevant members a test sets.
@@ -47,22 +49,24 @@ func (p permTool) def() ToolDef {
 	return d
 }
 
-func rules(list ...string) []SourcedRule {
-	var out []SourcedRule
+func ruleList(list ...string) []rules.Rule {
+	var out []rules.Rule
 	for _, r := range list {
-		out = append(out, SourcedRule{Text: r, Source: "--allow", Root: "/work"})
+		out = append(out, rules.Rule{Text: r, Source: "--allow", Root: "/work"})
 	}
 	return out
 }
 
-func allow() (PermissionResult, error) { return PermissionResult{Behavior: Allow}, nil }
+func allow() (PermissionResult, error) { return PermissionResult{Behavior: rules.Allow}, nil }
 func ask() (PermissionResult, error) {
-	return PermissionResult{Behavior: Ask, Message: "tool asks"}, nil
+	return PermissionResult{Behavior: rules.Ask, Message: "tool asks"}, nil
 }
 func deny() (PermissionResult, error) {
-	return PermissionResult{Behavior: Deny, Message: "tool denies"}, nil
+	return PermissionResult{Behavior: rules.Deny, Message: "tool denies"}, nil
 }
-func passthrough() (PermissionResult, error) { return PermissionResult{Behavior: Passthrough}, nil }
+func passthrough() (PermissionResult, error) {
+	return PermissionResult{Behavior: rules.Passthrough}, nil
+}
 
 // TestPermissionPrecedence walks every step of the permission order: rule deny, rule
 // ask, the tool's deny and ask, modes, allow rules, passthrough, and the fail-closed
@@ -77,49 +81,49 @@ func TestPermissionPrecedence(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
 		tool              permTool
-		mode              Mode
+		mode              rules.Mode
 		allow, ask, denyR []string
 		want              string // "ran", "asked", or a substring of the deny text
 	}{
-		{"1 tool-level deny beats everything (and hides the tool)", permTool{name: "Bash", check: allow}, ModeBypassPermissions, []string{"Bash"}, nil, []string{"Bash"}, "No such tool available: Bash"},
-		{"2 content deny matches", bash, ModeDefault, []string{"Bash"}, nil, []string{"Bash(git *)"}, "denied by the rule \"Bash(git *)\""},
-		{"2 content deny matches any part of a compound command", compound, ModeDefault, []string{"Bash(git status)"}, nil, []string{"Bash(rm:*)"}, "denied by the rule"},
-		{"2 Read(...) deny covers Grep", grep, ModeBypassPermissions, nil, nil, []string{"Read(/secrets/**)"}, "denied by the rule \"Read(/secrets/**)\""},
-		{"2 content deny that does not match", bash, ModeDefault, []string{"Bash(git status)"}, nil, []string{"Bash(rm:*)"}, "ran"},
-		{"3 tool-level ask survives bypass", permTool{name: "Bash", check: allow}, ModeBypassPermissions, []string{"Bash"}, []string{"Bash"}, nil, "asked"},
-		{"4 content ask survives bypass and allow rules", bash, ModeBypassPermissions, []string{"Bash"}, []string{"Bash(git:*)"}, nil, "asked"},
-		{"5 the tool's deny beats allow rules and bypass", permTool{name: "T", check: deny}, ModeBypassPermissions, []string{"T"}, nil, nil, "tool denies"},
-		{"5 the tool's ask is overridden by bypass", permTool{name: "T", check: ask}, ModeBypassPermissions, nil, nil, nil, "ran"},
-		{"5 the tool's ask is overridden by an allow rule", permTool{name: "T", check: ask}, ModeDefault, []string{"T"}, nil, nil, "ran"},
-		{"5 the tool's ask asks", permTool{name: "T", check: ask}, ModeDefault, nil, nil, nil, "asked"},
-		{"5 a failing checkPermissions denies", permTool{name: "T", check: func() (PermissionResult, error) { return PermissionResult{}, errors.New("boom") }}, ModeBypassPermissions, []string{"T"}, nil, nil, "permission check failed"},
-		{"5 a garbage behaviour denies", permTool{name: "T", check: func() (PermissionResult, error) { return PermissionResult{Behavior: "maybe"}, nil }}, ModeBypassPermissions, nil, nil, nil, "not allow, deny, ask or passthrough"},
-		{"6 bypass allows a passthrough", permTool{name: "T", check: passthrough}, ModeBypassPermissions, nil, nil, nil, "ran"},
-		{"6 acceptEdits allows an edit inside the roots", edit, ModeAcceptEdits, nil, nil, nil, "ran"},
-		{"6 acceptEdits asks for an edit outside the roots", editOutside, ModeAcceptEdits, nil, nil, nil, "asked"},
-		{"6 default asks for an edit", edit, ModeDefault, nil, nil, nil, "asked"},
-		{"6 plan refuses an edit without asking", edit, ModePlan, nil, nil, nil, "plan mode"},
-		{"7 a tool-level allow rule allows", permTool{name: "T"}, ModeDefault, []string{"T"}, nil, nil, "ran"},
-		{"7 an Edit(...) allow rule covers Write", permTool{name: "Write", path: "/work/src/a.go"}, ModeDefault, []string{"Edit(/src/**)"}, nil, nil, "ran"},
-		{"7 an allow must match every part of a compound command", compound, ModeDefault, []string{"Bash(git status)"}, nil, nil, "asked"},
-		{"7 each part may be allowed by its own rule", compound, ModeDefault, []string{"Bash(git status)", "Bash(rm -rf /)"}, nil, nil, "ran"},
-		{"7 a prefix rule matches at a word boundary only", permTool{name: "Bash", content: []string{"npm run test:unit"}}, ModeDefault, []string{"Bash(npm run test:*)"}, nil, nil, "asked"},
-		{"8 the default allows a read-only tool", permTool{name: "T", readOnly: true}, ModeDefault, nil, nil, nil, "ran"},
-		{"8 the default asks for a tool that writes", permTool{name: "T"}, ModeDefault, nil, nil, nil, "asked"},
-		{"8 passthrough asks", permTool{name: "T", check: passthrough}, ModeDefault, nil, nil, nil, "asked"},
-		{"dontAsk turns an ask into a deny", permTool{name: "T"}, ModeDontAsk, nil, nil, nil, "dontAsk mode"},
-		{"fail closed: no path or content matches every content deny", permTool{name: "Custom"}, ModeBypassPermissions, nil, nil, []string{"Custom(anything)"}, "denied by the rule"},
-		{"fail closed: a failing getPath matches every content deny", permTool{name: "Edit", failPath: true}, ModeBypassPermissions, nil, nil, []string{"Edit(/src/**)"}, "denied by the rule"},
-		{"fail closed: no path never matches a content allow", permTool{name: "Custom"}, ModeDefault, []string{"Custom(anything)"}, nil, nil, "asked"},
+		{"1 tool-level deny beats everything (and hides the tool)", permTool{name: "Bash", check: allow}, rules.ModeBypassPermissions, []string{"Bash"}, nil, []string{"Bash"}, "No such tool available: Bash"},
+		{"2 content deny matches", bash, rules.ModeDefault, []string{"Bash"}, nil, []string{"Bash(git *)"}, "denied by the rule \"Bash(git *)\""},
+		{"2 content deny matches any part of a compound command", compound, rules.ModeDefault, []string{"Bash(git status)"}, nil, []string{"Bash(rm:*)"}, "denied by the rule"},
+		{"2 Read(...) deny covers Grep", grep, rules.ModeBypassPermissions, nil, nil, []string{"Read(/secrets/**)"}, "denied by the rule \"Read(/secrets/**)\""},
+		{"2 content deny that does not match", bash, rules.ModeDefault, []string{"Bash(git status)"}, nil, []string{"Bash(rm:*)"}, "ran"},
+		{"3 tool-level ask survives bypass", permTool{name: "Bash", check: allow}, rules.ModeBypassPermissions, []string{"Bash"}, []string{"Bash"}, nil, "asked"},
+		{"4 content ask survives bypass and allow rules", bash, rules.ModeBypassPermissions, []string{"Bash"}, []string{"Bash(git:*)"}, nil, "asked"},
+		{"5 the tool's deny beats allow rules and bypass", permTool{name: "T", check: deny}, rules.ModeBypassPermissions, []string{"T"}, nil, nil, "tool denies"},
+		{"5 the tool's ask is overridden by bypass", permTool{name: "T", check: ask}, rules.ModeBypassPermissions, nil, nil, nil, "ran"},
+		{"5 the tool's ask is overridden by an allow rule", permTool{name: "T", check: ask}, rules.ModeDefault, []string{"T"}, nil, nil, "ran"},
+		{"5 the tool's ask asks", permTool{name: "T", check: ask}, rules.ModeDefault, nil, nil, nil, "asked"},
+		{"5 a failing checkPermissions denies", permTool{name: "T", check: func() (PermissionResult, error) { return PermissionResult{}, errors.New("boom") }}, rules.ModeBypassPermissions, []string{"T"}, nil, nil, "permission check failed"},
+		{"5 a garbage behaviour denies", permTool{name: "T", check: func() (PermissionResult, error) { return PermissionResult{Behavior: "maybe"}, nil }}, rules.ModeBypassPermissions, nil, nil, nil, "not allow, deny, ask or passthrough"},
+		{"6 bypass allows a passthrough", permTool{name: "T", check: passthrough}, rules.ModeBypassPermissions, nil, nil, nil, "ran"},
+		{"6 acceptEdits allows an edit inside the roots", edit, rules.ModeAcceptEdits, nil, nil, nil, "ran"},
+		{"6 acceptEdits asks for an edit outside the roots", editOutside, rules.ModeAcceptEdits, nil, nil, nil, "asked"},
+		{"6 default asks for an edit", edit, rules.ModeDefault, nil, nil, nil, "asked"},
+		{"6 plan refuses an edit without asking", edit, rules.ModePlan, nil, nil, nil, "plan mode"},
+		{"7 a tool-level allow rule allows", permTool{name: "T"}, rules.ModeDefault, []string{"T"}, nil, nil, "ran"},
+		{"7 an Edit(...) allow rule covers Write", permTool{name: "Write", path: "/work/src/a.go"}, rules.ModeDefault, []string{"Edit(/src/**)"}, nil, nil, "ran"},
+		{"7 an allow must match every part of a compound command", compound, rules.ModeDefault, []string{"Bash(git status)"}, nil, nil, "asked"},
+		{"7 each part may be allowed by its own rule", compound, rules.ModeDefault, []string{"Bash(git status)", "Bash(rm -rf /)"}, nil, nil, "ran"},
+		{"7 a prefix rule matches at a word boundary only", permTool{name: "Bash", content: []string{"npm run test:unit"}}, rules.ModeDefault, []string{"Bash(npm run test:*)"}, nil, nil, "asked"},
+		{"8 the default allows a read-only tool", permTool{name: "T", readOnly: true}, rules.ModeDefault, nil, nil, nil, "ran"},
+		{"8 the default asks for a tool that writes", permTool{name: "T"}, rules.ModeDefault, nil, nil, nil, "asked"},
+		{"8 passthrough asks", permTool{name: "T", check: passthrough}, rules.ModeDefault, nil, nil, nil, "asked"},
+		{"dontAsk turns an ask into a deny", permTool{name: "T"}, rules.ModeDontAsk, nil, nil, nil, "dontAsk mode"},
+		{"fail closed: no path or content matches every content deny", permTool{name: "Custom"}, rules.ModeBypassPermissions, nil, nil, []string{"Custom(anything)"}, "denied by the rule"},
+		{"fail closed: a failing getPath matches every content deny", permTool{name: "Edit", failPath: true}, rules.ModeBypassPermissions, nil, nil, []string{"Edit(/src/**)"}, "denied by the rule"},
+		{"fail closed: no path never matches a content allow", permTool{name: "Custom"}, rules.ModeDefault, []string{"Custom(anything)"}, nil, nil, "asked"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			asked := false
 			e := newTestEngine(t, Options{
 				Roots: []string{"/work"}, Cwd: "/work", Mode: tc.mode, Tools: []ToolDef{tc.tool.def()},
-				Permissions: PermissionSettings{Allow: rules(tc.allow...), Ask: rules(tc.ask...), Deny: rules(tc.denyR...)},
+				Permissions: rules.Settings{Allow: ruleList(tc.allow...), Ask: ruleList(tc.ask...), Deny: ruleList(tc.denyR...)},
 				CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
 					asked = true
-					return PermissionDecision{Behavior: Allow}, nil
+					return PermissionDecision{Behavior: rules.Allow}, nil
 				},
 			})
 			r := e.Call(bg, ToolUse{ID: "1", Name: tc.tool.name})
@@ -156,7 +160,7 @@ func TestPermissionAskOutcomes(t *testing.T) {
 	}
 
 	hidden := newTestEngine(t, Options{Tools: []ToolDef{tool.def(), permTool{name: "Other", readOnly: true}.def()},
-		Permissions: PermissionSettings{Deny: rules("Bash")}})
+		Permissions: rules.Settings{Deny: ruleList("Bash")}})
 	if _, ok := hidden.Registry().Lookup("Bash"); ok || len(hidden.Registry().Names()) != 1 {
 		t.Errorf("a tool-level deny must hide the tool: %v", hidden.Registry().Names())
 	}
@@ -164,7 +168,7 @@ func TestPermissionAskOutcomes(t *testing.T) {
 	var asks []PermissionRequest
 	always := newTestEngine(t, Options{Tools: []ToolDef{tool.def()}, CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
 		asks = append(asks, req)
-		return PermissionDecision{Behavior: Allow, AddRules: req.Suggestions}, nil
+		return PermissionDecision{Behavior: rules.Allow, AddRules: req.Suggestions}, nil
 	}})
 	always.Call(bg, ToolUse{ID: "1", Name: "Bash"})
 	always.Call(bg, ToolUse{ID: "2", Name: "Bash"})
@@ -174,7 +178,7 @@ func TestPermissionAskOutcomes(t *testing.T) {
 
 	abort := newTestEngine(t, Options{Tools: []ToolDef{tool.def(), permTool{name: "Read", readOnly: true}.def()},
 		CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
-			return PermissionDecision{Behavior: Deny, Abort: true}, nil
+			return PermissionDecision{Behavior: rules.Deny, Abort: true}, nil
 		}})
 	results := abort.Run(bg, []ToolUse{{ID: "1", Name: "Read"}, {ID: "2", Name: "Bash"}, {ID: "3", Name: "Read"}})
 	if results[0].Block.IsError || results[1].Block.Content.String() != rejectMessage || results[2].Block.Content.String() != cancelMessage {
@@ -190,7 +194,7 @@ func TestPermissionPathRulesFollowSymlinks(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "secrets", "key"), filepath.Join(dir, "innocent"))
 	tool := permTool{name: "Read", readOnly: true, path: filepath.Join(dir, "innocent")}
 	e := newTestEngine(t, Options{Roots: []string{dir}, Cwd: dir, Tools: []ToolDef{tool.def()},
-		Permissions: PermissionSettings{Deny: []SourcedRule{{Text: "Read(/secrets/**)", Source: "project", Root: dir}}}})
+		Permissions: rules.Settings{Deny: []rules.Rule{{Text: "Read(/secrets/**)", Source: "project", Root: dir}}}})
 	if r := e.Call(bg, ToolUse{ID: "1", Name: "Read"}); !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "denied") {
 		t.Errorf("a symlink to a denied file was allowed: %q", r.Block.Content.String())
 	}
@@ -198,7 +202,7 @@ func TestPermissionPathRulesFollowSymlinks(t *testing.T) {
 
 // A rule that does not parse makes New fail, naming where it came from.
 func TestBadRuleFailsNew(t *testing.T) {
-	_, err := New(Options{Cwd: t.TempDir(), Permissions: PermissionSettings{Allow: []SourcedRule{{Text: "Bash(ls", Source: "project", File: "/p/.luatool/settings.json"}}}})
+	_, err := New(Options{Cwd: t.TempDir(), Permissions: rules.Settings{Allow: []rules.Rule{{Text: "Bash(ls", Source: "project", File: "/p/.luatool/settings.json"}}}})
 	if err == nil || !strings.Contains(err.Error(), "/p/.luatool/settings.json") || !strings.Contains(err.Error(), "never closed") {
 		t.Errorf("error %v", err)
 	}
@@ -217,7 +221,7 @@ func TestAcceptEditsFollowsSymlinks(t *testing.T) {
 		{filepath.Join(root, "out", "f.txt"), "no one can be asked"},
 	} {
 		tool := permTool{name: "Edit", path: tc.path}
-		e := newTestEngine(t, Options{Roots: []string{root}, Cwd: root, Mode: ModeAcceptEdits, Tools: []ToolDef{tool.def()}})
+		e := newTestEngine(t, Options{Roots: []string{root}, Cwd: root, Mode: rules.ModeAcceptEdits, Tools: []ToolDef{tool.def()}})
 		if got := e.Call(bg, ToolUse{ID: "1", Name: "Edit"}).Block.Content.String(); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.path, got, tc.want)
 		}
@@ -238,22 +242,22 @@ func TestModesAreAbsolute(t *testing.T) {
 		"deny":        deny,
 		"error":       func() (PermissionResult, error) { return PermissionResult{}, errors.New("boom") },
 	}
-	expect := func(mode Mode, answer string, readOnly bool) string {
+	expect := func(mode rules.Mode, answer string, readOnly bool) string {
 		switch {
-		case mode == ModePlan && !readOnly:
+		case mode == rules.ModePlan && !readOnly:
 			return "plan" // before the tool is even asked
 		case answer == "deny" || answer == "error":
 			return "denied"
-		case mode == ModeBypassPermissions:
+		case mode == rules.ModeBypassPermissions:
 			return "ran"
 		case answer == "allow" || (answer == "absent" && readOnly):
 			return "ran"
-		case mode == ModeDontAsk:
+		case mode == rules.ModeDontAsk:
 			return "dontAsk"
 		}
 		return "asked"
 	}
-	for _, mode := range Modes() {
+	for _, mode := range rules.Modes() {
 		for answer, check := range answers {
 			for _, readOnly := range []bool{true, false} {
 				want := expect(mode, answer, readOnly)
@@ -264,7 +268,7 @@ func TestModesAreAbsolute(t *testing.T) {
 						Tools: []ToolDef{permTool{name: "T", readOnly: readOnly, check: check}.def()},
 						CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
 							asked = true
-							return PermissionDecision{Behavior: Allow}, nil
+							return PermissionDecision{Behavior: rules.Allow}, nil
 						},
 					})
 					r := e.Call(bg, ToolUse{ID: "1", Name: "T"})
@@ -298,7 +302,7 @@ func TestModesAreAbsolute(t *testing.T) {
 func TestUnloadedToolsAreKnownToRules(t *testing.T) {
 	e := newTestEngine(t, Options{Tools: []ToolDef{permTool{name: "Read", readOnly: true}.def()},
 		UnloadedTools: []string{"Bash", "Grep"},
-		Permissions:   PermissionSettings{Allow: rules("Bash(ls)", "Grep", "Bsh(x)")}})
+		Permissions:   rules.Settings{Allow: ruleList("Bash(ls)", "Grep", "Bsh(x)")}})
 	var warned []string
 	for _, d := range e.Load() {
 		warned = append(warned, d.Message)

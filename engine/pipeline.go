@@ -9,6 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/hooks"
+	"github.com/luatool/luatool/engine/rules"
+	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/callctx"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
@@ -93,14 +97,14 @@ type PermissionRequest struct {
 // PermissionDecision is CanUseTool's answer.
 type PermissionDecision struct {
 	// Behavior is Allow or Deny; anything else is a deny.
-	Behavior PermissionBehavior
+	Behavior rules.Behavior
 	// UpdatedInput, with Allow, replaces the input.
 	UpdatedInput map[string]any
 	// Message is the person's feedback with a deny, passed to the model.
 	Message string
 	// AddRules are allow rules to keep for the rest of the engine's life ("allow
 	// always"), typically chosen from the request's Suggestions. They must be valid
-	// rules (CheckRule).
+	// rules (rules.Check).
 	AddRules []string
 	// Abort, with a deny, stops the turn: Run gives the calls after this one the
 	// cancel result.
@@ -153,7 +157,7 @@ func (e *Engine) prepare(reg *Registry, use ToolUse) PendingCall {
 	if d := t.def.MaxInputDepth; d > 0 && d < depth {
 		depth = d
 	}
-	input, err := decodeInput(use.Input, depth, t.Schema().keys)
+	input, err := decodeInput(use.Input, depth, t.Schema().Keys())
 	if err == nil {
 		input, err = t.Schema().Prepare(input)
 	}
@@ -207,7 +211,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		st.ownTurn = e.newTurn(ctx)
 		tc = &st.ownTurn
 	}
-	hooks := e.hooks(ctx)
+	callbacks := e.callbacks(ctx)
 	st.state = tc.session.state(ctx)
 	st.files = tc.session.files(ctx)
 	cc := &st.cc
@@ -227,14 +231,14 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 		Progress:  noProgress,
 		Summarize: e.opts.Summarize,
 	}
-	if hooks.OnProgress != nil {
-		st.onProgress = hooks.OnProgress
+	if callbacks.OnProgress != nil {
+		st.onProgress = callbacks.OnProgress
 		cc.Progress = st.progress
 	}
 	// Read deny rules hide paths from whatever the tool lists or searches, and from
 	// the shell commands it runs (the kernel sandbox walks with both tests).
 	cc.rules = e.rulesFor(ctx, tc)
-	cc.hidden, cc.hiddenBelow = cc.rules.hiddenPaths(tc.cwd), cc.rules.hiddenBelow(tc.cwd)
+	cc.hidden, cc.hiddenBelow = cc.rules.HiddenPaths(tc.cwd), cc.rules.HiddenBelow(tc.cwd)
 
 	// 3. Schema: decoded, coerced, defaults filled and validated by prepare.
 	st.input = p.input
@@ -274,42 +278,42 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	}
 
 	// 5. The PreToolUse hooks, then the middleware around the rest of the call (see
-	// hook.go for the order). Hooks run inside the call's deadline: a call whose
-	// time ran out in them ends there, as timed out.
-	// runHooks gives each hook a copy of what it reads; only a middleware, which
-	// reads the HookInput itself, needs copies made here, so that it cannot change
+	// package hooks for the order). Hooks run inside the call's deadline: a call
+	// whose time ran out in them ends there, as timed out.
+	// hooks.Run gives each hook a copy of what it reads; only a middleware, which
+	// reads the hooks.Input itself, needs copies made here, so that it cannot change
 	// what the tool is called with or returned.
 	st.inputCopy, st.dataCopy = sameInput, sameValue
 	if len(e.opts.Middleware) > 0 {
-		st.inputCopy, st.dataCopy = cloneJSON, cloneValue
+		st.inputCopy, st.dataCopy = jsonvalue.CloneObject, jsonvalue.Clone
 	}
 	hin := &st.hin
-	*hin = HookInput{
-		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: PreToolUse,
+	*hin = hooks.Input{
+		SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: hooks.PreToolUse,
 		ToolName: t.Name(), ToolInput: st.inputCopy(st.input), ToolUseID: use.ID,
 	}
-	pre := e.runHooks(st.bounded, e.hooksFor(reg, PreToolUse, t.Name()), hin)
+	pre := hooks.Run(st.bounded, e.hooksFor(reg, hooks.PreToolUse, t.Name()), hin, e.opts.Logger)
 	if err := st.bounded.Err(); err != nil {
 		return r.fail(StagePermission, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
 	}
-	st.hc = HookCall{In: hin, Decision: pre}
-	var post HookDecision
+	st.hc = hooks.Call{In: hin, Decision: pre}
+	var post hooks.Decision
 	if len(e.opts.Middleware) == 0 {
 		post = st.rest(ctx, &st.hc) // without a handler to build
 	} else {
-		handler := CallHandler(st.rest)
+		handler := hooks.CallHandler(st.rest)
 		for i := len(e.opts.Middleware) - 1; i >= 0; i-- {
 			handler = e.opts.Middleware[i](handler)
 		}
 		post = handler(ctx, &st.hc)
 	}
 	switch {
-	case !st.ran && post.Permission == Deny:
-		return st.added.onError(r.fail(StagePermission, hookDenyText(t.Name(), post.Reason)))
+	case !st.ran && post.Permission == rules.Deny:
+		return st.added.onError(r.fail(StagePermission, hooks.DenyText(t.Name(), post.Reason)))
 	case !st.ran:
-		return r.fail(StagePermission, hookDenyText(t.Name(), errNoNext.Error()))
+		return r.fail(StagePermission, hooks.DenyText(t.Name(), errNoNext.Error()))
 	case st.failed != nil:
-		st.added.context(PostToolUseFailure, t.Name(), post.AdditionalContext)
+		st.added.context(hooks.PostToolUseFailure, t.Name(), post.AdditionalContext)
 		return st.added.onError(st.failed)
 	case st.bounded.Err() != nil:
 		// The call's time ran out in the hooks of its outcome.
@@ -339,16 +343,13 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	if isEmpty(content) {
 		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
 	}
-	if post.Block && len(post.blocks) == 0 {
-		post.blocks = []hookBlock{{reason: post.Reason}} // a middleware's own decision
+	for _, text := range post.BlockTexts(t.Name()) {
+		st.added.add(text)
 	}
-	for _, b := range post.blocks {
-		st.added.add(b.text(t.Name()))
-	}
-	st.added.context(PostToolUse, t.Name(), post.AdditionalContext)
+	st.added.context(hooks.PostToolUse, t.Name(), post.AdditionalContext)
 	content = st.added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
-	content = validUTF8(st.redact.Content(content))
+	content = validUTF8(redactContent(st.redact, content))
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
 	cc.commitShown()
@@ -362,8 +363,8 @@ type callState struct {
 	r     Result
 	cc    CallContext
 	logMu sync.Mutex
-	hin   HookInput
-	hc    HookCall
+	hin   hooks.Input
+	hc    hooks.Call
 	state State
 	files sessionFiles
 	// ownTurn is the turn of a call made alone (Call), which has one of its own.
@@ -382,7 +383,7 @@ type callState struct {
 	text [1]ContentBlock
 	// redact is the engine's Redactor (nil when it has none); onProgress the
 	// OnProgress hook, when there is one.
-	redact     *Redactor
+	redact     *env.Redactor
 	onProgress func(ProgressEvent)
 	// inputCopy and dataCopy give a middleware its own copies of the input and the
 	// data (sameInput and sameValue when there is no middleware).
@@ -413,34 +414,34 @@ func sameValue(v any) any                       { return v }
 // the heart of the middleware: the input a hook updated, permissions, the call, and
 // the hooks of its outcome. The call's engine, context, tool and turn are those its
 // CallContext records.
-func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
+func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 	cc, r := &st.cc, &st.r
 	e, ctx, t, tc, reg := cc.engine, cc.nest.ctx, cc.nest.tool, cc.nest.turn, cc.registry
 	st.ran = true
 	d := c.Decision
-	st.added.context(PreToolUse, t.Name(), d.AdditionalContext)
-	if d.Permission == Deny {
-		st.failed = r.fail(StagePermission, hookDenyText(t.Name(), d.Reason))
-		return HookDecision{}
+	st.added.context(hooks.PreToolUse, t.Name(), d.AdditionalContext)
+	if d.Permission == rules.Deny {
+		st.failed = r.fail(StagePermission, hooks.DenyText(t.Name(), d.Reason))
+		return hooks.Decision{}
 	}
 	if d.UpdatedInput != nil {
 		in, denied := e.updatedInput(t, d.UpdatedInput)
 		if denied != "" {
 			st.failed = r.fail(StageInput, denied)
-			return HookDecision{}
+			return hooks.Decision{}
 		}
 		st.input, r.Input = in, in
 		cc.readOnly = t.IsReadOnly(askingFor(st.bounded, cc), st.input)
 		if v := t.ValidateInput(st.bounded, st.input, cc); !v.Valid {
 			st.failed = r.fail(StageValidate, toolUseError(v.Message))
-			return HookDecision{}
+			return hooks.Decision{}
 		}
 	}
 	// 6. Permissions.
 	in, asked, denied := e.permit(ctx, st.bounded, t, st.input, cc, tc, d)
 	if denied != "" {
 		st.failed = r.fail(StagePermission, denied)
-		return HookDecision{}
+		return hooks.Decision{}
 	}
 	st.input, r.Input = in, in
 	if asked {
@@ -462,11 +463,11 @@ func (st *callState) rest(_ context.Context, c *HookCall) HookDecision {
 		c.In.DurationMS = time.Since(start).Milliseconds()
 	}
 	if st.failed != nil {
-		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
-		return e.runHooks(st.bounded, e.hooksFor(reg, PostToolUseFailure, t.Name()), c.In)
+		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = hooks.PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
+		return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUseFailure, t.Name()), c.In, e.opts.Logger)
 	}
-	c.In.HookEventName, c.In.ToolResponse = PostToolUse, st.dataCopy(st.tr.Data)
-	return e.runHooks(st.bounded, e.hooksFor(reg, PostToolUse, t.Name()), c.In)
+	c.In.HookEventName, c.In.ToolResponse = hooks.PostToolUse, st.dataCopy(st.tr.Data)
+	return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUse, t.Name()), c.In, e.opts.Logger)
 }
 
 // invoke runs the tool's call and checks its data against the outputSchema. A call
@@ -501,12 +502,12 @@ func (e *Engine) invoke(ctx, bounded context.Context, t *Tool, input map[string]
 	return tr, nil
 }
 
-// redactResult redacts what a call hands on (see Redactor). The content of a call
+// redactResult redacts what a call hands on (see env.Redactor). The content of a call
 // that ran to the end was redacted before it was persisted; redacting it again
 // could find a secret inside a marker.
-func redactResult(redact *Redactor, r *Result) {
+func redactResult(redact *env.Redactor, r *Result) {
 	if r.Stage != StageDone {
-		r.Block.Content = redact.Content(r.Block.Content)
+		r.Block.Content = redactContent(redact, r.Block.Content)
 	}
 	r.Data = redact.Value(r.Data)
 	if r.NewMessages != nil {
@@ -516,6 +517,30 @@ func redactResult(redact *Redactor, r *Result) {
 		r.MCPMeta = redact.Value(r.MCPMeta).(map[string]any)
 	}
 	r.Err = redact.Error(r.Err)
+}
+
+// redactContent returns c with its text blocks redacted (image data is left alone);
+// c itself when nothing changed.
+func redactContent(r *env.Redactor, c Content) Content {
+	if r == nil {
+		return c
+	}
+	var out Content
+	for i, b := range c {
+		if b.Type != "text" {
+			continue
+		}
+		if t := r.String(b.Text); t != b.Text {
+			if out == nil {
+				out = append(Content(nil), c...)
+			}
+			out[i].Text = t
+		}
+	}
+	if out == nil {
+		return c
+	}
+	return out
 }
 
 func (r *Result) fail(stage Stage, text string) *Result {
@@ -548,19 +573,19 @@ func (e *Engine) bound(ctx context.Context, cc *CallContext, c *callctx.Context)
 // permit runs the permission step (see permissions.go) and returns the input to call
 // with, whether a person was asked, or the text of a deny. The tool's code runs under
 // bounded; the ask itself only under ctx.
-func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook HookDecision) (_ map[string]any, asked bool, denied string) {
+func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]any, cc *CallContext, tc *turn, hook hooks.Decision) (_ map[string]any, asked bool, denied string) {
 	d := e.decide(bounded, t, input, cc, tc, hook)
 	switch d.behavior {
-	case Allow:
+	case rules.Allow:
 		return d.input, false, ""
-	case Deny:
+	case rules.Deny:
 		if d.message == "" {
 			d.message = fmt.Sprintf("Permission to use %s has been denied.", t.Name())
 		}
 		return nil, false, d.message
 	}
 	switch tc.mode {
-	case ModeDontAsk:
+	case rules.ModeDontAsk:
 		msg := fmt.Sprintf("Permission to use %s was not granted: the session is in dontAsk mode, which refuses whatever would need approval.", t.Name())
 		if d.protected {
 			msg += " " + d.message
@@ -570,9 +595,9 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 	var suggestions []string
 	if !d.protected {
 		// No rule allows a write to a protected path: none is offered.
-		suggestions = e.suggestions(bounded, t, d.input, tc.cwd)
+		suggestions = rules.Suggest(t.Name(), e.ruleTarget(bounded, t, d.input, tc.cwd))
 	}
-	canUseTool := e.hooks(ctx).CanUseTool
+	canUseTool := e.callbacks(ctx).CanUseTool
 	if canUseTool == nil {
 		if d.protected {
 			return nil, false, fmt.Sprintf("Permission to use %s was not granted: the call needs a person's approval and no one can be asked in this session. %s", t.Name(), d.message)
@@ -600,7 +625,7 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 	if ans.Abort && tc.abort != nil {
 		defer tc.abort()
 	}
-	if ans.Behavior != Allow {
+	if ans.Behavior != rules.Allow {
 		if ans.Message != "" {
 			return nil, true, "The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\n" + ans.Message
 		}
@@ -622,16 +647,16 @@ func (e *Engine) permit(ctx, bounded context.Context, t *Tool, input map[string]
 // unansweredText is the refusal of a call that needed approval when no one could be
 // asked: the ask rule that made it need approval (why, when one did), the rules that
 // would allow it, and the host's hint on how to give them (Options.ApprovalHint).
-func (e *Engine) unansweredText(t *Tool, why string, rules []string) string {
+func (e *Engine) unansweredText(t *Tool, why string, allowing []string) string {
 	msg := fmt.Sprintf("Permission to use %s was not granted: the call needs approval and no one can be asked in this session.", t.Name())
 	if why != "" {
 		msg += " " + why
 	}
-	if len(rules) > 0 {
-		msg += " A rule that would allow it: " + strings.Join(rules, ", ") + "."
+	if len(allowing) > 0 {
+		msg += " A rule that would allow it: " + strings.Join(allowing, ", ") + "."
 	}
 	if e.opts.ApprovalHint != nil {
-		if hint := e.opts.ApprovalHint(rules); hint != "" {
+		if hint := e.opts.ApprovalHint(allowing); hint != "" {
 			msg += " " + hint
 		}
 	}
@@ -658,22 +683,22 @@ func decodeInput(raw []byte, maxDepth int, keys map[string]string) (map[string]a
 	}
 	v, err := jsonvalue.DecodeKeys(raw, keys)
 	if err != nil {
-		return nil, &ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
+		return nil, &schema.ValidationError{Problems: []string{"The input is not valid JSON: " + err.Error()}}
 	}
 	if d := jsonvalue.Depth(v); d > maxDepth {
-		return nil, &ValidationError{Problems: []string{fmt.Sprintf("The input nests %d levels deep; at most %d are allowed", d, maxDepth)}}
+		return nil, &schema.ValidationError{Problems: []string{fmt.Sprintf("The input nests %d levels deep; at most %d are allowed", d, maxDepth)}}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ValidationError{Problems: []string{"The input must be a JSON object"}}
+		return nil, &schema.ValidationError{Problems: []string{"The input must be a JSON object"}}
 	}
 	return obj, nil
 }
 
 func inputValidationText(name string, err error) string {
-	var ve *ValidationError
+	var ve *schema.ValidationError
 	if !errors.As(err, &ve) {
-		ve = &ValidationError{Problems: []string{err.Error()}}
+		ve = &schema.ValidationError{Problems: []string{err.Error()}}
 	}
 	// The original says "issue" for one problem and "issues" for several.
 	noun := "issues"

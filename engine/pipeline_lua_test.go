@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // The behaviour of Lua tools through the pipeline: what a Lua tool sees of its input
@@ -217,7 +218,7 @@ func TestLuaGuardThroughThePipeline(t *testing.T) {
 	var asked []engine.PermissionRequest
 	e := luaPipelineEngine(t, engine.Options{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked = append(asked, req)
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	engine.WantError(t, engine.CallTool(e, bg, "Guard", `{"path":"relative"}`), engine.StageValidate, "<tool_use_error>path must be absolute</tool_use_error>")
 	engine.WantError(t, engine.CallTool(e, bg, "Guard", `{"path":"/etc"}`), engine.StagePermission, "no writing to /etc")
@@ -396,7 +397,7 @@ func TestStateIsSharedAcrossCalls(t *testing.T) {
 // TestLuaContext: the fields and methods of ctx in a Lua call.
 func TestLuaContext(t *testing.T) {
 	cwd := t.TempDir()
-	e := luaPipelineEngine(t, engine.Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: engine.ModeAcceptEdits})
+	e := luaPipelineEngine(t, engine.Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: rules.ModeAcceptEdits})
 	r := e.Call(bg, engine.ToolUse{ID: "toolu_ctx", Name: "Ctx", Input: []byte(`{}`)})
 	if r.Block.IsError {
 		t.Fatal(r.Block.Content.String())

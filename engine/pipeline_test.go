@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // The pipeline tests run Go-native tools: what they check is the engine's, whatever
@@ -167,9 +170,9 @@ func goTools(rec *recorder) []ToolDef {
 			CheckPermissions: func(_ context.Context, in map[string]any, _ *CallContext) (PermissionResult, error) {
 				rec.add("permission", nil)
 				if in["step"] == "permission" {
-					return PermissionResult{Behavior: Deny, Message: "stopped at permission"}, nil
+					return PermissionResult{Behavior: rules.Deny, Message: "stopped at permission"}, nil
 				}
-				return PermissionResult{Behavior: Allow}, nil
+				return PermissionResult{Behavior: rules.Allow}, nil
 			},
 			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
 				rec.add("call", nil)
@@ -212,13 +215,13 @@ func goTools(rec *recorder) []ToolDef {
 			CheckPermissions: func(_ context.Context, in map[string]any, _ *CallContext) (PermissionResult, error) {
 				switch path := in["path"].(string); path {
 				case "/etc":
-					return PermissionResult{Behavior: Deny, Message: "no writing to /etc"}, nil
+					return PermissionResult{Behavior: rules.Deny, Message: "no writing to /etc"}, nil
 				case "/upd":
-					return PermissionResult{Behavior: Allow, UpdatedInput: map[string]any{"path": "/upd/x"}}, nil
+					return PermissionResult{Behavior: rules.Allow, UpdatedInput: map[string]any{"path": "/upd/x"}}, nil
 				case "/ok":
-					return PermissionResult{Behavior: Allow}, nil
+					return PermissionResult{Behavior: rules.Allow}, nil
 				default:
-					return PermissionResult{Behavior: Ask, Message: "Guard wants to write " + path}, nil
+					return PermissionResult{Behavior: rules.Ask, Message: "Guard wants to write " + path}, nil
 				}
 			},
 			Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
@@ -541,7 +544,7 @@ func TestPermissionDenyIsPlain(t *testing.T) {
 	asked := false
 	e, _ := pipelineEngine(t, Options{CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
 		asked = true
-		return PermissionDecision{Behavior: Allow}, nil
+		return PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	wantError(t, call(e, bg, "Guard", `{"path":"/etc"}`), StagePermission, "no writing to /etc")
 	if asked {
@@ -591,10 +594,10 @@ func TestCanUseTool(t *testing.T) {
 		want   string
 		stage  Stage
 	}{
-		{"allow", answer{d: PermissionDecision{Behavior: Allow}}, "wrote /tmp/a", StageDone},
-		{"allow with updated input", answer{d: PermissionDecision{Behavior: Allow, UpdatedInput: map[string]any{"path": "/tmp/b"}}}, "wrote /tmp/b", StageDone},
-		{"deny", answer{d: PermissionDecision{Behavior: Deny}}, "Permission to use Guard has been denied.", StagePermission},
-		{"deny with feedback", answer{d: PermissionDecision{Behavior: Deny, Message: "use /tmp/c instead"}},
+		{"allow", answer{d: PermissionDecision{Behavior: rules.Allow}}, "wrote /tmp/a", StageDone},
+		{"allow with updated input", answer{d: PermissionDecision{Behavior: rules.Allow, UpdatedInput: map[string]any{"path": "/tmp/b"}}}, "wrote /tmp/b", StageDone},
+		{"deny", answer{d: PermissionDecision{Behavior: rules.Deny}}, "Permission to use Guard has been denied.", StagePermission},
+		{"deny with feedback", answer{d: PermissionDecision{Behavior: rules.Deny, Message: "use /tmp/c instead"}},
 			"The user doesn't want to proceed with this tool use. The tool use was rejected. The user said:\nuse /tmp/c instead", StagePermission},
 		{"an answer that is not allow", answer{d: PermissionDecision{Behavior: "sure"}}, "Permission to use Guard has been denied.", StagePermission},
 		{"callback error", answer{err: errors.New("no terminal")}, "Permission to use Guard was not granted: no terminal", StagePermission},
@@ -625,7 +628,7 @@ func TestCanUseTool(t *testing.T) {
 	}
 	t.Run("updated input is validated", func(t *testing.T) {
 		e, _ := pipelineEngine(t, Options{CanUseTool: func(context.Context, PermissionRequest) (PermissionDecision, error) {
-			return PermissionDecision{Behavior: Allow, UpdatedInput: map[string]any{"path": 5.0}}, nil
+			return PermissionDecision{Behavior: rules.Allow, UpdatedInput: map[string]any{"path": 5.0}}, nil
 		}})
 		r := call(e, bg, "Guard", `{"path":"/tmp/a"}`)
 		if !r.Block.IsError || !strings.HasPrefix(r.Block.Content.String(), "<tool_use_error>InputValidationError: Guard") {
@@ -636,7 +639,7 @@ func TestCanUseTool(t *testing.T) {
 		var desc string
 		e, rec := pipelineEngine(t, Options{CanUseTool: func(_ context.Context, req PermissionRequest) (PermissionDecision, error) {
 			desc = req.Description
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		}})
 		wantOK(t, call(e, bg, "GoWrite", `{"path":"/x"}`), "wrote /x")
 		if desc != "Write /x" || len(rec.Inputs()) != 1 {
@@ -647,13 +650,13 @@ func TestCanUseTool(t *testing.T) {
 		asked := 0
 		can := func(context.Context, PermissionRequest) (PermissionDecision, error) {
 			asked++
-			return PermissionDecision{Behavior: Allow}, nil
+			return PermissionDecision{Behavior: rules.Allow}, nil
 		}
-		e, _ := pipelineEngine(t, Options{CanUseTool: can, Mode: ModeDontAsk})
+		e, _ := pipelineEngine(t, Options{CanUseTool: can, Mode: rules.ModeDontAsk})
 		if r := call(e, bg, "Guard", `{"path":"/tmp/a"}`); !r.Block.IsError || asked != 0 {
 			t.Errorf("dontAsk: %q, asked %d times", r.Block.Content.String(), asked)
 		}
-		e, _ = pipelineEngine(t, Options{Mode: ModeBypassPermissions})
+		e, _ = pipelineEngine(t, Options{Mode: rules.ModeBypassPermissions})
 		wantOK(t, call(e, bg, "Guard", `{"path":"/tmp/a"}`), "wrote /tmp/a")
 		// bypassPermissions does not override the tool's own deny.
 		wantError(t, call(e, bg, "Guard", `{"path":"/etc"}`), StagePermission, "no writing to /etc")
@@ -969,10 +972,10 @@ func TestCallContext(t *testing.T) {
 		return data("seen")
 	})
 	cwd := t.TempDir()
-	e, _ := pipelineEngine(t, Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: ModeAcceptEdits, Tools: []ToolDef{spy}})
+	e, _ := pipelineEngine(t, Options{Cwd: cwd, Roots: []string{cwd, "/other"}, Mode: rules.ModeAcceptEdits, Tools: []ToolDef{spy}})
 	before := time.Now()
 	wantOK(t, e.Call(bg, ToolUse{ID: "toolu_ctx", Name: "Spy", Input: []byte(`{}`)}), "seen")
-	if got.ToolUseID != "toolu_ctx" || got.Cwd != cwd || got.Mode != ModeAcceptEdits ||
+	if got.ToolUseID != "toolu_ctx" || got.Cwd != cwd || got.Mode != rules.ModeAcceptEdits ||
 		!reflect.DeepEqual(got.Roots, []string{cwd, "/other"}) || !reflect.DeepEqual(got.Tools, e.Registry().Names()) {
 		t.Errorf("CallContext: id %q, cwd %q, mode %q, roots %q, tools %q", got.ToolUseID, got.Cwd, got.Mode, got.Roots, got.Tools)
 	}
@@ -993,5 +996,32 @@ func TestNewMessagesAndMapResultID(t *testing.T) {
 	}
 	if !reflect.DeepEqual(r.Data, map[string]any{"n": 1.0}) {
 		t.Errorf("Data = %#v", r.Data)
+	}
+}
+
+// TestAddTools: Go tools added to a running engine are served as those of
+// Options.Tools (the subscribers hear of them); a name a Go tool has, or a definition
+// Build refuses, is an error and adds none of the batch.
+func TestAddTools(t *testing.T) {
+	e := newTestEngine(t, Options{Tools: []ToolDef{readOnlyTool("First", objectSchema(nil), func(map[string]any, *CallContext) (*ToolResult, error) { return data("first") })}})
+	var events []string
+	e.Subscribe(func(ev Event) { events = append(events, ev.String()) })
+	second := readOnlyTool("Second", objectSchema(nil), func(map[string]any, *CallContext) (*ToolResult, error) { return data("second") })
+	if err := e.AddTools(second); err != nil {
+		t.Fatal(err)
+	}
+	wantOK(t, call(e, context.Background(), "Second", `{}`), "second")
+	if want := []string{"added: Second (go:Second)"}; !slices.Equal(events, want) {
+		t.Errorf("events %q, want %q", events, want)
+	}
+	third := readOnlyTool("Third", objectSchema(nil), func(map[string]any, *CallContext) (*ToolResult, error) { return data("third") })
+	if err := e.AddTools(third, second); err == nil || err.Error() != "tool Second: two Go tools have this name" {
+		t.Errorf("a name taken: %v", err)
+	}
+	if err := e.AddTools(ToolDef{Name: "Bad"}); err == nil || !strings.HasPrefix(err.Error(), "tool Bad: ") {
+		t.Errorf("a definition Build refuses: %v", err)
+	}
+	if got := e.Registry().Names(); !slices.Equal(got, []string{"First", "Second"}) {
+		t.Errorf("tools %v, want First and Second: a failed AddTools adds none", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session"
 	"github.com/luatool/luatool/session/filestate"
 )
@@ -53,8 +54,8 @@ func PrincipalOf(ctx context.Context) Principal {
 // from it (absent from Definitions, "No such tool available" when called), as a
 // bare deny hides a tool in Claude Code.
 type Profile struct {
-	rules ruleSet
-	mode  Mode
+	rules rules.Set
+	mode  rules.Mode
 	// seen is the last snapshot the profile was asked about, view that snapshot
 	// without the tools the profile hides.
 	mu         sync.Mutex
@@ -64,30 +65,30 @@ type Profile struct {
 // NewProfile compiles the permission settings of a principal (read from a settings
 // file by package engine/settings, say). A rule that does not parse, or a mode that
 // is not one, is an error naming where it came from.
-func (e *Engine) NewProfile(s PermissionSettings) (*Profile, error) {
-	rules, err := parseRules(s, e.opts.Home)
+func (e *Engine) NewProfile(s rules.Settings) (*Profile, error) {
+	rs, err := rules.Parse(s, e.opts.Home)
 	if err != nil {
 		return nil, err
 	}
 	mode := s.Mode
 	if mode != "" {
-		if _, err := ParseMode(string(mode)); err != nil {
+		if _, err := rules.ParseMode(string(mode)); err != nil {
 			return nil, fmt.Errorf("profile: %w", err)
 		}
 	}
-	return &Profile{rules: rules, mode: mode}, nil
+	return &Profile{rules: rs, mode: mode}, nil
 }
 
 // registry returns the snapshot r as the profile's principal sees it: without the
 // tools the profile's rules deny by name. A nil profile sees r.
 func (p *Profile) registry(r *Registry) *Registry {
-	if p == nil || len(p.rules.deny) == 0 {
+	if p == nil || !p.rules.HasDeny() {
 		return r
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.seen != r {
-		p.seen, p.view = r, r.without(p.rules.deniesTool)
+		p.seen, p.view = r, r.without(p.rules.DeniesTool)
 	}
 	return p.view
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session/filestate"
 )
 
@@ -49,7 +50,7 @@ func principalTools() []ToolDef {
 // state, what the model was shown, the "allow always" answers, the discovered tools.
 func TestPrincipalsAreIsolated(t *testing.T) {
 	always := func(context.Context, PermissionRequest) (PermissionDecision, error) {
-		return PermissionDecision{Behavior: Allow, AddRules: []string{"Change"}}, nil
+		return PermissionDecision{Behavior: rules.Allow, AddRules: []string{"Change"}}, nil
 	}
 	e := newTestEngine(t, Options{Tools: principalTools()})
 	alice := WithPrincipal(bg, Principal{Name: "alice"})
@@ -72,7 +73,7 @@ func TestPrincipalsAreIsolated(t *testing.T) {
 
 	// An "always" answer allows for the session that gave it only.
 	asked := 0
-	askingAlways := WithCallHooks(alice, CallHooks{CanUseTool: func(ctx context.Context, r PermissionRequest) (PermissionDecision, error) {
+	askingAlways := WithCallbacks(alice, Callbacks{CanUseTool: func(ctx context.Context, r PermissionRequest) (PermissionDecision, error) {
 		asked++
 		return always(ctx, r)
 	}})
@@ -113,11 +114,11 @@ func TestPrincipalsAreIsolated(t *testing.T) {
 // the engine's.
 func TestProfiles(t *testing.T) {
 	e := newTestEngine(t, Options{Tools: principalTools()})
-	restricted, err := e.NewProfile(PermissionSettings{Deny: []SourcedRule{{Text: "Count", Source: "profile"}}, Allow: []SourcedRule{{Text: "Change", Source: "profile"}}})
+	restricted, err := e.NewProfile(rules.Settings{Deny: []rules.Rule{{Text: "Count", Source: "profile"}}, Allow: []rules.Rule{{Text: "Change", Source: "profile"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	planner, err := e.NewProfile(PermissionSettings{Mode: ModePlan})
+	planner, err := e.NewProfile(rules.Settings{Mode: rules.ModePlan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,10 +148,10 @@ func TestProfiles(t *testing.T) {
 		t.Errorf("dave's plan mode: %s", r.Block.Content.String())
 	}
 
-	if _, err := e.NewProfile(PermissionSettings{Allow: []SourcedRule{{Text: "Bash(", Source: "profile", File: "p.json"}}}); err == nil || !strings.Contains(err.Error(), "p.json") {
+	if _, err := e.NewProfile(rules.Settings{Allow: []rules.Rule{{Text: "Bash(", Source: "profile", File: "p.json"}}}); err == nil || !strings.Contains(err.Error(), "p.json") {
 		t.Errorf("a bad rule: %v", err)
 	}
-	if _, err := e.NewProfile(PermissionSettings{Mode: "sudo"}); err == nil {
+	if _, err := e.NewProfile(rules.Settings{Mode: "sudo"}); err == nil {
 		t.Error("a bad mode was accepted")
 	}
 }

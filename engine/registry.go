@@ -6,75 +6,55 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/srcpos"
 
 	"github.com/luatool/luatool/internal/spell"
 )
 
 // A Registry is an immutable snapshot of the tools on offer: looked up by name or
-// alias, listed in name order; and of the prompts and resources of the tool
-// directories (see Prompts and Resources). Tools whose isEnabled answered false when the snapshot
-// was built are left out, as in the original, where isEnabled is asked only when the
-// tool list is assembled. A Registry is safe for concurrent use.
+// alias, listed in name order; and of the features of the tool directories, their
+// prompts and resources (see Features). Tools whose isEnabled answered false when the
+// snapshot was built are left out, as in the original, where isEnabled is asked only
+// when the tool list is assembled. A Registry is safe for concurrent use.
 type Registry struct {
 	// hooks are the hooks of hook files, in order of file name.
-	hooks  []Hook
+	hooks  []hooks.Hook
 	tools  []*Tool
 	names  []string
 	byName map[string]*Tool
 
-	prompts   []*Prompt   // by name
-	resources []*Resource // plain URIs, then templates, each by URI
+	// features are the features by kind, each kind's in key order.
+	features map[string][]Feature
 }
 
-// withServed sets the prompts and resources of the snapshot, whose names and URIs
-// are unique (the caller has resolved overrides).
-func (r *Registry) withServed(prompts []*Prompt, resources []*Resource) {
-	r.prompts = slices.SortedFunc(slices.Values(prompts), func(a, b *Prompt) int { return strings.Compare(a.Name(), b.Name()) })
-	r.resources = slices.SortedFunc(slices.Values(resources), func(a, b *Resource) int {
-		if a.IsTemplate() != b.IsTemplate() {
-			if a.IsTemplate() {
-				return 1
-			}
-			return -1
+// withFeatures sets the features of the snapshot, whose keys are unique within each
+// kind (the caller has resolved overrides).
+func (r *Registry) withFeatures(features []Feature) {
+	for _, f := range features {
+		if r.features == nil {
+			r.features = map[string][]Feature{}
 		}
-		return strings.Compare(a.URI(), b.URI())
-	})
+		r.features[f.Kind()] = append(r.features[f.Kind()], f)
+	}
+	for _, list := range r.features {
+		slices.SortFunc(list, func(a, b Feature) int { return strings.Compare(a.Key(), b.Key()) })
+	}
 }
 
-// Prompts returns the prompts in name order. The slice must not be modified.
-func (r *Registry) Prompts() []*Prompt { return r.prompts }
+// Features returns the features of a kind ("prompt", "resource"), in key order. The
+// slice must not be modified.
+func (r *Registry) Features(kind string) []Feature { return r.features[kind] }
 
-// Prompt finds a prompt by name.
-func (r *Registry) Prompt(name string) (*Prompt, bool) {
-	i, ok := slices.BinarySearchFunc(r.prompts, name, func(p *Prompt, name string) int { return strings.Compare(p.Name(), name) })
+// Feature finds a feature of a kind by its key.
+func (r *Registry) Feature(kind, key string) (Feature, bool) {
+	list := r.features[kind]
+	i, ok := slices.BinarySearchFunc(list, key, func(f Feature, key string) int { return strings.Compare(f.Key(), key) })
 	if !ok {
 		return nil, false
 	}
-	return r.prompts[i], true
-}
-
-// Resources returns the resources: those of one URI in URI order, then the URI
-// templates in template order. The slice must not be modified.
-func (r *Registry) Resources() []*Resource { return r.resources }
-
-// matchResource finds the resource that serves uri: the one of that URI, or else the
-// first template that matches it, with the template's variables.
-func (r *Registry) matchResource(uri string) (*Resource, map[string]string, bool) {
-	for _, res := range r.resources {
-		if !res.IsTemplate() && res.URI() == uri {
-			return res, nil, true
-		}
-	}
-	for _, res := range r.resources {
-		if !res.IsTemplate() {
-			continue
-		}
-		if params, ok := res.match(uri); ok {
-			return res, params, true
-		}
-	}
-	return nil, nil, false
+	return list[i], true
 }
 
 // newRegistry builds a snapshot of tools, listed in order of precedence: their names
@@ -82,10 +62,10 @@ func (r *Registry) matchResource(uri string) (*Resource, map[string]string, bool
 // tools claim. An alias that is another tool's name is ignored. enabled tells whether
 // a tool is offered; when it cannot tell, the tool is hidden with a warning. Problems
 // come back as diagnostics: a snapshot is always built.
-func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, []Diagnostic) {
-	var diags []Diagnostic
+func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
 	warn := func(t *Tool, format string, args ...any) {
-		diags = append(diags, Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: SeverityWarning, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: t.Source()}, Severity: diag.SeverityWarning, Message: fmt.Sprintf(format, args...)})
 	}
 	r := &Registry{byName: map[string]*Tool{}}
 	for _, t := range tools {
@@ -130,7 +110,7 @@ func newRegistry(tools []*Tool, enabled func(*Tool) (bool, error)) (*Registry, [
 // without returns the snapshot without the tools hide names (by their names; their
 // aliases and API names go with them).
 func (r *Registry) without(hide func(name string) bool) *Registry {
-	v := &Registry{byName: map[string]*Tool{}, prompts: r.prompts, resources: r.resources}
+	v := &Registry{byName: map[string]*Tool{}, features: r.features}
 	for _, t := range r.tools {
 		if !hide(t.Name()) {
 			v.tools = append(v.tools, t)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 func versionedTool(name string, v int) []byte {
@@ -61,7 +62,7 @@ func BenchmarkReload100Tools(b *testing.B) {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%03d.lua", i)), versionedTool(fmt.Sprintf("T%03d", i), 0), 0o644)
 	}
 	eng, _ := engine.New(luaOptions(b))
-	if d := eng.Load(engine.DirSource(dir)); engine.HasErrors(d) {
+	if d := eng.Load(engine.DirSource(dir)); diag.HasErrors(d) {
 		b.Fatal(d)
 	}
 	b.ResetTimer()
@@ -106,7 +107,7 @@ func BenchmarkLoad1000Tools(b *testing.B) {
 		before := liveHeap()
 		b.StartTimer()
 		eng, _ := engine.New(luaOptions(b))
-		if d := eng.Load(engine.DirSource(dir)); engine.HasErrors(d) || len(eng.Registry().Names()) != n {
+		if d := eng.Load(engine.DirSource(dir)); diag.HasErrors(d) || len(eng.Registry().Names()) != n {
 			b.Fatalf("loaded %d tools: %v", len(eng.Registry().Names()), d)
 		}
 		b.StopTimer()

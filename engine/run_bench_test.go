@@ -12,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // spinTool does a little real CPU work in Lua: a loop of n iterations of integer
@@ -81,7 +82,7 @@ func BenchmarkRunBatch(b *testing.B) {
 					b.Fatal(err)
 				}
 				src := engine.Source{Name: "bench", FS: fstest.MapFS{"spin.lua": {Data: []byte(spinTool)}}}
-				if diags := eng.Load(src); engine.HasErrors(diags) {
+				if diags := eng.Load(src); diag.HasErrors(diags) {
 					b.Fatal(diags)
 				}
 				uses := make([]engine.ToolUse, batchCalls)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -125,10 +126,10 @@ type nameLoader struct{}
 
 func (nameLoader) Match(name string) bool { return strings.HasSuffix(name, ".tool") }
 
-func (nameLoader) Load(file string, src []byte, _ LoadEnv) (ToolDef, []Diagnostic) {
+func (nameLoader) Load(file string, src []byte, _ LoadEnv) (ToolDef, []diag.Diagnostic) {
 	name := strings.TrimSpace(string(src))
 	if name == "" || name == "!" {
-		return ToolDef{}, []Diagnostic{{Pos: srcpos.Pos{File: file}, Severity: SeverityError, Message: "no tool in this file"}}
+		return ToolDef{}, []diag.Diagnostic{{Pos: srcpos.Pos{File: file}, Severity: diag.SeverityError, Message: "no tool in this file"}}
 	}
 	def := minimalDef()
 	def.Name, def.Source = name, file
@@ -161,7 +162,7 @@ func newMissingTestWith(t *testing.T, l Loader, files map[string]string) *missin
 	for name, data := range files {
 		m.fsys[name] = &fstest.MapFile{Data: []byte(data)}
 	}
-	if d := m.e.Load(Source{Name: "src", FS: m.fsys}); HasErrors(d) {
+	if d := m.e.Load(Source{Name: "src", FS: m.fsys}); diag.HasErrors(d) {
 		t.Fatal(d)
 	}
 	m.e.Subscribe(func(ev Event) { m.events = append(m.events, ev) })
@@ -253,7 +254,7 @@ func TestRenamedFileMovesItsToolAtOnce(t *testing.T) {
 	if _, kept := m.e.sources[0].files["a.tool"]; kept {
 		t.Errorf("the old name is still kept")
 	}
-	if d := m.e.Diagnostics(); HasErrors(d) {
+	if d := m.e.Diagnostics(); diag.HasErrors(d) {
 		t.Errorf("diagnostics after a rename: %v", d)
 	}
 }
@@ -376,7 +377,7 @@ type hookLoader struct {
 	hook func(file string)
 }
 
-func (l hookLoader) Load(file string, src []byte, env LoadEnv) (ToolDef, []Diagnostic) {
+func (l hookLoader) Load(file string, src []byte, env LoadEnv) (ToolDef, []diag.Diagnostic) {
 	l.hook(file)
 	return l.nameLoader.Load(file, src, env)
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/engine/mcpserver"
@@ -43,7 +45,7 @@ func TestLuaTests(t *testing.T) {
 				return nil, err
 			}
 			abs, _ := filepath.Abs(dir)
-			if diags := e.Load(engine.Source{Name: dir, Dir: abs}); engine.HasErrors(diags) {
+			if diags := e.Load(engine.Source{Name: dir, Dir: abs}); diag.HasErrors(diags) {
 				return nil, fmt.Errorf("load %s: %v", dir, diags)
 			}
 			return e, nil
@@ -112,7 +114,7 @@ func TestGitHubIssuesOverMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, port, _ := strings.Cut(strings.TrimPrefix(api.URL, "https://"), ":")
-	env, err := engine.NewEnv([]engine.EnvVar{
+	env, err := env.New([]env.Var{
 		{Name: "GITHUB_TOKEN", Value: token, Secret: true, Tools: []string{"GitHubIssues"}},
 		{Name: "GITHUB_API_URL", Value: "https://api.github.com:" + port},
 	})

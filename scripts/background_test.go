@@ -12,7 +12,9 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -32,7 +34,7 @@ func newBgEnv(t *testing.T, shell hostmod.ShellOptions) *bgEnv {
 		t.Fatal(err)
 	}
 	allow := func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}
 	v.e, err = engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})},
 		Roots: []string{v.root}, ResultsDir: t.TempDir(), CanUseTool: allow})
@@ -41,7 +43,7 @@ func newBgEnv(t *testing.T, shell hostmod.ShellOptions) *bgEnv {
 	}
 	t.Cleanup(func() { v.e.Close() })
 	for _, d := range v.e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}
@@ -330,7 +332,7 @@ func TestBackgroundPermissions(t *testing.T) {
 	var asked []string
 	deny := func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked = append(asked, req.Tool.Name())
-		return engine.PermissionDecision{Behavior: engine.Deny, Message: "no"}, nil
+		return engine.PermissionDecision{Behavior: rules.Deny, Message: "no"}, nil
 	}
 	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{root}, CanUseTool: deny})
 	if err != nil {

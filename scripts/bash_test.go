@@ -11,7 +11,9 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -24,7 +26,7 @@ type bashEnv struct {
 	asks atomic.Int32
 }
 
-func newBashEnv(t *testing.T, allow bool, rules ...string) *bashEnv {
+func newBashEnv(t *testing.T, allow bool, allowed ...string) *bashEnv {
 	t.Helper()
 	v := &bashEnv{root: t.TempDir()}
 	mods, err := hostmod.Standard([]string{v.root})
@@ -32,13 +34,13 @@ func newBashEnv(t *testing.T, allow bool, rules ...string) *bashEnv {
 		t.Fatal(err)
 	}
 	opts := engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{v.root}, ResultsDir: t.TempDir()}
-	for _, r := range rules {
-		opts.Permissions.Allow = append(opts.Permissions.Allow, engine.SourcedRule{Text: r, Source: "--allow"})
+	for _, r := range allowed {
+		opts.Permissions.Allow = append(opts.Permissions.Allow, rules.Rule{Text: r, Source: "--allow"})
 	}
 	if allow {
 		opts.CanUseTool = func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 			v.asks.Add(1)
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow}, nil
 		}
 	}
 	if v.e, err = engine.New(opts); err != nil {
@@ -46,7 +48,7 @@ func newBashEnv(t *testing.T, allow bool, rules ...string) *bashEnv {
 	}
 	t.Cleanup(func() { v.e.Close() })
 	for _, d := range v.e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}

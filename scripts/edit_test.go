@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // current ends the success texts of Write and Edit, as in the original.
@@ -22,7 +23,7 @@ const (
 
 // allowAll answers every permission ask with allow.
 func allowAll(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
-	return engine.PermissionDecision{Behavior: engine.Allow}, nil
+	return engine.PermissionDecision{Behavior: rules.Allow}, nil
 }
 
 // newWriteEnv is an env whose permission asks are allowed, so that Write and Edit run.
@@ -265,7 +266,7 @@ func TestWriteStalenessAtCallTime(t *testing.T) {
 	var v *env
 	v = newEnvWith(t, func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 		v.modify("a.txt", "changed by someone\n")
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	})
 	unexpected := "File has been unexpectedly modified. Read it again before attempting to write it."
 	for _, in := range []struct{ tool, input string }{

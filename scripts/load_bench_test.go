@@ -5,6 +5,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/scripts"
 )
@@ -22,7 +23,7 @@ func BenchmarkLoadStandardTools(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if d := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()}); engine.HasErrors(d) {
+		if d := eng.Load(engine.Source{Name: "<standard>", FS: scripts.Tools()}); diag.HasErrors(d) {
 			b.Fatal(d)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/scripts"
 )
@@ -62,7 +63,7 @@ func newEnvWith(t *testing.T, canUse engine.CanUseToolFunc, cwd ...string) *env 
 	}
 	t.Cleanup(func() { e.Close() })
 	for _, d := range e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}

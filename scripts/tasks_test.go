@@ -11,6 +11,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/scripts"
 )
@@ -45,7 +46,7 @@ func newEngineWith(t *testing.T, fsys fs.FS) *engine.Engine {
 		t.Fatal(err)
 	}
 	for _, d := range e.Load(engine.Source{Name: "scripts/tools", FS: fsys}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}

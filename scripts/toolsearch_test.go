@@ -12,6 +12,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/scripts"
 )
@@ -49,7 +50,7 @@ func newSearchEnv(t *testing.T) *engine.Engine {
 		"echo.lua":     deferredTool("Echo", "echo a notebook cell", "Echoes a notebook cell.", false),
 	}
 	for _, d := range e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}, engine.Source{Name: "extra", FS: extra}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}

@@ -17,8 +17,10 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
 )
 
@@ -57,7 +59,7 @@ type webEnv struct {
 	summarized []string
 }
 
-func newWebEnv(t *testing.T, summarize bool, rules ...string) *webEnv {
+func newWebEnv(t *testing.T, summarize bool, allowed ...string) *webEnv {
 	t.Helper()
 	v := &webEnv{t: t}
 	mux := http.NewServeMux()
@@ -129,8 +131,8 @@ func newWebEnv(t *testing.T, summarize bool, rules ...string) *webEnv {
 		t.Fatal(err)
 	}
 	opts := engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{root}, ResultsDir: t.TempDir()}
-	for _, r := range append([]string{"WebFetch(domain:docs.example.com)"}, rules...) {
-		opts.Permissions.Allow = append(opts.Permissions.Allow, engine.SourcedRule{Text: r, Source: "--allow"})
+	for _, r := range append([]string{"WebFetch(domain:docs.example.com)"}, allowed...) {
+		opts.Permissions.Allow = append(opts.Permissions.Allow, rules.Rule{Text: r, Source: "--allow"})
 	}
 	if summarize {
 		opts.Summarize = func(_ context.Context, content, prompt string) (string, error) {
@@ -144,7 +146,7 @@ func newWebEnv(t *testing.T, summarize bool, rules ...string) *webEnv {
 		t.Fatal(err)
 	}
 	for _, d := range v.e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}

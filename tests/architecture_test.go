@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/luatool/luatool/engine"
 )
 
 // architectureDoc is the project's record of what is built.
@@ -77,20 +79,20 @@ func TestArchitectureTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
-		pkg, ok := strings.CutPrefix(fields[0], module+"/")
+		pkg, ok := modulePackage(fields[0])
 		if !ok || pkg == "tests" || strings.HasPrefix(pkg, "tests/") || strings.HasPrefix(pkg, "bench/") {
 			continue
 		}
 		seen[pkg] = true
 		var deps []string
 		for _, imp := range fields[1:] {
-			if d, ok := strings.CutPrefix(imp, module+"/"); ok && !slices.Contains(leaves, d) {
+			if d, ok := modulePackage(imp); ok && !slices.Contains(leaves, d) {
 				deps = append(deps, d)
 			}
 		}
 		sort.Strings(deps)
 		if slices.Contains(leaves, pkg) {
-			if strings.Count(line, module+"/") > 1 {
+			if slices.ContainsFunc(fields[1:], func(imp string) bool { _, ok := modulePackage(imp); return ok }) {
 				t.Errorf("leaf package %s imports packages of the module (%s): a leaf imports none", pkg, line)
 			}
 			continue
@@ -118,5 +120,36 @@ func TestArchitectureTable(t *testing.T) {
 		if !seen[leaf] {
 			t.Errorf("%s names %s as a leaf, which is not a package", architectureDoc, leaf)
 		}
+	}
+}
+
+// TestArchitectureContract checks the architecture document's contract table
+// against the contract itself, engine.Members(): the same members, in order, each
+// with what it may be, what a tool gets without it and what it gets when it fails.
+func TestArchitectureContract(t *testing.T) {
+	doc, err := os.ReadFile(architectureDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	i := strings.Index(section, "\n## The Tool contract\n")
+	if i < 0 {
+		t.Fatalf("%s has no section \"The Tool contract\"", architectureDoc)
+	}
+	section = section[i+1:]
+	if j := strings.Index(section[1:], "\n## "); j >= 0 {
+		section = section[:j+1]
+	}
+	row := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\| ([^|]*) \\| ([^|]*) \\| ([^|]*) \\|$")
+	var got, want []string
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		got = append(got, strings.Join(m[1:], " | "))
+	}
+	for _, m := range engine.Members() {
+		want = append(want, strings.Join([]string{m.Name, m.Kind.String(), m.Absent, m.OnError}, " | "))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s's contract table differs from engine.Members(); it should read, row by row:\n%s\n\nit reads:\n%s",
+			architectureDoc, strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -167,7 +168,7 @@ return {
 	})
 	must(t, err)
 	defer eng.Close()
-	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "tools", FS: tools}); diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	call := func(what string) *engine.Result {

@@ -14,23 +14,50 @@ import (
 
 const module = "github.com/luatool/luatool"
 
-// TestImportsPointDown guards the dependency direction of DESIGN.md: cmd and the CLI
-// on top; then the Lua loader and test runner, the settings files and MCP serving
-// over the engine; then the engine, which knows no Lua, and hostmod; then bindings;
-// then the leaves. No package reaches up.
+// rootPackage is how the module's root package (import path module) is named among
+// the others, which go by their directory: by its package name.
+const rootPackage = "luatool"
+
+// modulePackage returns the name of a package of the module by its import path: its
+// directory within the module, or rootPackage; false for a package of another
+// module.
+func modulePackage(importPath string) (string, bool) {
+	if importPath == module {
+		return rootPackage, true
+	}
+	return strings.CutPrefix(importPath, module+"/")
+}
+
+// TestImportsPointDown guards the dependency direction of DESIGN.md: cmd, the root
+// package (the host API of the common case) and the CLI on top; then the Lua loader
+// and test runner, the settings files, prompts and resources and MCP serving over
+// the engine; then the engine, which knows no Lua, and hostmod; then the engine's
+// seams (schema, rules, hooks, env, diag), which import neither the engine nor Lua;
+// then bindings; then the leaves. No package reaches up.
 func TestImportsPointDown(t *testing.T) {
+	// overEngine are the packages above the engine, which its seams must not import.
+	overEngine := []string{"engine", "engine/settings", "engine/feature", "engine/luaload", "engine/luatest", "engine/codemode", "engine/apischema", "engine/mcpserver"}
+	seam := append([]string{"bindings/...", "builtin/..."}, overEngine...)
+	// enginePackages are the engine, its seams and the packages over it: the Lua VM
+	// and the modules Lua tools require import none of them.
+	enginePackages := append([]string{"engine/schema", "engine/rules", "engine/hooks", "engine/env", "engine/diag"}, overEngine...)
 	// forbidden maps a package pattern to the module packages it must not import
 	// ("..." is every package of the module). A pattern is a package directory, or
 	// a directory and its subpackages ("x/...").
 	forbidden := map[string][]string{
 		"engine":                   {"bindings/...", "builtin/...", "scripts/...", "cmd/..."},
-		"engine/...":               {"builtin/hostmod", "builtin/confine/...", "scripts/...", "cmd/..."},
+		"engine/...":               {"builtin/hostmod", "builtin/confine/...", "scripts/...", "cmd/...", rootPackage},
+		"engine/schema":            seam,
+		"engine/rules":             seam,
+		"engine/hooks":             seam,
+		"engine/env":               seam,
+		"engine/diag":              seam,
 		"engine/settings":          {"bindings/...", "engine/luaload"},
+		"engine/feature":           {"bindings/...", "engine/luaload"},
 		"engine/apischema":         {"bindings/...", "engine/luaload"},
 		"engine/mcpserver":         {"bindings/...", "engine/luaload"},
-		"engine/hooks":             {"bindings/...", "engine/luaload", "builtin/..."},
-		"bindings/...":             {"engine", "engine/luaload", "engine/settings", "engine/hooks", "builtin/...", "scripts/...", "cmd/..."},
-		"builtin/...":              {"engine", "engine/luaload", "engine/settings", "engine/hooks", "scripts/...", "cmd/..."},
+		"bindings/...":             append([]string{"builtin/...", "scripts/...", "cmd/...", rootPackage}, enginePackages...),
+		"builtin/...":              append([]string{"scripts/...", "cmd/...", rootPackage}, enginePackages...),
 		"builtin/puremod/...":      {"builtin/hostmod", "builtin/confine/..."},
 		"builtin/confine":          {"..."},
 		"scripts/...":              {"..."},
@@ -81,7 +108,7 @@ func TestEngineKnowsNoLua(t *testing.T) {
 	if !slices.Contains(packageDeps(t, "engine/luaload"), lua) {
 		t.Fatalf("go list -deps ./engine/luaload does not list %s: the check would prove nothing", lua)
 	}
-	for _, pkg := range []string{"engine", "engine/settings", "engine/apischema", "engine/mcpserver"} {
+	for _, pkg := range []string{"engine", "engine/schema", "engine/rules", "engine/hooks", "engine/env", "engine/diag", "engine/settings", "engine/feature", "engine/apischema", "engine/mcpserver"} {
 		deps := packageDeps(t, pkg)
 		if !slices.Contains(deps, module+"/"+pkg) {
 			t.Fatalf("go list -deps ./%s does not list the package itself: %q", pkg, deps)
@@ -144,10 +171,13 @@ func moduleImports(t *testing.T, root string) map[string][]string {
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = rootPackage
+		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasPrefix(p, module+"/") {
-				out[rel] = append(out[rel], strings.TrimPrefix(p, module+"/"))
+			if d, ok := modulePackage(p); ok {
+				out[rel] = append(out[rel], d)
 			}
 		}
 		return nil

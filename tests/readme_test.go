@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // readmeSection returns the text of the README section with the given heading, up to
@@ -193,30 +194,30 @@ func TestReadmeTestATool(t *testing.T) {
 	}
 }
 
-// TestReadmeEmbedInGo checks that "Embed in Go" shows exactly the marked lines of
-// Example_embed, which go test runs with its output checked.
+// TestReadmeEmbedInGo checks that "Embed in Go" shows examples/embed/main.go as it
+// is (examples/embed's test builds and runs it), and the output running it gives.
 func TestReadmeEmbedInGo(t *testing.T) {
 	langs, bodies := codeBlocks(readmeSection(t, "## Embed in Go"))
-	if len(bodies) != 1 || langs[0] != "go" {
-		t.Fatalf("want one go block; got %q", langs)
+	if len(bodies) != 2 || langs[0] != "go" || langs[1] != "text" {
+		t.Fatalf("want a go block and a text block; got %q", langs)
 	}
-	src, err := os.ReadFile("../engine/example_test.go")
+	src, err := os.ReadFile("../examples/embed/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?s)// README: Embed in Go\n(.*?)\n\s*// end README`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("engine/example_test.go has no README markers")
+	if bodies[0] != string(src) {
+		t.Errorf("README's Embed in Go:\n%s\ndiffers from examples/embed/main.go:\n%s", bodies[0], src)
 	}
-	dedent := func(s string) string {
-		lines := strings.Split(strings.TrimSpace(s), "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimSpace(l)
-		}
-		return strings.Join(lines, "\n")
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = "../examples/embed"
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go run ./examples/embed: %v\n%s", err, stderr.String())
 	}
-	if dedent(string(m[1])) != dedent(bodies[0]) {
-		t.Errorf("README's Embed in Go:\n%s\ndiffers from Example_embed:\n%s", bodies[0], m[1])
+	if string(out) != bodies[1] {
+		t.Errorf("examples/embed prints:\n%s\nthe README shows:\n%s", out, bodies[1])
 	}
 }
 
@@ -258,7 +259,7 @@ func TestReadmePermissions(t *testing.T) {
 	}
 	listed := regexp.MustCompile(`# (.*)$`).FindStringSubmatch(lines[1])
 	var modes []string
-	for _, m := range engine.Modes() {
+	for _, m := range rules.Modes() {
 		modes = append(modes, string(m))
 	}
 	if listed == nil || listed[1] != strings.Join(modes, ", ") {

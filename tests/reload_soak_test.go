@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/longtest"
 )
@@ -207,7 +208,7 @@ func TestReloadSoak(t *testing.T) {
 			removed.Add(1)
 		}
 	})
-	if diags := eng.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	srv := mcpserver.New(eng, mcpserver.Options{Name: "soak"})

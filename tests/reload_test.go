@@ -15,6 +15,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -330,13 +331,13 @@ func TestReloadSyntaxErrorKeepsLastGood(t *testing.T) {
 	if got := w.answer("Tool"); got != "good" {
 		t.Errorf("after a broken save Tool answers %q; the last good version must keep serving", got)
 	}
-	if d := w.eng.Diagnostics(); !engine.HasErrors(d) {
+	if d := w.eng.Diagnostics(); !diag.HasErrors(d) {
 		t.Errorf("the engine's diagnostics do not hold the error: %v", d)
 	}
 	w.reset()
 	writeFile(t, filepath.Join(dir, "tool.lua"), toolSource("Tool", "fixed"))
 	w.eventually("Tool", "fixed")
-	if d := w.eng.Diagnostics(); engine.HasErrors(d) {
+	if d := w.eng.Diagnostics(); diag.HasErrors(d) {
 		t.Errorf("fixing the file did not clear the error: %v", d)
 	}
 }
@@ -574,7 +575,7 @@ func (l *heldLoader) hold(t *testing.T, name string) (started <-chan struct{}, r
 	return l.started, release
 }
 
-func (l *heldLoader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []engine.Diagnostic) {
+func (l *heldLoader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []diag.Diagnostic) {
 	l.mu.Lock()
 	held, release := filepath.Base(file) == l.name, l.release
 	if held && !l.hasStarted {

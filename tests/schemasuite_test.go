@@ -5,7 +5,7 @@
 // against the value path a tool's schema and input really take: every schema and every
 // instance is decoded with jsonvalue.Decode, converted to Lua with bindings.VM.ToLua,
 // converted back with bindings.VM.FromLua, and only then compiled with
-// engine.CompileJSONSchema and checked with (*engine.Schema).Validate. A case passes
+// schema.Compile and checked with (*schema.Schema).Validate. A case passes
 // when the round trip returns the value it was given and the verdict equals the suite's
 // "valid".
 //
@@ -47,7 +47,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/bindings"
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/schema"
 	"github.com/luatool/luatool/internal/extdata"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
@@ -193,7 +193,7 @@ func runGroup(t *testing.T, vm *bindings.VM, tally *suiteTally, file string, g s
 		skipReason, skipDetail = reasonRemoteRef, "the whole file tests remote references"
 	}
 
-	var schema *engine.Schema
+	var compiled *schema.Schema
 	if skipReason == "" {
 		doc, err := jsonvalue.Decode(g.Schema)
 		if err != nil {
@@ -205,7 +205,7 @@ func runGroup(t *testing.T, vm *bindings.VM, tally *suiteTally, file string, g s
 			}
 		}
 		doc = luaRoundTrip(t, vm, "schema", doc)
-		schema, err = engine.CompileJSONSchema(doc)
+		compiled, err = schema.Compile(doc)
 		if err != nil {
 			switch {
 			case !needsRemoteLoad(err):
@@ -232,7 +232,7 @@ func runGroup(t *testing.T, vm *bindings.VM, tally *suiteTally, file string, g s
 			}
 			inst = luaRoundTrip(t, vm, "instance", inst)
 			tally.run++
-			verr := schema.Validate(inst)
+			verr := compiled.Validate(inst)
 			got := verr == nil
 			switch {
 			case got != c.Valid:

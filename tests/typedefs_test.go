@@ -21,9 +21,11 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // luaDefs is what scripts/tools/luatool.d.lua declares: its classes (by the name
@@ -437,11 +439,11 @@ end)`)
 			return nil, err
 		}
 		eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Cwd: root, Roots: []string{root}, ResultsDir: scratch,
-			Mode: engine.ModeBypassPermissions})
+			Mode: rules.ModeBypassPermissions})
 		if err != nil {
 			return nil, err
 		}
-		if diags := eng.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+		if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 			return nil, fmt.Errorf("probe: %v", diags)
 		}
 		return eng, nil

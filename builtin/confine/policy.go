@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -34,6 +35,12 @@ type Policy struct {
 	// every directory may hide something.
 	HiddenBelow func(dir string) bool
 }
+
+// ErrTooManyEntries is the error Start returns, wrapped with the number and the
+// directory, when the directories to walk for Policy.Hidden hold more than the
+// sandbox grants one by one: the kernel would need a rule for each, and the command
+// is not run.
+var ErrTooManyEntries = errors.New("too many entries to grant one by one")
 
 // launchVar marks a launcher and carries its instructions (a launch, as JSON); the
 // launcher removes it from the environment before it executes the command.

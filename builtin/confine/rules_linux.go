@@ -1,7 +1,6 @@
 package confine
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -36,12 +35,6 @@ const (
 // few system calls and, when granted, a rule the kernel keeps while the command runs;
 // BenchmarkRulesetWalk measures them. A variable for the tests.
 var maxWalked = 50_000
-
-// ErrTooManyEntries is the error Start returns, wrapped with the number and the
-// directory, when the directories to walk for Policy.Hidden hold more than the
-// sandbox grants one by one: the kernel would need a rule for each, and the command
-// is not run.
-var ErrTooManyEntries = errors.New("too many entries to grant one by one")
 
 // A ruleBuilder adds the rules of a policy to a Landlock ruleset.
 type ruleBuilder struct {

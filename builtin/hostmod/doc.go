@@ -6,7 +6,9 @@
 // of root directories, [HTTP] for a network policy, [Path]); a host offers a module
 // to its tools by listing it in the Lua loader's options (luaload.Options.Modules),
 // so every capability is opt-in. [Standard] builds the six, sharing one set of roots,
-// for the standard Read, Write, Edit, Glob, Grep, Bash and WebFetch tools.
+// for the standard Read, Write, Edit, Glob, Grep, Bash and WebFetch tools. A module
+// names its roots (bindings.Module.Roots), and engine.New refuses an engine whose
+// roots are not those of the Lua loader's modules.
 //
 // # Confinement
 //

@@ -67,8 +67,9 @@ func FS(roots []string) (*bindings.Module, error) {
 
 func (rs *rootSet) fsModule() *bindings.Module {
 	return &bindings.Module{
-		Name: "fs",
-		Doc:  "file access confined to the workspace roots; writes only from tools that are not read-only",
+		Name:  "fs",
+		Doc:   "file access confined to the workspace roots; writes only from tools that are not read-only",
+		Roots: rs.given(),
 		Funcs: map[string]lua.LGFunction{
 			"read":   rs.luaRead,
 			"write":  rs.luaWrite,

@@ -65,6 +65,7 @@ func (rs *rootSet) globModule() *bindings.Module {
 	return &bindings.Module{
 		Name:  "glob",
 		Doc:   "find files by glob pattern inside the workspace roots",
+		Roots: rs.given(),
 		Funcs: map[string]lua.LGFunction{"find": rs.luaFind, "check": rs.luaGlobCheck},
 	}
 }

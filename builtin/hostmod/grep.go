@@ -85,8 +85,9 @@ func Grep(roots []string) (*bindings.Module, error) {
 
 func (rs *rootSet) grepModule() *bindings.Module {
 	return &bindings.Module{
-		Name: "grep",
-		Doc:  "search file contents with regular expressions inside the workspace roots",
+		Name:  "grep",
+		Doc:   "search file contents with regular expressions inside the workspace roots",
+		Roots: rs.given(),
 		Funcs: map[string]lua.LGFunction{
 			"files":   func(L *lua.LState) int { return rs.luaGrep(L, modeFiles) },
 			"count":   func(L *lua.LState) int { return rs.luaGrep(L, modeCount) },

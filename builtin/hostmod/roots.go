@@ -104,6 +104,16 @@ func newRootSet(dirs []string) (*rootSet, error) {
 	return rs, nil
 }
 
+// given returns the roots in the form the host gave them (absolute and clean), for
+// bindings.Module.Roots.
+func (rs *rootSet) given() []string {
+	dirs := make([]string, len(rs.dirs))
+	for i, d := range rs.dirs {
+		dirs[i] = d.given
+	}
+	return dirs
+}
+
 // abs makes p absolute and clean: a leading ~ is the user's home directory and a
 // relative path is taken relative to base, or to the first root when base is "".
 func (rs *rootSet) abs(p, base string) string {

@@ -62,8 +62,9 @@ func (rs *rootSet) shellModule(opts ShellOptions) (*bindings.Module, *taskSet, e
 		s.abi = abi
 	}
 	return &bindings.Module{
-		Name: "shell",
-		Doc:  "shell commands run with bash in their own process group, confined to the roots",
+		Name:  "shell",
+		Doc:   "shell commands run with bash in their own process group, confined to the roots",
+		Roots: rs.given(),
 		Funcs: map[string]lua.LGFunction{
 			"run":      s.luaRun,
 			"start":    s.luaStart,

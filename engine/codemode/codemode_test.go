@@ -15,7 +15,10 @@ import (
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/codemode"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/scripts"
 	"github.com/luatool/luatool/session/filestate"
 )
@@ -52,7 +55,7 @@ func newEnv(t testing.TB, o codemode.Options, set func(*engine.Options)) *env {
 	}
 	t.Cleanup(func() { eng.Close() })
 	for _, d := range eng.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()}) {
-		if d.Severity != engine.SeverityNotice {
+		if d.Severity != diag.SeverityNotice {
 			t.Fatalf("load: %s", d)
 		}
 	}
@@ -90,9 +93,9 @@ func TestGlobReadCountAcrossFiles(t *testing.T) {
 	}
 	v.write(t, "src/other.md", "not counted\n")
 	asked := 0
-	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+	ctx := engine.WithCallbacks(context.Background(), engine.Callbacks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked++
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	r := v.script(ctx, `
 local found = tools.call("Glob", {pattern = "src/*.txt"})
@@ -155,9 +158,9 @@ func TestInnerWriteAsksTheSameCanUseTool(t *testing.T) {
 	v := newEnv(t, codemode.Options{}, nil)
 	target := filepath.Join(v.root, "new.txt")
 	var reqs []engine.PermissionRequest
-	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+	ctx := engine.WithCallbacks(context.Background(), engine.Callbacks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		reqs = append(reqs, req)
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	r := v.script(ctx, fmt.Sprintf(`
 tools.call("Glob", {pattern = "*"})
@@ -270,16 +273,16 @@ func TestPrincipalRulesAndStateApply(t *testing.T) {
 	v := newEnv(t, codemode.Options{}, nil)
 	secret := v.write(t, "secret.txt", "key\n")
 	notes := v.write(t, "notes.txt", "one\ntwo\n")
-	profile, err := v.eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Read(secret.txt)", Source: "profile", Root: v.root}}})
+	profile, err := v.eng.NewProfile(rules.Settings{Deny: []rules.Rule{{Text: "Read(secret.txt)", Source: "profile", Root: v.root}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	alice := engine.WithPrincipal(context.Background(), engine.Principal{Name: "alice", Profile: profile})
 	bob := engine.WithPrincipal(context.Background(), engine.Principal{Name: "bob"})
-	allow := engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+	allow := engine.Callbacks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}}
-	r := v.script(engine.WithCallHooks(alice, allow), fmt.Sprintf(`
+	r := v.script(engine.WithCallbacks(alice, allow), fmt.Sprintf(`
 local s = tools.call("Read", {file_path = %q})
 local n = tools.call("Read", {file_path = %q})
 return {s.is_error, s.text, n.is_error}`, secret, notes))
@@ -288,10 +291,10 @@ return {s.is_error, s.text, n.is_error}`, secret, notes))
 	}
 	// Alice's inner Read of notes.txt lets her own Edit proceed; Bob never read it.
 	edit := json.RawMessage(fmt.Sprintf(`{"file_path": %q, "old_string": "two", "new_string": "three"}`, notes))
-	if r := v.eng.Call(engine.WithCallHooks(bob, allow), engine.ToolUse{ID: "e1", Name: "Edit", Input: edit}); !r.Block.IsError || !strings.Contains(text(r), "has not been read") {
+	if r := v.eng.Call(engine.WithCallbacks(bob, allow), engine.ToolUse{ID: "e1", Name: "Edit", Input: edit}); !r.Block.IsError || !strings.Contains(text(r), "has not been read") {
 		t.Fatalf("bob's Edit = %v %q, want refused as not read", r.Block.IsError, text(r))
 	}
-	if r := v.eng.Call(engine.WithCallHooks(alice, allow), engine.ToolUse{ID: "e2", Name: "Edit", Input: edit}); r.Block.IsError {
+	if r := v.eng.Call(engine.WithCallbacks(alice, allow), engine.ToolUse{ID: "e2", Name: "Edit", Input: edit}); r.Block.IsError {
 		t.Fatalf("alice's Edit after the script's Read: %s", text(r))
 	}
 	if b, _ := os.ReadFile(notes); string(b) != "one\nthree\n" {
@@ -300,15 +303,15 @@ return {s.is_error, s.text, n.is_error}`, secret, notes))
 }
 
 func TestPlanModeDeniesInnerWrite(t *testing.T) {
-	v := newEnv(t, codemode.Options{}, func(o *engine.Options) { o.Mode = engine.ModePlan })
+	v := newEnv(t, codemode.Options{}, func(o *engine.Options) { o.Mode = rules.ModePlan })
 	target := filepath.Join(v.root, "plan.txt")
 	var mu sync.Mutex
 	asked := 0
-	ctx := engine.WithCallHooks(context.Background(), engine.CallHooks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
+	ctx := engine.WithCallbacks(context.Background(), engine.Callbacks{CanUseTool: func(context.Context, engine.PermissionRequest) (engine.PermissionDecision, error) {
 		mu.Lock()
 		asked++
 		mu.Unlock()
-		return engine.PermissionDecision{Behavior: engine.Allow}, nil
+		return engine.PermissionDecision{Behavior: rules.Allow}, nil
 	}})
 	r := v.script(ctx, fmt.Sprintf(`
 local g = tools.call("Glob", {pattern = "*"})
@@ -349,11 +352,11 @@ func known(files filestate.Store, path string) bool {
 func TestInnerCallsPassTheHooks(t *testing.T) {
 	var seen []string
 	v := newEnv(t, codemode.Options{}, func(o *engine.Options) {
-		o.Middleware = []engine.Middleware{func(next engine.CallHandler) engine.CallHandler {
-			return func(ctx context.Context, c *engine.HookCall) engine.HookDecision {
+		o.Middleware = []hooks.Middleware{func(next hooks.CallHandler) hooks.CallHandler {
+			return func(ctx context.Context, c *hooks.Call) hooks.Decision {
 				seen = append(seen, c.In.ToolName)
 				if c.In.ToolName == "Read" {
-					return engine.HookDecision{Permission: engine.Deny, Reason: "no reading today"}
+					return hooks.Decision{Permission: rules.Deny, Reason: "no reading today"}
 				}
 				return next(ctx, c)
 			}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/spell"
 )
@@ -28,7 +30,7 @@ type luaTool struct {
 	gate *bindings.Gate
 	// env holds the values of the engine's host (env.get); name is the tool's name,
 	// which decides which of them it may read, set once the file has loaded.
-	env  *engine.Env
+	env  *env.Set
 	name string
 	// sealed is set for a prompt or resource: its code may not touch the world
 	// (bindings.AccessNone), since no permission check guards what a client reads
@@ -39,8 +41,8 @@ type luaTool struct {
 	lines     map[string]int // member -> line, see memberLine
 }
 
-func scriptDiagnostic(file string, err error) engine.Diagnostic {
-	d := engine.Diagnostic{Pos: srcpos.Pos{File: file}, Severity: engine.SeverityError, Message: err.Error(), Err: err}
+func scriptDiagnostic(file string, err error) diag.Diagnostic {
+	d := diag.Diagnostic{Pos: srcpos.Pos{File: file}, Severity: diag.SeverityError, Message: err.Error(), Err: err}
 	var se *bindings.ScriptError
 	if errors.As(err, &se) {
 		d.Pos, d.Message = se.Pos, se.Message
@@ -90,16 +92,16 @@ var memberNames = func() []string {
 // ToolDef around it. Every member of the right kind is taken, even when another is
 // wrong, so that one mistake does not hide the next: the engine's Build then reports
 // what is missing or invalid, and check shows every problem at once.
-func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic) {
-	var diags []engine.Diagnostic
-	problem := func(sev engine.Severity, member, format string, args ...any) {
-		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
+func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
+	problem := func(sev diag.Severity, member, format string, args ...any) {
+		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
 			Severity: sev, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
 	def := engine.ToolDef{Source: lt.file, MemberLine: lt.memberLine, MaxInputDepth: vm.Limits().MaxDepth}
 	tbl, ok := vm.Main.(*lua.LTable)
 	if !ok {
-		problem(engine.SeverityError, "", "the file must return a table (the tool), not %s", typeName(vm.Main))
+		problem(diag.SeverityError, "", "the file must return a table (the tool), not %s", typeName(vm.Main))
 		return def, diags
 	}
 
@@ -109,7 +111,7 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 		s, ok := k.(lua.LString)
 		if !ok {
 			if !badKey {
-				problem(engine.SeverityError, "", "the tool table has a key of type %s; members are named by strings", k.Type())
+				problem(diag.SeverityError, "", "the tool table has a key of type %s; members are named by strings", k.Type())
 			}
 			badKey = true
 			return
@@ -125,7 +127,7 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 		if s := spell.Suggest(k, memberNames); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		}
-		problem(engine.SeverityError, k, "%s; private fields must start with _", msg)
+		problem(diag.SeverityError, k, "%s; private fields must start with _", msg)
 	}
 
 	get := func(name string) lua.LValue { return tbl.RawGetString(name) }
@@ -136,9 +138,9 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 		if v == lua.LNil || kindMatches(m.Kind, v) {
 			continue
 		}
-		sev, tail := engine.SeverityError, ""
+		sev, tail := diag.SeverityError, ""
 		if m.FailsClosed {
-			sev, tail = engine.SeverityWarning, "; it will be treated as failing (the safe answer)"
+			sev, tail = diag.SeverityWarning, "; it will be treated as failing (the safe answer)"
 		}
 		problem(sev, m.Name, "%s must be %s, got %s%s", m.Name, m.Kind, typeName(v), tail)
 	}
@@ -169,7 +171,7 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 	if v, ok := get("maxResultSizeChars").(lua.LNumber); ok {
 		def.MaxResultSizeChars = float64(v)
 		if def.MaxResultSizeChars <= 0 || math.IsNaN(def.MaxResultSizeChars) {
-			problem(engine.SeverityError, "maxResultSizeChars", "maxResultSizeChars must be positive (math.huge: never persist), got %v", v)
+			problem(diag.SeverityError, "maxResultSizeChars", "maxResultSizeChars must be positive (math.huge: never persist), got %v", v)
 		}
 	}
 	for _, name := range []string{"inputSchema", "outputSchema"} {
@@ -179,12 +181,12 @@ func (lt *luaTool) define(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic)
 		}
 		plain, err := vm.FromLua(v)
 		if err != nil {
-			problem(engine.SeverityError, name, "%s is not a JSON value: %v", name, err)
+			problem(diag.SeverityError, name, "%s is not a JSON value: %v", name, err)
 			continue
 		}
 		obj, ok := plain.(map[string]any)
 		if !ok {
-			problem(engine.SeverityError, name, "%s must be a table with string keys (a JSON Schema object)", name)
+			problem(diag.SeverityError, name, "%s must be a table with string keys (a JSON Schema object)", name)
 			continue
 		}
 		if name == "inputSchema" {

@@ -4,7 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/env"
 )
 
 // EnvModuleName is the name of the loader's module of the values the host hands
@@ -13,7 +13,7 @@ const EnvModuleName = "env"
 
 // envModule builds the env module. Its answers depend on which tool asks (a value
 // may be given to some tools only) and on the member that runs (a secret only to
-// call), which only the loader knows; the values are the engine's (engine.Env,
+// call), which only the loader knows; the values are the engine's (engine.Options.Env,
 // handed to the loader with each file), so that what the engine redacts and what
 // tools read are one set:
 //
@@ -37,7 +37,7 @@ func envModule() *bindings.Module {
 }
 
 // envOf returns the env and the name of the tool whose member runs on L's state.
-func envOf(L *lua.LState) (*engine.Env, string) {
+func envOf(L *lua.LState) (*env.Set, string) {
 	lt, _ := bindings.VMOf(L).HostValue(runningTool{}).(*luaTool)
 	if lt == nil {
 		return nil, ""

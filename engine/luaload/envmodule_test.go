@@ -9,6 +9,8 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/env"
 )
 
 // envTool is a tool named name whose call returns what env.get gives for each name
@@ -31,9 +33,9 @@ return {
 }
 
 // newEnvEngine loads files with an engine whose Env is vars.
-func newEnvEngine(t *testing.T, vars []engine.EnvVar, files map[string]string) (*engine.Engine, []engine.Diagnostic) {
+func newEnvEngine(t *testing.T, vars []env.Var, files map[string]string) (*engine.Engine, []diag.Diagnostic) {
 	t.Helper()
-	env, err := engine.NewEnv(vars)
+	env, err := env.New(vars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,12 +63,12 @@ func envCall(t *testing.T, e *engine.Engine, tool string, names ...string) (got 
 // nothing else: a name no one gave, or one given to another tool only, is nil, and
 // env.names lists what the tool may read.
 func TestEnvGetPerTool(t *testing.T) {
-	e, diags := newEnvEngine(t, []engine.EnvVar{
+	e, diags := newEnvEngine(t, []env.Var{
 		{Name: "UNITS", Value: "metric"},
 		{Name: "WEATHER_URL", Value: "https://weather.example", Tools: []string{"Weather"}},
 		{Name: "OTHER", Value: "for another", Tools: []string{"Other"}},
 	}, map[string]string{"weather.lua": envTool("Weather"), "news.lua": envTool("News")})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	got, names := envCall(t, e, "Weather", "UNITS", "WEATHER_URL", "OTHER", "HOME", "PATH")
@@ -92,7 +94,7 @@ func TestEnvGetPerTool(t *testing.T) {
 // and runs everywhere.
 func TestEnvWithoutValues(t *testing.T) {
 	e, diags := newEnvEngine(t, nil, map[string]string{"w.lua": envTool("Weather")})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	got, names := envCall(t, e, "Weather", "UNITS")
@@ -106,7 +108,7 @@ func TestEnvWithoutValues(t *testing.T) {
 // a value that is not secret may be read there.
 func TestEnvSecretOnlyInCall(t *testing.T) {
 	const key = "sk-test-0123456789"
-	vars := []engine.EnvVar{{Name: "API_KEY", Value: key, Secret: true}, {Name: "UNITS", Value: "metric"}}
+	vars := []env.Var{{Name: "API_KEY", Value: key, Secret: true}, {Name: "UNITS", Value: "metric"}}
 	e, diags := newEnvEngine(t, vars, map[string]string{
 		"w.lua": `local env = require("env")
 return {
@@ -118,7 +120,7 @@ return {
 return { name = "P", inputSchema = { type = "object" }, call = function() return "" end,
   prompt = function() return env.get("API_KEY") end }`,
 	})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	w, _ := e.Registry().Lookup("W")
@@ -140,7 +142,7 @@ return { name = "P", inputSchema = { type = "object" }, call = function() return
 // env refuses while the tool file loads, checks its argument in the standard
 // wording, and is a name the host may not give a module of its own.
 func TestEnvErrors(t *testing.T) {
-	_, diags := newEnvEngine(t, []engine.EnvVar{{Name: "X", Value: "1"}}, map[string]string{
+	_, diags := newEnvEngine(t, []env.Var{{Name: "X", Value: "1"}}, map[string]string{
 		"t.lua": `local v = require("env").get("X")
 return { name = "T", prompt = "p", inputSchema = { type = "object" }, call = function() return v end }`,
 	})

@@ -12,6 +12,8 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/feature"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/spell"
 )
@@ -45,11 +47,11 @@ var featureMembers = map[string][]string{
 // defineFeature reads the table of a prompt or resource file into its definition.
 // Every member of the right kind is taken, as for a tool, so that check shows every
 // problem at once.
-func (lt *luaTool) defineFeature(kind string, tbl *lua.LTable) (engine.FileDef, []engine.Diagnostic) {
-	var diags []engine.Diagnostic
+func (lt *luaTool) defineFeature(kind string, tbl *lua.LTable) (engine.ToolDef, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
 	problem := func(member, format string, args ...any) {
-		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
-			Severity: engine.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
+			Severity: diag.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
 	members := featureMembers[kind]
 	var keys []string
@@ -91,25 +93,28 @@ func (lt *luaTool) defineFeature(kind string, tbl *lua.LTable) (engine.FileDef, 
 		}
 		return false
 	}
+	def := engine.ToolDef{Source: lt.file, MemberLine: lt.memberLine}
 	if kind == "prompt" {
-		def := &engine.PromptDef{Name: str("name"), Description: str("description"), Source: lt.file, MemberLine: lt.memberLine}
-		def.Arguments = lt.promptArguments(tbl.RawGetString("arguments"), problem)
+		p := feature.PromptDef{Name: str("name"), Description: str("description"), Source: lt.file}
+		p.Arguments = lt.promptArguments(tbl.RawGetString("arguments"), problem)
 		if fn("get") {
-			def.Get = lt.getPrompt
+			p.Get = lt.getPrompt
 		}
-		return engine.FileDef{Prompt: def}, diags
+		def.Feature = feature.NewPrompt(p)
+		return def, diags
 	}
-	def := &engine.ResourceDef{URI: str("uri"), URITemplate: str("uriTemplate"), Name: str("name"),
-		Description: str("description"), MIMEType: str("mimeType"), Source: lt.file, MemberLine: lt.memberLine}
+	r := feature.ResourceDef{URI: str("uri"), URITemplate: str("uriTemplate"), Name: str("name"),
+		Description: str("description"), MIMEType: str("mimeType"), Source: lt.file}
 	if fn("read") {
-		def.Read = lt.readResource
+		r.Read = lt.readResource
 	}
-	return engine.FileDef{Resource: def}, diags
+	def.Feature = feature.NewResource(r)
+	return def, diags
 }
 
 // promptArguments reads a prompt's arguments: a list of {name =, description =,
 // required =} tables.
-func (lt *luaTool) promptArguments(v lua.LValue, problem func(member, format string, args ...any)) []engine.PromptArgument {
+func (lt *luaTool) promptArguments(v lua.LValue, problem func(member, format string, args ...any)) []feature.PromptArgument {
 	if v == lua.LNil {
 		return nil
 	}
@@ -118,14 +123,14 @@ func (lt *luaTool) promptArguments(v lua.LValue, problem func(member, format str
 		problem("arguments", "arguments must be a list of tables {name =, description =, required =}, got %s", typeName(v))
 		return nil
 	}
-	var out []engine.PromptArgument
+	var out []feature.PromptArgument
 	for i := 1; i <= list.Len(); i++ {
 		t, ok := list.RawGetInt(i).(*lua.LTable)
 		if !ok {
 			problem("arguments", "argument %d must be a table {name =, description =, required =}, got %s", i, typeName(list.RawGetInt(i)))
 			continue
 		}
-		var a engine.PromptArgument
+		var a feature.PromptArgument
 		t.ForEach(func(k, val lua.LValue) {
 			key, _ := k.(lua.LString)
 			switch {
@@ -154,8 +159,8 @@ func (lt *luaTool) promptArguments(v lua.LValue, problem func(member, format str
 }
 
 // getPrompt runs get and converts its messages.
-func (lt *luaTool) getPrompt(ctx context.Context, args map[string]string, cc *engine.CallContext) ([]engine.PromptMessage, error) {
-	var msgs []engine.PromptMessage
+func (lt *luaTool) getPrompt(ctx context.Context, args map[string]string, cc *engine.CallContext) ([]feature.PromptMessage, error) {
+	var msgs []feature.PromptMessage
 	err := lt.invoke(ctx, cc, "get", func(vm *bindings.VM) (memberArgs, error) {
 		a := vm.L.CreateTable(0, len(args))
 		for k, v := range args {
@@ -174,16 +179,16 @@ func (lt *luaTool) getPrompt(ctx context.Context, args map[string]string, cc *en
 }
 
 // promptMessages converts what get returned.
-func (lt *luaTool) promptMessages(v lua.LValue) ([]engine.PromptMessage, error) {
+func (lt *luaTool) promptMessages(v lua.LValue) ([]feature.PromptMessage, error) {
 	const want = "a string or a list of messages {role =, content =}"
 	if s, ok := v.(lua.LString); ok {
-		return []engine.PromptMessage{{Role: "user", Content: engine.ContentBlock{Type: "text", Text: string(s)}}}, nil
+		return []feature.PromptMessage{{Role: "user", Content: engine.ContentBlock{Type: "text", Text: string(s)}}}, nil
 	}
 	list, ok := v.(*lua.LTable)
 	if !ok || list.Len() == 0 {
 		return nil, lt.returnError("get", want, v)
 	}
-	var msgs []engine.PromptMessage
+	var msgs []feature.PromptMessage
 	for i := 1; i <= list.Len(); i++ {
 		m, ok := list.RawGetInt(i).(*lua.LTable)
 		if !ok {
@@ -194,7 +199,7 @@ func (lt *luaTool) promptMessages(v lua.LValue) ([]engine.PromptMessage, error) 
 		if err != nil {
 			return nil, lt.memberError("get", "a bad message %d: %v", i, err)
 		}
-		msgs = append(msgs, engine.PromptMessage{Role: string(role), Content: block})
+		msgs = append(msgs, feature.PromptMessage{Role: string(role), Content: block})
 	}
 	return msgs, nil
 }
@@ -219,8 +224,8 @@ func contentBlock(v lua.LValue) (engine.ContentBlock, error) {
 }
 
 // readResource runs read and converts its contents.
-func (lt *luaTool) readResource(ctx context.Context, uri string, params map[string]string, cc *engine.CallContext) (engine.ResourceContents, error) {
-	var c engine.ResourceContents
+func (lt *luaTool) readResource(ctx context.Context, uri string, params map[string]string, cc *engine.CallContext) (feature.ResourceContents, error) {
+	var c feature.ResourceContents
 	err := lt.invoke(ctx, cc, "read", func(vm *bindings.VM) (memberArgs, error) {
 		p := vm.L.CreateTable(0, len(params))
 		for k, v := range params {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // The tools of the slot tests: Burn spins in Lua when asked to (after saying so by
@@ -26,7 +27,7 @@ var slotTools = fstest.MapFS{
 func slotEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	eng := newTestEngine(t, engine.Options{Timeout: 2 * time.Minute}, Options{MaxConcurrentCalls: 2})
-	if diags := eng.Load(engine.Source{Name: "slots", FS: slotTools}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "slots", FS: slotTools}); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	return eng
@@ -37,7 +38,7 @@ func slotEngine(t *testing.T) *engine.Engine {
 // reports progress.
 func callAs(ctx context.Context, eng *engine.Engine, principal, name, input string, started chan<- struct{}) <-chan string {
 	ctx = engine.WithPrincipal(ctx, engine.Principal{Name: principal})
-	ctx = engine.WithCallHooks(ctx, engine.CallHooks{OnProgress: func(engine.ProgressEvent) { started <- struct{}{} }})
+	ctx = engine.WithCallbacks(ctx, engine.Callbacks{OnProgress: func(engine.ProgressEvent) { started <- struct{}{} }})
 	done := make(chan string, 1)
 	go func() {
 		r := eng.Call(ctx, engine.ToolUse{ID: "toolu_" + principal, Name: name, Input: json.RawMessage(input)})

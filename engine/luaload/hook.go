@@ -13,6 +13,8 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
@@ -23,7 +25,7 @@ import (
 //	return {
 //	  event = "PreToolUse",        -- or PostToolUse, PostToolUseFailure
 //	  matcher = "Bash",            -- Claude Code's matcher syntax; absent: every tool
-//	  timeout = 5,                 -- seconds; absent: engine.DefaultHookTimeout (and
+//	  timeout = 5,                 -- seconds; absent: hooks.DefaultTimeout (and
 //	                               -- never past the call's deadline)
 //	  run = function(input, ctx)   -- input: the hook input JSON, as a table
 //	    if input.tool_input.command:find("rm %-rf") then
@@ -33,7 +35,7 @@ import (
 //	}
 //
 // run returns the output of Claude Code's hook protocol as a table (see
-// engine.DecodeHookOutput), whose hookSpecificOutput members may also be given at
+// hooks.DecodeOutput), whose hookSpecificOutput members may also be given at
 // the top level; nil is no decision, and nil, "message" (or an error) a failure,
 // logged, after which the call goes on as without the hook. run reads, as members
 // other than call do: the host modules refuse to change anything. ctx holds event
@@ -49,11 +51,11 @@ func isHookFile(main lua.LValue) bool {
 }
 
 // defineHook checks a hook file's table and builds its definition.
-func (lt *luaTool) defineHook(vm *bindings.VM) (engine.ToolDef, []engine.Diagnostic) {
-	var diags []engine.Diagnostic
+func (lt *luaTool) defineHook(vm *bindings.VM) (engine.ToolDef, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
 	problem := func(member, format string, args ...any) {
-		diags = append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
-			Severity: engine.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
+		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(member)},
+			Severity: diag.SeverityError, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
 	tbl := vm.Main.(*lua.LTable)
 	var keys []string
@@ -71,11 +73,11 @@ func (lt *luaTool) defineHook(vm *bindings.VM) (engine.ToolDef, []engine.Diagnos
 			problem(k, "unknown member %q of a hook file%s; the members are event, matcher, timeout and run", k, hint(k))
 		}
 	}
-	h := &engine.HookDef{}
+	h := &hooks.Def{}
 	def := engine.ToolDef{Source: lt.file, MemberLine: lt.memberLine, Hook: h}
 	get := tbl.RawGetString
 	if s, ok := get("event").(lua.LString); ok {
-		h.Event = engine.HookEvent(s)
+		h.Event = hooks.Event(s)
 	} else {
 		problem("event", "event must be a string, got %s", typeName(get("event")))
 	}
@@ -114,16 +116,16 @@ func hint(k string) string {
 }
 
 // runHook calls run with the hook input and reads its answer.
-func (lt *luaTool) runHook(ctx context.Context, in *engine.HookInput) (engine.HookDecision, error) {
+func (lt *luaTool) runHook(ctx context.Context, in *hooks.Input) (hooks.Decision, error) {
 	raw, err := json.Marshal(in)
 	if err != nil {
-		return engine.HookDecision{}, err
+		return hooks.Decision{}, err
 	}
 	input, err := jsonvalue.Decode(raw)
 	if err != nil {
-		return engine.HookDecision{}, err
+		return hooks.Decision{}, err
 	}
-	var d engine.HookDecision
+	var d hooks.Decision
 	err = lt.invoke(ctx, nil, "run", func(vm *bindings.VM) (memberArgs, error) {
 		v, err := vm.ToLua(input)
 		if err != nil {
@@ -149,7 +151,7 @@ func (lt *luaTool) runHook(ctx context.Context, in *engine.HookInput) (engine.Ho
 			if !ok {
 				return lt.returnError("run", "a table of the hook output (permissionDecision = ..., ...) or nil", v)
 			}
-			d, err = engine.DecodeHookOutput(in.HookEventName, m, true)
+			d, err = hooks.DecodeOutput(in.HookEventName, m, true)
 			return err
 		default:
 			return lt.returnError("run", "a table of the hook output (permissionDecision = ..., ...) or nil", v)

@@ -12,6 +12,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // TestToolsShareLuaModules: tool files require the modules of lib/ beside them,
@@ -40,7 +41,7 @@ return { name = "B", prompt = "b", inputSchema = { type = "object" }, isReadOnly
 	write("lib/text.lua", `local M = {} function M.shout(s) return s:upper() .. "!" end return M`)
 	write("lib/util/pad.lua", `return { pad = function(s) return "[" .. s .. "]" end }`)
 	e := newTestEngine(t, engine.Options{})
-	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	call := func(name string) string {
@@ -54,7 +55,7 @@ return { name = "B", prompt = "b", inputSchema = { type = "object" }, isReadOnly
 	}
 
 	write("lib/text.lua", `local M = {} function M.shout(s) return s:lower() .. "?" end return M`)
-	if diags := e.Refresh(); engine.HasErrors(diags) {
+	if diags := e.Refresh(); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	if got := call("A"); got != "a?[x]" {
@@ -74,7 +75,7 @@ return { name = "B", prompt = "b", inputSchema = { type = "object" }, isReadOnly
 	write("c.lua", `local gone = require("gone")
 return { name = "C", prompt = "c", inputSchema = { type = "object" }, call = function() return "c" end }`)
 	diags := e.Refresh()
-	if d, ok := findDiag(diags, engine.SeverityError, "module 'gone' not found"); !ok || !strings.HasSuffix(d.File, "c.lua") {
+	if d, ok := findDiag(diags, diag.SeverityError, "module 'gone' not found"); !ok || !strings.HasSuffix(d.File, "c.lua") {
 		t.Errorf("a missing module:\n%s", diagText(diags))
 	}
 }
@@ -97,7 +98,7 @@ func TestLoadPhaseHasNoCapabilities(t *testing.T) {
 		dir := writeDir(t, map[string]string{"t.lua": chunk + "\n" + luaSource("")})
 		e := newTestEngine(t, engine.Options{Roots: []string{root}}, Options{Modules: mods})
 		diags := e.Load(engine.DirSource(dir))
-		if _, ok := findDiag(diags, engine.SeverityError, name+" is not available while the tool file loads: call it from call()"); !ok {
+		if _, ok := findDiag(diags, diag.SeverityError, name+" is not available while the tool file loads: call it from call()"); !ok {
 			t.Errorf("%s at load: %s", name, diagText(diags))
 		}
 	}
@@ -132,7 +133,7 @@ return {
   call = function() return "ran" end,
 }`})
 	e := newTestEngine(t, engine.Options{Roots: []string{root}}, Options{Modules: mods})
-	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	tool, _ := e.Registry().Lookup("T")
@@ -157,7 +158,7 @@ func TestWatchFollowsLuaModules(t *testing.T) {
 	dir := writeDir(t, map[string]string{"a.lua": `return { name = "A", prompt = "a", inputSchema = { type = "object" }, isReadOnly = true,
   call = function() local ok, m = pcall(require, "word") return ok and m.word or "none" end }`})
 	e := newTestEngine(t, engine.Options{})
-	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	ctx, cancel := context.WithCancel(bg)
@@ -195,7 +196,7 @@ func TestWatchFollowsLuaModules(t *testing.T) {
 func TestInputDeeperThanLuaTakesIsInvalidInput(t *testing.T) {
 	dir := writeDir(t, map[string]string{"t.lua": luaSource(`isReadOnly = true,`)})
 	e := newTestEngine(t, engine.Options{}, Options{Limits: bindings.Limits{MaxDepth: 4}})
-	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	deep := e.Call(bg, engine.ToolUse{ID: "1", Name: "T", Input: []byte(`{"a": {"b": {"c": {"d": {"e": {}}}}}}`)})

@@ -7,13 +7,17 @@
 //	mods, _ := hostmod.Standard(roots)
 //	eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: roots})
 //
+// The roots are given twice, and engine.New checks that they agree (Roots): the host
+// modules reach what the engine was given and nothing else. Package luatool, at the
+// module's root, builds both from one list.
+//
 // Beside the host's modules, every tool may require json, the loader's tools module
 // and the pure modules of package puremod (re, time, base64, hex, url, crypto, uuid),
 // which compute and reach nothing on the host.
 //
 // A file whose table has an event member is a hook file instead of a tool (see
-// hook.go): it is loaded, checked and reloaded the same way, and runs as an
-// engine.Hook.
+// hook.go): it is loaded, checked and reloaded the same way, and runs as a
+// hooks.Hook.
 //
 // # Loading a file
 //
@@ -37,10 +41,11 @@
 // # Prompts and resources
 //
 // A file whose table has kind = "prompt" or kind = "resource" is an MCP prompt or
-// resource instead of a tool (LoadDef; feature.go has the members): it is compiled,
-// run and checked in the same steps, under the same limits and load-phase rules,
-// and its get or read runs on pooled states like a tool's members, with no access
-// (bindings.AccessNone): it computes, and reaches nothing on the host.
+// resource instead of a tool (a ToolDef with Feature set, of package engine/feature;
+// feature.go has the members): it is compiled, run and checked in the same steps,
+// under the same limits and load-phase rules, and its get or read runs on pooled
+// states like a tool's members, with no access (bindings.AccessNone): it computes,
+// and reaches nothing on the host.
 //
 // # Lua modules
 //
@@ -73,6 +78,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/puremod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/srcpos"
 
 	lua "github.com/yuin/gopher-lua"
@@ -93,7 +99,7 @@ type Options struct {
 	// (re, time, base64, hex, url, crypto, uuid), which compute and reach nothing,
 	// and the loader's own modules: tools (ToolsModuleName), which reveals tool
 	// definitions and nothing else, and env (EnvModuleName), the values the engine's
-	// host hands the tool (engine.Env). A module listed here with the name of a pure
+	// host hands the tool (engine.Options.Env, an env.Set). A module listed here with the name of a pure
 	// module replaces it.
 	Modules []*bindings.Module
 	// Limits bound the Lua states.
@@ -173,44 +179,26 @@ func (l *Loader) Match(name string) bool {
 // use: lib/, of Lua modules.
 func (l *Loader) SharedDir() string { return LibDir }
 
-// Load turns one Lua tool file into a ToolDef, as the package documentation says.
-// The diagnostics are the problems found, every one, with file and line; when one is
-// an error the ToolDef holds what could be read of the file, for the engine to
-// report more, and must be closed. A prompt or resource file is an error here:
-// LoadDef loads those.
-func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []engine.Diagnostic) {
-	def, diags := l.LoadDef(file, src, env)
-	kind, closeDef := "", func() {}
-	switch {
-	case def.Prompt != nil:
-		kind, closeDef = "prompt", def.Prompt.Close
-	case def.Resource != nil:
-		kind, closeDef = "resource", def.Resource.Close
-	default:
-		return def.Tool, diags
-	}
-	closeDef()
-	return engine.ToolDef{Source: file}, append(diags, engine.Diagnostic{Pos: srcpos.Pos{File: file}, Severity: engine.SeverityError,
-		Member: "kind", Message: fmt.Sprintf("the file is a %s, not a tool", kind)})
-}
-
-// LoadDef turns one Lua file into what it defines (engine.FileLoader): a tool, or,
-// when its table has kind = "prompt" or "resource", a prompt or a resource (see
-// feature.go), read in the same steps as a tool, under the same limits and
-// load-phase rules.
-func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.FileDef, []engine.Diagnostic) {
+// Load turns one Lua file into what it defines, as the package documentation says:
+// a tool's ToolDef; a hook file's (Hook set), when its table has an event; a
+// prompt's or resource's (Feature set, see feature.go), when its table has kind =
+// "prompt" or "resource", read in the same steps as a tool, under the same limits
+// and load-phase rules. The diagnostics are the problems found, every one, with
+// file and line; when one is an error the ToolDef holds what could be read of the
+// file, for the engine to report more, and must be closed.
+func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolDef, []diag.Diagnostic) {
 	prog, err := bindings.Compile(file, src, l.opts.Limits)
 	if err != nil {
 		d := scriptDiagnostic(file, err)
 		d.Message += missingCommaHint(src, d.Line, d.Message)
-		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{d}
+		return engine.ToolDef{Source: file}, []diag.Diagnostic{d}
 	}
 	libs := newLibrary(env.FS, path.Dir(file), l.opts.Limits, &l.libs)
 	pool := bindings.NewPool(prog, bindings.Config{Limits: l.opts.Limits, Modules: l.modules, Watchdog: l.watchdog, LuaModules: libs.lookup})
 	vm, err := pool.Get()
 	if err != nil {
 		pool.Close()
-		return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{scriptDiagnostic(file, err)}
+		return engine.ToolDef{Source: file}, []diag.Diagnostic{scriptDiagnostic(file, err)}
 	}
 	// The state that ran the chunk to read the tool is not kept, but for the tool of
 	// KeepStateFor: a tool set holds no Lua state until a tool is called (a state is
@@ -232,16 +220,12 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 			// Nothing it runs touches the world, and no tool's env is its own.
 			lt.env, lt.sealed = nil, true
 			def, diags := lt.defineFeature(string(kind.(lua.LString)), tbl)
-			if def.Prompt != nil {
-				def.Prompt.Close = pool.Close
-			} else {
-				def.Resource.Close = pool.Close
-			}
+			def.Close = pool.Close
 			return def, diags
 		default:
 			pool.Close()
-			return engine.FileDef{Tool: engine.ToolDef{Source: file}}, []engine.Diagnostic{{Pos: srcpos.Pos{File: file, Line: lt.memberLine("kind")},
-				Severity: engine.SeverityError, Member: "kind", Message: fmt.Sprintf(`kind must be "prompt" or "resource" (or absent, for a tool), got %s`, typeName(kind))}}
+			return engine.ToolDef{Source: file}, []diag.Diagnostic{{Pos: srcpos.Pos{File: file, Line: lt.memberLine("kind")},
+				Severity: diag.SeverityError, Member: "kind", Message: fmt.Sprintf(`kind must be "prompt" or "resource" (or absent, for a tool), got %s`, typeName(kind))}}
 		}
 	}
 	define := lt.define
@@ -251,12 +235,27 @@ func (l *Loader) LoadDef(file string, src []byte, env engine.LoadEnv) (engine.Fi
 	def, diags := define(vm)
 	lt.name = def.Name
 	def.Close = pool.Close
-	keep = def.Name != "" && def.Name == l.opts.KeepStateFor && !engine.HasErrors(diags)
-	return engine.FileDef{Tool: def}, diags
+	keep = def.Name != "" && def.Name == l.opts.KeepStateFor && !diag.HasErrors(diags)
+	return def, diags
 }
 
 // Limits returns the limits the loader's states run under, defaults filled in.
 func (l *Loader) Limits() bindings.Limits { return l.opts.Limits.WithDefaults() }
+
+// Roots returns the directories the host modules reach on the file system
+// (bindings.Module.Roots), each once, in order: engine.New refuses an engine whose
+// roots are not these.
+func (l *Loader) Roots() []string {
+	var roots []string
+	for _, m := range l.required {
+		for _, r := range m.Roots {
+			if !slices.Contains(roots, r) {
+				roots = append(roots, r)
+			}
+		}
+	}
+	return roots
+}
 
 // Modules returns the modules tools may require besides the loader's own (tools,
 // env): the host's and the pure ones. The slice must not be modified.

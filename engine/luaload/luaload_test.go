@@ -16,6 +16,8 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // The tool sources below are built around these members. Line 1 is "return {", the
@@ -61,7 +63,7 @@ func newTestEngine(t *testing.T, opts engine.Options, lopts ...Options) *engine.
 }
 
 // loadLua loads src as t.lua with a Lua loader and builds it, as the engine does.
-func loadLua(t *testing.T, src string) (*engine.Tool, []engine.Diagnostic) {
+func loadLua(t *testing.T, src string) (*engine.Tool, []diag.Diagnostic) {
 	t.Helper()
 	return loadLuaWith(t, Options{}, src)
 }
@@ -70,17 +72,17 @@ func loadLua(t *testing.T, src string) (*engine.Tool, []engine.Diagnostic) {
 // so that the diagnostics are the engine's (Build's problems at the member's line,
 // the warnings about schemas and API names). A tool the registry does not offer
 // (isEnabled said no) is built directly from the loader's definition.
-func loadLuaWith(t *testing.T, opts Options, src string) (*engine.Tool, []engine.Diagnostic) {
+func loadLuaWith(t *testing.T, opts Options, src string) (*engine.Tool, []diag.Diagnostic) {
 	t.Helper()
 	e := newTestEngine(t, engine.Options{}, opts)
 	diags := e.Load(engine.Source{FS: fstest.MapFS{"t.lua": {Data: []byte(src)}}})
-	var kept []engine.Diagnostic
+	var kept []diag.Diagnostic
 	for _, d := range diags {
 		if !strings.Contains(d.Message, "is hidden: isEnabled") {
 			kept = append(kept, d)
 		}
 	}
-	if engine.HasErrors(kept) {
+	if diag.HasErrors(kept) {
 		return nil, kept
 	}
 	for _, tool := range e.Registry().Tools() {
@@ -101,13 +103,13 @@ func loadLuaWith(t *testing.T, opts Options, src string) (*engine.Tool, []engine
 func mustLoad(t *testing.T, src string) *engine.Tool {
 	t.Helper()
 	tool, diags := loadLua(t, src)
-	if tool == nil || engine.HasErrors(diags) {
+	if tool == nil || diag.HasErrors(diags) {
 		t.Fatalf("loading failed:\n%s\nsource:\n%s", diagText(diags), src)
 	}
 	return tool
 }
 
-func diagText(diags []engine.Diagnostic) string {
+func diagText(diags []diag.Diagnostic) string {
 	var lines []string
 	for _, d := range diags {
 		lines = append(lines, d.String())
@@ -116,13 +118,13 @@ func diagText(diags []engine.Diagnostic) string {
 }
 
 // findDiag returns the first diagnostic of severity sev whose message contains msg.
-func findDiag(diags []engine.Diagnostic, sev engine.Severity, msg string) (engine.Diagnostic, bool) {
+func findDiag(diags []diag.Diagnostic, sev diag.Severity, msg string) (diag.Diagnostic, bool) {
 	for _, d := range diags {
 		if d.Severity == sev && strings.Contains(d.Message, msg) {
 			return d, true
 		}
 	}
-	return engine.Diagnostic{}, false
+	return diag.Diagnostic{}, false
 }
 
 // writeDir writes files into a new temporary directory and returns it.
@@ -160,7 +162,7 @@ func TestLuaDefaultsWhenAbsent(t *testing.T) {
 		{"isOpenWorld", tool.IsOpenWorld(bg, input), false},
 		{"interruptBehavior", tool.InterruptBehavior(bg), "block"},
 		{"validateInput", tool.ValidateInput(bg, input, &engine.CallContext{}).Valid, true},
-		{"checkPermissions", tool.CheckPermissions(bg, input, &engine.CallContext{}).Behavior, engine.Ask},
+		{"checkPermissions", tool.CheckPermissions(bg, input, &engine.CallContext{}).Behavior, rules.Ask},
 		{"toAutoClassifierInput", tool.ToAutoClassifierInput(bg, input), ""},
 		{"maxResultSizeChars", tool.MaxResultSizeChars(), float64(engine.DefaultMaxResultSizeChars)},
 		{"aliases", len(tool.Aliases()), 0},
@@ -238,7 +240,7 @@ func runMemberCases(t *testing.T, cases []memberCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tool, diags := loadLua(t, luaSource(c.extra))
-			if tool == nil || engine.HasErrors(diags) {
+			if tool == nil || diag.HasErrors(diags) {
 				t.Fatalf("load failed:\n%s", diagText(diags))
 			}
 			c.check(t, tool)
@@ -277,7 +279,7 @@ func TestLuaMembersThatError(t *testing.T) {
 		}},
 		{"isReadOnly", `isReadOnly = function() error("x") end,`, func(t *testing.T, tool *engine.Tool) {
 			wantBool(t, "IsReadOnly", tool.IsReadOnly(bg, input), false)
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Ask {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Ask {
 				t.Errorf("default checkPermissions with a failing isReadOnly = %s, want ask", p.Behavior)
 			}
 		}},
@@ -301,12 +303,12 @@ func TestLuaMembersThatError(t *testing.T) {
 		}},
 		{"checkPermissions", `checkPermissions = function() error("no idea") end,`, func(t *testing.T, tool *engine.Tool) {
 			p := tool.CheckPermissions(bg, input, &engine.CallContext{})
-			if p.Behavior != engine.Deny || !strings.Contains(p.Message, "no idea") {
+			if p.Behavior != rules.Deny || !strings.Contains(p.Message, "no idea") {
 				t.Errorf("CheckPermissions = %+v, want deny with the error", p)
 			}
 		}},
 		{"checkPermissions on a read-only tool", `isReadOnly = true, checkPermissions = function() error("no idea") end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("CheckPermissions = %+v, want deny", p)
 			}
 		}},
@@ -410,27 +412,27 @@ func TestLuaFunctionsReturningTheWrongType(t *testing.T) {
 			wantBool(t, "Valid", tool.ValidateInput(bg, input, &engine.CallContext{}).Valid, false)
 		}},
 		{"checkPermissions string", `checkPermissions = function() return "allow" end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
 		{"checkPermissions unknown behavior", `checkPermissions = function() return {behavior = "maybe"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny || !strings.Contains(p.Message, "maybe") {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny || !strings.Contains(p.Message, "maybe") {
 				t.Errorf("got %+v, want deny naming the behavior", p)
 			}
 		}},
 		{"checkPermissions nil", `checkPermissions = function() end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
 		{"checkPermissions updatedInput not an object", `checkPermissions = function() return {behavior = "allow", updatedInput = {1, 2}} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
 		{"checkPermissions updatedInput a function", `checkPermissions = function() return {behavior = "allow", updatedInput = {f = print}} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny {
 				t.Errorf("got %+v, want deny", p)
 			}
 		}},
@@ -499,7 +501,7 @@ func TestLuaStaticValuesOfTheWrongKindFailClosed(t *testing.T) {
 			if tool == nil {
 				t.Fatalf("load failed:\n%s", diagText(diags))
 			}
-			d, ok := findDiag(diags, engine.SeverityWarning, tt.member+" must be")
+			d, ok := findDiag(diags, diag.SeverityWarning, tt.member+" must be")
 			if !ok {
 				t.Fatalf("no warning about %s:\n%s", tt.member, diagText(diags))
 			}
@@ -524,7 +526,7 @@ func TestLuaStaticValues(t *testing.T) {
 		{"isEnabled false", `isEnabled = false,`, func(t *testing.T, tool *engine.Tool) { wantBool(t, "IsEnabled", tool.IsEnabled(bg), false) }},
 		{"isReadOnly true", `isReadOnly = true,`, func(t *testing.T, tool *engine.Tool) {
 			wantBool(t, "IsReadOnly", tool.IsReadOnly(bg, input), true)
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Allow {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Allow {
 				t.Errorf("default checkPermissions of a read-only tool = %s, want allow", p.Behavior)
 			}
 		}},
@@ -618,10 +620,10 @@ func TestLuaValueOrFunctionMembers(t *testing.T) {
 			w := map[string]any{"path": "w"}
 			wantBool(t, "IsReadOnly(r)", tool.IsReadOnly(bg, r), true)
 			wantBool(t, "IsReadOnly(w)", tool.IsReadOnly(bg, w), false)
-			if p := tool.CheckPermissions(bg, r, &engine.CallContext{}); p.Behavior != engine.Allow {
+			if p := tool.CheckPermissions(bg, r, &engine.CallContext{}); p.Behavior != rules.Allow {
 				t.Errorf("checkPermissions(r) = %s, want allow", p.Behavior)
 			}
-			if p := tool.CheckPermissions(bg, w, &engine.CallContext{}); p.Behavior != engine.Ask {
+			if p := tool.CheckPermissions(bg, w, &engine.CallContext{}); p.Behavior != rules.Ask {
 				t.Errorf("checkPermissions(w) = %s, want ask", p.Behavior)
 			}
 		}},
@@ -667,22 +669,22 @@ func TestLuaValueOrFunctionMembers(t *testing.T) {
 		}},
 		{"checkPermissions allow with updatedInput", `checkPermissions = function(input, ctx) return {behavior = "allow", updatedInput = {path = input.path .. "!"}} end,`, func(t *testing.T, tool *engine.Tool) {
 			p := tool.CheckPermissions(bg, input, &engine.CallContext{})
-			if p.Behavior != engine.Allow || !reflect.DeepEqual(p.UpdatedInput, map[string]any{"path": "a!"}) {
+			if p.Behavior != rules.Allow || !reflect.DeepEqual(p.UpdatedInput, map[string]any{"path": "a!"}) {
 				t.Errorf("CheckPermissions = %+v", p)
 			}
 		}},
 		{"checkPermissions deny", `checkPermissions = function() return {behavior = "deny", message = "never"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny || p.Message != "never" {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny || p.Message != "never" {
 				t.Errorf("CheckPermissions = %+v", p)
 			}
 		}},
 		{"checkPermissions deny without message", `checkPermissions = function() return {behavior = "deny"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Deny || p.Message == "" {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Deny || p.Message == "" {
 				t.Errorf("CheckPermissions = %+v, want deny with a default message", p)
 			}
 		}},
 		{"checkPermissions passthrough", `checkPermissions = function() return {behavior = "passthrough"} end,`, func(t *testing.T, tool *engine.Tool) {
-			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != engine.Passthrough {
+			if p := tool.CheckPermissions(bg, input, &engine.CallContext{}); p.Behavior != rules.Passthrough {
 				t.Errorf("CheckPermissions = %+v", p)
 			}
 		}},
@@ -793,9 +795,9 @@ func TestLuaLoadErrors(t *testing.T) {
 			if tool != nil {
 				t.Fatalf("loaded; want a load error containing %q", tt.msg)
 			}
-			var d engine.Diagnostic
+			var d diag.Diagnostic
 			var ok bool
-			if d, ok = findDiag(diags, engine.SeverityError, tt.msg); !ok {
+			if d, ok = findDiag(diags, diag.SeverityError, tt.msg); !ok {
 				t.Fatalf("no error containing %q:\n%s", tt.msg, diagText(diags))
 			}
 			if d.File != "t.lua" {
@@ -811,7 +813,7 @@ func TestLuaLoadErrors(t *testing.T) {
 func TestLuaLoadReportsEveryProblem(t *testing.T) {
 	_, diags := loadLua(t, luaSourceWith(`name = 5,`, `prompt = 5,`, memberSchema, memberCall, `frobnicate = 1,`))
 	for _, want := range []string{"name must be", "prompt must be", "unknown member"} {
-		if _, ok := findDiag(diags, engine.SeverityError, want); !ok {
+		if _, ok := findDiag(diags, diag.SeverityError, want); !ok {
 			t.Errorf("no error %q in:\n%s", want, diagText(diags))
 		}
 	}
@@ -826,7 +828,7 @@ func TestLuaToolNamesForModelAPIs(t *testing.T) {
 		if tool == nil {
 			t.Fatalf("name %q rejected:\n%s", name, diagText(diags))
 		}
-		if d, ok := findDiag(diags, engine.SeverityWarning, want); !ok || d.Line != 2 {
+		if d, ok := findDiag(diags, diag.SeverityWarning, want); !ok || d.Line != 2 {
 			t.Errorf("name %q: want a warning at line 2 containing %q:\n%s", name, want, diagText(diags))
 		}
 	}
@@ -848,7 +850,7 @@ func TestLuaToolNames(t *testing.T) {
 			t.Errorf("name %q accepted", name)
 			continue
 		}
-		d, ok := findDiag(diags, engine.SeverityError, "must match ^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
+		d, ok := findDiag(diags, diag.SeverityError, "must match ^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
 		if !ok || d.Line != 2 {
 			t.Errorf("name %q: want an error at line 2 saying the name must match the pattern:\n%s", name, diagText(diags))
 		}
@@ -862,7 +864,7 @@ func TestLuaLoadLimits(t *testing.T) {
 		if tool != nil {
 			t.Fatal("a source over the size limit loaded")
 		}
-		if _, ok := findDiag(diags, engine.SeverityError, "over the limit"); !ok {
+		if _, ok := findDiag(diags, diag.SeverityError, "over the limit"); !ok {
 			t.Errorf("diagnostics:\n%s", diagText(diags))
 		}
 	})
@@ -875,7 +877,7 @@ func TestLuaLoadLimits(t *testing.T) {
 		if time.Since(start) > 5*time.Second {
 			t.Errorf("loading took %v", time.Since(start))
 		}
-		if !engine.HasErrors(diags) {
+		if !diag.HasErrors(diags) {
 			t.Errorf("no error")
 		}
 	})
@@ -883,7 +885,7 @@ func TestLuaLoadLimits(t *testing.T) {
 
 func TestLoadDirectly(t *testing.T) {
 	def, diags := New(Options{}).Load("direct.lua", []byte(luaSource(`aliases = {"D"},`)), engine.LoadEnv{})
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	defer def.Close()
@@ -900,13 +902,13 @@ func TestLoadDirectly(t *testing.T) {
 	if tool.Name() != "T" {
 		t.Errorf("Name = %q", tool.Name())
 	}
-	if _, diags := New(Options{}).Load("bad.lua", []byte("return {"), engine.LoadEnv{}); !engine.HasErrors(diags) || diags[0].File != "bad.lua" {
+	if _, diags := New(Options{}).Load("bad.lua", []byte("return {"), engine.LoadEnv{}); !diag.HasErrors(diags) || diags[0].File != "bad.lua" {
 		t.Errorf("syntax error diagnostics: %v", diags)
 	}
 }
 
 // loadDirs builds an engine and loads each directory as a source, in order.
-func loadDirs(t *testing.T, opts engine.Options, dirs ...string) (*engine.Engine, []engine.Diagnostic) {
+func loadDirs(t *testing.T, opts engine.Options, dirs ...string) (*engine.Engine, []diag.Diagnostic) {
 	t.Helper()
 	e := newTestEngine(t, opts)
 	var sources []engine.Source
@@ -924,12 +926,12 @@ func namedTool(name, result string) string {
 func TestMissingCommaHint(t *testing.T) {
 	src := "return {\n  name = \"X\"\n  prompt = \"p\",\n}\n"
 	_, diags := loadLua(t, src)
-	if d, ok := findDiag(diags, engine.SeverityError, "(is a comma missing at the end of line 2?)"); !ok || d.Line != 3 {
+	if d, ok := findDiag(diags, diag.SeverityError, "(is a comma missing at the end of line 2?)"); !ok || d.Line != 3 {
 		t.Errorf("no comma hint at line 3:\n%s", diagText(diags))
 	}
 	// No hint where a comma is not the problem.
 	_, diags = loadLua(t, "return {\n  name = \"X\",\n  prompt = = 1,\n}\n")
-	if _, ok := findDiag(diags, engine.SeverityError, "comma"); ok {
+	if _, ok := findDiag(diags, diag.SeverityError, "comma"); ok {
 		t.Errorf("a comma hint for another mistake:\n%s", diagText(diags))
 	}
 }
@@ -965,7 +967,7 @@ func TestKeepStateFor(t *testing.T) {
 	}
 	dir := writeDir(t, map[string]string{"kept.lua": src("Kept"), "other.lua": src("Other")})
 	e := newTestEngine(t, engine.Options{}, Options{Modules: []*bindings.Module{counter}, KeepStateFor: "Kept"})
-	if diags := e.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	for _, name := range []string{"Kept", "Other"} {

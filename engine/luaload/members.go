@@ -9,6 +9,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // defineFunctions fills def's function members from the tool table. A member that is
@@ -199,7 +200,7 @@ func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, c
 		if !ok {
 			return lt.returnError("checkPermissions", `a table {behavior = "allow"|"deny"|"ask"|"passthrough"}`, first(out))
 		}
-		r.Behavior = engine.PermissionBehavior(lua.LVAsString(t.RawGetString("behavior")))
+		r.Behavior = rules.Behavior(lua.LVAsString(t.RawGetString("behavior")))
 		r.Message = lua.LVAsString(t.RawGetString("message"))
 		if u := t.RawGetString("updatedInput"); u != lua.LNil {
 			plain, err := vm.FromLua(u)
@@ -231,7 +232,7 @@ func (lt *luaTool) checkPermissions(ctx context.Context, input map[string]any, c
 // Its classifierApprovable field is ignored (luatool has no classifier). Any other
 // shape is an error, which denies the call: a misspelt safety check must not fail
 // open.
-func safetyCheckOf(behavior engine.PermissionBehavior, dr lua.LValue) (string, error) {
+func safetyCheckOf(behavior rules.Behavior, dr lua.LValue) (string, error) {
 	const want = `decisionReason must be {type = "safetyCheck", reason = "why"} with behavior = "ask"`
 	t, ok := dr.(*lua.LTable)
 	if !ok {
@@ -257,7 +258,7 @@ func safetyCheckOf(behavior engine.PermissionBehavior, dr lua.LValue) (string, e
 	if !ok || strings.TrimSpace(string(reason)) == "" {
 		return "", fmt.Errorf("%s: reason is missing", want)
 	}
-	if behavior != engine.Ask {
+	if behavior != rules.Ask {
 		return "", fmt.Errorf("%s: behavior is %q", want, behavior)
 	}
 	return string(reason), nil
@@ -452,7 +453,7 @@ func contextChange(vm *bindings.VM, c *bindings.Call, v lua.LValue) (*engine.Con
 			ch.Cwd = s
 		case "mode":
 			s, _ := val.(string)
-			m, err := engine.ParseMode(s)
+			m, err := rules.ParseMode(s)
 			if err != nil {
 				return nil, fmt.Errorf("contextModifier.mode: %w", err)
 			}

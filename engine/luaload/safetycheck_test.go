@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // TestLuaSafetyCheck: checkPermissions's decisionReason of type "safetyCheck", with
@@ -32,12 +34,12 @@ func TestLuaSafetyCheck(t *testing.T) {
 			tool := mustLoad(t, luaSource(`checkPermissions = function() return `+tc.ret+` end,`))
 			p := tool.CheckPermissions(bg, input, &engine.CallContext{})
 			if tc.want != "" {
-				if p.Behavior != engine.Ask || p.SafetyCheck != tc.want || p.Message != "m" {
+				if p.Behavior != rules.Ask || p.SafetyCheck != tc.want || p.Message != "m" {
 					t.Errorf("CheckPermissions = %+v, want an ask with the safety check %q", p, tc.want)
 				}
 				return
 			}
-			if p.Behavior != engine.Deny || !strings.Contains(p.Message, "decisionReason must be") {
+			if p.Behavior != rules.Deny || !strings.Contains(p.Message, "decisionReason must be") {
 				t.Errorf("CheckPermissions = %+v, want a deny naming decisionReason", p)
 			}
 		})
@@ -66,7 +68,7 @@ func TestLuaCtxProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newTestEngine(t, engine.Options{Cwd: root})
-	if diags := e.Load(engine.DirSource(tools)); engine.HasErrors(diags) {
+	if diags := e.Load(engine.DirSource(tools)); diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	call := func(path string, within bool) string {

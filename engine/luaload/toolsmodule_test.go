@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 
 	"github.com/luatool/luatool/bindings"
 )
@@ -40,7 +41,7 @@ func newModuleEngine(t *testing.T) *engine.Engine {
 	hidden.Aliases = []string{"Secret"}
 	hidden.InputSchema = map[string]any{"type": "object", "required": []string{"path"}, "properties": map[string]any{"path": map[string]any{"type": "string"}}}
 	e, diags := loadDirs(t, engine.Options{Tools: []engine.ToolDef{hidden}}, writeDir(t, map[string]string{"probe.lua": probeTool}))
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	return e
@@ -148,7 +149,7 @@ return {
   end,
 }`
 	e, diags := loadDirs(t, engine.Options{}, writeDir(t, map[string]string{"pure.lua": src}))
-	if engine.HasErrors(diags) {
+	if diag.HasErrors(diags) {
 		t.Fatal(diagText(diags))
 	}
 	r := e.Call(bg, engine.ToolUse{ID: "toolu_1", Name: "Pure", Input: json.RawMessage(`{}`)})

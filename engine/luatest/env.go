@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // caseEnv is what t of one case reaches: its root, its engine and its stubs.
@@ -110,17 +111,17 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 		}
 	}
 	asked, protected := false, ""
-	hooks := engine.CallHooks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+	callbacks := engine.Callbacks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked = true
 		if req.Protected {
 			protected = req.Message
 		}
 		if answer == "allow" {
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow}, nil
 		}
-		return engine.PermissionDecision{Behavior: engine.Deny}, nil
+		return engine.PermissionDecision{Behavior: rules.Deny}, nil
 	}}
-	ctx := bindings.WithStubs(engine.WithCallHooks(c.ctx, hooks), c.stubs)
+	ctx := bindings.WithStubs(engine.WithCallbacks(c.ctx, callbacks), c.stubs)
 	r := c.eng.Call(ctx, engine.ToolUse{ID: id, Name: name, Input: input})
 	// A tool breaking its own outputSchema is a bug in the tool, not an outcome to
 	// assert on: the case fails at this t:call.

@@ -14,6 +14,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -69,14 +70,14 @@ func stubEngine(timeout time.Duration) func(root, scratch string) (*engine.Engin
 		if err != nil {
 			return nil, err
 		}
-		if diags := eng.Load(engine.Source{Name: "tools", FS: worldTools}); engine.HasErrors(diags) {
+		if diags := eng.Load(engine.Source{Name: "tools", FS: worldTools}); diag.HasErrors(diags) {
 			return nil, diagsError(diags)
 		}
 		return eng, nil
 	}
 }
 
-type diagsError []engine.Diagnostic
+type diagsError []diag.Diagnostic
 
 func (d diagsError) Error() string {
 	var s []string

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -34,7 +35,7 @@ func clientEngine(t *testing.T) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diags := eng.Load(engine.Source{Name: "t", FS: fsys}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "t", FS: fsys}); diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	return eng

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // Permission asks reach the user through the client with multi round-trip requests
@@ -105,13 +106,13 @@ func inputRequired(ctx context.Context, p *mcp.CallToolParamsRaw, req *engine.Pe
 // cancelling the form is a deny.
 func decision(answer *mcp.ElicitResult, req engine.PermissionRequest) engine.PermissionDecision {
 	if answer.Action != "accept" {
-		return engine.PermissionDecision{Behavior: engine.Deny}
+		return engine.PermissionDecision{Behavior: rules.Deny}
 	}
 	reason, _ := answer.Content["reason"].(string)
 	if allow, _ := answer.Content["allow"].(bool); !allow {
-		return engine.PermissionDecision{Behavior: engine.Deny, Message: strings.TrimSpace(reason)}
+		return engine.PermissionDecision{Behavior: rules.Deny, Message: strings.TrimSpace(reason)}
 	}
-	d := engine.PermissionDecision{Behavior: engine.Allow}
+	d := engine.PermissionDecision{Behavior: rules.Allow}
 	if always, _ := answer.Content["always"].(bool); always {
 		d.AddRules = req.Suggestions
 	}

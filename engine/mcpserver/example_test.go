@@ -12,6 +12,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // bearer adds a bearer token to a client's requests.
@@ -43,7 +44,7 @@ func ExampleServer_HTTPHandler() {
 	if err != nil {
 		panic(err)
 	}
-	noDeploy, err := eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Deploy", Source: "bob's profile"}}})
+	noDeploy, err := eng.NewProfile(rules.Settings{Deny: []rules.Rule{{Text: "Deploy", Source: "bob's profile"}}})
 	if err != nil {
 		panic(err)
 	}

@@ -10,42 +10,43 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/feature"
 )
 
-// Prompts and resources: the engine's Registry.Prompts and Registry.Resources,
-// listed by every view alike (they belong to the tool directories, not to a
-// principal, and their code sees no session: nothing of one principal reaches
-// another) and synced with the tools, so that a reload that changes them sends
-// notifications/prompts/list_changed or notifications/resources/list_changed.
-// prompts/get and resources/read go to Engine.GetPrompt and Engine.ReadResource:
-// an unknown prompt or bad arguments are invalid params (-32602), an unknown
-// resource is the SDK's resource-not-found error, and a failing get or read an
-// internal error (-32603) with the engine's message; each ends its request only.
+// Prompts and resources: those of the engine's snapshot (feature.Prompts,
+// feature.Resources), listed by every view alike (they belong to the tool
+// directories, not to a principal, and their code sees no session: nothing of one
+// principal reaches another) and synced with the tools, so that a reload that changes
+// them sends notifications/prompts/list_changed or
+// notifications/resources/list_changed. prompts/get and resources/read go to
+// feature.GetPrompt and feature.ReadResource: an unknown prompt or bad arguments are
+// invalid params (-32602), an unknown resource is the SDK's resource-not-found error,
+// and a failing get or read an internal error (-32603) with the engine's message;
+// each ends its request only.
 
 // syncFeatures brings the view's prompts and resources in line with the engine's
 // current snapshot, with syncMu held.
 func (s *Server) syncFeatures(v *view) {
 	reg := s.eng.Registry()
-	var prompts, resources, templates []feature
-	for _, p := range reg.Prompts() {
+	var prompts, resources, templates []listing
+	for _, p := range feature.Prompts(reg) {
 		mp := mcpPrompt(p)
-		prompts = append(prompts, feature{p.Name(), mp, func() { v.srv.AddPrompt(mp, s.getPrompt) }})
+		prompts = append(prompts, listing{p.Name(), mp, func() { v.srv.AddPrompt(mp, s.getPrompt) }})
 	}
-	for _, r := range reg.Resources() {
+	for _, r := range feature.Resources(reg) {
 		if r.IsTemplate() {
 			t := &mcp.ResourceTemplate{URITemplate: r.URI(), Name: r.Name(), Description: r.Description(), MIMEType: r.MIMEType()}
-			templates = append(templates, feature{r.URI(), t, func() { v.srv.AddResourceTemplate(t, s.readResource) }})
+			templates = append(templates, listing{r.URI(), t, func() { v.srv.AddResourceTemplate(t, s.readResource) }})
 		} else {
 			res := &mcp.Resource{URI: r.URI(), Name: r.Name(), Description: r.Description(), MIMEType: r.MIMEType()}
-			resources = append(resources, feature{r.URI(), res, func() { v.srv.AddResource(res, s.readResource) }})
+			resources = append(resources, listing{r.URI(), res, func() { v.srv.AddResource(res, s.readResource) }})
 		}
 	}
 	var added, removed []string
 	for _, l := range []struct {
 		kind   string
 		listed map[string][]byte
-		now    []feature
+		now    []listing
 		remove func(...string)
 	}{
 		{"prompt", v.prompts, prompts, v.srv.RemovePrompts},
@@ -60,9 +61,9 @@ func (s *Server) syncFeatures(v *view) {
 	}
 }
 
-// A feature is a prompt, resource or resource template as a view lists it: its key
+// A listing is a prompt, resource or resource template as a view lists it: its key
 // (name, URI or URI template), its MCP definition and how to register it.
-type feature struct {
+type listing struct {
 	key string
 	def any
 	add func()
@@ -71,7 +72,7 @@ type feature struct {
 // syncList syncs one list of a view: it registers the features whose definitions
 // are new or changed and, with remove, unregisters the listed keys that are gone.
 // It returns what it added (or changed) and removed, for the log.
-func (s *Server) syncList(kind string, listed map[string][]byte, now []feature, remove func(...string)) (added, removed []string) {
+func (s *Server) syncList(kind string, listed map[string][]byte, now []listing, remove func(...string)) (added, removed []string) {
 	keep := map[string]bool{}
 	for _, f := range now {
 		keep[f.key] = true
@@ -120,7 +121,7 @@ func (s *Server) guard(kind, name string, add func()) (ok bool) {
 }
 
 // mcpPrompt is a prompt's MCP definition.
-func mcpPrompt(p *engine.Prompt) *mcp.Prompt {
+func mcpPrompt(p *feature.Prompt) *mcp.Prompt {
 	mp := &mcp.Prompt{Name: p.Name(), Description: p.Description()}
 	for _, a := range p.Arguments() {
 		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
@@ -131,10 +132,10 @@ func mcpPrompt(p *engine.Prompt) *mcp.Prompt {
 // getPrompt serves prompts/get.
 func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	start := time.Now()
-	r, err := s.eng.GetPrompt(ctx, req.Params.Name, req.Params.Arguments)
+	r, err := feature.GetPrompt(ctx, s.eng, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		s.log.Warn("prompt", "prompt", req.Params.Name, "duration", time.Since(start), "error", err)
-		if errors.Is(err, engine.ErrUnknownPrompt) || errors.Is(err, engine.ErrPromptArguments) {
+		if errors.Is(err, feature.ErrUnknownPrompt) || errors.Is(err, feature.ErrPromptArguments) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
@@ -151,10 +152,10 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	start := time.Now()
 	uri := req.Params.URI
-	c, err := s.eng.ReadResource(ctx, uri)
+	c, err := feature.ReadResource(ctx, s.eng, uri)
 	if err != nil {
 		s.log.Warn("resource", "uri", uri, "duration", time.Since(start), "error", err)
-		if errors.Is(err, engine.ErrUnknownResource) {
+		if errors.Is(err, feature.ErrUnknownResource) {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

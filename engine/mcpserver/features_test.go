@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -59,7 +60,7 @@ func featureServer(t *testing.T, dir string, files map[string]string) (*engine.E
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diags := eng.Load(engine.DirSource(dir)); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	changed := make(chan string, 16)

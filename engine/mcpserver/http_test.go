@@ -23,6 +23,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/internal/syncbuf"
 )
 
@@ -86,7 +87,7 @@ func newHTTPFixture(t *testing.T, opts HTTPOptions) *httpFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noSecret, err := eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: "Secret", Source: "bob's profile"}}})
+	noSecret, err := eng.NewProfile(rules.Settings{Deny: []rules.Rule{{Text: "Secret", Source: "bob's profile"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +595,7 @@ func newProfileFixture(t *testing.T, dir, hidden string) (*httpFixture, *engine.
 		t.Fatal(err)
 	}
 	eng.Load(engine.DirSource(dir))
-	profile, err := eng.NewProfile(engine.PermissionSettings{Deny: []engine.SourcedRule{{Text: hidden, Source: "test"}}})
+	profile, err := eng.NewProfile(rules.Settings{Deny: []rules.Rule{{Text: hidden, Source: "test"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
+	"github.com/luatool/luatool/engine/feature"
 )
 
 // Options configure a Server.
@@ -138,8 +139,8 @@ func New(eng *engine.Engine, opts Options) *Server {
 	s.unsubscribe = eng.Subscribe(func(ev engine.Event) {
 		switch ev.Kind {
 		case engine.ToolAdded, engine.ToolUpdated, engine.ToolRemoved,
-			engine.PromptAdded, engine.PromptUpdated, engine.PromptRemoved,
-			engine.ResourceAdded, engine.ResourceUpdated, engine.ResourceRemoved:
+			feature.PromptAdded, feature.PromptUpdated, feature.PromptRemoved,
+			feature.ResourceAdded, feature.ResourceUpdated, feature.ResourceRemoved:
 			// Not under the engine's load lock: prompts are Lua code.
 			go s.Sync(context.Background())
 		}
@@ -342,12 +343,12 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		weight = 1
 	}
 	defer s.turns.enter(ctx, p, weight)()
-	hooks := engine.CallHooks{OnProgress: s.progress(ctx, req)}
+	callbacks := engine.Callbacks{OnProgress: s.progress(ctx, req)}
 	var ask *engine.PermissionRequest
 	if canElicit(req.Session) {
-		hooks.CanUseTool = permissionRound(req.Params, &ask, offerAlways)
+		callbacks.CanUseTool = permissionRound(req.Params, &ask, offerAlways)
 	}
-	r := pending.Call(engine.WithCallHooks(ctx, hooks))
+	r := pending.Call(engine.WithCallbacks(ctx, callbacks))
 	for _, line := range r.Log {
 		log.Info("tool log", "tool", use.Name, "line", line)
 	}

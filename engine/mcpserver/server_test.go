@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -135,7 +136,7 @@ func TestStructuredContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diags := eng.Load(engine.Source{Name: "t", FS: fsys}); engine.HasErrors(diags) {
+	if diags := eng.Load(engine.Source{Name: "t", FS: fsys}); diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
 	_, session := connect(t, eng, nil)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
@@ -20,7 +20,7 @@ func envValueKeys() []string { return []string{"value", "secret", "tools"} }
 // whose value is required, whose secret defaults to true (a value given this way
 // is taken for a secret unless it says otherwise: fail closed), and whose tools,
 // when present, are the only tools that may read it. A secret shorter than
-// engine.MinSecretLength is an error here, where it stands in the file.
+// env.MinSecretLength is an error here, where it stands in the file.
 func (r *reader) env() {
 	const path = "env"
 	tok, off := r.token()
@@ -33,7 +33,7 @@ func (r *reader) env() {
 	for r.more() {
 		name, keyOff := r.key(seen, path)
 		at := jsonvalue.JoinKey(path, name)
-		v := engine.EnvVar{Name: name}
+		v := env.Var{Name: name}
 		valueOff, plain := r.envValue(at, &v)
 		if valueOff < 0 {
 			continue
@@ -43,9 +43,9 @@ func (r *reader) env() {
 			r.warnings = append(r.warnings, fmt.Sprintf("%s: env %s looks like a secret but is given as a plain string, which every tool may read and nothing redacts; "+
 				`give it as {"value": "..."} to make it a secret (or {"value": "...", "secret": false} to say it is none)`, v.Source, name))
 		}
-		if err := engine.CheckEnvVar(v); err != nil {
+		if err := env.Check(v); err != nil {
 			switch {
-			case v.Secret && len(v.Value) < engine.MinSecretLength:
+			case v.Secret && len(v.Value) < env.MinSecretLength:
 				r.problem(valueOff, at, "%v; give a longer one, or \"secret\": false for a value that need not be hidden", err).Err = err
 			default:
 				r.problem(keyOff, at, "%v", err).Err = err
@@ -74,7 +74,7 @@ func looksSecret(name string) bool {
 // envValue reads one value of "env" into v and returns the offset of its value
 // string, or -1 when it is wrong (the problem is recorded), and whether it was given
 // as a plain string.
-func (r *reader) envValue(at string, v *engine.EnvVar) (int, bool) {
+func (r *reader) envValue(at string, v *env.Var) (int, bool) {
 	tok, off := r.token()
 	switch t := tok.(type) {
 	case string:
@@ -91,7 +91,7 @@ func (r *reader) envValue(at string, v *engine.EnvVar) (int, bool) {
 }
 
 // envObject reads the rest of a value given as an object, which starts at off.
-func (r *reader) envObject(at string, off int, v *engine.EnvVar) int {
+func (r *reader) envObject(at string, off int, v *env.Var) int {
 	valueOff, ok := -1, true
 	v.Secret = true
 	seen := map[string]bool{}
@@ -148,8 +148,8 @@ func (r *reader) envObject(at string, off int, v *engine.EnvVar) int {
 
 // mergeEnv merges the values of layers in order: a later value of a name replaces
 // an earlier one where it stood.
-func mergeEnv(layers []Settings) []engine.EnvVar {
-	var out []engine.EnvVar
+func mergeEnv(layers []Settings) []env.Var {
+	var out []env.Var
 	at := map[string]int{}
 	for _, l := range layers {
 		for _, v := range l.Env {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/env"
 )
 
 // "env" takes Claude Code's shape (a name and a string: for every tool, not
@@ -25,7 +25,7 @@ func TestSettingsEnv(t *testing.T) {
 	if err != nil || warnings != nil {
 		t.Fatalf("%v %q", err, warnings)
 	}
-	want := []engine.EnvVar{
+	want := []env.Var{
 		{Name: "DEBUG", Value: "1", Source: path + ":3:5"},
 		{Name: "WEATHER_API_KEY", Value: "sk-weather-123", Secret: true, Tools: []string{"Weather"}, Source: path + ":4:5"},
 		{Name: "UNITS", Value: "metric", Tools: []string{"Weather", "Forecast"}, Source: path + ":5:5"},
@@ -59,10 +59,10 @@ func TestSettingsEnvPlainSecretWarns(t *testing.T) {
 
 // A later layer's value of a name replaces an earlier one where it stood.
 func TestSettingsEnvMerge(t *testing.T) {
-	user := Settings{Env: []engine.EnvVar{{Name: "A", Value: "user"}, {Name: "B", Value: "b"}}}
-	project := Settings{Env: []engine.EnvVar{{Name: "C", Value: "c"}, {Name: "A", Value: "project"}}}
+	user := Settings{Env: []env.Var{{Name: "A", Value: "user"}, {Name: "B", Value: "b"}}}
+	project := Settings{Env: []env.Var{{Name: "C", Value: "c"}, {Name: "A", Value: "project"}}}
 	got := Merge(user, project).Env
-	want := []engine.EnvVar{{Name: "A", Value: "project"}, {Name: "B", Value: "b"}, {Name: "C", Value: "c"}}
+	want := []env.Var{{Name: "A", Value: "project"}, {Name: "B", Value: "b"}, {Name: "C", Value: "c"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("merged %+v", got)
 	}

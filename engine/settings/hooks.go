@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
 )
 
-// Hooks are the "hooks" and "disableAllHooks" of settings files, in Claude Code's
-// shape:
+// The "hooks" and "disableAllHooks" of settings files are read into a hooks.Settings,
+// in Claude Code's shape:
 //
 //	{"hooks": {"PreToolUse": [{"matcher": "Bash|Edit",
 //	                           "hooks": [{"type": "command", "command": "...", "timeout": 60}]}],
@@ -25,31 +25,8 @@ import (
 // A hook entry luatool cannot run (another event, another handler type, a matcher
 // that is not a Go regular expression, a missing command) is reported as a warning
 // with its file and line, and left out; the rest of the file is used.
-type Hooks struct {
-	// Disabled is set when a layer says "disableAllHooks": true: then no hook runs.
-	Disabled bool
-	// Commands are the command hooks, in the order of the files and within them.
-	Commands []CommandHook
-}
 
-// A CommandHook is one handler of type "command".
-type CommandHook struct {
-	// Event is the event of the entry it is in.
-	Event engine.HookEvent
-	// Matcher is the entry's matcher (see engine.CompileMatcher).
-	Matcher string
-	// Command is run by /bin/sh -c; when empty, Args is run as it is (exec form).
-	Command string
-	Args    []string
-	// Timeout is the "timeout" in seconds; zero means the default.
-	Timeout time.Duration
-	// Pos is where the handler is written.
-	Pos srcpos.Pos
-	// Source names the layer ("user", "project", "--settings").
-	Source string
-}
-
-// hookEventNames are the events of Claude Code's hooks luatool does not run, so that
+// otherHookEvents are the events of Claude Code's hooks luatool does not run, so that
 // a file written for the original is told which of its hooks do nothing here.
 var otherHookEvents = []string{
 	"PermissionRequest", "PermissionDenied", "UserPromptSubmit", "Notification", "Stop",
@@ -76,8 +53,8 @@ func (r *reader) hooksValue() {
 		r.hookProblem(n, "hooks", "must be an object of events, not %s", n.what())
 		return
 	}
-	events := make([]string, len(engine.HookEvents))
-	for i, e := range engine.HookEvents {
+	events := make([]string, len(hooks.Events))
+	for i, e := range hooks.Events {
 		events[i] = string(e)
 	}
 	for _, kv := range n.obj {
@@ -90,12 +67,12 @@ func (r *reader) hooksValue() {
 			r.hookProblem(kv.keyNode, at, "%s", msg)
 			continue
 		}
-		r.hookGroups(engine.HookEvent(kv.key), at, kv.value)
+		r.hookGroups(hooks.Event(kv.key), at, kv.value)
 	}
 }
 
 // hookGroups reads the array of matcher groups of one event.
-func (r *reader) hookGroups(event engine.HookEvent, path string, n node) {
+func (r *reader) hookGroups(event hooks.Event, path string, n node) {
 	if n.kind != '[' {
 		r.hookProblem(n, path, "must be an array of {\"matcher\": ..., \"hooks\": [...]}, not %s", n.what())
 		return
@@ -116,7 +93,7 @@ func (r *reader) hookGroups(event engine.HookEvent, path string, n node) {
 					ok = false
 					continue
 				}
-				if _, err := engine.CompileMatcher(s); err != nil {
+				if _, err := hooks.CompileMatcher(s); err != nil {
 					r.hookProblem(kv.value, jsonvalue.JoinKey(at, "matcher"), "%v; these hooks are left out", err)
 					ok = false
 				}
@@ -141,7 +118,7 @@ func (r *reader) hookGroups(event engine.HookEvent, path string, n node) {
 }
 
 // hookHandler reads one handler; only a well-formed command handler is kept.
-func (r *reader) hookHandler(event engine.HookEvent, matcher, path string, n node) {
+func (r *reader) hookHandler(event hooks.Event, matcher, path string, n node) {
 	if n.kind != '{' {
 		r.hookProblem(n, path, "must be an object {\"type\": \"command\", \"command\": ...}, not %s", n.what())
 		return
@@ -163,7 +140,7 @@ func (r *reader) hookHandler(event engine.HookEvent, matcher, path string, n nod
 		r.hookProblem(n, path, "unknown hook type %q%s; luatool runs \"command\" hooks", typ, didYouMean(typ, []string{"command"}))
 		return
 	}
-	h := CommandHook{Event: event, Matcher: matcher, Pos: r.pos(n.off), Source: r.layer.Name}
+	h := hooks.CommandSpec{Event: event, Matcher: matcher, Pos: r.pos(n.off), Source: r.layer.Name}
 	ok := true
 	for _, kv := range n.obj {
 		at := jsonvalue.JoinKey(path, kv.key)

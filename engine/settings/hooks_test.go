@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/srcpos"
 )
 
@@ -35,10 +35,10 @@ func TestSettingsHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []CommandHook{
-		{Event: engine.PreToolUse, Matcher: "Bash|Edit", Command: "check.sh", Timeout: 1500 * time.Millisecond, Pos: srcpos.Pos{File: path, Line: 5, Column: 9}, Source: "user"},
-		{Event: engine.PreToolUse, Matcher: "Bash|Edit", Args: []string{"/usr/bin/env", "true"}, Pos: srcpos.Pos{File: path, Line: 7, Column: 9}, Source: "user"},
-		{Event: engine.PostToolUse, Command: "post.sh", Pos: srcpos.Pos{File: path, Line: 13, Column: 32}, Source: "user"},
+	want := []hooks.CommandSpec{
+		{Event: hooks.PreToolUse, Matcher: "Bash|Edit", Command: "check.sh", Timeout: 1500 * time.Millisecond, Pos: srcpos.Pos{File: path, Line: 5, Column: 9}, Source: "user"},
+		{Event: hooks.PreToolUse, Matcher: "Bash|Edit", Args: []string{"/usr/bin/env", "true"}, Pos: srcpos.Pos{File: path, Line: 7, Column: 9}, Source: "user"},
+		{Event: hooks.PostToolUse, Command: "post.sh", Pos: srcpos.Pos{File: path, Line: 13, Column: 32}, Source: "user"},
 	}
 	if !reflect.DeepEqual(s.Hooks.Commands, want) {
 		t.Errorf("hooks\n%+v\nwant\n%+v", s.Hooks.Commands, want)

@@ -24,8 +24,9 @@
 //	{"env": {"UNITS": "metric",
 //	         "WEATHER_API_KEY": {"value": "...", "secret": true, "tools": ["Weather"]}}}
 //
-// "hooks" holds Claude Code's command hooks, and "disableAllHooks" turns them off (see
-// Hooks); a hook entry luatool cannot run is a warning naming it, the rest is used.
+// "hooks" holds Claude Code's command hooks, and "disableAllHooks" turns them off (read
+// into a hooks.Settings: see hooks.go); a hook entry luatool cannot run is a warning
+// naming it, the rest is used.
 //
 // Inside "permissions", "network" and the objects of "env" every key must be known:
 // a misspelt key would drop rules the user believes are in force, so it is an error
@@ -33,7 +34,7 @@
 // and "$schema" are reported as warnings and otherwise ignored, so that a
 // Claude-style file carrying "model" or "statusLine" still loads; a key that looks like a
 // misspelling of one luatool reads is an error. Every rule is checked with
-// engine.CheckRule as it is read, every host pattern with netpolicy.ParsePattern.
+// rules.Check as it is read, every host pattern with netpolicy.ParsePattern.
 package settings
 
 import (
@@ -47,8 +48,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/env"
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/srcpos"
 	"github.com/luatool/luatool/internal/jsonvalue"
 	"github.com/luatool/luatool/internal/spell"
@@ -69,13 +72,13 @@ type Layer struct {
 // Settings are what one settings file says, or the merge of several.
 type Settings struct {
 	// Permissions are the permission rules, mode and additional directories.
-	Permissions engine.PermissionSettings
+	Permissions rules.Settings
 	// Network is the host's network policy.
 	Network Network
-	// Env are the values handed to tools, in the order given (see engine.NewEnv).
-	Env []engine.EnvVar
-	// Hooks are the command hooks and whether hooks are turned off (see Hooks).
-	Hooks Hooks
+	// Env are the values handed to tools, in the order given (see env.New).
+	Env []env.Var
+	// Hooks are the command hooks and whether hooks are turned off (see hooks.Settings).
+	Hooks hooks.Settings
 }
 
 // Network is the "network" object: host patterns, with where each came from.
@@ -173,9 +176,9 @@ func Parse(file string, data []byte, layer Layer) (Settings, []string, error) {
 // of every layer are kept, in order, and "disableAllHooks": true in any layer turns
 // them all off. The result shares no slice with the layers.
 func Merge(layers ...Settings) Settings {
-	var out engine.PermissionSettings
+	var out rules.Settings
 	var network Network
-	var hooks Hooks
+	var hooks hooks.Settings
 	seen := map[string]bool{}
 	for _, layer := range layers {
 		hooks.Commands = append(hooks.Commands, layer.Hooks.Commands...)
@@ -219,10 +222,10 @@ type reader struct {
 
 	dec      *json.Decoder
 	broken   bool // the token stream failed; stop walking
-	out      engine.PermissionSettings
+	out      rules.Settings
 	network  Network
-	envVars  []engine.EnvVar
-	hooks    Hooks
+	envVars  []env.Var
+	hooks    hooks.Settings
 	warnings []string
 	errs     []error
 }
@@ -364,13 +367,13 @@ func (r *reader) hosts(path string, allow bool, list *[]Entry) {
 }
 
 // rules reads a list of rule strings into list.
-func (r *reader) rules(path string, list *[]engine.SourcedRule) {
+func (r *reader) rules(path string, list *[]rules.Rule) {
 	r.stringList(path, func(at string, off int, text string) {
-		if err := engine.CheckRule(text); err != nil {
+		if err := rules.Check(text); err != nil {
 			r.problem(off, at, "invalid rule %q: %v", text, err).Err = err
 			return
 		}
-		*list = append(*list, engine.SourcedRule{Text: text, Source: r.layer.Name, File: r.file, Root: r.layer.Root})
+		*list = append(*list, rules.Rule{Text: text, Source: r.layer.Name, File: r.file, Root: r.layer.Root})
 	})
 }
 
@@ -383,7 +386,7 @@ func (r *reader) mode(path string) {
 		r.skipRest(tok)
 		return
 	}
-	m, err := engine.ParseMode(s)
+	m, err := rules.ParseMode(s)
 	if err != nil {
 		r.problem(off, path, "%v", err)
 		return
@@ -548,5 +551,5 @@ func quotedList(names []string) string {
 
 // dedupeDirs returns dirs without repeats, in order of first appearance.
 func dedupeDirs(dirs []string) []string {
-	return Merge(Settings{Permissions: engine.PermissionSettings{AdditionalDirectories: dirs}}).Permissions.AdditionalDirectories
+	return Merge(Settings{Permissions: rules.Settings{AdditionalDirectories: dirs}}).Permissions.AdditionalDirectories
 }

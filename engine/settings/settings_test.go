@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // read reads a settings file as a layer and returns its permission settings.
-func read(path, name, root string) (engine.PermissionSettings, []string, error) {
+func read(path, name, root string) (rules.Settings, []string, error) {
 	s, warnings, err := ReadFile(path, Layer{Name: name, Root: root, Home: os.Getenv("HOME")})
 	return s.Permissions, warnings, err
 }
@@ -33,7 +33,7 @@ func writeSettings(t *testing.T, dir, rel, content string) string {
 }
 
 // ruleTexts returns the rule texts of a list.
-func ruleTexts(rules []engine.SourcedRule) []string {
+func ruleTexts(rules []rules.Rule) []string {
 	var out []string
 	for _, r := range rules {
 		out = append(out, r.Text)
@@ -75,14 +75,14 @@ func TestSettingsReadValid(t *testing.T) {
 			if len(warnings) != 0 {
 				t.Errorf("warnings: %q", warnings)
 			}
-			rule := func(text string) engine.SourcedRule {
-				return engine.SourcedRule{Text: text, Source: tc.source, File: path, Root: root}
+			rule := func(text string) rules.Rule {
+				return rules.Rule{Text: text, Source: tc.source, File: path, Root: root}
 			}
-			want := engine.PermissionSettings{
-				Allow:      []engine.SourcedRule{rule("Read"), rule("Bash(npm run test:*)")},
-				Ask:        []engine.SourcedRule{rule("Bash(git push:*)")},
-				Deny:       []engine.SourcedRule{rule("Read(./secrets/**)"), rule("WebFetch")},
-				Mode:       engine.ModeAcceptEdits,
+			want := rules.Settings{
+				Allow:      []rules.Rule{rule("Read"), rule("Bash(npm run test:*)")},
+				Ask:        []rules.Rule{rule("Bash(git push:*)")},
+				Deny:       []rules.Rule{rule("Read(./secrets/**)"), rule("WebFetch")},
+				Mode:       rules.ModeAcceptEdits,
 				ModeSource: tc.source,
 				ModeFile:   path,
 				AdditionalDirectories: []string{
@@ -102,7 +102,7 @@ func TestSettingsReadEmptyLayers(t *testing.T) {
 	for _, content := range []string{`{}`, `{"permissions": {}}`, "\ufeff{\"permissions\": {\"allow\": []}}"} {
 		path := writeSettings(t, dir, "s.json", content)
 		got, warnings, err := read(path, "project", dir)
-		if err != nil || len(warnings) != 0 || !reflect.DeepEqual(got, engine.PermissionSettings{}) {
+		if err != nil || len(warnings) != 0 || !reflect.DeepEqual(got, rules.Settings{}) {
 			t.Errorf("%q: got %+v, %q, %v; want an empty layer", content, got, warnings, err)
 		}
 	}
@@ -111,28 +111,28 @@ func TestSettingsReadEmptyLayers(t *testing.T) {
 // Merge concatenates, keeps the last mode set, dedupes directories, and
 // shares no slice with its layers.
 func TestSettingsMerge(t *testing.T) {
-	a := engine.PermissionSettings{
-		Allow: make([]engine.SourcedRule, 1, 8), Mode: engine.ModePlan, ModeSource: "user", ModeFile: "/u",
+	a := rules.Settings{
+		Allow: make([]rules.Rule, 1, 8), Mode: rules.ModePlan, ModeSource: "user", ModeFile: "/u",
 		AdditionalDirectories: []string{"/a", "/b"},
 	}
-	a.Allow[0] = engine.SourcedRule{Text: "A"}
-	b := engine.PermissionSettings{Allow: []engine.SourcedRule{{Text: "B"}}, AdditionalDirectories: []string{"/b", "/c", "/a"}}
+	a.Allow[0] = rules.Rule{Text: "A"}
+	b := rules.Settings{Allow: []rules.Rule{{Text: "B"}}, AdditionalDirectories: []string{"/b", "/c", "/a"}}
 	m := Merge(Settings{Permissions: a}, Settings{Permissions: b}).Permissions
 	if got := ruleTexts(m.Allow); !reflect.DeepEqual(got, []string{"A", "B"}) {
 		t.Errorf("allow %q", got)
 	}
-	if m.Mode != engine.ModePlan || m.ModeSource != "user" || m.ModeFile != "/u" {
+	if m.Mode != rules.ModePlan || m.ModeSource != "user" || m.ModeFile != "/u" {
 		t.Errorf("a layer without a mode replaced it: %q %q %q", m.Mode, m.ModeSource, m.ModeFile)
 	}
 	if !reflect.DeepEqual(m.AdditionalDirectories, []string{"/a", "/b", "/c"}) {
 		t.Errorf("directories %q", m.AdditionalDirectories)
 	}
-	m.Allow = append(m.Allow[:1], engine.SourcedRule{Text: "X"})
+	m.Allow = append(m.Allow[:1], rules.Rule{Text: "X"})
 	m.AdditionalDirectories[0] = "/changed"
 	if len(a.Allow) != 1 || a.Allow[:2][1].Text != "" || a.AdditionalDirectories[0] != "/a" {
 		t.Error("the merge shares memory with a layer")
 	}
-	if got := Merge().Permissions; !reflect.DeepEqual(got, engine.PermissionSettings{}) {
+	if got := Merge().Permissions; !reflect.DeepEqual(got, rules.Settings{}) {
 		t.Errorf("merge of nothing: %+v", got)
 	}
 }
@@ -195,7 +195,7 @@ func TestSettingsMalformed(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error; got %+v", got)
 			}
-			if !reflect.DeepEqual(got, engine.PermissionSettings{}) || warnings != nil {
+			if !reflect.DeepEqual(got, rules.Settings{}) || warnings != nil {
 				t.Errorf("a broken file yielded settings %+v, warnings %q", got, warnings)
 			}
 			var se *Error

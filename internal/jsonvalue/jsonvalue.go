@@ -195,3 +195,32 @@ func Kind(raw []byte) string {
 	}
 	return "a number"
 }
+
+// CloneObject copies a JSON object deeply; nil stays nil.
+func CloneObject(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	v, _ := Clone(m).(map[string]any)
+	return v
+}
+
+// Clone copies a JSON value deeply: its objects and arrays are new, so that a change
+// to the copy leaves v as it was.
+func Clone(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = Clone(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = Clone(x)
+		}
+		return out
+	}
+	return v
+}

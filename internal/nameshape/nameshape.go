@@ -139,3 +139,12 @@ func (s Shape) MatchString(name string) bool {
 
 // String returns the rule's expression, for messages.
 func (s Shape) String() string { return s.expr }
+
+// toolName is the rule for tool names, which ToolName gives.
+var toolName = MustParse(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
+
+// ToolName returns the rule for tool names: MCP's (letters, digits, _, - and ., at
+// most 128), starting with a letter. The engine holds tools to it, and so do the
+// permission rules and the env values that name tools. The Anthropic and OpenAI
+// APIs are narrower (no dots, at most 64: engine.APIName).
+func ToolName() Shape { return toolName }

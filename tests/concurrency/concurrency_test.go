@@ -21,6 +21,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 )
 
@@ -79,7 +80,7 @@ func load(t testing.TB, e *engine.Engine, files map[string]string) {
 	for name, src := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(src)}
 	}
-	if diags := e.Load(engine.Source{Name: "tools", FS: fsys}); engine.HasErrors(diags) {
+	if diags := e.Load(engine.Source{Name: "tools", FS: fsys}); diag.HasErrors(diags) {
 		var lines []string
 		for _, d := range diags {
 			lines = append(lines, d.String())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/internal/longtest"
 )
 
@@ -414,22 +415,22 @@ func d16Variants() []variant {
 // runBadLoad loads a good hostile tool from the source "base", then the bad src as
 // hostile.lua of the later source "tools": the load reports an error for the file,
 // and the good version keeps serving, as does the healthy tool.
-func runBadLoad(t *testing.T, h *host, src string, anyOf []string) []engine.Diagnostic {
+func runBadLoad(t *testing.T, h *host, src string, anyOf []string) []diag.Diagnostic {
 	t.Helper()
 	good := source("base", map[string]string{"hostile.lua": hostileSource("", `return "good"`, "", "")})
-	if diags := h.load(map[string]string{"healthy.lua": healthyTool}, good); engine.HasErrors(diags) {
+	if diags := h.load(map[string]string{"healthy.lua": healthyTool}, good); diag.HasErrors(diags) {
 		t.Fatalf("good load: %v", diags)
 	}
 	h.probe(1)
 	start := time.Now()
-	var diags []engine.Diagnostic
+	var diags []diag.Diagnostic
 	h.guard("bad load", 30*time.Second, nil, func() {
 		diags = h.e.Load(good, source("tools", map[string]string{"healthy.lua": healthyTool, "hostile.lua": src}))
 	})
 	took := time.Since(start)
 	text := fmt.Sprint(diags)
 	t.Logf("%v: %.300s", took, text)
-	if !engine.HasErrors(diags) || !strings.Contains(text, "tools/hostile.lua") {
+	if !diag.HasErrors(diags) || !strings.Contains(text, "tools/hostile.lua") {
 		t.Errorf("the bad file was not reported: %s", text)
 		return diags
 	}

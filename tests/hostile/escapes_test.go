@@ -18,6 +18,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // TestEscapes covers section 6.1 of the catalogue: E1-E25.
@@ -225,7 +226,7 @@ func e16(name, store string) variant {
 func runE13AtLoad(t *testing.T, h *host) {
 	own := hostileSource(`tostring = function() return "evil" end
 `, `return tostring(1)`, "", "")
-	if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": own}); engine.HasErrors(diags) {
+	if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": own}); diag.HasErrors(diags) {
 		t.Fatalf("a tool defining its own global failed to load: %v", diags)
 	}
 	r, took := h.call("hostile", h.paths(nil))
@@ -235,7 +236,7 @@ func runE13AtLoad(t *testing.T, h *host) {
 	patch := hostileSource(`string.format = function() return "evil" end
 `, `return "loaded"`, "", "")
 	diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": patch})
-	if !engine.HasErrors(diags) || !strings.Contains(fmt.Sprint(diags), "read-only") {
+	if !diag.HasErrors(diags) || !strings.Contains(fmt.Sprint(diags), "read-only") {
 		t.Errorf("a tool patching string.format at load: diagnostics %v, want a read-only error", diags)
 	}
 	h.healthy()
@@ -376,7 +377,7 @@ func runE21AtLoad(t *testing.T, h *host) {
 		t.Run(c.name, func(t *testing.T) {
 			caught := hostileSource(`local ok, got = pcall(function() return `+c.expr+` end)
 `, `return tostring(ok) .. " " .. tostring(got)`, "", "")
-			if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": caught}); engine.HasErrors(diags) {
+			if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": caught}); diag.HasErrors(diags) {
 				t.Fatalf("a tool catching a refusal at load failed to load: %v", diags)
 			}
 			r, took := h.call("hostile", h.paths(nil))
@@ -385,7 +386,7 @@ func runE21AtLoad(t *testing.T, h *host) {
 
 			uncaught := hostileSource("local got = "+c.expr+"\n", `return "LEAK: loaded"`, "", "")
 			diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": uncaught})
-			if !engine.HasErrors(diags) || !strings.Contains(fmt.Sprint(diags), c.fn+" "+refused) {
+			if !diag.HasErrors(diags) || !strings.Contains(fmt.Sprint(diags), c.fn+" "+refused) {
 				t.Errorf("a tool calling %s at load: diagnostics %v, want an error saying %q", c.fn, diags, refused)
 			}
 			for _, made := range []string{"made-at-load.txt", "made-by-shell.txt"} {
@@ -415,7 +416,7 @@ local read = fs.read("data.txt")`
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			src := hostileSource("", `return "called"`, "", m.member)
-			if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": src}); engine.HasErrors(diags) {
+			if diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": src}); diag.HasErrors(diags) {
 				t.Fatalf("load: %v", diags)
 			}
 			tool, ok := h.e.Registry().Lookup("hostile")
@@ -539,7 +540,7 @@ func e25Variants() []variant {
 			start := time.Now()
 			diags := h.load(map[string]string{"healthy.lua": healthyTool, "hostile.lua": src})
 			took := time.Since(start)
-			if !engine.HasErrors(diags) {
+			if !diag.HasErrors(diags) {
 				t.Errorf("the tool loaded: %v", diags)
 			}
 			text := fmt.Sprint(diags)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 )
 
 // TestFaults covers section 6.3 of the catalogue: F1-F29 (F20-F27 belong to hot
@@ -339,7 +340,7 @@ func runDuplicateNames(t *testing.T, h *host) {
 	first := h.load(files)
 	second := h.load(files)
 	text := fmt.Sprint(first)
-	if !engine.HasErrors(first) || !strings.Contains(text, "tools/a.lua") || !strings.Contains(text, "tools/b.lua") {
+	if !diag.HasErrors(first) || !strings.Contains(text, "tools/a.lua") || !strings.Contains(text, "tools/b.lua") {
 		t.Errorf("duplicate names not reported with both files: %s", text)
 	}
 	if fmt.Sprint(first) != fmt.Sprint(second) {
@@ -357,7 +358,7 @@ func runDuplicateKeepsExisting(t *testing.T, h *host) {
 		"a.lua": hostileSource("", `return "a"`, "", ""),
 		"b.lua": hostileSource("", `return "b"`, "", "")})
 	diags := h.load(map[string]string{"healthy.lua": healthyTool}, base, later)
-	if !engine.HasErrors(diags) {
+	if !diag.HasErrors(diags) {
 		t.Errorf("duplicates not reported: %v", diags)
 	}
 	r, took := h.call("hostile", h.paths(nil))

@@ -22,7 +22,9 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // Canary values. None of them may ever appear in what a call returns, logs or fails
@@ -134,7 +136,7 @@ return {
 type hostConfig struct {
 	limits  bindings.Limits
 	timeout time.Duration
-	mode    engine.Mode
+	mode    rules.Mode
 	modules []*bindings.Module
 	goTools []engine.ToolDef
 	// tools are tool files (name -> source) loaded with healthy.lua; nil loads the
@@ -206,7 +208,7 @@ func newHost(t *testing.T, cfg hostConfig) *host {
 		for name, src := range cfg.tools {
 			files[name] = src
 		}
-		if diags := h.load(files); engine.HasErrors(diags) {
+		if diags := h.load(files); diag.HasErrors(diags) {
 			t.Fatalf("loading the test tools failed: %v", diags)
 		}
 	}
@@ -231,9 +233,9 @@ func source(name string, files map[string]string) engine.Source {
 
 // load loads the files as the source "tools" (plus any further sources) under the
 // same escape checks as a call, and returns the diagnostics.
-func (h *host) load(files map[string]string, more ...engine.Source) []engine.Diagnostic {
+func (h *host) load(files map[string]string, more ...engine.Source) []diag.Diagnostic {
 	h.t.Helper()
-	var diags []engine.Diagnostic
+	var diags []diag.Diagnostic
 	h.guard("load", 0, nil, func() {
 		diags = h.e.Load(append([]engine.Source{source("tools", files)}, more...)...)
 	})

@@ -13,6 +13,8 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
+	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/engine/feature"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/netpolicy"
 )
@@ -34,7 +36,7 @@ func (a *app) withTools(describesSet bool, fn func(s *session) int) int {
 	defer s.close()
 	a.report(s.diags)
 	code := fn(s)
-	if describesSet && a.cfg.strict && code == ExitOK && engine.HasErrors(s.diags) {
+	if describesSet && a.cfg.strict && code == ExitOK && diag.HasErrors(s.diags) {
 		return ExitUsage
 	}
 	return code
@@ -112,15 +114,15 @@ func runList(a *app, args []string) int {
 					toolFlags
 				}{"tool", t.Name(), t.Aliases(), t.Source(), a.flagsOf(t)})
 			}
-			for _, p := range reg.Prompts() {
+			for _, p := range feature.Prompts(reg) {
 				out = append(out, struct {
-					Kind      string                  `json:"kind"`
-					Name      string                  `json:"name"`
-					Arguments []engine.PromptArgument `json:"arguments"`
-					Source    string                  `json:"source"`
+					Kind      string                   `json:"kind"`
+					Name      string                   `json:"name"`
+					Arguments []feature.PromptArgument `json:"arguments"`
+					Source    string                   `json:"source"`
 				}{"prompt", p.Name(), p.Arguments(), p.Source()})
 			}
-			for _, r := range reg.Resources() {
+			for _, r := range feature.Resources(reg) {
 				out = append(out, resourceEntry(r))
 			}
 			a.printJSON(out)
@@ -132,7 +134,7 @@ func runList(a *app, args []string) int {
 			w.row(t.Name(), a.flagsOf(t).String(), t.Source())
 		}
 		w.flush()
-		if ps := reg.Prompts(); len(ps) > 0 {
+		if ps := feature.Prompts(reg); len(ps) > 0 {
 			fmt.Fprintln(a.stdout)
 			w := newTable(a.stdout)
 			w.row("PROMPT", "ARGUMENTS", "SOURCE")
@@ -141,7 +143,7 @@ func runList(a *app, args []string) int {
 			}
 			w.flush()
 		}
-		if rs := reg.Resources(); len(rs) > 0 {
+		if rs := feature.Resources(reg); len(rs) > 0 {
 			fmt.Fprintln(a.stdout)
 			w := newTable(a.stdout)
 			w.row("RESOURCE", "NAME", "MIME TYPE", "SOURCE")
@@ -369,7 +371,7 @@ func runCall(a *app, args []string) int {
 			a.printResult(r)
 		}
 		switch {
-		case r.Stage == engine.StageLookup && engine.HasErrors(s.diags):
+		case r.Stage == engine.StageLookup && diag.HasErrors(s.diags):
 			fmt.Fprintf(a.stderr, "luatool: some tool files failed to load (above); %s may be one of them\n", use.Name)
 			return ExitUsage
 		case r.Block.IsError:
@@ -508,20 +510,20 @@ func runCheck(a *app, args []string) int {
 	ctx, cancel := a.bounded()
 	s.diags = append(s.diags, s.eng.CheckMembers(ctx)...)
 	cancel()
-	engine.SortDiagnostics(s.diags)
-	failed := engine.HasErrors(s.diags)
+	diag.Sort(s.diags)
+	failed := diag.HasErrors(s.diags)
 	names := s.eng.Registry().Names()
 	if a.cfg.json {
 		diags := s.diags
 		if diags == nil {
-			diags = []engine.Diagnostic{}
+			diags = []diag.Diagnostic{}
 		}
 		reg := s.eng.Registry()
 		prompts, resources := []string{}, []string{}
-		for _, p := range reg.Prompts() {
+		for _, p := range feature.Prompts(reg) {
 			prompts = append(prompts, p.Name())
 		}
-		for _, r := range reg.Resources() {
+		for _, r := range feature.Resources(reg) {
 			resources = append(resources, r.URI())
 		}
 		a.printJSON(map[string]any{"ok": !failed, "tools": names, "prompts": prompts, "resources": resources, "diagnostics": diags})
@@ -531,13 +533,13 @@ func runCheck(a *app, args []string) int {
 		}
 		errs := 0
 		for _, d := range s.diags {
-			if d.Severity == engine.SeverityError {
+			if d.Severity == diag.SeverityError {
 				errs++
 			}
 		}
 		loaded := plural(len(names), "tool")
-		if reg := s.eng.Registry(); len(reg.Prompts())+len(reg.Resources()) > 0 {
-			loaded += fmt.Sprintf(", %s and %s", plural(len(reg.Prompts()), "prompt"), plural(len(reg.Resources()), "resource"))
+		if reg := s.eng.Registry(); len(feature.Prompts(reg))+len(feature.Resources(reg)) > 0 {
+			loaded += fmt.Sprintf(", %s and %s", plural(len(feature.Prompts(reg)), "prompt"), plural(len(feature.Resources(reg)), "resource"))
 		}
 		fmt.Fprintf(a.stdout, "%s loaded, %s\n", loaded, plural(errs, "error"))
 	}
@@ -553,7 +555,7 @@ func indent(s string) string {
 
 // promptArguments renders a prompt's arguments for list: their names, a required
 // one marked with *, or "-".
-func promptArguments(p *engine.Prompt) string {
+func promptArguments(p *feature.Prompt) string {
 	var names []string
 	for _, a := range p.Arguments() {
 		if a.Required {
@@ -569,7 +571,7 @@ func promptArguments(p *engine.Prompt) string {
 }
 
 // resourceEntry is a resource in list --json: uri or uriTemplate, as MCP lists it.
-func resourceEntry(r *engine.Resource) any {
+func resourceEntry(r *feature.Resource) any {
 	type entry struct {
 		Kind        string `json:"kind"`
 		URI         string `json:"uri,omitempty"`

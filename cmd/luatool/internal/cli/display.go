@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/env"
 )
 
 // A display writes what a person watching a command sees on stderr: tool uses,
@@ -22,7 +22,7 @@ type display struct {
 	tty   bool
 	color bool
 	// redactor keeps secrets off the display: every line goes through it.
-	redactor *engine.Redactor
+	redactor *env.Redactor
 
 	mu       sync.Mutex
 	spinning string // the spinner's label; "" when no spinner is shown
@@ -129,7 +129,7 @@ func (d *display) line(s string) {
 }
 
 // redactWith has every line from now on redacted by r (nil: none).
-func (d *display) redactWith(r *engine.Redactor) {
+func (d *display) redactWith(r *env.Redactor) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.redactor = r

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -17,7 +18,7 @@ import (
 // own environment to every tool and taken for a secret. --env takes a name only: a
 // value written on the command line would show in ps and in the shell's history,
 // so --env NAME=value is refused with the way to give it instead.
-func (a *app) toolEnv(fromFiles []engine.EnvVar) (*engine.Env, error) {
+func (a *app) toolEnv(fromFiles []env.Var) (*env.Set, error) {
 	vars := slices.Clone(fromFiles)
 	var errs []error
 	for _, name := range a.cfg.env {
@@ -25,7 +26,7 @@ func (a *app) toolEnv(fromFiles []engine.EnvVar) (*engine.Env, error) {
 			errs = append(errs, fmt.Errorf("--env %s: --env takes a name, not a value (a value on the command line shows in ps and the shell's history): set it in the environment, %s=... luatool --env %s ..., or in a settings file's \"env\"", n+"=...", n, n))
 			continue
 		}
-		if err := engine.CheckEnvVar(engine.EnvVar{Name: name}); err != nil {
+		if err := env.Check(env.Var{Name: name}); err != nil {
 			errs = append(errs, fmt.Errorf("--env: %w", err))
 			continue
 		}
@@ -34,8 +35,8 @@ func (a *app) toolEnv(fromFiles []engine.EnvVar) (*engine.Env, error) {
 			errs = append(errs, fmt.Errorf("--env %s: %s is not set in luatool's environment", name, name))
 			continue
 		}
-		v := engine.EnvVar{Name: name, Value: value, Secret: true, Source: "--env " + name}
-		if err := engine.CheckEnvVar(v); err != nil {
+		v := env.Var{Name: name, Value: value, Secret: true, Source: "--env " + name}
+		if err := env.Check(v); err != nil {
 			errs = append(errs, fmt.Errorf("--env %s: %w", name, err))
 			continue
 		}
@@ -44,13 +45,13 @@ func (a *app) toolEnv(fromFiles []engine.EnvVar) (*engine.Env, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return engine.NewEnv(vars)
+	return env.New(vars)
 }
 
 // envList renders the values a settings file hands tools, for a person deciding
 // whether to trust it: a value that is not secret as it is (it may point a tool
 // somewhere), a secret by its name only, and the tools each is for.
-func envList(vars []engine.EnvVar) string {
+func envList(vars []env.Var) string {
 	parts := make([]string, len(vars))
 	for i, v := range vars {
 		parts[i] = v.Name + "=" + strconv.Quote(v.Value)
@@ -66,7 +67,7 @@ func envList(vars []engine.EnvVar) string {
 
 // warnEnvTools warns about values given to tools by a name that no tool on offer
 // has: the value reaches no tool, which is most likely a misspelt name.
-func (a *app) warnEnvTools(env *engine.Env, reg *engine.Registry) {
+func (a *app) warnEnvTools(env *env.Set, reg *engine.Registry) {
 	names := reg.Names()
 	for _, v := range env.Vars() {
 		for _, t := range v.Tools {

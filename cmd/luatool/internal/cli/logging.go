@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/internal/spell"
 )
 
@@ -51,10 +51,10 @@ func (a *app) serveLogger() (*slog.Logger, error) {
 
 // logDiagnostics logs load diagnostics, each at the level of its severity, with what
 // follows (the suffix) said after it.
-func logDiagnostics(log *slog.Logger, diags []engine.Diagnostic, suffix string) {
+func logDiagnostics(log *slog.Logger, diags []diag.Diagnostic, suffix string) {
 	for _, d := range diags {
 		level := slog.LevelWarn
-		if d.Severity == engine.SeverityError {
+		if d.Severity == diag.SeverityError {
 			level = slog.LevelError
 		}
 		log.Log(context.Background(), level, d.String()+suffix)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
 )
@@ -170,7 +171,7 @@ func (a *app) testEngine(dir string) func(root, scratch string) (*engine.Engine,
 		srcs = append(srcs, engine.DirSource(dir))
 		var problems []string
 		for _, d := range eng.Load(srcs...) {
-			if d.Severity == engine.SeverityError {
+			if d.Severity == diag.SeverityError {
 				problems = append(problems, d.String())
 			}
 		}

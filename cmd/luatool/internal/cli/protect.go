@@ -6,26 +6,26 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/engine/settings"
+	"github.com/luatool/luatool/engine/hooks"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // protectedPaths are the files and directories this command loads as code or
-// configuration, which no call writes without a person's yes (engine.ProtectedPath).
+// configuration, which no call writes without a person's yes (rules.ProtectedPath).
 // The engine itself protects .git, .luatool, .claude, shell and editor
 // configuration and the like wherever they are, and the tool directories it loads;
 // these are luatool's own besides, named here because they may not exist yet, or
 // are not tool directories: the user's configuration directory (settings, tools,
 // the list of trusted folders), every --tools directory, the --settings and
 // --tokens files, and the scripts that settings hooks run.
-func (a *app) protectedPaths(root string, hooks settings.Hooks) []engine.ProtectedPath {
-	var out []engine.ProtectedPath
+func (a *app) protectedPaths(root string, hooks hooks.Settings) []rules.ProtectedPath {
+	var out []rules.ProtectedPath
 	add := func(path, why string) {
 		if path == "" {
 			return
 		}
 		if abs, err := filepath.Abs(path); err == nil {
-			out = append(out, engine.ProtectedPath{Path: abs, Why: why})
+			out = append(out, rules.ProtectedPath{Path: abs, Why: why})
 		}
 	}
 	if dir := userConfigDir(home(), os.Getenv("XDG_CONFIG_HOME")); dir != "" {
@@ -48,7 +48,7 @@ func (a *app) protectedPaths(root string, hooks settings.Hooks) []engine.Protect
 // command (or exec form) that contain a slash, with $CLAUDE_PROJECT_DIR replaced and
 // made absolute against root, where hooks run. A hook's program found on PATH is
 // not the project's to protect.
-func hookScripts(h settings.CommandHook, root string) []string {
+func hookScripts(h hooks.CommandSpec, root string) []string {
 	words := h.Args
 	if h.Command != "" {
 		words = strings.Fields(h.Command)

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/engine/settings"
+	"github.com/luatool/luatool/engine/hooks"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // TestHookScriptsAreProtected: the scripts settings hooks run (by a path relative to
@@ -20,11 +21,11 @@ func TestHookScriptsAreProtected(t *testing.T) {
 	check := writeFile(t, root, "hooks/check.sh", "#!/bin/sh\n")
 	lint := writeFile(t, root, "scripts/lint.py", "")
 	gate := writeFile(t, root, "gate", "")
-	hooks := settings.Hooks{Commands: []settings.CommandHook{
-		{Event: engine.PreToolUse, Command: "./hooks/check.sh --strict"},
-		{Event: engine.PreToolUse, Command: `python3 "$CLAUDE_PROJECT_DIR/scripts/lint.py"`},
-		{Event: engine.PostToolUse, Args: []string{"${CLAUDE_PROJECT_DIR}/gate"}},
-		{Event: engine.PostToolUse, Command: "jq . ./missing.sh"},
+	hooks := hooks.Settings{Commands: []hooks.CommandSpec{
+		{Event: hooks.PreToolUse, Command: "./hooks/check.sh --strict"},
+		{Event: hooks.PreToolUse, Command: `python3 "$CLAUDE_PROJECT_DIR/scripts/lint.py"`},
+		{Event: hooks.PostToolUse, Args: []string{"${CLAUDE_PROJECT_DIR}/gate"}},
+		{Event: hooks.PostToolUse, Command: "jq . ./missing.sh"},
 	}}
 	a := &app{cfg: config{tools: []string{root + "/tools"}, settings: filepath.Join(root, "s.json")}}
 	var got []string
@@ -48,7 +49,7 @@ func TestHookScriptsAreProtected(t *testing.T) {
 func TestYesDoesNotAnswerProtectedWrites(t *testing.T) {
 	a := &app{cfg: config{yes: true}, stdin: strings.NewReader(""), stderr: io.Discard}
 	ask := a.canUseTool()
-	if d, err := ask(context.Background(), engine.PermissionRequest{Message: "Write wants to write x"}); err != nil || d.Behavior != engine.Allow {
+	if d, err := ask(context.Background(), engine.PermissionRequest{Message: "Write wants to write x"}); err != nil || d.Behavior != rules.Allow {
 		t.Errorf("an ordinary ask: %+v, %v", d, err)
 	}
 	_, err := ask(context.Background(), engine.PermissionRequest{Protected: true, Message: "Write wants to write .git/config, which is protected"})

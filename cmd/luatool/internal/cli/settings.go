@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/netpolicy"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/settings"
 )
 
@@ -120,23 +120,23 @@ func readSettings(p settingsPaths) (settings.Settings, []string, error) {
 // --mode, rules rooted at cwd (absolute). The error names the flag of every bad value.
 func (c *config) flagSettings(cwd string) (settings.Settings, error) {
 	var (
-		out  engine.PermissionSettings
+		out  rules.Settings
 		errs []error
 	)
-	add := func(flag string, texts []string, list *[]engine.SourcedRule) {
+	add := func(flag string, texts []string, list *[]rules.Rule) {
 		for _, text := range texts {
-			if err := engine.CheckRule(text); err != nil {
+			if err := rules.Check(text); err != nil {
 				errs = append(errs, fmt.Errorf("--%s %q: %w", flag, text, err))
 				continue
 			}
-			*list = append(*list, engine.SourcedRule{Text: text, Source: "--" + flag, Root: cwd})
+			*list = append(*list, rules.Rule{Text: text, Source: "--" + flag, Root: cwd})
 		}
 	}
 	add("allow", c.allow, &out.Allow)
 	add("ask", c.ask, &out.Ask)
 	add("deny", c.deny, &out.Deny)
 	if c.mode != "" {
-		if m, err := engine.ParseMode(c.mode); err != nil {
+		if m, err := rules.ParseMode(c.mode); err != nil {
 			errs = append(errs, fmt.Errorf("--mode: %w", err))
 		} else {
 			out.Mode, out.ModeSource = m, "--mode"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 func writeFile(t *testing.T, dir, rel, content string) string {
@@ -36,7 +36,7 @@ func projectSettings(t *testing.T, dir string) *readLayer {
 	return &p.read
 }
 
-func ruleTexts(rules []engine.SourcedRule) []string {
+func ruleTexts(rules []rules.Rule) []string {
 	var out []string
 	for _, r := range rules {
 		out = append(out, r.Text)
@@ -81,7 +81,7 @@ func TestSettingsOrderAndModePrecedence(t *testing.T) {
 		t.Errorf("roots %q, want %q", roots, wantRoots)
 	}
 	// The --settings file sets no mode: the project's stands.
-	if merged.Mode != engine.ModeAcceptEdits || merged.ModeSource != "project" || merged.ModeFile != proj {
+	if merged.Mode != rules.ModeAcceptEdits || merged.ModeSource != "project" || merged.ModeFile != proj {
 		t.Errorf("mode %q from %q %q, want acceptEdits from the project file", merged.Mode, merged.ModeSource, merged.ModeFile)
 	}
 	if got, want := merged.AdditionalDirectories, []string{filepath.Join(home, "shared"), "/x", "/y"}; !reflect.DeepEqual(got, want) {
@@ -94,7 +94,7 @@ func TestSettingsOrderAndModePrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := flags.Permissions; f.Mode != engine.ModeDontAsk || f.ModeSource != "--mode" || f.Deny[0] != (engine.SourcedRule{Text: "CD", Source: "--deny", Root: cwd}) {
+	if f := flags.Permissions; f.Mode != rules.ModeDontAsk || f.ModeSource != "--mode" || f.Deny[0] != (rules.Rule{Text: "CD", Source: "--deny", Root: cwd}) {
 		t.Errorf("flags %+v", f)
 	}
 }
@@ -104,7 +104,7 @@ func TestSettingsOrderAndModePrecedence(t *testing.T) {
 func TestSettingsMissingAndBrokenFiles(t *testing.T) {
 	empty := t.TempDir()
 	got, warnings, err := readSettings(settingsPaths{Home: empty, ConfigHome: filepath.Join(empty, "cfg"), Project: projectSettings(t, empty)})
-	if err != nil || warnings != nil || !reflect.DeepEqual(got.Permissions, engine.PermissionSettings{}) {
+	if err != nil || warnings != nil || !reflect.DeepEqual(got.Permissions, rules.Settings{}) {
 		t.Errorf("missing optional files: %+v, %q, %v", got, warnings, err)
 	}
 	missing := filepath.Join(empty, "nope.json")

@@ -16,7 +16,9 @@ import (
 	"github.com/luatool/luatool/session/redisstore"
 
 	"github.com/luatool/luatool/engine/codemode"
+	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/settings"
 
 	"github.com/luatool/luatool/builtin/hostmod"
@@ -29,7 +31,7 @@ import (
 // session is an engine wired for one command, with the diagnostics of its load.
 type session struct {
 	eng        *engine.Engine
-	diags      []engine.Diagnostic
+	diags      []diag.Diagnostic
 	results    string
 	ownResults bool
 	// closeStore releases the session store of --state; nil for memory.
@@ -268,7 +270,7 @@ func maxToolUseConcurrency() int {
 }
 
 // permissions is the permission part of settingsFor.
-func (a *app) permissions(root string) (engine.PermissionSettings, error) {
+func (a *app) permissions(root string) (rules.Settings, error) {
 	set, err := a.settingsFor(root)
 	return set.Permissions, err
 }
@@ -334,7 +336,7 @@ func (a *app) canUseTool() engine.CanUseToolFunc {
 	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		switch {
 		case !req.Protected:
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow}, nil
 		case prompt != nil:
 			return prompt(ctx, req)
 		}
@@ -362,25 +364,25 @@ func (a *app) prompt() engine.CanUseToolFunc {
 		fmt.Fprintf(a.stderr, "Allow %s?\n  [y] yes, once%s\n  [n] no (type a reason after n to tell the model)\n> ", req.Description, always)
 		line, err := in.ReadString('\n')
 		if err != nil {
-			return engine.PermissionDecision{Behavior: engine.Deny}, nil
+			return engine.PermissionDecision{Behavior: rules.Deny}, nil
 		}
 		line = strings.TrimSpace(line)
 		switch strings.ToLower(line) {
 		case "y", "yes":
-			return engine.PermissionDecision{Behavior: engine.Allow}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow}, nil
 		case "a", "always":
-			return engine.PermissionDecision{Behavior: engine.Allow, AddRules: req.Suggestions}, nil
+			return engine.PermissionDecision{Behavior: rules.Allow, AddRules: req.Suggestions}, nil
 		}
 		if reason, ok := strings.CutPrefix(line, "n "); ok {
-			return engine.PermissionDecision{Behavior: engine.Deny, Message: strings.TrimSpace(reason)}, nil
+			return engine.PermissionDecision{Behavior: rules.Deny, Message: strings.TrimSpace(reason)}, nil
 		}
-		return engine.PermissionDecision{Behavior: engine.Deny}, nil
+		return engine.PermissionDecision{Behavior: rules.Deny}, nil
 	}
 }
 
 // report prints load diagnostics to stderr; it is used by commands that go on
 // serving the tools that loaded.
-func (a *app) report(diags []engine.Diagnostic) {
+func (a *app) report(diags []diag.Diagnostic) {
 	for _, d := range diags {
 		fmt.Fprintf(a.stderr, "luatool: %s\n", d)
 	}

@@ -37,7 +37,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/engine/settings"
 	"github.com/luatool/luatool/internal/dirlock"
 	"github.com/luatool/luatool/internal/spell"
@@ -307,7 +307,7 @@ func settingsLines(s settings.Settings) []string {
 	}
 	for _, l := range []struct {
 		name  string
-		rules []engine.SourcedRule
+		rules []rules.Rule
 	}{{"allow", perm.Allow}, {"ask", perm.Ask}, {"deny", perm.Deny}} {
 		if len(l.rules) > 0 {
 			out = append(out, fmt.Sprintf("%s: %s", l.name, ruleList(l.rules)))
@@ -361,8 +361,8 @@ func luaFiles(dir string) []string {
 }
 
 // ruleList renders rules as "A, B, C".
-func ruleList(rules []engine.SourcedRule) string {
-	return joined(rules, func(r engine.SourcedRule) string { return r.Text })
+func ruleList(list []rules.Rule) string {
+	return joined(list, func(r rules.Rule) string { return r.Text })
 }
 
 // patternList renders host patterns as "a, b, c".
@@ -382,8 +382,8 @@ func joined[T any](items []T, text func(T) string) string {
 // announcePermissions says on stderr what makes this command's permissions other
 // than the defaults a person would assume: a mode other than default, with the file
 // or flag that set it, and the allow rules of project files, with the file.
-func (a *app) announcePermissions(perm engine.PermissionSettings) {
-	if perm.Mode != "" && perm.Mode != engine.ModeDefault {
+func (a *app) announcePermissions(perm rules.Settings) {
+	if perm.Mode != "" && perm.Mode != rules.ModeDefault {
 		by := perm.ModeFile
 		if by == "" {
 			by = perm.ModeSource
@@ -391,7 +391,7 @@ func (a *app) announcePermissions(perm engine.PermissionSettings) {
 		a.logger().Info(fmt.Sprintf("mode %s, set by %s", perm.Mode, by))
 	}
 	var files []string
-	byFile := map[string][]engine.SourcedRule{}
+	byFile := map[string][]rules.Rule{}
 	for _, r := range perm.Allow {
 		if r.Source != projectLayer {
 			continue

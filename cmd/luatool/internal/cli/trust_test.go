@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/rules"
 )
 
 // trustProject makes a project with a tool file, a lib module and a settings file
@@ -92,7 +93,7 @@ func TestTrustPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !usesProjectTools(srcs, root) || perms.Mode != engine.ModeBypassPermissions || len(perms.Allow) != 2 {
+	if !usesProjectTools(srcs, root) || perms.Mode != rules.ModeBypassPermissions || len(perms.Allow) != 2 {
 		t.Errorf("after yes: tools used %v, mode %q, allow %v", usesProjectTools(srcs, root), perms.Mode, perms.Allow)
 	}
 	settingsFile := filepath.Join(root, ".luatool", "settings.json")
