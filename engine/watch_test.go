@@ -70,7 +70,7 @@ func TestBurstOfEventsMakesOneRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newTestEngine(t, Options{Loaders: []Loader{nameLoader{}}})
-	if d := e.Load(DirSource(dir)); HasErrors(d) {
+	if d := e.Load(DirSource(dir)); diag.HasErrors(d) {
 		t.Fatal(d)
 	}
 	var events []Event
