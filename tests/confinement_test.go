@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luatool/luatool/internal/longtest"
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // The escapes of issue 15, each reproduced against the luatool binary: what a tool
@@ -86,7 +86,7 @@ func TestTwoProcessesNeverLoseAnUpdate(t *testing.T) {
 	if err := os.WriteFile(file, []byte("END\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rounds := longtest.Pick(t, 20, 200)
+	rounds := extdata.Long(t, 20, 200)
 	var mu sync.Mutex
 	done, refused := 0, 0
 	var succeeded []string

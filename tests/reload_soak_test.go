@@ -20,7 +20,7 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/mcpserver"
-	"github.com/luatool/luatool/internal/longtest"
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // The reload soak: a tool file rewritten every 10-25 ms, with good and broken
@@ -186,7 +186,7 @@ type soakCall struct {
 // timing (TestReloadNeverQuiet checks that a watcher never waits for a quiet that
 // never comes).
 func TestReloadSoak(t *testing.T) {
-	length := longtest.Pick(t, 5*time.Second, 30*time.Second)
+	length := extdata.Long(t, 5*time.Second, 30*time.Second)
 	if s := os.Getenv("LUATOOL_SOAK"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/internal/longtest"
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // liveness bounds every wait of these tests for something that must happen: it is
@@ -582,7 +582,7 @@ func TestStdioHeapBoundedUnderFlood(t *testing.T) {
 	// bound is the heap allowed, all of the test's process included; a run of this
 	// test measured about 6 MiB.
 	const bound = 64 << 20
-	requests := longtest.Pick(t, 20_000, 100_000)
+	requests := extdata.Long(t, 20_000, 100_000)
 	full := make(chan struct{}, 1)
 	srv := New(stdioEngine(t, nil), Options{})
 	defer srv.Close()

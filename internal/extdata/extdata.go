@@ -13,9 +13,14 @@
 // missing data can never pass for green. Tests that find other data themselves (the
 // differential oracle's cases) end through Unavailable in the same way.
 //
-// Record notes which tests used something from outside the repository (that suite, or
-// a program CI installs, such as redis-server), so that the fresh-clone test can run
-// exactly those again where it is missing and see each skip saying so.
+// Long gives the length of the long tests, short unless CI's setting (LongVar) asks
+// for their full length.
+//
+// Record notes which tests used something from outside the repository (that suite, a
+// program CI installs, such as redis-server, or CI's setting of the long tests'
+// length), so that the fresh-clone test can run exactly those again without it: each
+// test missing data or a program must skip saying so, each long test, run short,
+// must pass.
 //
 // The package is for tests and their helper packages only: it imports testing.
 package extdata

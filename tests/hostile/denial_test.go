@@ -15,7 +15,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
-	"github.com/luatool/luatool/internal/longtest"
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // TestDenialOfService covers section 6.2 of the catalogue: D1-D23, except D10 and D11
@@ -306,7 +306,7 @@ func runD6Kept(t *testing.T, h *host) {
 	stop := heapSampler()
 	var last *engine.Result
 	calls := 0
-	for range longtest.Pick(t, 10, 40) {
+	for range extdata.Long(t, 10, 40) {
 		r, took := h.call("hostile", h.paths(nil))
 		calls++
 		last = r
