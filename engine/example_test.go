@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing/fstest"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -267,9 +266,11 @@ func Example_watch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go eng.Watch(ctx, engine.WatchOptions{})
-	time.Sleep(100 * time.Millisecond) // let the watch start
 
-	os.WriteFile(filepath.Join(dir, "hello.lua"), tool("bonjour"), 0o644)
+	// Saved as editors save: a new file renamed over the old, so that the watch never
+	// reads it halfway (it would keep the last good version, and say why).
+	os.WriteFile(filepath.Join(dir, "hello.lua.new"), tool("bonjour"), 0o644)
+	os.Rename(filepath.Join(dir, "hello.lua.new"), filepath.Join(dir, "hello.lua"))
 	ev := <-events
 	fmt.Println(ev.Kind, ev.Tool)
 	r := eng.Call(context.Background(), engine.ToolUse{ID: "toolu_1", Name: "Hello"})

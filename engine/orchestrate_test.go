@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,97 +13,140 @@ import (
 	"github.com/luatool/luatool/engine/rules"
 )
 
-// span is when a call ran.
-type span struct{ start, end time.Time }
-
-func overlaps(a, b span) bool { return a.start.Before(b.end) && b.start.Before(a.end) }
-
-// recordingTools are Go tools that sleep and record when they ran, by tool_use id.
+// recordingTools are Go tools that record, in one sequence, when each call started
+// and ended, by tool_use id, and how many of them ran at once. A call whose input
+// names others in "meet" waits for them to have started before it ends: calls that
+// must run side by side meet, and calls run one after another would wait for each
+// other until meetGuard. A call with "block" runs until its context ends.
 type recordingTools struct {
-	mu    sync.Mutex
-	spans map[string]span
+	mu            sync.Mutex
+	log           []string // "start 1", "end 1", ... in order
+	running, most int
+	started       map[string]chan struct{}
+}
+
+// meetGuard bounds how long a call waits to meet another: a stop for a broken
+// engine that runs them one after another, not a measure.
+const meetGuard = time.Minute
+
+// startedChan returns the channel closed when the call with id starts; rt.mu is held.
+func (rt *recordingTools) startedChan(id string) chan struct{} {
+	if rt.started == nil {
+		rt.started = map[string]chan struct{}{}
+	}
+	if rt.started[id] == nil {
+		rt.started[id] = make(chan struct{})
+	}
+	return rt.started[id]
 }
 
 func (rt *recordingTools) def(name string, safe bool, change *ContextChange) ToolDef {
 	return ToolDef{
-		Name:              name,
-		InputSchema:       map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}},
+		Name: name,
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"id": map[string]any{"type": "string"}, "meet": map[string]any{"type": "array"}, "block": map[string]any{"type": "boolean"},
+		}},
 		Prompt:            func(context.Context, PromptOptions) (string, error) { return name, nil },
 		IsConcurrencySafe: func(context.Context, map[string]any) (bool, error) { return safe, nil },
 		IsReadOnly:        func(context.Context, map[string]any) (bool, error) { return true, nil },
 		Call: func(ctx context.Context, in map[string]any, cc *CallContext) (*ToolResult, error) {
-			start := time.Now()
-			select {
-			case <-time.After(80 * time.Millisecond):
-			case <-ctx.Done():
+			id := in["id"].(string)
+			rt.mu.Lock()
+			rt.log = append(rt.log, "start "+id)
+			rt.running++
+			rt.most = max(rt.most, rt.running)
+			close(rt.startedChan(id))
+			var meet []chan struct{}
+			for _, m := range in["meet"].([]any) {
+				meet = append(meet, rt.startedChan(m.(string)))
+			}
+			rt.mu.Unlock()
+			defer func() {
+				rt.mu.Lock()
+				rt.running--
+				rt.log = append(rt.log, "end "+id)
+				rt.mu.Unlock()
+			}()
+			for i, ch := range meet {
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(meetGuard):
+					return nil, fmt.Errorf("call %s never met call %v", id, in["meet"].([]any)[i])
+				}
+			}
+			if in["block"] == true {
+				<-ctx.Done()
 				return nil, ctx.Err()
 			}
-			rt.mu.Lock()
-			rt.spans[in["id"].(string)] = span{start, time.Now()}
-			rt.mu.Unlock()
-			return &ToolResult{Data: fmt.Sprintf("%s %s cwd=%s mode=%s", name, in["id"], cc.Cwd, cc.Mode), ContextModifier: change}, nil
+			return &ToolResult{Data: fmt.Sprintf("%s %s cwd=%s mode=%s", name, id, cc.Cwd, cc.Mode), ContextModifier: change}, nil
 		},
 	}
 }
 
+// before reports whether event a ("start 1", "end 2") was recorded before b.
+func (rt *recordingTools) before(a, b string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	i, j := slices.Index(rt.log, a), slices.Index(rt.log, b)
+	return i >= 0 && j >= 0 && i < j
+}
+
+// uses returns the tool uses of calls written "Name:id", each optionally followed by
+// "meet=id,id" and "block" (see recordingTools).
 func uses(calls ...string) []ToolUse {
 	var out []ToolUse
 	for _, c := range calls {
-		name, id, _ := strings.Cut(c, ":")
-		out = append(out, ToolUse{ID: id, Name: name, Input: json.RawMessage(`{"id":"` + id + `"}`)})
+		words := strings.Fields(c)
+		name, id, _ := strings.Cut(words[0], ":")
+		in := map[string]any{"id": id, "meet": []string{}}
+		for _, w := range words[1:] {
+			if ids, ok := strings.CutPrefix(w, "meet="); ok {
+				in["meet"] = strings.Split(ids, ",")
+			} else {
+				in[w] = true
+			}
+		}
+		raw, _ := json.Marshal(in)
+		out = append(out, ToolUse{ID: id, Name: name, Input: raw})
 	}
 	return out
 }
 
-// [Read, Grep, Edit, Read, Read] runs as three batches: the first two side by side,
-// the Edit alone, the last two side by side; results come back in input order.
+// [Read, Grep, Edit, Read, Read] runs as three batches: the first two side by side
+// (they meet), the Edit alone, the last two side by side; results come back in input
+// order.
 func TestRunPartitionsIntoBatches(t *testing.T) {
-	rt := &recordingTools{spans: map[string]span{}}
+	rt := &recordingTools{}
 	e := newTestEngine(t, Options{Cwd: "/w", Tools: []ToolDef{rt.def("Read", true, nil), rt.def("Grep", true, nil), rt.def("Edit", false, nil)}})
-	results := e.Run(bg, uses("Read:1", "Grep:2", "Edit:3", "Read:4", "Read:5"))
+	results := e.Run(bg, uses("Read:1 meet=2", "Grep:2 meet=1", "Edit:3", "Read:4 meet=5", "Read:5 meet=4"))
 	for i, r := range results {
 		want := fmt.Sprintf(" %d cwd=/w", i+1)
 		if r.Block.IsError || !strings.Contains(r.Block.Content.String(), want) || r.Block.ToolUseID != fmt.Sprint(i+1) {
 			t.Errorf("result %d = %+v", i, r.Block)
 		}
 	}
-	s := rt.spans
-	if !overlaps(s["1"], s["2"]) || !overlaps(s["4"], s["5"]) {
-		t.Error("the reads of a batch did not run side by side")
-	}
-	for _, id := range []string{"1", "2", "4", "5"} {
-		if overlaps(s["3"], s[id]) {
-			t.Errorf("the Edit overlapped call %s", id)
+	for _, order := range [][2]string{{"end 1", "start 3"}, {"end 2", "start 3"}, {"end 3", "start 4"}, {"end 3", "start 5"}} {
+		if !rt.before(order[0], order[1]) {
+			t.Errorf("%s did not come before %s: the Edit did not run alone, between the batches (%v)", order[0], order[1], rt.log)
 		}
-	}
-	if !s["2"].end.Before(s["4"].start.Add(time.Millisecond)) || !s["3"].end.Before(s["4"].start.Add(time.Millisecond)) {
-		t.Error("batches did not run one after another")
 	}
 }
 
 // The batch limit bounds how many safe calls run at once.
 func TestRunBatchLimit(t *testing.T) {
-	rt := &recordingTools{spans: map[string]span{}}
+	rt := &recordingTools{}
 	e := newTestEngine(t, Options{MaxToolUseConcurrency: 2, Tools: []ToolDef{rt.def("Read", true, nil)}})
 	e.Run(bg, uses("Read:1", "Read:2", "Read:3", "Read:4"))
-	most := 0
-	for _, a := range rt.spans {
-		n := 0
-		for _, b := range rt.spans {
-			if a.start.Before(b.end) && !b.start.After(a.start) {
-				n++
-			}
-		}
-		most = max(most, n)
-	}
-	if most > 2 {
-		t.Errorf("%d calls ran at once, over the limit of 2", most)
+	if rt.most > 2 {
+		t.Errorf("%d calls ran at once, over the limit of 2", rt.most)
 	}
 }
 
 // A serial tool's context change is seen by the next call; a safe tool's is dropped.
 func TestRunContextModifiers(t *testing.T) {
-	rt := &recordingTools{spans: map[string]span{}}
+	rt := &recordingTools{}
 	e := newTestEngine(t, Options{Cwd: "/w", Tools: []ToolDef{
 		rt.def("Cd", false, &ContextChange{Cwd: "/moved", Mode: rules.ModeAcceptEdits}),
 		rt.def("SafeCd", true, &ContextChange{Cwd: "/ignored"}),
@@ -123,11 +167,19 @@ func TestRunContextModifiers(t *testing.T) {
 
 // Cancelling the turn mid-batch gives every call one result.
 func TestRunCancellation(t *testing.T) {
-	rt := &recordingTools{spans: map[string]span{}}
+	rt := &recordingTools{}
 	e := newTestEngine(t, Options{Tools: []ToolDef{rt.def("Read", true, nil), rt.def("Edit", false, nil)}})
 	ctx, cancel := context.WithCancel(bg)
-	time.AfterFunc(30*time.Millisecond, cancel)
-	results := e.Run(ctx, uses("Read:1", "Read:2", "Edit:3", "Read:4"))
+	// Cancelled once both reads of the first batch run.
+	go func() {
+		rt.mu.Lock()
+		one, two := rt.startedChan("1"), rt.startedChan("2")
+		rt.mu.Unlock()
+		<-one
+		<-two
+		cancel()
+	}()
+	results := e.Run(ctx, uses("Read:1 block", "Read:2 block", "Edit:3", "Read:4"))
 	if len(results) != 4 {
 		t.Fatalf("%d results for 4 calls", len(results))
 	}

@@ -59,6 +59,48 @@ func TestScheduleMaxWait(t *testing.T) {
 	}
 }
 
+// A burst of saves within the debounce is one reading of the directory: each file
+// event pushes back the one pending read, which, once due, finds the last content and
+// makes one update. The watch's timer is left out: the read is made due by hand, so
+// that nothing depends on when the events are handled.
+func TestBurstOfEventsMakesOneRead(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.tool")
+	if err := os.WriteFile(file, []byte("A"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newTestEngine(t, Options{Loaders: []Loader{nameLoader{}}})
+	if d := e.Load(DirSource(dir)); diag.HasErrors(d) {
+		t.Fatal(d)
+	}
+	var events []Event
+	e.Subscribe(func(ev Event) { events = append(events, ev) })
+	opts := WatchOptions{Debounce: time.Minute}.withDefaults()
+	w := &watch{e: e, opts: opts, dirs: map[string][]string{dir: {dir}}, srcDir: map[string]string{dir: dir},
+		pending: map[string]pendingRead{}, shown: map[string]map[string]time.Time{}}
+	for i := 1; i <= 10; i++ {
+		// The same tool, A, saved ten times with different bytes.
+		if err := os.WriteFile(file, []byte("A"+strings.Repeat(" ", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w.handle(fsnotify.Event{Name: file, Op: fsnotify.Write})
+	}
+	if len(w.pending) != 1 {
+		t.Fatalf("pending reads after ten events: %v, want one", w.pending)
+	}
+	w.flush()
+	if len(events) != 0 || len(w.pending) != 1 {
+		t.Fatalf("a read before the debounce passed: events %v, pending %v", events, w.pending)
+	}
+	p := w.pending[dir]
+	p.due = time.Now()
+	w.pending[dir] = p
+	w.flush()
+	if len(events) != 1 || events[0].Kind != ToolUpdated || events[0].Tool != "A" || len(w.pending) != 0 {
+		t.Errorf("after the read: events %v, pending %v; want one update of A and nothing pending", events, w.pending)
+	}
+}
+
 // A deadline (a rescan to confirm a missing file gone) holds against later changes,
 // and brings a due time no later.
 func TestScheduleDeadline(t *testing.T) {

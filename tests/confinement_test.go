@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // The escapes of issue 15, each reproduced against the luatool binary: what a tool
@@ -74,19 +76,17 @@ const (
 )
 
 // TestTwoProcessesNeverLoseAnUpdate: two luatool processes read one file and edit
-// it at the same time, 200 rounds: every edit reported as done is in the file at the
-// end, and every refusal is one of the original's texts for a file modified since it
-// was read (at validation, or in the call when the other process won in between).
+// it at the same time, 20 rounds, 200 at full length (LUATOOL_LONG_TESTS=1, as in
+// CI): every edit reported as done is in the file at the end, and every refusal is
+// one of the original's texts for a file modified since it was read (at validation,
+// or in the call when the other process won in between).
 func TestTwoProcessesNeverLoseAnUpdate(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "log.txt")
 	if err := os.WriteFile(file, []byte("END\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rounds := 200
-	if testing.Short() {
-		rounds = 20
-	}
+	rounds := extdata.Long(t, 20, 200)
 	var mu sync.Mutex
 	done, refused := 0, 0
 	var succeeded []string

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,109 +19,143 @@ import (
 
 // The environment variables of TestFreshClone.
 const (
-	// freshCloneTestVar set to 1 runs TestFreshClone, which is slow; .ci/run sets it.
+	// freshCloneTestVar set to 1 runs TestFreshClone; .ci/run sets it.
 	freshCloneTestVar = "LUATOOL_FRESH_CLONE_TEST"
-	// freshCloneVar is set to 1 in the clone's own runs, so that their TestFreshClone
-	// does not clone again.
+	// freshCloneVar is set to 1 in the runs TestFreshClone makes in the clone, so
+	// that their TestFreshClone does not start again.
 	freshCloneVar = "LUATOOL_FRESH_CLONE"
 )
 
-// TestFreshClone clones the repository into a directory with nothing beside it, as a
-// newcomer would, and runs the README's test command there: it must pass, and the tests
-// that need data from outside the repository must skip saying the data is missing
-// rather than fail or pass unseen. A second run in the clone, given the JSON Schema
-// Test Suite, runs just those tests and must report a positive number of cases for each.
+// ciPrograms are the programs .ci/run installs beside Go, for the tests that compare
+// with PUC Lua or serve from Redis. A newcomer may have none of them.
+var ciPrograms = []string{"lua5.1", "lua51", "redis-server"}
+
+// TestFreshClone shows what only a fresh clone can: that the README's two commands
+// work for a newcomer, with only Go installed, in a clone with nothing beside it. It
+// runs in a clone of HEAD with no ../shared beside it, without the programs CI
+// installs on PATH and without any LUATOOL_ variable or CC_ORACLE_CASES:
+//
+//   - the README's first command (go run ./cmd/luatool call Grep ...) builds luatool
+//     and finds what it should;
+//   - every test that used something from outside the repository in the run of the
+//     whole suite that recorded its uses (extdata.Record; .ci/run makes that run
+//     first, in a fresh clone with nothing beside it, and names the record in
+//     LUATOOL_TEST_OUTSIDE_LOG) runs again under the README's test command's flags,
+//     and must skip, saying what it misses;
+//   - every long test (extdata.Long records them too) runs again with them, short,
+//     as on a developer's machine, and must pass.
+//
+// That is enough: the whole suite already passed in a fresh clone, so nothing it needs
+// is untracked, ignored or beside the clone but the data and programs it recorded;
+// without those and without CI's LUATOOL_ settings, only the tests that recorded a
+// use behave differently (the other settings, LUATOOL_REQUIRE_*, turn skips into
+// failures and so change nothing in a run that passed), and they are the ones run
+// here.
+//
+// When the module is itself a fresh clone (nothing untracked or ignored in its
+// repository, nothing named shared beside it), as in .ci/run, the test runs there,
+// reusing the build of the suite's run; otherwise it clones HEAD.
 func TestFreshClone(t *testing.T) {
 	if os.Getenv(freshCloneVar) == "1" {
 		t.Skipf("%s=1: this is a fresh clone's own run", freshCloneVar)
 	}
 	if os.Getenv(freshCloneTestVar) != "1" {
-		t.Skipf("slow (the whole README test command again, in a clone); set %s=1 to run it, as .ci/run does", freshCloneTestVar)
+		t.Skipf("slow (builds and runs tests in a clone); set %s=1 to run it, as .ci/run does", freshCloneTestVar)
 	}
-	mod := cloneModule(t)
-	command := readmeTestCommand(t, filepath.Join(mod, "README.md"))
-
-	var needSuite []testID
-	t.Run("without the suite", func(t *testing.T) {
-		// -json only makes the output readable here; the tests run as the README says.
-		args := slices.Insert(slices.Clone(command[1:]), 1, "-json")
-		run := goTest(t, mod, cloneEnv(t), args)
-		if run.failed {
-			t.Fatalf("%s failed in a fresh clone:\n%s", strings.Join(command, " "), run.report())
+	record := os.Getenv(extdata.RecordVar)
+	if record == "" {
+		t.Fatalf("%s is unset: TestFreshClone runs again the tests a whole run of the suite recorded as using something from outside the repository; .ci/run makes that run and sets it", extdata.RecordVar)
+	}
+	uses, err := extdata.ReadUses(record)
+	if err != nil {
+		t.Fatalf("reading the uses the suite's run recorded: %v", err)
+	}
+	// Everything CI gives the suite's run was used there: data or a program CI failed
+	// to give would have let its tests skip unseen (only the suite, the oracle's
+	// cases and redis-server have a LUATOOL_REQUIRE_ setting of their own).
+	for _, what := range []string{extdata.SuiteName, oracleCasesName, "lua5.1", "redis-server", extdata.LongVar} {
+		if !slices.ContainsFunc(uses, func(u extdata.Use) bool { return u.What == what }) {
+			t.Errorf("%s records no use of %s: did .ci/run give the suite's run everything? uses: %v", record, what, uses)
 		}
-		reasons := map[testID]string{}
-		for id, status := range run.status {
-			if status != "skip" || !id.topLevel() {
-				continue
-			}
-			for _, line := range run.output[id] {
-				if strings.Contains(line, extdata.SuiteMissing) {
-					needSuite = append(needSuite, id)
-					reasons[id] = strings.TrimSpace(line)
-					break
-				}
-			}
-		}
-		slices.SortFunc(needSuite, testID.compare)
-		if len(needSuite) == 0 {
-			t.Fatalf("no test skipped with %q, though the clone has no JSON Schema Test Suite beside it", extdata.SuiteMissing)
-		}
-		t.Logf("%s passed in the clone in %s", strings.Join(command, " "), run.took.Round(time.Second))
-		for _, id := range needSuite {
-			t.Logf("%s skipped: %s", id, reasons[id])
-		}
-	})
-	if len(needSuite) == 0 {
+	}
+	if t.Failed() {
 		return
 	}
+	mod := freshModule(t)
+	env := newcomerEnv(t)
+	first, test := readmeCommands(t, filepath.Join(mod, "README.md"))
 
-	t.Run("with the suite", func(t *testing.T) {
-		suite := extdata.JSONSchemaSuite(t)
-		// The README's flags again (not its packages), so that the build of the first
-		// run is reused.
-		args := []string{"test", "-json", "-run", "Suite"}
-		for _, word := range command[2:] {
+	t.Run("first command", func(t *testing.T) {
+		cmd := exec.Command(first[0], first[1:]...)
+		cmd.Dir, cmd.Env = mod, env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if err != nil || !strings.Contains(stdout.String(), "engine/engine.go:") || !strings.Contains(stdout.String(), "func New(") {
+			t.Fatalf("%s in the clone: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(first, " "), err, stdout.String(), stderr.String())
+		}
+	})
+
+	t.Run("without what CI gives the tests", func(t *testing.T) {
+		// The README's flags, -json to read the outcome, and the top-level tests that
+		// recorded a use (a subtest runs with its parent), in their packages.
+		args := []string{"test", "-json"}
+		for _, word := range test[2:] {
 			if strings.HasPrefix(word, "-") {
 				args = append(args, word)
 			}
 		}
-		var pkgs []string
-		for _, id := range needSuite {
-			if !slices.Contains(pkgs, id.pkg) {
-				pkgs = append(pkgs, id.pkg)
+		var tops, pkgs []string
+		for _, u := range uses {
+			top, _, _ := strings.Cut(u.Test, "/")
+			if top = regexp.QuoteMeta(top); !slices.Contains(tops, top) {
+				tops = append(tops, top)
+			}
+			if pkg := "./" + u.Dir; !slices.Contains(pkgs, pkg) {
+				pkgs = append(pkgs, pkg)
 			}
 		}
-		args = append(args, pkgs...)
-		run := goTest(t, mod, cloneEnv(t, extdata.SuiteVar+"="+suite, extdata.RequireVar+"=1"), args)
+		args = append(append(args, "-run", "^("+strings.Join(tops, "|")+")$"), pkgs...)
+		run := goTest(t, mod, env, args)
 		if run.failed {
 			t.Fatalf("go %s failed in the clone:\n%s", strings.Join(args, " "), run.report())
 		}
-		for _, id := range needSuite {
-			if run.status[id] != "pass" {
-				t.Errorf("%s: %q with the suite at %s (its name must contain Suite for -run Suite to select it)", id, run.status[id], suite)
+		for _, u := range uses {
+			id := testID{module + "/" + u.Dir, u.Test}
+			if u.Dir == "." {
+				id.pkg = module
+			}
+			if u.What == extdata.LongVar {
+				// A long test, run short as on a developer's machine: it must pass.
+				if run.status[id] != "pass" {
+					t.Errorf("%s runs short without %s; it must pass, but it ended %q:\n%s",
+						id, extdata.LongVar, run.status[id], strings.Join(run.output[id], "\n"))
+				}
 				continue
 			}
-			counted := 0
+			said := slices.ContainsFunc(run.output[id], func(line string) bool { return strings.Contains(line, u.What) })
+			if run.status[id] != "skip" || !said {
+				t.Errorf("%s used %s in the suite's run; without it, it must skip saying so, but it ended %q:\n%s",
+					id, u.What, run.status[id], strings.Join(run.output[id], "\n"))
+				continue
+			}
 			for _, line := range run.output[id] {
-				if n, ok := extdata.ParseCases(line); ok {
-					counted++
-					t.Logf("%s: %s", id, strings.TrimSpace(line))
-					if n <= 0 {
-						t.Errorf("%s ran no suite case: %s", id, line)
-					}
+				if strings.Contains(line, u.What) {
+					t.Logf("%s skipped: %s", id, strings.TrimSpace(line))
+					break
 				}
 			}
-			if counted == 0 {
-				t.Errorf("%s passed but reported no case count (extdata.Cases); its output:\n%s", id, strings.Join(run.output[id], "\n"))
-			}
 		}
+		t.Logf("go %s passed in the clone in %s", strings.Join(args, " "), run.took.Round(time.Second))
 	})
 }
 
-// cloneModule clones the repository holding the module into a fresh directory and
-// returns the module's directory in the clone. Without git or a repository it ends the
-// test through extdata.Unavailable.
-func cloneModule(t *testing.T) string {
+// freshModule returns the directory of a module that is a fresh clone of this one's
+// repository: this module's own when its repository holds nothing untracked or
+// ignored and has nothing named shared beside it, else a clone of HEAD in a
+// temporary directory. Without git or a repository it ends the test through
+// extdata.Unavailable.
+func freshModule(t *testing.T) string {
 	root, err := extdata.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +168,14 @@ func cloneModule(t *testing.T) string {
 		extdata.Unavailable(t, fmt.Sprintf("the module root %s is not in a git repository (%v)", root, err),
 			"The fresh-clone test needs a git clone of luatool, not a copy of its files.")
 	}
+	status, err := gitOutput(root, "status", "--porcelain", "--ignored")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(top), "shared")); status == "" && os.IsNotExist(err) {
+		t.Logf("%s is a fresh clone: the test runs there", top)
+		return root
+	}
 	rel, err := filepath.Rel(resolved(t, top), resolved(t, root))
 	if err != nil {
 		t.Fatal(err)
@@ -141,14 +184,8 @@ func cloneModule(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("the repository at %s has no HEAD to clone: %v", top, err)
 	}
-	if status, err := gitOutput(root, "status", "--porcelain"); err != nil {
-		t.Fatal(err)
-	} else if status != "" {
-		t.Logf("the working tree has uncommitted changes; the clone tests HEAD, %s, without them", head)
-	}
-
-	dir := t.TempDir()
-	clone := filepath.Join(dir, "luatool")
+	t.Logf("%s has untracked or ignored files, or shared beside it: the test runs in a clone of HEAD, %s", top, head)
+	clone := filepath.Join(t.TempDir(), "luatool")
 	if out, err := exec.Command("git", "clone", "--quiet", "--no-local", top, clone).CombinedOutput(); err != nil {
 		t.Fatalf("git clone %s: %v\n%s", top, err, out)
 	}
@@ -156,10 +193,6 @@ func cloneModule(t *testing.T) string {
 	if _, err := os.Stat(filepath.Join(mod, "go.mod")); err != nil {
 		extdata.Unavailable(t, fmt.Sprintf("the repository at %s does not hold the module at %s (%v)", top, rel, err),
 			"The fresh-clone test needs a git clone of luatool, not a copy of its files.")
-	}
-	beside := filepath.Join(filepath.Dir(mod), "shared")
-	if _, err := os.Stat(beside); err == nil {
-		t.Fatalf("the clone has %s beside the module, so it is not a fresh clone's layout", beside)
 	}
 	return mod
 }
@@ -185,9 +218,9 @@ func resolved(t *testing.T, path string) string {
 	return p
 }
 
-// readmeTestCommand returns the words of the README's test command: the second line of
-// its first sh block.
-func readmeTestCommand(t *testing.T, readme string) []string {
+// readmeCommands returns the words of the README's first command and of its test
+// command: the two lines of its first sh block.
+func readmeCommands(t *testing.T, readme string) (first, test []string) {
 	b, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
@@ -198,34 +231,59 @@ func readmeTestCommand(t *testing.T, readme string) []string {
 		t.Fatalf("%s has no sh block", readme)
 	}
 	lines := strings.Split(strings.TrimSpace(bodies[i]), "\n")
-	if len(lines) < 2 {
-		t.Fatalf("the first sh block of %s has no second command: %q", readme, lines)
+	if len(lines) != 2 {
+		t.Fatalf("the first sh block of %s is not the first command and the test command: %q", readme, lines)
 	}
-	words := shellWords(t, lines[1])
-	if len(words) < 2 || words[0] != "go" || words[1] != "test" {
-		t.Fatalf("the README's test command %q is not a go test command", lines[1])
+	first, test = shellWords(t, lines[0]), shellWords(t, lines[1])
+	if len(first) < 2 || first[0] != "go" || len(test) < 2 || test[0] != "go" || test[1] != "test" {
+		t.Fatalf("the README's commands %q are not a go command and a go test command", lines)
 	}
-	return words
+	return first, test
 }
 
-// cloneEnv returns the environment of a run in the clone: this one without the test
-// data variables, with -count=1 added to GOFLAGS so that nothing comes from the test
-// cache, freshCloneVar set, and extra added.
-func cloneEnv(t *testing.T, extra ...string) []string {
+// newcomerEnv returns the environment of a newcomer's run: this one without any
+// LUATOOL_ variable or CC_ORACLE_CASES, and with the programs CI installs (ciPrograms) hidden from PATH,
+// with -count=1 added to GOFLAGS so that nothing comes from the test cache, and
+// freshCloneVar set.
+func newcomerEnv(t *testing.T) []string {
 	out, err := exec.Command("go", "env", "GOFLAGS").Output()
 	if err != nil {
 		t.Fatalf("go env GOFLAGS: %v", err)
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		switch name, _, _ := strings.Cut(kv, "="); name {
-		case extdata.SuiteVar, extdata.RequireVar, freshCloneVar, "GOFLAGS":
+		switch name, value, _ := strings.Cut(kv, "="); {
+		case strings.HasPrefix(name, "LUATOOL_"), name == "CC_ORACLE_CASES", name == "GOFLAGS":
+		case name == "PATH":
+			env = append(env, "PATH="+pathWithout(t, value, ciPrograms))
 		default:
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "GOFLAGS="+strings.TrimSpace(strings.TrimSpace(string(out))+" -count=1"), freshCloneVar+"=1")
-	return append(env, extra...)
+	return append(env, "GOFLAGS="+strings.TrimSpace(strings.TrimSpace(string(out))+" -count=1"), freshCloneVar+"=1")
+}
+
+// pathWithout returns path with each directory that holds one of programs replaced
+// by a temporary directory of links to everything else in it.
+func pathWithout(t *testing.T, path string, programs []string) string {
+	dirs := filepath.SplitList(path)
+	for i, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil || !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return slices.Contains(programs, e.Name()) }) {
+			continue
+		}
+		links := t.TempDir()
+		for _, e := range entries {
+			if slices.Contains(programs, e.Name()) {
+				continue
+			}
+			if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(links, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs[i] = links
+	}
+	return strings.Join(dirs, string(filepath.ListSeparator))
 }
 
 // A testID names a test (or, with test empty, a package's own output).
@@ -237,8 +295,6 @@ func (id testID) String() string {
 	}
 	return id.pkg + "." + id.test
 }
-
-func (id testID) topLevel() bool { return id.test != "" && !strings.Contains(id.test, "/") }
 
 func (id testID) compare(other testID) int { return strings.Compare(id.String(), other.String()) }
 

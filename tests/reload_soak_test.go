@@ -20,22 +20,22 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/mcpserver"
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // The reload soak: a tool file rewritten every 10-25 ms, with good and broken
 // versions, renames and delete-recreate, while 8 MCP clients call the tool over
-// streamable HTTP. It runs for 30 s; LUATOOL_SOAK=5m runs it longer.
+// streamable HTTP. It runs for 5 s, 30 s at full length (LUATOOL_LONG_TESTS=1, as
+// in CI), and LUATOOL_SOAK=5m runs it for that long; in any case until every kind of
+// change has happened.
 
 const (
 	soakDebounce = 50 * time.Millisecond
 	soakMaxWait  = 200 * time.Millisecond
 	soakClients  = 8
-	// soakStaleLimit is the worst staleness the test accepts. The watcher promises a
-	// reload at most soakMaxWait after a change, plus the reload itself; the test
-	// reports how often results were staler than soakMaxWait + 100 ms, and fails
-	// only beyond this limit, many times that, so that a loaded machine cannot make
-	// it flake while a watcher that waits for quiet (which never comes) still fails.
-	soakStaleLimit = 10 * (soakMaxWait + 100*time.Millisecond)
+	// soakGuard bounds how long past its length the soak may go on waiting for a
+	// kind of change it has not seen: a bound for a broken test, not a measure.
+	soakGuard = 2 * time.Minute
 )
 
 // soakGood is version n of the tool; its call answers "v<n>".
@@ -177,8 +177,16 @@ type soakCall struct {
 	answer     string
 }
 
+// TestReloadSoak checks what must hold however the writer, the watcher and the
+// clients are scheduled: no client is ever answered by a broken version; every client
+// comes to see the last version; a call fails only as a call of an unknown tool, and
+// only if the tool was dropped, which only a delete that lasted the debounce or
+// longer (the writer held up between deleting and writing, as a loaded machine holds
+// it up) may cause. How stale the answers were is reported, not judged: that is
+// timing (TestReloadNeverQuiet checks that a watcher never waits for a quiet that
+// never comes).
 func TestReloadSoak(t *testing.T) {
-	length := 30 * time.Second
+	length := extdata.Long(t, 5*time.Second, 30*time.Second)
 	if s := os.Getenv("LUATOOL_SOAK"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
@@ -189,13 +197,15 @@ func TestReloadSoak(t *testing.T) {
 	dir := t.TempDir()
 	eng := newLuaEngine(t)
 	writeFile(t, filepath.Join(dir, "soak_a.lua"), soakGood(0))
-	var loadFailed, updated atomic.Int64
+	var loadFailed, updated, removed atomic.Int64
 	eng.Subscribe(func(ev engine.Event) {
 		switch ev.Kind {
 		case engine.LoadFailed:
 			loadFailed.Add(1)
 		case engine.ToolUpdated:
 			updated.Add(1)
+		case engine.ToolRemoved:
+			removed.Add(1)
 		}
 	})
 	if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
@@ -214,7 +224,14 @@ func TestReloadSoak(t *testing.T) {
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-watching })
-	time.Sleep(100 * time.Millisecond) // the watcher's first look
+	// The watcher's first look is over once it serves a version written after it
+	// started.
+	writeFile(t, filepath.Join(dir, "soak_a.lua"), soakGood(1))
+	eventually(t, "the watcher's first reload", func() bool {
+		r := eng.Call(ctx, engine.ToolUse{ID: "start", Name: "Soak", Input: []byte(`{}`)})
+		return r.Block.Content.String() == "v1"
+	})
+	loadFailed.Store(0) // a read of the first write halfway through is not the soak's
 
 	start := time.Now()
 	var seen atomic.Int64 // the highest version a client was answered with
@@ -268,7 +285,7 @@ func TestReloadSoak(t *testing.T) {
 	}
 
 	w := &soakWriter{t: t, dir: dir, start: start, rng: rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano()))),
-		file: "soak_a.lua", next: 1, goods: []written{{0, 0}}}
+		file: "soak_a.lua", next: 2, last: 1, goods: []written{{1, 0}}}
 	w.served = func() int {
 		r := eng.Call(ctx, engine.ToolUse{ID: "writer", Name: "Soak", Input: []byte(`{}`)})
 		n, err := strconv.Atoi(strings.TrimPrefix(r.Block.Content.String(), "v"))
@@ -277,7 +294,14 @@ func TestReloadSoak(t *testing.T) {
 		}
 		return n
 	}
-	for time.Since(start) < length {
+	exercised := func() bool {
+		return w.broken > 0 && loadFailed.Load() > 0 && len(w.deletes) > 0 && w.renames > 0
+	}
+	for time.Since(start) < length || !exercised() {
+		if time.Since(start) > length+soakGuard {
+			t.Fatalf("after %v the soak had not made every kind of change: %d broken versions written, %d failed loads, %d deletes, %d renames",
+				time.Since(start).Round(time.Second), w.broken, loadFailed.Load(), len(w.deletes), w.renames)
+		}
 		time.Sleep(time.Duration(10+w.rng.IntN(16)) * time.Millisecond)
 		w.step()
 	}
@@ -292,48 +316,41 @@ func TestReloadSoak(t *testing.T) {
 	for _, g := range w.goods {
 		good[g.n] = true
 	}
-	// A file away for the debounce or longer is gone (see Engine.Watch): the
-	// writer, held up between deleting and writing it (as a loaded machine holds
-	// it up), makes its tool go until a reload finds the file back. A call may
-	// fail only then; a file deleted and written again sooner keeps its tool.
+	// A file away for the debounce or longer is gone (see Engine.Watch): a writer held
+	// up that long between deleting and writing it makes the tool go until a reload
+	// finds the file back. Only such a delete may drop the tool (each at most once),
+	// and calls may fail only as calls of an unknown tool, and only if it was dropped.
 	var longDeletes int
 	for _, d := range w.deletes {
 		if time.Duration(d.to-d.from) >= soakDebounce {
 			longDeletes++
 		}
 	}
-	whileGone := func(c soakCall) bool {
-		for _, d := range w.deletes {
-			if time.Duration(d.to-d.from) >= soakDebounce && c.start <= d.to+int64(soakStaleLimit) && c.end >= d.from {
-				return true
-			}
-		}
-		return false
-	}
-	var total, failed, failedWhileGone, brokenResults int
+	var total, failed, unknown, brokenResults int
 	var stale []time.Duration
 	versionsSeen := map[int]bool{}
 	var examples []string
+	example := func(format string, args ...any) {
+		if len(examples) < 5 {
+			examples = append(examples, fmt.Sprintf(format, args...))
+		}
+	}
 	for _, cs := range calls {
 		for _, c := range cs {
 			total++
 			if c.failure != "" {
-				if whileGone(c) {
-					failedWhileGone++
+				failed++
+				if strings.Contains(c.failure, "No such tool available: Soak") {
+					unknown++
 				} else {
-					failed++
-					if len(examples) < 5 {
-						examples = append(examples, fmt.Sprintf("at %v: %s", time.Duration(c.start), c.failure))
-					}
+					example("at %v: %s", time.Duration(c.start), c.failure)
 				}
 				continue
 			}
 			if !good[c.version] {
 				// "broken <n>", or the number of a version that does not load.
 				brokenResults++
-				if len(examples) < 5 {
-					examples = append(examples, fmt.Sprintf("at %v: version %d answered %q", time.Duration(c.start), c.version, c.answer))
-				}
+				example("at %v: version %d answered %q", time.Duration(c.start), c.version, c.answer)
 				continue
 			}
 			versionsSeen[c.version] = true
@@ -354,23 +371,21 @@ func TestReloadSoak(t *testing.T) {
 		return stale[min(len(stale)-1, int(float64(len(stale))*p))]
 	}
 	over := len(stale) - atMost(stale, soakMaxWait+100*time.Millisecond)
-	t.Logf("%v: %d calls by %d clients; %d failed, and %d while the file was gone (%d deletes, %d for the debounce or longer); %d results from a broken version",
-		length, total, soakClients, failed, failedWhileGone, len(w.deletes), longDeletes, brokenResults)
+	t.Logf("%v: %d calls by %d clients, %d failed (%d as calls of an unknown tool); %d deletes, %d for the debounce or longer; the tool was dropped %d times; %d results from a broken version",
+		time.Since(start).Round(time.Second), total, soakClients, failed, unknown, len(w.deletes), longDeletes, removed.Load(), brokenResults)
 	t.Logf("staleness: p50 %v, p99 %v, p99.9 %v, worst %v; %d results staler than max-wait + 100 ms (%v)",
 		pct(0.5), pct(0.99), pct(0.999), pct(1), over, soakMaxWait+100*time.Millisecond)
 	t.Logf("versions: %d good written, %d seen by clients; %d broken written, %d failed loads reported; %d renames; %d updates",
 		len(w.goods), len(versionsSeen), w.broken, loadFailed.Load(), w.renames, updated.Load())
-	if failed > 0 {
-		t.Errorf("%d calls failed while the tool's file was on disk or away for less than the debounce, e.g. %v", failed, examples)
+	if n := removed.Load(); n > int64(longDeletes) {
+		t.Errorf("the tool was dropped %d times, but only %d deletes lasted the debounce", n, longDeletes)
+	}
+	if failed > unknown || (failed > 0 && removed.Load() == 0) {
+		t.Errorf("%d calls failed (%d as calls of an unknown tool) though the tool was dropped %d times, e.g. %v",
+			failed, unknown, removed.Load(), examples)
 	}
 	if brokenResults > 0 {
 		t.Errorf("%d results came from a broken version, e.g. %v", brokenResults, examples)
-	}
-	if worst := pct(1); worst > soakStaleLimit {
-		t.Errorf("a result was %v older than the last good version (limit %v)", worst, soakStaleLimit)
-	}
-	if w.broken == 0 || loadFailed.Load() == 0 || len(w.deletes) == 0 || w.renames == 0 {
-		t.Errorf("the soak did not exercise every kind of change")
 	}
 }
 

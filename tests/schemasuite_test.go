@@ -149,6 +149,9 @@ func runSchemaSuite(t *testing.T, draft, injectSchema string) {
 		}
 		summary += ": " + strings.Join(parts, ", ")
 	}
+	if tally.run == 0 {
+		t.Errorf("no case of %s ran: is the JSON Schema Test Suite checkout complete?", dir)
+	}
 	lines := []string{extdata.Cases(tally.run, summary)}
 	// Remote refs are left out by design; every other skip is listed by name so that a
 	// reader sees which parts of the specification it costs.

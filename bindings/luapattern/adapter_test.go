@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // This file holds a complete binding of the package into gopher-lua's string library,
@@ -103,13 +105,17 @@ func runGopher(t testing.TB, exprs []string, m *Matcher) []string {
 	return out
 }
 
-// lua51 returns the path of a PUC Lua 5.1 interpreter, or "" when none is installed.
-func lua51() string {
+// lua51 returns the path of a PUC Lua 5.1 interpreter, recording its use (see
+// extdata.Record); when none is installed it skips t.
+func lua51(t *testing.T) string {
+	t.Helper()
 	for _, name := range []string{"lua5.1", "lua51"} {
 		if p, err := exec.LookPath(name); err == nil {
+			extdata.Record(t, "lua5.1")
 			return p
 		}
 	}
+	t.Skip("lua5.1 not installed (apt-get install lua5.1)")
 	return ""
 }
 

@@ -41,10 +41,7 @@ func TestDifferential(t *testing.T) {
 // TestOraclePUC runs every case through PUC Lua 5.1 when it is installed and requires
 // this package's results to be Lua 5.1's, except for the documented differences.
 func TestOraclePUC(t *testing.T) {
-	bin := lua51()
-	if bin == "" {
-		t.Skip("lua5.1 not installed (apt-get install lua5.1)")
-	}
+	bin := lua51(t)
 	exprs := caseExprs()
 	puc := runPUC(t, bin, exprs)
 	ours := runGopher(t, exprs, &Matcher{})

@@ -77,10 +77,7 @@ func randomExpr(r *rand.Rand) string {
 // TestRandomOraclePUC compares thousands of random calls with PUC Lua 5.1 when it is
 // installed.
 func TestRandomOraclePUC(t *testing.T) {
-	bin := lua51()
-	if bin == "" {
-		t.Skip("lua5.1 not installed (apt-get install lua5.1)")
-	}
+	bin := lua51(t)
 	n := 10000
 	if testing.Short() {
 		n = 1000

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -28,8 +29,8 @@ func TestCLI(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"await": awaitCmd,
 			"exits": exitsCmd,
-			"sleep": sleepCmd,
 		},
 		Condition: condition,
 	})
@@ -47,17 +48,28 @@ func condition(cond string) (bool, error) {
 	return abi > 0, err
 }
 
-// sleepCmd implements "sleep DURATION", for scripts that change files under a
-// running command.
-func sleepCmd(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: sleep DURATION")
+// awaitCmd implements "await FILE REGEXP": wait until FILE, which a command running
+// in the background writes, matches REGEXP (in multi-line mode), for scripts that
+// change files under a running command and must see each change taken in before the
+// next. The minute bounds a broken script; it measures nothing.
+func awaitCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: await FILE REGEXP")
 	}
-	d, err := time.ParseDuration(args[0])
+	re, err := regexp.Compile("(?m)" + args[1])
 	if err != nil {
-		ts.Fatalf("sleep: %v", err)
+		ts.Fatalf("await: %v", err)
 	}
-	time.Sleep(d)
+	file := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(file)
+		if re.Match(b) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s does not match %s after a minute; it holds:\n%s", args[0], args[1], b)
+		}
+	}
 }
 
 // exitsCmd implements "exits CODE PROGRAM ARGS...": run the program and require the

@@ -96,7 +96,15 @@ func TestHTTPCancelEndsTheCallOfItsPrincipal(t *testing.T) {
 				t.Errorf("alice's cancel: %s", got)
 			}
 			// MCP asks that a cancelled request be not answered: its stream ends empty.
-			if got := answerOf(t, call, "alice's cancelled call"); got != "200 OK " {
+			// Served directly it always does. The SDK's handler returns when the POST's
+			// context ends, at the cancel, while the call, ended by the same cancel,
+			// hands it its result: which comes first is the scheduler's choice, so
+			// there the answer may be the interruption (never a result of the call
+			// running on, which Block has none of until released).
+			got := answerOf(t, call, "alice's cancelled call")
+			interrupted := way.meta != "" && strings.Contains(got, `"isError":true`) &&
+				strings.Contains(got, "[Request interrupted by user for tool use]")
+			if got != "200 OK " && !interrupted {
 				t.Errorf("alice's cancelled call: %s", got)
 			}
 			f.waitLog(t, `level=INFO msg=cancel principal=alice request=7 calls=1\n`)

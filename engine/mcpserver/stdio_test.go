@@ -15,11 +15,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // liveness bounds every wait of these tests for something that must happen: it is
 // not a measure of speed, only a stop for a test that would otherwise hang.
-const liveness = 3 * time.Second
+const liveness = 30 * time.Second
 
 // stdioEngine is the engine the stdio tests serve: Echo returns its text, Wait runs
 // until release is closed or the call is cancelled, Steps reports progress, and
@@ -572,18 +573,16 @@ func TestStdioPausesAtMaxInFlight(t *testing.T) {
 	c.end()
 }
 
-// A client that writes 100,000 requests without reading the answers is held back
-// by the pipe: the server reads no more than MaxInFlight requests ahead of the
-// answers the client takes, so its heap stays far below what holding them all
-// would take (under the SDK's own stdio transport, luatool serve grew to 520 MB of
-// RSS for 40,000).
+// A client that writes 20,000 requests (100,000 at full length: LUATOOL_LONG_TESTS=1,
+// as in CI) without reading the answers is held back by the pipe: the server reads
+// no more than MaxInFlight requests ahead of the answers the client takes, so its
+// heap stays far below what holding them all would take (under the SDK's own stdio
+// transport, luatool serve grew to 520 MB of RSS for 40,000).
 func TestStdioHeapBoundedUnderFlood(t *testing.T) {
-	const (
-		requests = 100_000
-		// bound is the heap allowed, all of the test's process included; a run of
-		// this test measured about 6 MiB.
-		bound = 64 << 20
-	)
+	// bound is the heap allowed, all of the test's process included; a run of this
+	// test measured about 6 MiB.
+	const bound = 64 << 20
+	requests := extdata.Long(t, 20_000, 100_000)
 	full := make(chan struct{}, 1)
 	srv := New(stdioEngine(t, nil), Options{})
 	defer srv.Close()

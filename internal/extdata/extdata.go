@@ -2,7 +2,7 @@
 // test needing it runs when it is there, skips with a message saying how to get it
 // when it is not, and fails instead of skipping where the data is required.
 //
-// Today that data is the JSON Schema Test Suite
+// Chiefly, that data is the JSON Schema Test Suite
 // (https://github.com/json-schema-org/JSON-Schema-Test-Suite), the specification's
 // conformance tests, which the engine's validator is checked against. It is another
 // project's repository, so it is not copied here. JSONSchemaSuite finds it at
@@ -10,17 +10,26 @@
 // ../shared/testdata/JSON-Schema-Test-Suite beside the module root. On a fresh clone it
 // is at neither, and the tests that need it skip, so that `go test ./...` passes;
 // LUATOOL_REQUIRE_TEST_DATA=1, which CI sets, turns those skips into failures, so that
-// missing data can never pass for green.
+// missing data can never pass for green. Tests that find other data themselves (the
+// differential oracle's cases) end through Unavailable in the same way.
 //
-// The package is for tests only: it imports testing.
+// Long gives the length of the long tests, short unless CI's setting (LongVar) asks
+// for their full length.
+//
+// Record notes which tests used something from outside the repository (that suite, a
+// program CI installs, such as redis-server, or CI's setting of the long tests'
+// length), so that the fresh-clone test can run exactly those again without it: each
+// test missing data or a program must skip saying so, each long test, run short,
+// must pass.
+//
+// The package is for tests and their helper packages only: it imports testing.
 package extdata
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -32,11 +41,18 @@ const (
 	// RequireVar set to 1 makes missing test data a failure instead of a skip; 0 or
 	// unset lets the tests skip.
 	RequireVar = "LUATOOL_REQUIRE_TEST_DATA"
+	// RecordVar names the file Record appends to; unset, Record records nothing. It
+	// must be absolute, as SuiteVar.
+	RecordVar = "LUATOOL_TEST_OUTSIDE_LOG"
 )
+
+// SuiteName is the suite's name, as JSONSchemaSuite records it and as its message
+// says it was not found.
+const SuiteName = "JSON Schema Test Suite"
 
 // SuiteMissing opens the message with which JSONSchemaSuite skips (or fails) a test
 // when the suite is not found.
-const SuiteMissing = "JSON Schema Test Suite not found"
+const SuiteMissing = SuiteName + " not found"
 
 const suiteURL = "https://github.com/json-schema-org/JSON-Schema-Test-Suite"
 
@@ -51,6 +67,11 @@ func ModuleRoot() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return moduleRootOf(wd)
+}
+
+// moduleRootOf returns the directory of the go.mod that governs wd.
+func moduleRootOf(wd string) (string, error) {
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir, nil
@@ -76,6 +97,7 @@ func JSONSchemaSuite(t testing.TB) string {
 		if !isSuite(dir) {
 			t.Fatalf("%s=%s does not hold the JSON Schema Test Suite (it has no tests directory); point it at a clone of %s", SuiteVar, dir, suiteURL)
 		}
+		Record(t, SuiteName)
 		return dir
 	}
 	root, err := ModuleRoot()
@@ -84,6 +106,7 @@ func JSONSchemaSuite(t testing.TB) string {
 	}
 	dir := filepath.Join(root, suiteBeside)
 	if isSuite(dir) {
+		Record(t, SuiteName)
 		return dir
 	}
 	Unavailable(t,
@@ -115,20 +138,88 @@ func Unavailable(t testing.TB, missing, hint string) {
 }
 
 // Cases returns the line with which a suite test reports how many cases it ran, detail
-// saying which; ParseCases reads it back.
+// saying which.
 func Cases(n int, detail string) string {
-	return fmt.Sprintf("JSON Schema Test Suite: %d cases ran (%s)", n, detail)
+	return fmt.Sprintf("%s: %d cases ran (%s)", SuiteName, n, detail)
 }
 
-var casesLine = regexp.MustCompile(`JSON Schema Test Suite: (\d+) cases ran \(`)
+// A Use is one line of the file Record appends to: a test that used something from
+// outside the repository.
+type Use struct {
+	// Dir is the test's package directory, relative to the module root, with slashes
+	// ("tests", "session/redisstore").
+	Dir string
+	// Test is the test's full name, as t.Name() gives it.
+	Test string
+	// What is what it used, named as the message of the test's skip names it when it
+	// is missing ("redis-server", SuiteName).
+	What string
+}
 
-// ParseCases returns the count in a line written with Cases, and whether the line
-// holds one.
-func ParseCases(line string) (int, bool) {
-	m := casesLine.FindStringSubmatch(line)
-	if m == nil {
-		return 0, false
+// startDir is the working directory the test binary started in, its package's
+// directory: a test may change directories (t.Chdir) before it calls Record.
+var startDir, startDirErr = os.Getwd()
+
+// Record notes, in the file named by RecordVar when it is set, that the running test
+// used what, found outside the repository. Tests call it through the helper that
+// finds the thing (JSONSchemaSuite, redistest.Start), right after finding it. Each line
+// is appended by one write to a file opened for appending, so that the test binaries
+// of a go test run, and parallel tests, can share the file.
+func Record(t testing.TB, what string) {
+	t.Helper()
+	file := os.Getenv(RecordVar)
+	if file == "" {
+		return
 	}
-	n, err := strconv.Atoi(m[1])
-	return n, err == nil
+	if !filepath.IsAbs(file) {
+		t.Fatalf("%s=%s must be an absolute path (go test runs each package in its own directory)", RecordVar, file)
+	}
+	if startDirErr != nil {
+		t.Fatalf("recording the use of %s: %v", what, startDirErr)
+	}
+	root, err := moduleRootOf(startDir)
+	if err != nil {
+		t.Fatalf("recording the use of %s: %v", what, err)
+	}
+	dir, err := filepath.Rel(root, startDir)
+	if err != nil {
+		t.Fatalf("recording the use of %s: %v", what, err)
+	}
+	line := strings.Join([]string{filepath.ToSlash(dir), t.Name(), what}, "\t") + "\n"
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatalf("recording the use of %s: %v", what, err)
+	}
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("recording the use of %s: %v", what, err)
+	}
+}
+
+// ReadUses reads the file Record wrote, in order, each use once.
+func ReadUses(file string) ([]Use, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var uses []Use
+	seen := map[Use]bool{}
+	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || f[0] == "" || f[1] == "" || f[2] == "" {
+			return nil, fmt.Errorf("%s:%d: %q is not a use Record writes (directory, test and what, separated by tabs)", file, i+1, line)
+		}
+		u := Use{Dir: f[0], Test: f[1], What: f[2]}
+		if !seen[u] {
+			seen[u] = true
+			uses = append(uses, u)
+		}
+	}
+	return uses, nil
 }

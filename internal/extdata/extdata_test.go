@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,6 +52,8 @@ func module(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Chdir(filepath.Join(x, "mod", "pkg"))
+	// The suites these tests make are no use of outside data to record.
+	t.Setenv(RecordVar, "")
 	return x
 }
 
@@ -124,12 +127,47 @@ func TestJSONSchemaSuiteFromTheVariable(t *testing.T) {
 	}
 }
 
-func TestCasesRoundTrip(t *testing.T) {
-	line := Cases(1234, "draft7: 1234 agree")
-	if n, ok := ParseCases("    schemasuite_test.go:140: " + line); !ok || n != 1234 {
-		t.Errorf("ParseCases(%q) = %d, %v", line, n, ok)
+// Record appends what the running test used, with its package directory and name;
+// ReadUses reads it back, each use once. JSONSchemaSuite records the suite it finds.
+func TestRecord(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "outside.log")
+	t.Setenv(RecordVar, log)
+	Record(t, "redis-server")
+	Record(t, "redis-server")
+	t.Run("sub test", func(t *testing.T) { Record(t, "lua5.1") })
+	x := module(t)
+	t.Setenv(RecordVar, log) // module unsets it
+	t.Setenv(SuiteVar, mkSuite(t, filepath.Join(x, "elsewhere")))
+	if _, r := suiteFor(t); r.skipped != "" || r.failed != "" {
+		t.Fatalf("skipped %q, failed %q", r.skipped, r.failed)
 	}
-	if n, ok := ParseCases("1234 cases"); ok {
-		t.Errorf("ParseCases read %d from a line Cases did not write", n)
+	uses, err := ReadUses(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Use{
+		{"internal/extdata", "TestRecord", "redis-server"},
+		{"internal/extdata", "TestRecord/sub_test", "lua5.1"},
+		{"internal/extdata", "TestRecord", SuiteName},
+	}
+	if !slices.Equal(uses, want) {
+		t.Errorf("uses %v, want %v", uses, want)
+	}
+
+	t.Setenv(RecordVar, "outside.log")
+	r := &recorder{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); Record(r, "lua5.1") }()
+	<-done
+	if !strings.Contains(r.failed, "must be an absolute path") {
+		t.Errorf("a relative %s: failed %q", RecordVar, r.failed)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.log")
+	if err := os.WriteFile(bad, []byte("tests\tTestX\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadUses(bad); err == nil || !strings.Contains(err.Error(), bad+":1:") {
+		t.Errorf("ReadUses of a line with two fields: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // TestDenialOfService covers section 6.2 of the catalogue: D1-D23, except D10 and D11
@@ -299,12 +300,13 @@ func runInnocentCall(t *testing.T, h *host) {
 
 // runD6Kept creates 1,000 coroutines per call, kept in a module local across calls:
 // the per-call cap does not see them, so the heap must stay bounded some other way.
+// It makes 10 calls, 40 at full length (LUATOOL_LONG_TESTS=1, as in CI).
 func runD6Kept(t *testing.T, h *host) {
 	base := heapNow()
 	stop := heapSampler()
 	var last *engine.Result
 	calls := 0
-	for i := 0; i < 40; i++ {
+	for range extdata.Long(t, 10, 40) {
 		r, took := h.call("hostile", h.paths(nil))
 		calls++
 		last = r

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/luatool/luatool/internal/extdata"
 )
 
 // RequireEnv is the variable that, set to 1 (as CI does), makes a missing redis-server
@@ -48,6 +50,7 @@ func Start(tb testing.TB) *Server {
 		}
 		tb.Skip(msg)
 	}
+	extdata.Record(tb, "redis-server")
 	s := &Server{tb: tb, bin: bin, dir: tb.TempDir()}
 	tb.Cleanup(s.Stop)
 	// A free port can be taken by someone else before the server binds it: try a
