@@ -135,7 +135,7 @@ LuaScript, or a name that is not a standard tool's), which is most of what start
 luatool costs; the tool directories are loaded whole.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -182,7 +182,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -302,7 +302,7 @@ what tools print, and one "tool call" line per call with the principal, the tool
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked,
 refused), for a call its client cancelled or left, why and how long it took to end
 after; never a token but the one serve makes for itself, printed once.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -380,6 +380,9 @@ type app struct {
 	// log, when set, is where the command's log lines go instead of the display:
 	// serve's one logger (see logger).
 	log *slog.Logger
+	// envWarnings are serve's warnings about its LUATOOL_ variables, logged once
+	// the logger is made (see flagsFromEnv).
+	envWarnings []string
 	// normalGC, when set, restores the collector's defaults once tools are loaded
 	// (see quickStart).
 	normalGC func()
@@ -410,6 +413,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luatool: %v\n", err)
 		a.usage(stderr)
 		return ExitUsage
+	}
+	if len(positional) > 0 && positional[0] == "serve" {
+		// serve, which runs in containers and under service managers, takes
+		// every flag from the environment too (see flagsFromEnv).
+		if a.envWarnings, err = flagsFromEnv(fs, serveFlagNames(), os.Environ()); err != nil {
+			return a.errorf("%v", err)
+		}
+	}
+	if a.cfg.state, err = a.stateURL(os.LookupEnv); err != nil {
+		return a.errorf("%v", err)
 	}
 	if err := a.cfg.check(); err != nil {
 		return a.errorf("%v", err)
@@ -608,6 +621,11 @@ func (a *app) printFlags(w io.Writer, names []string) {
 
 func (a *app) errorf(format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
+	if w, ok := a.stderr.(*logWriter); ok {
+		// serve's JSON log: the error is one record, its lines kept in it.
+		w.log.Error(msg)
+		return ExitUsage
+	}
 	fmt.Fprintf(a.stderr, "luatool: %s\n", strings.ReplaceAll(msg, "\n", "\nluatool: "))
 	return ExitUsage
 }

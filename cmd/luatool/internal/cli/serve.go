@@ -27,14 +27,14 @@ func runServe(a *app, args []string) int {
 	stderr := groupwrite.NewDetached(a.stderr)
 	defer stderr.Flush()
 	a.stderr = stderr
+	log, err := a.serveLogger() // first: with json, serve's errors are log lines too
+	if err != nil {
+		return a.errorf("%v", err)
+	}
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}
 	if err := a.cfg.serve.check(a.cfg.http != ""); err != nil {
-		return a.errorf("%v", err)
-	}
-	log, err := a.serveLogger()
-	if err != nil {
 		return a.errorf("%v", err)
 	}
 	a.log = log           // before sources: their notices are logged

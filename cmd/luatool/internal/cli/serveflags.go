@@ -28,6 +28,9 @@ type serveConfig struct {
 	maxCalls int
 	// logFormat is --log-format: text (the default) or json.
 	logFormat string
+	// redisPasswordFile is --redis-password-file: the file holding the password of
+	// the --state store (see stateURL).
+	redisPasswordFile string
 }
 
 // flags registers serve's flags for HTTP and logs on fs.
@@ -58,6 +61,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
+	fs.StringVar(&c.redisPasswordFile, "redis-password-file", "", "call, run, serve: the password of the --state store is the one line of `FILE` (mode 0600), kept out of ps (or set LUATOOL_REDIS_PASSWORD)")
 }
 
 // check refuses combinations that cannot mean what they say: the HTTP flags without
