@@ -62,7 +62,8 @@ func flagsFromEnv(fs *flag.FlagSet, names []string, environ []string) (warnings 
 			vars[k] = v
 		}
 	}
-	known := map[string]bool{redisPasswordVar: true}
+	// The store's password, and the switch of the standard set (standardSource).
+	known := map[string]bool{redisPasswordVar: true, envPrefix + "ENABLE_TASKS": true}
 	var errs []error
 	for _, name := range names {
 		v := envName(name)
