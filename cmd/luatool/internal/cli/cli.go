@@ -301,7 +301,14 @@ Everything serve logs goes to stderr through one logger, slog's text format or
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked,
 refused), for a call its client cancelled or left, why and how long it took to end
-after; never a token but the one serve makes for itself, printed once.`,
+after; never a token but the one serve makes for itself, printed once. With json,
+every line on stderr is a JSON object, the CLI's own notices and errors included.
+
+Every flag can be given by a variable instead: LUATOOL_ and its name in upper case,
+- as _ (--state is LUATOOL_STATE), one value a line for a repeatable flag. A flag on
+the command line beats its variable, which beats the default; a value the flag
+refuses stops serve naming the variable. The --state store's password can come
+from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.`,
 		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
