@@ -1,11 +1,17 @@
 package tests
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/luatool/luatool/session/redisstore/redistest"
 )
 
 // TestServeJSONLogEveryLine: serve configured by LUATOOL_ variables alone, with
@@ -73,5 +79,50 @@ func TestServeJSONLogEveryLine(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("stderr:\n%s", s.stderr)
+	}
+}
+
+// TestServeStorePasswordAndRedisLog: the store's password reaches Redis from
+// --redis-password-file (a wrong one stops serve at start without showing it), and
+// with --log-format json go-redis's own lines, once the server is gone, are JSON
+// records like every other line.
+func TestServeStorePasswordAndRedisLog(t *testing.T) {
+	srv := redistest.Start(t)
+	const password = "s3cret-store-pass"
+	conn, err := net.Dial("tcp", srv.Addr)
+	must(t, err)
+	fmt.Fprintf(conn, "CONFIG SET requirepass %s\r\n", password)
+	reply, err := bufio.NewReader(conn).ReadString('\n')
+	conn.Close()
+	if err != nil || reply != "+OK\r\n" {
+		t.Fatalf("CONFIG SET requirepass: %q, %v", reply, err)
+	}
+	pwFile := filepath.Join(t.TempDir(), "redis-password")
+	must(t, os.WriteFile(pwFile, []byte(password+"\n"), 0o600))
+
+	cmd := exec.Command(luatoolBinary(t), "--state", srv.URL, "serve")
+	cmd.Env = append(os.Environ(), "LUATOOL_REDIS_PASSWORD=not-the-password", "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "cannot reach the server at "+srv.Addr) || strings.Contains(string(out), "not-the-password") {
+		t.Errorf("serve with a wrong password: exit %d, %v:\n%s", code, err, out)
+	}
+
+	s := serveStdio(t, nil, "--state", srv.URL, "--redis-password-file", pwFile, "--log-format", "json")
+	if got := text(s.call(t, "TaskCreate", map[string]any{"subject": "one", "description": "d"})); !strings.Contains(got, "created") {
+		t.Fatalf("TaskCreate with the password from the file: %q", got)
+	}
+	srv.Stop()
+	if res := s.call(t, "TaskList", map[string]any{}); !res.IsError {
+		t.Errorf("TaskList with the store gone: %q", text(res))
+	}
+	eventually(t, "go-redis's line in the log", func() bool { return strings.Contains(s.stderr.String(), `"msg":"redis: `) })
+	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["level"] == nil || rec["msg"] == nil {
+			t.Errorf("not a JSON log record: %s", line)
+		}
+		if strings.Contains(line, password) {
+			t.Errorf("the password in the log: %s", line)
+		}
 	}
 }
