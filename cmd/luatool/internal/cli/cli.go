@@ -56,7 +56,8 @@ type config struct {
 	run         string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
-	// state is --state: the URL of the session store, "" for memory.
+	// state is --state: the URL of the session store, "" for memory; once the
+	// flags are read, with the password given apart from it (see stateURL).
 	state string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool

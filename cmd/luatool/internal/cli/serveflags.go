@@ -11,7 +11,8 @@ import (
 	"github.com/luatool/luatool/engine/mcpserver"
 )
 
-// serveConfig is what serve's flags for HTTP and logs say.
+// serveConfig is what serve's flags for HTTP and logs say, and the store's
+// password file.
 type serveConfig struct {
 	// tokens is --tokens: the token file authenticating HTTP clients.
 	tokens string
