@@ -68,9 +68,8 @@ import (
 
 // The defaults of Options.
 const (
-	DefaultPrefix  = "luatool:"
-	DefaultTTL     = 24 * time.Hour
-	DefaultTimeout = 500 * time.Millisecond
+	DefaultPrefix = "luatool:"
+	DefaultTTL    = 24 * time.Hour
 )
 
 // The defaults of the client's timeouts, when the URL's query does not set them:
@@ -93,7 +92,9 @@ type Options struct {
 	// at least a millisecond).
 	TTL time.Duration
 	// Timeout bounds each call, the client's retries included, when the caller's
-	// context has no earlier deadline (default DefaultTimeout). It also bounds the
+	// context has no earlier deadline. The default is the sum of the client's
+	// timeouts (pool, dial, write and read: 1 s unless the URL sets them), a bound
+	// behind them that only a client stuck elsewhere reaches. It also bounds the
 	// ping of New.
 	Timeout time.Duration
 }
@@ -125,10 +126,7 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	case opts.TTL < time.Millisecond:
 		return nil, fmt.Errorf("redisstore: TTL %v is under a millisecond", opts.TTL)
 	}
-	switch {
-	case opts.Timeout == 0:
-		opts.Timeout = DefaultTimeout
-	case opts.Timeout < 0:
+	if opts.Timeout < 0 {
 		return nil, fmt.Errorf("redisstore: negative timeout %v", opts.Timeout)
 	}
 	u, err := url.Parse(rawURL)
@@ -149,6 +147,13 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: bad URL: %w", err)
 	}
 	boundClient(ro, u.Query())
+	if opts.Timeout == 0 {
+		opts.Timeout = ro.PoolTimeout + ro.DialTimeout + ro.WriteTimeout + ro.ReadTimeout
+		if min(ro.PoolTimeout, ro.DialTimeout, ro.WriteTimeout, ro.ReadTimeout) < 0 {
+			// A timeout of -1 is go-redis's "none": the URL asked to wait.
+			opts.Timeout = time.Minute
+		}
+	}
 	// Without this the client bounds socket reads by its own ReadTimeout alone and
 	// ignores the caller's deadline.
 	ro.ContextTimeoutEnabled = true

@@ -1,0 +1,145 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/luatool/luatool/session/redisstore/redistest"
+)
+
+// storeHangBound is an upper bound on a call while the store is down or hung that
+// only a hang would break (the defaults answer in about 300 ms at worst; the loaded
+// machine may take more). The real figures are logged.
+const storeHangBound = 5 * time.Second
+
+// unavailableText is what the model is told of a call that needed the store.
+const unavailableText = "the session store is unavailable"
+
+// A `serve --http` whose Redis store goes down (killed) or hangs (SIGSTOP) stays
+// fast and truthful: Glob, which keeps no state, is not slowed; an Edit after a Read
+// made before the outage is told the store is unavailable, not that the file was
+// never read; a Read during the outage is refused, since its record cannot be kept;
+// the task list says the same. Once the store is back, calls succeed without
+// restarting luatool. go-redis's own lines are JSON with --log-format json.
+func TestStoreFaultsOverHTTP(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newMCPDirs(t)
+	conf := t.TempDir()
+	unpack(t, "testdata/mcp_auth.txtar", conf)
+	tokens := filepath.Join(conf, "tokens.txt")
+	if err := os.Chmod(tokens, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	alice := clientAs(t, startHTTP(t, s, "--tokens", tokens, "--state", srv.URL, "--log-format", "json"), aliceToken, nil)
+	notes := filepath.Join(s.root, "notes.txt")
+	read := func() *mcp.CallToolResult { return callOn(t, alice, "Read", map[string]any{"file_path": notes}) }
+	edit := func(from, to string) *mcp.CallToolResult {
+		return callOn(t, alice, "Edit", map[string]any{"file_path": notes, "old_string": from, "new_string": to})
+	}
+	globs := func(what string) {
+		t.Helper()
+		var took []time.Duration
+		for range 5 {
+			start := time.Now()
+			res := callOn(t, alice, "Glob", map[string]any{"pattern": "*.txt"})
+			took = append(took, time.Since(start))
+			if res.IsError || !strings.Contains(text(res), "notes.txt") {
+				t.Errorf("Glob with the store %s: %q", what, text(res))
+			}
+		}
+		slices.Sort(took)
+		t.Logf("Glob with the store %s: median %v, max %v", what, took[2].Round(100*time.Microsecond), took[4].Round(100*time.Microsecond))
+		if took[4] > storeHangBound {
+			t.Errorf("Glob with the store %s took %v", what, took[4])
+		}
+	}
+	unavailable := func(what string, res *mcp.CallToolResult) {
+		t.Helper()
+		if got := text(res); !res.IsError || !strings.Contains(got, unavailableText) || strings.Contains(got, "has not been read") {
+			t.Errorf("%s: isError=%v %q, want the store unavailable", what, res.IsError, got)
+		}
+	}
+	outage := func(what string) {
+		t.Helper()
+		globs(what)
+		start := time.Now()
+		unavailable("an Edit after a Read made before the store was "+what, edit("first line", "never"))
+		t.Logf("Edit with the store %s: told so after %v", what, time.Since(start).Round(time.Millisecond))
+		unavailable("a Read with the store "+what, read())
+		unavailable("TaskList with the store "+what, callOn(t, alice, "TaskList", map[string]any{}))
+	}
+
+	globs("up")
+	if res := read(); res.IsError {
+		t.Fatalf("Read: %q\n%s", text(res), s.stderr)
+	}
+
+	srv.Pause()
+	outage("hung")
+	srv.Resume()
+	start := time.Now()
+	if res := edit("first line", "edited after the hang"); res.IsError {
+		t.Errorf("the Edit once the store answers again: %q", text(res))
+	}
+	t.Logf("first Edit once the store answers again: ok after %v", time.Since(start).Round(time.Millisecond))
+
+	srv.Stop()
+	outage("down")
+	srv.Restart() // empty: what the store kept is gone, and the file must be read again
+	start = time.Now()
+	if res := read(); res.IsError {
+		t.Errorf("the Read once the store is back: %q", text(res))
+	}
+	t.Logf("first Read once the store is back: ok after %v", time.Since(start).Round(time.Millisecond))
+	if res := edit("edited after the hang", "edited after the restart"); res.IsError {
+		t.Errorf("the Edit after it: %q", text(res))
+	}
+	if got := mustRead(t, notes); got != "edited after the restart\nsecond line\n" {
+		t.Errorf("notes.txt = %q", got)
+	}
+
+	dials := 0
+	for line := range strings.Lines(s.stderr.String()) {
+		if !strings.Contains(line, "failed to dial") {
+			continue
+		}
+		dials++
+		var rec struct{ From string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.From != "go-redis" {
+			t.Errorf("go-redis's line is not JSON from go-redis (%v): %s", err, line)
+		}
+	}
+	if dials == 0 {
+		t.Errorf("no go-redis line about the failed dials in the log:\n%s", s.stderr)
+	}
+}
+
+// serve with a --state server that cannot be reached does not start: the error names
+// the address, and says what to do.
+func TestServeWithUnreachableStore(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := newMCPDirs(t)
+	cmd := exec.CommandContext(ctx, luatoolBinary(t), "serve", "--http", "127.0.0.1:0", "--root", s.root, "--tools", s.tools, "--state", "redis://127.0.0.1:1")
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("serve with an unreachable store: %v after %v: %s", err, time.Since(start).Round(time.Millisecond), out)
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("serve with an unreachable store: %v, want an error at start", err)
+	}
+	for _, want := range []string{"--state", "cannot reach the server at 127.0.0.1:1", "does not start without the session store"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the error does not say %q: %s", want, out)
+		}
+	}
+}
