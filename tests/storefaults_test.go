@@ -123,23 +123,28 @@ func TestStoreFaultsOverHTTP(t *testing.T) {
 	}
 }
 
-// serve with a --state server that cannot be reached does not start: the error names
-// the address, and says what to do.
+// serve with a --state server that cannot be reached, refused or hung, does not
+// start: the error names the address, and says what to do.
 func TestServeWithUnreachableStore(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s := newMCPDirs(t)
-	cmd := exec.CommandContext(ctx, luatoolBinary(t), "serve", "--http", "127.0.0.1:0", "--root", s.root, "--tools", s.tools, "--state", "redis://127.0.0.1:1")
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	t.Logf("serve with an unreachable store: %v after %v: %s", err, time.Since(start).Round(time.Millisecond), out)
-	if err == nil || ctx.Err() != nil {
-		t.Fatalf("serve with an unreachable store: %v, want an error at start", err)
-	}
-	for _, want := range []string{"--state", "cannot reach the server at 127.0.0.1:1", "does not start without the session store"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("the error does not say %q: %s", want, out)
+	hung := redistest.Start(t)
+	hung.Pause()
+	defer hung.Resume()
+	for what, addr := range map[string]string{"refused": "127.0.0.1:1", "hung": hung.Addr} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s := newMCPDirs(t)
+		cmd := exec.CommandContext(ctx, luatoolBinary(t), "serve", "--http", "127.0.0.1:0", "--root", s.root, "--tools", s.tools, "--state", "redis://"+addr)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		t.Logf("serve with a store %s: %v after %v: %s", what, err, time.Since(start).Round(time.Millisecond), out)
+		if err == nil || ctx.Err() != nil {
+			t.Fatalf("serve with a store %s: %v, want an error at start", what, err)
+		}
+		for _, want := range []string{"--state", "cannot reach the server at " + addr, "does not start without the session store"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("the error with a store %s does not say %q: %s", what, want, out)
+			}
 		}
 	}
 }
