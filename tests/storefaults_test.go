@@ -24,6 +24,16 @@ const storeHangBound = 5 * time.Second
 // unavailableText is what the model is told of a call that needed the store.
 const unavailableText = "the session store is unavailable"
 
+// authTokens returns the token file of testdata/mcp_auth.txtar, alice's and bob's,
+// readable by its owner only, as serve wants it.
+func authTokens(t *testing.T) string {
+	dir := t.TempDir()
+	unpack(t, "testdata/mcp_auth.txtar", dir)
+	tokens := filepath.Join(dir, "tokens.txt")
+	must(t, os.Chmod(tokens, 0o600))
+	return tokens
+}
+
 // A `serve --http` whose Redis store goes down (killed) or hangs (SIGSTOP) stays
 // fast and truthful: Glob, which keeps no state, is not slowed; an Edit after a Read
 // made before the outage is told the store is unavailable, not that the file was
@@ -33,13 +43,7 @@ const unavailableText = "the session store is unavailable"
 func TestStoreFaultsOverHTTP(t *testing.T) {
 	srv := redistest.Start(t)
 	s := newMCPDirs(t)
-	conf := t.TempDir()
-	unpack(t, "testdata/mcp_auth.txtar", conf)
-	tokens := filepath.Join(conf, "tokens.txt")
-	if err := os.Chmod(tokens, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	alice := clientAs(t, startHTTP(t, s, "--tokens", tokens, "--state", srv.URL, "--log-format", "json"), aliceToken, nil)
+	alice := clientAs(t, startHTTP(t, s, "--tokens", authTokens(t), "--state", srv.URL, "--log-format", "json"), aliceToken, nil)
 	notes := filepath.Join(s.root, "notes.txt")
 	read := func() *mcp.CallToolResult { return callOn(t, alice, "Read", map[string]any{"file_path": notes}) }
 	edit := func(from, to string) *mcp.CallToolResult {

@@ -1,7 +1,6 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/luatool/luatool/internal/syncbuf"
 	"github.com/luatool/luatool/session"
 	"github.com/luatool/luatool/session/redisstore"
 	"github.com/luatool/luatool/session/redisstore/redistest"
@@ -291,41 +291,36 @@ func failFast(t *testing.T, srv *redistest.Server, st *redisstore.Store, what st
 	}
 }
 
-// A server that goes away makes calls fail fast with session.ErrUnavailable, with the
-// default timeouts, and one that comes back serves again, without a new Store.
-func TestServerGoesAway(t *testing.T) {
-	ctx := context.Background()
-	srv := redistest.Start(t)
-	st := open(t, srv.URL, redisstore.Options{})
-	must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`1`)))
-	srv.Stop()
-	failFast(t, srv, st, "gone")
-	srv.Restart() // empty: it kept nothing
-	start := time.Now()
-	must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`3`)))
-	t.Logf("first Put after the server came back: ok after %v", time.Since(start).Round(time.Millisecond))
-	if v, err := st.Get(ctx, "alice/", session.State, "k"); string(v) != `3` || err != nil {
-		t.Errorf("Get after the server came back = %q, %v", v, err)
+// A server that goes away (killed) or stops answering (SIGSTOP: it still accepts
+// connections, so a call fails at the read timeout) makes calls fail fast with
+// session.ErrUnavailable, with the default timeouts, rather than hang; once it is
+// back, the same Store serves again.
+func TestServerFaults(t *testing.T) {
+	for _, c := range []struct {
+		what        string
+		fault, back func(*redistest.Server)
+		kept        bool // the server keeps its data through the fault
+	}{
+		{"gone", (*redistest.Server).Stop, (*redistest.Server).Restart, false},
+		{"hung", (*redistest.Server).Pause, (*redistest.Server).Resume, true},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			ctx := context.Background()
+			srv := redistest.Start(t)
+			st := open(t, srv.URL, redisstore.Options{})
+			must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`1`)))
+			c.fault(srv)
+			defer srv.Resume() // a hung server must not outlive the test
+			failFast(t, srv, st, c.what)
+			c.back(srv)
+			start := time.Now()
+			v, err := st.Get(ctx, "alice/", session.State, "k")
+			t.Logf("first Get once the server is back: %q, %v after %v", v, err, time.Since(start).Round(time.Millisecond))
+			if err != nil || (v != nil) != c.kept {
+				t.Errorf("Get once the server is back = %q, %v", v, err)
+			}
+		})
 	}
-}
-
-// A server that stops answering (SIGSTOP: it still accepts connections) makes calls
-// fail at the read timeout, with session.ErrUnavailable, rather than hang. Once it answers again, so does
-// the Store.
-func TestServerHangs(t *testing.T) {
-	ctx := context.Background()
-	srv := redistest.Start(t)
-	st := open(t, srv.URL, redisstore.Options{})
-	must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`1`)))
-	srv.Pause()
-	defer srv.Resume()
-	failFast(t, srv, st, "hung")
-	srv.Resume()
-	start := time.Now()
-	if v, err := st.Get(ctx, "alice/", session.State, "k"); err != nil || v == nil {
-		t.Errorf("Get once the server answers again = %q, %v", v, err)
-	}
-	t.Logf("first Get once the server answers again: after %v", time.Since(start).Round(time.Millisecond))
 }
 
 // Timeouts in the URL's query replace the defaults: a read timeout of 1.5 s makes a
@@ -346,7 +341,7 @@ func TestURLSetsTimeouts(t *testing.T) {
 // LogTo sends go-redis's own lines to the slog logger: a failed dial is a JSON line
 // there, and nothing is written by go-redis's plain logger.
 func TestLogTo(t *testing.T) {
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	redisstore.LogTo(slog.New(slog.NewJSONHandler(&buf, nil)))
 	t.Cleanup(func() { redisstore.LogTo(slog.New(slog.DiscardHandler)) })
 	srv := redistest.Start(t)
@@ -360,24 +355,6 @@ func TestLogTo(t *testing.T) {
 	if err := json.Unmarshal([]byte(first), &line); err != nil || line.From != "go-redis" || !strings.Contains(line.Msg, "failed to dial") {
 		t.Errorf("go-redis's line through slog = %q (%v), want a JSON line from go-redis about the dial", first, err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the client's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A cancelled context stops a call.
