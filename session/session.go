@@ -41,10 +41,16 @@ const MaxValueBytes = 1 << 20
 // ErrTooLarge is returned by Put for a value over MaxValueBytes.
 var ErrTooLarge = errors.New("session: value over 1 MiB")
 
+// ErrUnavailable is wrapped by the errors of a Store that cannot be reached or does
+// not answer in time: the engine then tells a call that needs the store so, rather
+// than taking a failed read for "nothing there".
+var ErrUnavailable = errors.New("the session store is unavailable")
+
 // A Store keeps sessions. Implementations are safe for concurrent use, keep each
 // bucket of a session to its MaxKeys (least recently used first out), and may forget
 // a session that has been idle long (NewMemory: the least recently used beyond its
-// limit; redisstore: after a time to live).
+// limit; redisstore: after a time to live). An error that the store could not be
+// reached wraps ErrUnavailable.
 type Store interface {
 	// Get returns the value of key in bucket b of session s; nil, nil when there is
 	// none.

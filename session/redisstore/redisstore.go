@@ -37,16 +37,26 @@
 //
 // # Failures
 //
-// A call that cannot reach the server, or gets no answer, fails within
-// Options.Timeout, or the caller's deadline if earlier, with an error naming the
-// server's address; one that fails at its deadline may still have taken effect there.
-// The client reconnects by itself once the server is back.
+// A call that cannot reach the server, or gets no answer, fails fast with an error
+// that wraps session.ErrUnavailable and names the server's address: a refused
+// connection at once, a server that accepts but does not answer (hung) after the read
+// timeout, and anything within Options.Timeout or the caller's deadline if earlier.
+// A call that fails at its deadline may still have taken effect there. The client is
+// not retried (a Put sent twice could run twice) and reconnects by itself, without a
+// restart, at the first call once the server is back.
+//
+// The client's timeouts are go-redis's URL query parameters, with defaults of this
+// package's own where the URL does not set them (go-redis's would take seconds):
+// dial_timeout (DefaultDialTimeout), read_timeout and write_timeout
+// (DefaultReadTimeout), pool_timeout (DefaultPoolTimeout, how long a call waits for a
+// free connection) and max_retries (-1, none); each failed dial is tried once.
 package redisstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -58,9 +68,18 @@ import (
 
 // The defaults of Options.
 const (
-	DefaultPrefix  = "luatool:"
-	DefaultTTL     = 24 * time.Hour
-	DefaultTimeout = 5 * time.Second
+	DefaultPrefix = "luatool:"
+	DefaultTTL    = 24 * time.Hour
+)
+
+// The defaults of the client's timeouts, when the URL's query does not set them:
+// well under a second, so that a call that needs the store learns it is unavailable
+// before the model or its client gives up. A server on a network slower than these
+// allow needs them raised in the URL (redis://host:6379/0?read_timeout=1s).
+const (
+	DefaultDialTimeout = 200 * time.Millisecond
+	DefaultReadTimeout = 300 * time.Millisecond
+	DefaultPoolTimeout = 200 * time.Millisecond
 )
 
 // Options tune a Store; the zero value takes every default.
@@ -73,7 +92,9 @@ type Options struct {
 	// at least a millisecond).
 	TTL time.Duration
 	// Timeout bounds each call, the client's retries included, when the caller's
-	// context has no earlier deadline (default DefaultTimeout). It also bounds the
+	// context has no earlier deadline. The default is the sum of the client's
+	// timeouts (pool, dial, write and read: 1 s unless the URL sets them), a bound
+	// behind them that only a client stuck elsewhere reaches. It also bounds the
 	// ping of New.
 	Timeout time.Duration
 }
@@ -105,10 +126,7 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	case opts.TTL < time.Millisecond:
 		return nil, fmt.Errorf("redisstore: TTL %v is under a millisecond", opts.TTL)
 	}
-	switch {
-	case opts.Timeout == 0:
-		opts.Timeout = DefaultTimeout
-	case opts.Timeout < 0:
+	if opts.Timeout < 0 {
 		return nil, fmt.Errorf("redisstore: negative timeout %v", opts.Timeout)
 	}
 	u, err := url.Parse(rawURL)
@@ -128,6 +146,14 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: bad URL: %w", err)
 	}
+	boundClient(ro, u.Query())
+	if opts.Timeout == 0 {
+		opts.Timeout = ro.PoolTimeout + ro.DialTimeout + ro.WriteTimeout + ro.ReadTimeout
+		if min(ro.PoolTimeout, ro.DialTimeout, ro.WriteTimeout, ro.ReadTimeout) < 0 {
+			// A timeout of -1 is go-redis's "none": the URL asked to wait.
+			opts.Timeout = time.Minute
+		}
+	}
 	// Without this the client bounds socket reads by its own ReadTimeout alone and
 	// ignores the caller's deadline.
 	ro.ContextTimeoutEnabled = true
@@ -145,6 +171,73 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: cannot reach the server at %s: %w", st.addr, err)
 	}
 	return st, nil
+}
+
+// boundClient sets the client's timeouts and retries that the URL's query q left
+// unset to this package's defaults (see the package comment). go-redis's own would
+// have a call to a server that is down retry for about 1.7 s, and one to a hung
+// server wait 5 to 10 s; its ParseURL leaves a parameter it was not given at zero,
+// which NewClient then reads as its own default.
+func boundClient(ro *redis.Options, q url.Values) {
+	if !q.Has("dial_timeout") {
+		ro.DialTimeout = DefaultDialTimeout
+	}
+	if !q.Has("read_timeout") {
+		ro.ReadTimeout = DefaultReadTimeout
+	}
+	if !q.Has("write_timeout") {
+		ro.WriteTimeout = ro.ReadTimeout
+	}
+	if !q.Has("pool_timeout") {
+		ro.PoolTimeout = DefaultPoolTimeout
+	}
+	if !q.Has("max_retries") {
+		ro.MaxRetries = -1 // 0 is go-redis's 3
+	}
+	// A refused dial fails at once; trying it again 5 times, 100 ms apart, is what
+	// made a call to a server that is down take seconds. ParseURL has no parameter
+	// for it.
+	ro.DialerRetries = 1
+}
+
+// Ping reports whether the server answers, within the Store's timeout or ctx's
+// deadline if earlier: nil, or an error wrapping session.ErrUnavailable that names
+// the server's address. A readiness check calls it.
+func (st *Store) Ping(ctx context.Context) error {
+	bounded, cancel := context.WithTimeout(ctx, st.timeout)
+	defer cancel()
+	return st.fault(ctx, "ping", st.client.Ping(bounded).Err())
+}
+
+// fault words err, an error of the client in op for a caller whose context is ctx:
+// nil stays nil; one whose cause is the caller's (ctx cancelled or past its deadline) is returned as is, and any other
+// (refused, timed out, a connection dropped, the server's error reply) wraps
+// session.ErrUnavailable, since the store cannot do what it is asked either way.
+func (st *Store) fault(ctx context.Context, op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ctx.Err()):
+		return fmt.Errorf("redisstore: %s at %s: %w", op, st.addr, err)
+	case ctx.Err() != nil:
+		// The client's error on the caller's deadline can be a bare i/o timeout.
+		return fmt.Errorf("redisstore: %s at %s: %w: %w", op, st.addr, ctx.Err(), err)
+	}
+	return fmt.Errorf("redisstore: %s at %s: %w: %w", op, st.addr, session.ErrUnavailable, err)
+}
+
+// LogTo sends go-redis's own log lines (a failed dial, say) to l, at level Warn,
+// rather than to its plain-text logger on stderr, so that a process that logs JSON
+// logs only JSON. go-redis has one logger for the whole process: the last call wins.
+func LogTo(l *slog.Logger) {
+	redis.SetLogger(clientLog{l})
+}
+
+// clientLog is go-redis's Logging on a slog.Logger.
+type clientLog struct{ l *slog.Logger }
+
+func (c clientLog) Printf(ctx context.Context, format string, args ...any) {
+	c.l.WarnContext(ctx, fmt.Sprintf(format, args...), "from", "go-redis")
 }
 
 // Close closes the Store's connections; calls after it fail.
@@ -221,11 +314,11 @@ return all
 
 // run runs script on session s and bucket b, bounded by the Store's timeout.
 func (st *Store) run(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
-	ctx, cancel := context.WithTimeout(ctx, st.timeout)
+	bounded, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
-	out, err := script.Run(ctx, st.client, []string{st.key(s)}, append([]any{st.ttl, b.Name}, args...)...).Slice()
+	out, err := script.Run(bounded, st.client, []string{st.key(s)}, append([]any{st.ttl, b.Name}, args...)...).Slice()
 	if err != nil {
-		return nil, fmt.Errorf("redisstore: %s bucket %q at %s: %w", op, b.Name, st.addr, err)
+		return nil, st.fault(ctx, fmt.Sprintf("%s bucket %q", op, b.Name), err)
 	}
 	return out, nil
 }

@@ -58,16 +58,22 @@ func (s *session) close() {
 }
 
 // sessionStore opens the store of --state: nil (the engine's memory) when none is
-// given, a Redis server for a redis://, rediss:// or unix:// URL.
+// given, a Redis server for a redis://, rediss:// or unix:// URL. A server that
+// cannot be reached is an error naming its address, and the command does not start:
+// a wrong address would otherwise look like a store that is down, and a process
+// started unready serves nothing until it comes (readiness, /readyz, is the health
+// check's to report while serving). go-redis's own log lines go to the command's
+// logger from here on.
 func (a *app) sessionStore() (sessions.Store, func(), error) {
 	if a.cfg.state == "" {
 		return nil, nil, nil
 	}
+	redisstore.LogTo(a.logger())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st, err := redisstore.New(ctx, a.cfg.state, redisstore.Options{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("--state: %w", err)
+		return nil, nil, fmt.Errorf("--state: %w (luatool does not start without the session store it is given: start the server, correct the URL, or leave --state out to keep sessions in this process's memory)", err)
 	}
 	return st, func() { st.Close() }, nil
 }
