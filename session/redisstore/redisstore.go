@@ -237,7 +237,7 @@ func LogTo(l *slog.Logger) {
 type clientLog struct{ l *slog.Logger }
 
 func (c clientLog) Printf(ctx context.Context, format string, args ...any) {
-	c.l.WarnContext(ctx, fmt.Sprintf(format, args...), "from", "go-redis")
+	c.l.WarnContext(ctx, strings.TrimSpace(fmt.Sprintf(format, args...)), "from", "go-redis")
 }
 
 // Close closes the Store's connections; calls after it fail.

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/internal/spell"
+	"github.com/luatool/luatool/session/redisstore"
 )
 
 // lineHandler is the slog.Handler of the CLI: each record one line on the display,
@@ -58,7 +57,7 @@ func (a *app) serveLogger() (*slog.Logger, error) {
 		return nil, errors.New(msg)
 	}
 	// Both are the process's own: serve is the one command of its process.
-	redis.SetLogger(redisLogger{log})
+	redisstore.LogTo(log)
 	slog.SetDefault(log)
 	for _, w := range a.envWarnings {
 		log.Warn(w)
@@ -97,16 +96,6 @@ func (w *logWriter) Write(p []byte) (int, error) {
 			w.log.Log(context.Background(), level, line)
 		}
 	}
-}
-
-// redisLogger hands go-redis's lines (a dropped connection, a failed reconnect) to
-// serve's logger, as warnings: go-redis writes only when something went wrong.
-type redisLogger struct {
-	log *slog.Logger
-}
-
-func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
-	r.log.WarnContext(ctx, strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
 // logDiagnostics logs load diagnostics, each at the level of its severity, with what

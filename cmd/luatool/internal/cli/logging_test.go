@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
@@ -40,16 +39,6 @@ func TestLogWriter(t *testing.T) {
 	want := []string{"WARN half a line", "ERROR bad", "INFO plain", "INFO notice"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("records %q, want %q", got, want)
-	}
-}
-
-// TestRedisLoggerJSON: a line of go-redis's is a WARN record of serve's logger.
-func TestRedisLoggerJSON(t *testing.T) {
-	var out bytes.Buffer
-	redisLogger{slog.New(slog.NewJSONHandler(&out, nil))}.Printf(context.Background(), "redis: %s failed: %v\n", "dial", "refused")
-	recs := jsonRecords(t, &out)
-	if len(recs) != 1 || recs[0]["level"] != "WARN" || recs[0]["msg"] != "redis: dial failed: refused" {
-		t.Errorf("records %v", recs)
 	}
 }
 
