@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/spell"
 
@@ -388,6 +389,9 @@ type app struct {
 	callOnly string
 	// unloaded are the standard tools left out of the engine for callOnly.
 	unloaded []string
+	// middleware wraps every call of the engine: serve's metrics count calls in
+	// flight with one (see serveMetrics).
+	middleware []hooks.Middleware
 }
 
 // display is what a person sees on stderr (see display).

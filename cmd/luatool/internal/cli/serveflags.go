@@ -28,6 +28,8 @@ type serveConfig struct {
 	maxCalls int
 	// logFormat is --log-format: text (the default) or json.
 	logFormat string
+	// admin is --admin: where /healthz, /readyz and /metrics are served.
+	admin string
 }
 
 // flags registers serve's flags for HTTP and logs on fs.
@@ -57,6 +59,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		c.maxCalls = n
 		return nil
 	})
+	fs.StringVar(&c.admin, "admin", "", "serve: answer /healthz, /readyz and Prometheus /metrics at `ADDR` (host:port, a bare :port on loopback, or unix:PATH), without a token")
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
 }
 

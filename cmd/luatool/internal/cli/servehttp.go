@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luatool/luatool/cmd/luatool/internal/ops"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
 )
@@ -54,7 +55,7 @@ const (
 //
 // A bare :port is bound to loopback; any other address without tokens is refused
 // unless --insecure-no-auth. Where the server listens is logged.
-func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.Engine) error {
+func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.Engine, health *ops.Endpoints) error {
 	c, log := a.cfg.serve, a.logger()
 	var tokens *mcpserver.Tokens
 	if c.tokens != "" {
@@ -99,6 +100,7 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.
 		auth = "the bearer token made for this run: every client that has it is the local user"
 	}
 	mux := http.NewServeMux()
+	health.Health(mux) // /healthz and /readyz, without a token, for load balancers
 	mux.Handle(mcpPath, srv.HTTPHandler(mcpserver.HTTPOptions{Tokens: tokens, AuthServers: c.authServers, AllowOrigins: c.allowOrigins, MaxCalls: c.maxCalls}))
 	if len(c.authServers) > 0 {
 		meta := mcpserver.ProtectedResourceMetadata(mcpPath, c.authServers)
