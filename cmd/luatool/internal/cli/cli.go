@@ -302,8 +302,13 @@ Everything serve logs goes to stderr through one logger, slog's text format or
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked,
 refused), for a call its client cancelled or left, why and how long it took to end
-after; never a token but the one serve makes for itself, printed once.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+after; never a token but the one serve makes for itself, printed once.
+
+/healthz (alive) and /readyz (tools loaded, the session store answering) are
+answered without a token on the --http listener. --admin ADDR serves them again with
+Prometheus /metrics, also without a token: put it where only monitoring reaches.
+Metrics name tools and outcomes, never a principal or a token (see the README).`,
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
