@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,12 +26,7 @@ import (
 func TestOpsEndpoints(t *testing.T) {
 	redis := redistest.Start(t)
 	s := newMCPDirs(t)
-	conf := t.TempDir()
-	unpack(t, "testdata/mcp_auth.txtar", conf)
-	tokens := filepath.Join(conf, "tokens.txt")
-	if err := os.Chmod(tokens, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokens := filepath.Join(authConf(t), "tokens.txt")
 	endpoint := startHTTP(t, s, "--tokens", tokens, "--state", redis.URL, "--admin", "127.0.0.1:0")
 	admin := adminAddress(t, s)
 	serving := strings.TrimSuffix(endpoint, "/mcp")

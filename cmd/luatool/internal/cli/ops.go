@@ -24,6 +24,18 @@ func (a *app) serveMetrics(log *slog.Logger) (*slog.Logger, *ops.Metrics) {
 	return slog.New(m.LogHandler(log.Handler())), m
 }
 
+// boundedServer is an HTTP server of h within serve's bounds (see headerTimeout),
+// logging its errors to log.
+func boundedServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
 // serveAdmin serves ep's /healthz, /readyz and /metrics at --admin, if given, until
 // ctx ends. They need no token: the admin address is the operator's (loopback by
 // default, or a network only monitoring reaches), and nothing there names a
@@ -40,13 +52,7 @@ func (a *app) serveAdmin(ctx context.Context, ep *ops.Endpoints) error {
 	log := a.logger()
 	mux := http.NewServeMux()
 	ep.Admin(mux)
-	hs := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := boundedServer(mux, log)
 	where := "http://" + ln.Addr().String()
 	if _, tcp := ln.Addr().(*net.TCPAddr); !tcp {
 		where = "unix:" + ln.Addr().String()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -107,13 +106,7 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.
 		mux.Handle(mcpserver.MetadataPath, meta)
 		mux.Handle(mcpserver.MetadataPath+mcpPath, meta)
 	}
-	hs := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := boundedServer(mux, log)
 	where := fmt.Sprintf("http://%s%s", ln.Addr(), mcpPath)
 	if tcp == nil {
 		where = fmt.Sprintf("unix:%s (path %s)", ln.Addr(), mcpPath)
