@@ -73,7 +73,7 @@ func NewMetrics() *Metrics {
 		}),
 		storeDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "luatool_store_probe_duration_seconds",
-			Help:    "How long the session store took to answer a probe (at each scrape and each /readyz).",
+			Help:    "How long probes of the session store took, failed ones included (at each scrape and each /readyz).",
 			Buckets: []float64{.0005, .001, .005, .01, .05, .1, .5, 1},
 		}),
 		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
