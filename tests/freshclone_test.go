@@ -27,8 +27,9 @@ const (
 )
 
 // ciPrograms are the programs .ci/run installs beside Go, for the tests that compare
-// with PUC Lua or serve from Redis. A newcomer may have none of them.
-var ciPrograms = []string{"lua5.1", "lua51", "redis-server"}
+// with PUC Lua or serve from Redis, and prometheus, which a test scrapes with where
+// the machine has it. A newcomer may have none of them.
+var ciPrograms = []string{"lua5.1", "lua51", "redis-server", "prometheus"}
 
 // TestFreshClone shows what only a fresh clone can: that the README's two commands
 // work for a newcomer, with only Go installed, in a clone with nothing beside it. It

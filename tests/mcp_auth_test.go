@@ -144,6 +144,18 @@ const (
 	carolToken = "carol-token-0123456789abcdef"
 )
 
+// authConf unpacks testdata/mcp_auth.txtar (tokens.txt, tools/) into a directory of
+// its own, the token file readable by this user only, as serve requires.
+func authConf(t *testing.T) string {
+	t.Helper()
+	conf := t.TempDir()
+	unpack(t, "testdata/mcp_auth.txtar", conf)
+	if err := os.Chmod(filepath.Join(conf, "tokens.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return conf
+}
+
 // TestMCPHTTPPrincipals serves two principals of a token file (testdata/mcp_auth.txtar)
 // and checks that neither sees what belongs to the other: ctx.state, what the model
 // was shown of a file, "allow always" answers; that a profile's denied tool is
@@ -153,11 +165,7 @@ const (
 // its token.
 func TestMCPHTTPPrincipals(t *testing.T) {
 	s := newMCPDirs(t)
-	conf := t.TempDir()
-	unpack(t, "testdata/mcp_auth.txtar", conf)
-	if err := os.Chmod(filepath.Join(conf, "tokens.txt"), 0o600); err != nil { // serve refuses it readable by others
-		t.Fatal(err)
-	}
+	conf := authConf(t)
 	writeFile(t, filepath.Join(s.tools, "note.lua"), mustRead(t, filepath.Join(conf, "tools", "note.lua")))
 	endpoint := startHTTP(t, s, "--tokens", filepath.Join(conf, "tokens.txt"), "--auth-server", "https://auth.example.com", "--allow-origin", "https://app.example.com")
 	base := strings.TrimSuffix(endpoint, "/mcp")

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/spell"
 
@@ -309,8 +310,13 @@ Every flag can be given by a variable instead: LUATOOL_ and its name in upper ca
 - as _ (--state is LUATOOL_STATE), one value a line for a repeatable flag. A flag on
 the command line beats its variable, which beats the default; a value the flag
 refuses stops serve naming the variable. The --state store's password can come
-from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.
+
+/healthz (alive) and /readyz (tools loaded, the session store answering) are
+answered without a token on the --http listener. --admin ADDR serves them again with
+Prometheus /metrics, also without a token: put it where only monitoring reaches.
+Metrics name tools and outcomes, never a principal or a token (see the README).`,
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -399,6 +405,9 @@ type app struct {
 	callOnly string
 	// unloaded are the standard tools left out of the engine for callOnly.
 	unloaded []string
+	// middleware wraps every call of the engine: serve's metrics count calls in
+	// flight with one (see serveMetrics).
+	middleware []hooks.Middleware
 }
 
 // display is what a person sees on stderr (see display).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/luatool/luatool/cmd/luatool/internal/ops"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/groupwrite"
@@ -37,6 +38,8 @@ func runServe(a *app, args []string) int {
 	if err := a.cfg.serve.check(a.cfg.http != ""); err != nil {
 		return a.errorf("%v", err)
 	}
+	// Before open: the metrics' middleware counts calls, and its logger is a.log.
+	log, metrics := a.serveMetrics(log)
 	a.log = log           // before sources: their notices are logged
 	a.cfg.noPrompt = true // before sources: a project is not asked about either
 	srcs, err := a.sources()
@@ -63,6 +66,10 @@ func runServe(a *app, args []string) int {
 		}
 	})
 	defer unsubscribe()
+	if metrics != nil {
+		defer s.eng.Subscribe(metrics.Observe)()
+	}
+	endpoints := &ops.Endpoints{Engine: s.eng, Store: s.store, Metrics: metrics}
 
 	srv := mcpserver.New(s.eng, mcpserver.Options{Name: "luatool", Version: readVersion().Version, Logger: log})
 	defer srv.Close()
@@ -76,8 +83,11 @@ func runServe(a *app, args []string) int {
 			}
 		}()
 	}
+	if err := a.serveAdmin(ctx, endpoints); err != nil {
+		return a.errorf("%v", err)
+	}
 	if a.cfg.http != "" {
-		err = a.serveHTTP(ctx, srv, s.eng)
+		err = a.serveHTTP(ctx, srv, s.eng, endpoints)
 	} else {
 		err = srv.ServeStdio(ctx, a.stdin, a.stdout, mcpserver.StdioOptions{MaxInFlight: a.cfg.maxInFlight})
 	}

@@ -32,6 +32,8 @@ type serveConfig struct {
 	// redisPasswordFile is --redis-password-file: the file holding the password of
 	// the --state store (see stateURL).
 	redisPasswordFile string
+	// admin is --admin: where /healthz, /readyz and /metrics are served.
+	admin string
 }
 
 // flags registers serve's flags for HTTP and logs on fs.
@@ -61,6 +63,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		c.maxCalls = n
 		return nil
 	})
+	fs.StringVar(&c.admin, "admin", "", "serve: answer /healthz, /readyz and Prometheus /metrics at `ADDR` (host:port, a bare :port on loopback, or unix:PATH), without a token")
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
 	fs.StringVar(&c.redisPasswordFile, "redis-password-file", "", "call, run, serve: the password of the --state store is the one line of `FILE` (mode 0600), kept out of ps (or set LUATOOL_REDIS_PASSWORD)")
 }

@@ -34,6 +34,8 @@ type session struct {
 	diags      []diag.Diagnostic
 	results    string
 	ownResults bool
+	// store is the session store of --state; nil for the engine's memory.
+	store sessions.Store
 	// closeStore releases the session store of --state; nil for memory.
 	closeStore func()
 	// network is the host's network policy the http module enforces.
@@ -170,7 +172,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		s.close()
 		return nil, err
 	}
-	s.closeStore = closeStore
+	s.store, s.closeStore = store, closeStore
 	mods, err := hostmod.StandardWith(hostmod.Options{Roots: append(roots, results), Shell: a.cfg.shellOptions(), HTTP: hostmod.HTTPOptions{Policy: network}})
 	if err != nil {
 		s.close()
@@ -205,6 +207,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		ApprovalHint:          a.approvalHint,
 		Env:                   env,
 		Hooks:                 hooks.FromSettings(set.Hooks, hooks.Options{Launcher: a.cfg.shellOptions(), Roots: roots}),
+		Middleware:            a.middleware,
 	})
 	if err != nil {
 		s.close()
