@@ -21,7 +21,8 @@
 // keys of a full bucket is seen by every other process whole or not at all, and
 // concurrent Puts from many processes keep each bucket to its size. What spans two
 // calls (a Get then a Put of the same key) is not atomic, as with the memory store:
-// the last Put wins. The scripts name the bucket keys they touch from the session key,
+// the last Put wins; CompareAndPut compares and writes in one script, so that
+// session.Update, which retries it in the caller, loses no update. The scripts name the bucket keys they touch from the session key,
 // which a standalone server allows and Redis Cluster does not: the store needs one
 // server, a primary with or without replicas. A Get writes too (the order of use), so
 // it cannot go to a read-only replica.
@@ -178,6 +179,27 @@ local s, ttl, b = KEYS[1], ARGV[1], ARGV[2]
 local values, used = s .. ':v:' .. b, s .. ':u:' .. b
 `
 
+// putFunc defines put, which sets key k of the bucket to v, evicting the least
+// recently used keys past max of them; without v it deletes the key.
+const putFunc = `
+local function put(k, max, v)
+	if v == nil then
+		redis.call('HDEL', values, k)
+		redis.call('ZREM', used, k)
+		return
+	end
+	redis.call('HSET', values, k, v)
+	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), k)
+	local over = redis.call('ZCARD', used) - tonumber(max)
+	if over > 0 then
+		local old = redis.call('ZPOPMIN', used, over)
+		for i = 1, #old, 2 do
+			redis.call('HDEL', values, old[i])
+		end
+	end
+end
+`
+
 // getScript returns {value} for key ARGV[3] of bucket ARGV[2], marked used, or {}: a
 // table, since a bare false would reach a RESP3 client as a boolean rather than nil.
 var getScript = redis.NewScript(prelude + `
@@ -192,24 +214,22 @@ return {}
 
 // putScript sets key ARGV[3] of bucket ARGV[2] to ARGV[5], evicting the least recently
 // used keys past ARGV[4] of them; without ARGV[5] it deletes the key.
-var putScript = redis.NewScript(prelude + `
-local k = ARGV[3]
-if #ARGV < 5 then
-	redis.call('HDEL', values, k)
-	redis.call('ZREM', used, k)
-else
-	redis.call('HSET', values, k, ARGV[5])
-	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), k)
-	local over = redis.call('ZCARD', used) - tonumber(ARGV[4])
-	if over > 0 then
-		local old = redis.call('ZPOPMIN', used, over)
-		for i = 1, #old, 2 do
-			redis.call('HDEL', values, old[i])
-		end
-	end
-end
+var putScript = redis.NewScript(prelude + putFunc + `
+put(ARGV[3], ARGV[4], ARGV[5])
 touch(s, ttl)
 return {}
+`)
+
+// casScript does what putScript does only if key ARGV[3] holds ARGV[6] now, or none
+// when ARGV[5] is "0", and returns {1} if it did, {0} if not.
+var casScript = redis.NewScript(prelude + putFunc + `
+local now = redis.call('HGET', values, ARGV[3])
+local same
+if ARGV[5] == '0' then same = (now == false) else same = (now == ARGV[6]) end
+if same then put(ARGV[3], ARGV[4], ARGV[7]) end
+touch(s, ttl)
+if same then return {1} end
+return {0}
 `)
 
 // listScript returns every key of bucket ARGV[2] followed by its value.
@@ -251,6 +271,26 @@ func (st *Store) Put(ctx context.Context, s string, b session.Bucket, key string
 	}
 	_, err := st.run(ctx, "put in", putScript, s, b, args...)
 	return err
+}
+
+// CompareAndPut sets the value of key in bucket b of session s to value (nil deletes
+// it) if it is old now (nil: none), in one script, and tells whether it did.
+func (st *Store) CompareAndPut(ctx context.Context, s string, b session.Bucket, key string, old, value []byte) (bool, error) {
+	if len(value) > session.MaxValueBytes {
+		return false, session.ErrTooLarge
+	}
+	args := []any{key, max(b.MaxKeys, 1), "0", ""}
+	if old != nil {
+		args[2], args[3] = "1", old
+	}
+	if value != nil {
+		args = append(args, value)
+	}
+	out, err := st.run(ctx, "compare and put in", casScript, s, b, args...)
+	if err != nil {
+		return false, err
+	}
+	return len(out) == 1 && out[0] == int64(1), nil
 }
 
 // List returns every key of bucket b of session s with its value.
