@@ -212,21 +212,34 @@ if v then return {v} end
 return {}
 `)
 
-// putScript sets key ARGV[3] of bucket ARGV[2] to ARGV[5], evicting the least recently
-// used keys past ARGV[4] of them; without ARGV[5] it deletes the key.
-var putScript = redis.NewScript(prelude + putFunc + `
-put(ARGV[3], ARGV[4], ARGV[5])
+// fenceFunc defines held, which tells whether the call's lease, member ARGV[3] of the
+// set KEYS[2], is held now; true when no KEYS[2] is given (the write is not fenced).
+const fenceFunc = `
+local function held()
+	if not KEYS[2] then return true end
+	local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
+	return score ~= false and tonumber(score) > now()
+end
+`
+
+// putScript sets key ARGV[4] of bucket ARGV[2] to ARGV[6], evicting the least recently
+// used keys past ARGV[5] of them; without ARGV[6] it deletes the key. It is fenced by
+// ARGV[3] (see held).
+var putScript = redis.NewScript(prelude + clockFunc + fenceFunc + putFunc + `
+if not held() then return redis.error_reply('` + fencedReply + ` the call no longer holds its turn') end
+put(ARGV[4], ARGV[5], ARGV[6])
 touch(s, ttl)
 return {}
 `)
 
-// casScript does what putScript does only if key ARGV[3] holds ARGV[6] now, or none
-// when ARGV[5] is "0", and returns {1} if it did, {0} if not.
-var casScript = redis.NewScript(prelude + putFunc + `
-local now = redis.call('HGET', values, ARGV[3])
+// casScript does what putScript does only if key ARGV[4] holds ARGV[7] now, or none
+// when ARGV[6] is "0", and returns {1} if it did, {0} if not.
+var casScript = redis.NewScript(prelude + clockFunc + fenceFunc + putFunc + `
+if not held() then return redis.error_reply('` + fencedReply + ` the call no longer holds its turn') end
+local now = redis.call('HGET', values, ARGV[4])
 local same
-if ARGV[5] == '0' then same = (now == false) else same = (now == ARGV[6]) end
-if same then put(ARGV[3], ARGV[4], ARGV[7]) end
+if ARGV[6] == '0' then same = (now == false) else same = (now == ARGV[7]) end
+if same then put(ARGV[4], ARGV[5], ARGV[8]) end
 touch(s, ttl)
 if same then return {1} end
 return {0}
@@ -241,10 +254,29 @@ return all
 
 // run runs script on session s and bucket b, bounded by the Store's timeout.
 func (st *Store) run(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
+	return st.runOn(ctx, op, script, []string{st.key(s)}, s, b, args...)
+}
+
+// write runs script, a write fenced by the lease of session.WithFence in ctx if any
+// (see fenceFunc), on session s and bucket b.
+func (st *Store) write(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
+	keys := []string{st.key(s)}
+	fence, fenced := session.FenceOf(ctx)
+	if fenced {
+		keys = append(keys, fence.Set)
+	}
+	return st.runOn(ctx, op, script, keys, s, b, append([]any{fence.Member}, args...)...)
+}
+
+// runOn runs script on keys, the first that of session s, and bucket b.
+func (st *Store) runOn(ctx context.Context, op string, script *redis.Script, keys []string, s string, b session.Bucket, args ...any) ([]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
-	out, err := script.Run(ctx, st.client, []string{st.key(s)}, append([]any{st.ttl, b.Name}, args...)...).Slice()
+	out, err := script.Run(ctx, st.client, keys, append([]any{st.ttl, b.Name}, args...)...).Slice()
 	if err != nil {
+		if strings.HasPrefix(err.Error(), fencedReply) {
+			return nil, fmt.Errorf("redisstore: %s bucket %q: %w", op, b.Name, session.ErrFenced)
+		}
 		return nil, fmt.Errorf("redisstore: %s bucket %q at %s: %w", op, b.Name, st.addr, err)
 	}
 	return out, nil
@@ -269,7 +301,7 @@ func (st *Store) Put(ctx context.Context, s string, b session.Bucket, key string
 	if value != nil {
 		args = append(args, value)
 	}
-	_, err := st.run(ctx, "put in", putScript, s, b, args...)
+	_, err := st.write(ctx, "put in", putScript, s, b, args...)
 	return err
 }
 
@@ -286,7 +318,7 @@ func (st *Store) CompareAndPut(ctx context.Context, s string, b session.Bucket, 
 	if value != nil {
 		args = append(args, value)
 	}
-	out, err := st.run(ctx, "compare and put in", casScript, s, b, args...)
+	out, err := st.write(ctx, "compare and put in", casScript, s, b, args...)
 	if err != nil {
 		return false, err
 	}
