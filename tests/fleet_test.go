@@ -69,12 +69,8 @@ func TestFleetThroughHAProxy(t *testing.T) {
 	haproxy := lookHAProxy(t)
 	srv := redistest.Start(t)
 	s := newMCPDirs(t)
-	conf := t.TempDir()
-	unpack(t, "testdata/mcp_auth.txtar", conf)
+	conf := authConf(t)
 	tokens := filepath.Join(conf, "tokens.txt")
-	if err := os.Chmod(tokens, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	writeFile(t, filepath.Join(s.tools, "counter.lua"), counterTool)
 	var backends []string
 	for range 2 {

@@ -37,12 +37,24 @@ local function now()
 end
 `
 
+// admitFunc names the set KEYS[1], the member ARGV[1] and the time to live ARGV[2]
+// (ms) of a lease script, the time now, and defines admit, which sets the member to
+// expire ttl from now and returns 1.
+const admitFunc = `
+local set, m, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
+local t = now()
+local function admit()
+	redis.call('ZADD', set, t + ttl, m)
+	redis.call('PEXPIRE', set, ttl)
+	return 1
+end
+`
+
 // enterScript admits member ARGV[1] (exclusive when ARGV[3] is "1") to the turn set
 // KEYS[1] for ARGV[2] ms, as EnterTurn says, with KEYS[2] the waiting exclusive call;
 // 1 if admitted, else 0.
-var enterScript = redis.NewScript(clockFunc + `
-local set, wait, m, ttl = KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2])
-local t = now()
+var enterScript = redis.NewScript(clockFunc + admitFunc + `
+local wait = KEYS[2]
 redis.call('ZREMRANGEBYSCORE', set, '-inf', t)
 local holders = redis.call('ZRANGE', set, 0, -1)
 local waiting = redis.call('GET', wait)
@@ -58,36 +70,26 @@ else
 		if string.sub(h, 1, 2) == 'X:' then return 0 end
 	end
 end
-redis.call('ZADD', set, t + ttl, m)
-redis.call('PEXPIRE', set, ttl)
-return 1
+return admit()
 `)
 
 // slotScript admits member ARGV[1] to the slot set KEYS[1] for ARGV[2] ms if it
 // holds fewer than ARGV[3]; 1 if admitted, else 0.
-var slotScript = redis.NewScript(clockFunc + `
-local set, m, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local t = now()
+var slotScript = redis.NewScript(clockFunc + admitFunc + `
 redis.call('ZREMRANGEBYSCORE', set, '-inf', t)
 if redis.call('ZCARD', set) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', set, t + ttl, m)
-redis.call('PEXPIRE', set, ttl)
-return 1
+return admit()
 `)
 
 // renewScript extends member ARGV[1] of KEYS[1] to ARGV[2] ms from now if it has not
 // expired; 1 if so, else 0.
-var renewScript = redis.NewScript(clockFunc + `
-local set, m, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local t = now()
+var renewScript = redis.NewScript(clockFunc + admitFunc + `
 local score = redis.call('ZSCORE', set, m)
 if not score or tonumber(score) <= t then
 	redis.call('ZREM', set, m)
 	return 0
 end
-redis.call('ZADD', set, t + ttl, m)
-redis.call('PEXPIRE', set, ttl)
-return 1
+return admit()
 `)
 
 // releaseScript removes member ARGV[1] of KEYS[1], and its mark as the waiting call,
