@@ -207,6 +207,35 @@ func (s *State) Set(key string, v any) error {
 	return s.fault.note(s.store.Put(s.ctx, s.session, session.State, key, b))
 }
 
+// Update changes the value under key atomically (session.Update): f gets the value
+// (nil, false when there is none) and returns the new one (nil deletes the key). f may
+// run more than once, each time on the latest value, so it must do nothing but
+// compute; Update returns the value it stored. The error is f's or the store's.
+func (s *State) Update(key string, f func(old any, ok bool) (any, error)) (any, error) {
+	var v any
+	_, err := session.Update(s.ctx, s.store, s.session, session.State, key, func(old []byte) ([]byte, error) {
+		var cur any
+		if old != nil {
+			if err := json.Unmarshal(old, &cur); err != nil {
+				return nil, fmt.Errorf("the session store holds a value of %q that is not JSON: %w", key, err)
+			}
+		}
+		var err error
+		if v, err = f(cur, old != nil); err != nil || v == nil {
+			return nil, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("state value of %q: %w", key, err)
+		}
+		return b, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 // sessionFiles is a session's readFileState in the session store. A store that
 // fails reads as "not read" (so a write is refused, fail closed) and is logged; one
 // that is unavailable is noted in the call's fault, which then words the call's

@@ -122,6 +122,19 @@ func listedOn(t *testing.T, session *mcp.ClientSession) map[string]bool {
 	return out
 }
 
+// authConf unpacks testdata/mcp_auth.txtar, the principals' token file (tokens.txt,
+// mode 0600, as serve requires), their profiles and the Note tool, in a temporary
+// directory, and returns it.
+func authConf(t *testing.T) string {
+	t.Helper()
+	conf := t.TempDir()
+	unpack(t, "testdata/mcp_auth.txtar", conf)
+	if err := os.Chmod(filepath.Join(conf, "tokens.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return conf
+}
+
 // unpack writes the files of a txtar archive under dir.
 func unpack(t *testing.T, archive, dir string) {
 	t.Helper()
@@ -143,18 +156,6 @@ const (
 	bobToken   = "bob-token-0123456789abcdef0"
 	carolToken = "carol-token-0123456789abcdef"
 )
-
-// authConf unpacks testdata/mcp_auth.txtar (tokens.txt, tools/) into a directory of
-// its own, the token file readable by this user only, as serve requires.
-func authConf(t *testing.T) string {
-	t.Helper()
-	conf := t.TempDir()
-	unpack(t, "testdata/mcp_auth.txtar", conf)
-	if err := os.Chmod(filepath.Join(conf, "tokens.txt"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return conf
-}
 
 // TestMCPHTTPPrincipals serves two principals of a token file (testdata/mcp_auth.txtar)
 // and checks that neither sees what belongs to the other: ctx.state, what the model

@@ -21,7 +21,8 @@
 // keys of a full bucket is seen by every other process whole or not at all, and
 // concurrent Puts from many processes keep each bucket to its size. What spans two
 // calls (a Get then a Put of the same key) is not atomic, as with the memory store:
-// the last Put wins. The scripts name the bucket keys they touch from the session key,
+// the last Put wins; CompareAndPut compares and writes in one script, so that
+// session.Update, which retries it in the caller, loses no update. The scripts name the bucket keys they touch from the session key,
 // which a standalone server allows and Redis Cluster does not: the store needs one
 // server, a primary with or without replicas. A Get writes too (the order of use), so
 // it cannot go to a read-only replica.
@@ -271,6 +272,27 @@ local s, ttl, b = KEYS[1], ARGV[1], ARGV[2]
 local values, used = s .. ':v:' .. b, s .. ':u:' .. b
 `
 
+// putFunc defines put, which sets key k of the bucket to v, evicting the least
+// recently used keys past max of them; without v it deletes the key.
+const putFunc = `
+local function put(k, max, v)
+	if v == nil then
+		redis.call('HDEL', values, k)
+		redis.call('ZREM', used, k)
+		return
+	end
+	redis.call('HSET', values, k, v)
+	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), k)
+	local over = redis.call('ZCARD', used) - tonumber(max)
+	if over > 0 then
+		local old = redis.call('ZPOPMIN', used, over)
+		for i = 1, #old, 2 do
+			redis.call('HDEL', values, old[i])
+		end
+	end
+end
+`
+
 // getScript returns {value} for key ARGV[3] of bucket ARGV[2], marked used, or {}: a
 // table, since a bare false would reach a RESP3 client as a boolean rather than nil.
 var getScript = redis.NewScript(prelude + `
@@ -283,26 +305,37 @@ if v then return {v} end
 return {}
 `)
 
-// putScript sets key ARGV[3] of bucket ARGV[2] to ARGV[5], evicting the least recently
-// used keys past ARGV[4] of them; without ARGV[5] it deletes the key.
-var putScript = redis.NewScript(prelude + `
-local k = ARGV[3]
-if #ARGV < 5 then
-	redis.call('HDEL', values, k)
-	redis.call('ZREM', used, k)
-else
-	redis.call('HSET', values, k, ARGV[5])
-	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), k)
-	local over = redis.call('ZCARD', used) - tonumber(ARGV[4])
-	if over > 0 then
-		local old = redis.call('ZPOPMIN', used, over)
-		for i = 1, #old, 2 do
-			redis.call('HDEL', values, old[i])
-		end
-	end
+// fenceFunc defines held, which tells whether the call's lease, member ARGV[3] of the
+// set KEYS[2], is held now; true when no KEYS[2] is given (the write is not fenced).
+const fenceFunc = `
+local function held()
+	if not KEYS[2] then return true end
+	local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
+	return score ~= false and tonumber(score) > now()
 end
+`
+
+// putScript sets key ARGV[4] of bucket ARGV[2] to ARGV[6], evicting the least recently
+// used keys past ARGV[5] of them; without ARGV[6] it deletes the key. It is fenced by
+// ARGV[3] (see held).
+var putScript = redis.NewScript(prelude + clockFunc + fenceFunc + putFunc + `
+if not held() then return redis.error_reply('` + fencedReply + ` the call no longer holds its turn') end
+put(ARGV[4], ARGV[5], ARGV[6])
 touch(s, ttl)
 return {}
+`)
+
+// casScript does what putScript does only if key ARGV[4] holds ARGV[7] now, or none
+// when ARGV[6] is "0", and returns {1} if it did, {0} if not.
+var casScript = redis.NewScript(prelude + clockFunc + fenceFunc + putFunc + `
+if not held() then return redis.error_reply('` + fencedReply + ` the call no longer holds its turn') end
+local now = redis.call('HGET', values, ARGV[4])
+local same
+if ARGV[6] == '0' then same = (now == false) else same = (now == ARGV[7]) end
+if same then put(ARGV[4], ARGV[5], ARGV[8]) end
+touch(s, ttl)
+if same then return {1} end
+return {0}
 `)
 
 // listScript returns every key of bucket ARGV[2] followed by its value.
@@ -314,10 +347,30 @@ return all
 
 // run runs script on session s and bucket b, bounded by the Store's timeout.
 func (st *Store) run(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
+	return st.runOn(ctx, op, script, []string{st.key(s)}, s, b, args...)
+}
+
+// write runs script, a write fenced by the lease of session.WithFence in ctx if any
+// (see fenceFunc), on session s and bucket b.
+func (st *Store) write(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
+	keys := []string{st.key(s)}
+	fence, fenced := session.FenceOf(ctx)
+	if fenced {
+		keys = append(keys, fence.Set)
+	}
+	return st.runOn(ctx, op, script, keys, s, b, append([]any{fence.Member}, args...)...)
+}
+
+// runOn runs script on keys, the first that of session s, and bucket b, bounded by
+// the Store's timeout.
+func (st *Store) runOn(ctx context.Context, op string, script *redis.Script, keys []string, s string, b session.Bucket, args ...any) ([]any, error) {
 	bounded, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
-	out, err := script.Run(bounded, st.client, []string{st.key(s)}, append([]any{st.ttl, b.Name}, args...)...).Slice()
+	out, err := script.Run(bounded, st.client, keys, append([]any{st.ttl, b.Name}, args...)...).Slice()
 	if err != nil {
+		if strings.HasPrefix(err.Error(), fencedReply) {
+			return nil, fmt.Errorf("redisstore: %s bucket %q: %w", op, b.Name, session.ErrFenced)
+		}
 		return nil, st.fault(ctx, fmt.Sprintf("%s bucket %q", op, b.Name), err)
 	}
 	return out, nil
@@ -342,8 +395,28 @@ func (st *Store) Put(ctx context.Context, s string, b session.Bucket, key string
 	if value != nil {
 		args = append(args, value)
 	}
-	_, err := st.run(ctx, "put in", putScript, s, b, args...)
+	_, err := st.write(ctx, "put in", putScript, s, b, args...)
 	return err
+}
+
+// CompareAndPut sets the value of key in bucket b of session s to value (nil deletes
+// it) if it is old now (nil: none), in one script, and tells whether it did.
+func (st *Store) CompareAndPut(ctx context.Context, s string, b session.Bucket, key string, old, value []byte) (bool, error) {
+	if len(value) > session.MaxValueBytes {
+		return false, session.ErrTooLarge
+	}
+	args := []any{key, max(b.MaxKeys, 1), "0", ""}
+	if old != nil {
+		args[2], args[3] = "1", old
+	}
+	if value != nil {
+		args = append(args, value)
+	}
+	out, err := st.write(ctx, "compare and put in", casScript, s, b, args...)
+	if err != nil {
+		return false, err
+	}
+	return len(out) == 1 && out[0] == int64(1), nil
 }
 
 // List returns every key of bucket b of session s with its value.

@@ -174,6 +174,10 @@ func (s *store) List(context.Context, string, session.Bucket) (map[string][]byte
 	return nil, errors.New("the probe lists nothing")
 }
 
+func (s *store) CompareAndPut(context.Context, string, session.Bucket, string, []byte, []byte) (bool, error) {
+	return false, errors.New("the probe writes nothing")
+}
+
 // pinger is a store that answers Ping with err, and whose reads fail.
 type pinger struct {
 	store
