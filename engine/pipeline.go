@@ -204,6 +204,10 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 
 	// 2. abort check.
 	if ctx.Err() != nil {
+		if err := storeCause(ctx); err != nil {
+			r.Err = err
+			return r.fail(StageAbort, storeUnavailableText(t.Name()))
+		}
 		return r.fail(StageAbort, cancelMessage)
 	}
 
@@ -744,6 +748,8 @@ func toolUseError(msg string) string { return "<tool_use_error>" + msg + "</tool
 // timeout or a cancellation, otherwise the error's text (for Lua, "file:line: message").
 func callErrorText(parent, bounded context.Context, t *Tool, timeout time.Duration, err error) string {
 	switch {
+	case storeCause(parent) != nil:
+		return storeUnavailableText(t.Name())
 	case parent.Err() != nil:
 		return interruptMessage
 	case errors.Is(bounded.Err(), context.DeadlineExceeded):

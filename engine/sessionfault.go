@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -38,6 +39,17 @@ func (f *storeFault) failed() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.err
+}
+
+// storeCause returns why ctx was cancelled when that is the session store being
+// unavailable (a host that orders calls in the store cancels a call that cannot get
+// or keep its turn there), and nil otherwise: the call is then told the store is
+// unavailable, not that the user interrupted it.
+func storeCause(ctx context.Context) error {
+	if err := context.Cause(ctx); ctx.Err() != nil && errors.Is(err, session.ErrUnavailable) {
+		return err
+	}
+	return nil
 }
 
 // storeUnavailableText is what the model is told of a call of tool that needed the

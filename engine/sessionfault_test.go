@@ -101,3 +101,19 @@ func TestStoreUnavailable(t *testing.T) {
 		t.Error("the file shown during the outage is recorded")
 	}
 }
+
+// A call cancelled because the store is unavailable (a host ordering calls in the
+// store could not give it its turn) is told that, not that the user interrupted it;
+// a call cancelled for any other cause is interrupted as before.
+func TestCancelledForTheStore(t *testing.T) {
+	e, _ := pipelineEngine(t, Options{})
+	ctx, cancel := context.WithCancelCause(bg)
+	cancel(fmt.Errorf("redisstore: take a turn at 127.0.0.1:1: %w", session.ErrUnavailable))
+	r := call(e, ctx, "Order", `{"step":"none"}`)
+	if r.Stage != StageAbort || r.Block.Content.String() != storeUnavailableText("Order") || !errors.Is(r.Err, session.ErrUnavailable) {
+		t.Errorf("stage %s, err %v: %q", r.Stage, r.Err, r.Block.Content.String())
+	}
+	ctx, cancel = context.WithCancelCause(bg)
+	cancel(errors.New("the client went away"))
+	wantError(t, call(e, ctx, "Order", `{"step":"none"}`), StageAbort, cancelMessage)
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -38,6 +39,33 @@ type turns struct {
 	m      map[turnKey]*turn
 	leaser session.Leaser
 	ttl    time.Duration // of the leases; 0 is leaseTTL
+	// outage is when the store last failed to answer (see outage), shared with the
+	// callCap.
+	outage outage
+}
+
+// An outage remembers, for outageWindow, that the shared store did not answer
+// (session.ErrUnavailable), so that what may go on without it does not wait for the
+// store's timeout on every call while it is down: a concurrency-safe call is then
+// ordered with this process's calls only, and a principal's calls are counted in
+// this process only, as without a shared store. A call that must run alone never
+// goes on without its turn in the store: it fails closed. The zero value has seen
+// no outage; it is safe for concurrent use.
+type outage struct{ until atomic.Int64 }
+
+// outageWindow is how long an outage is remembered before the store is asked again.
+const outageWindow = time.Second
+
+// active reports whether the store failed to answer within the last outageWindow.
+func (o *outage) active() bool { return time.Now().UnixNano() < o.until.Load() }
+
+// saw reports whether err says the store did not answer, and then starts the window.
+func (o *outage) saw(err error) bool {
+	if !errors.Is(err, session.ErrUnavailable) {
+		return false
+	}
+	o.until.Store(time.Now().Add(outageWindow).UnixNano())
+	return true
 }
 
 // leaseTTL is how long a call's lease in the store lasts unless renewed: a process
@@ -85,18 +113,23 @@ func (t *turns) enter(ctx context.Context, p engine.Principal, weight int64, id 
 		}
 		t.mu.Unlock()
 	}
-	if !acquired || t.leaser == nil {
+	shared := weight != exclusive
+	if !acquired || t.leaser == nil || shared && t.outage.active() {
 		return ctx, leave
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	stored, cancel := context.WithCancelCause(ctx)
 	ttl := cmp.Or(t.ttl, leaseTTL)
-	l, err := t.enterStore(ctx, session.Key(p.Name, p.Session), id, weight == exclusive, ttl)
+	l, err := t.enterStore(stored, session.Key(p.Name, p.Session), id, !shared, ttl)
 	if err != nil {
+		if t.outage.saw(err) && shared {
+			cancel(nil)
+			return ctx, leave
+		}
 		cancel(err)
-		return ctx, func() { cancel(nil); leave() }
+		return stored, func() { cancel(nil); leave() }
 	}
-	stop := keep(ctx, t.leaser, l, ttl, cancel)
-	return session.WithFence(ctx, l), func() { stop(); cancel(nil); leave() }
+	stop := keep(stored, t.leaser, l, ttl, cancel)
+	return session.WithFence(stored, l), func() { stop(); cancel(nil); leave() }
 }
 
 // enterStore waits for the call's turn in the store's session s, polling at
@@ -174,12 +207,13 @@ func newCallID() string {
 type callCap struct {
 	max    int
 	leaser session.Leaser
+	outage *outage // the turns', which it shares
 	mu     sync.Mutex
 	n      map[string]int
 }
 
-func newCallCap(max int, leaser session.Leaser) *callCap {
-	return &callCap{max: max, leaser: leaser, n: map[string]int{}}
+func newCallCap(max int, leaser session.Leaser, o *outage) *callCap {
+	return &callCap{max: max, leaser: leaser, outage: o, n: map[string]int{}}
 }
 
 // codeBusy is the JSON-RPC error, in the range JSON-RPC leaves to servers, of a
@@ -192,17 +226,20 @@ const codeBusy = -32000
 // store, and returns the context to run it in and the function that uncounts it,
 // or, past the bound, the error to answer.
 func (c *callCap) admit(ctx context.Context, name, id string) (context.Context, func(), error) {
-	if c.leaser != nil {
+	if c.leaser != nil && !c.outage.active() {
 		l, ok, err := c.leaser.TakeSlot(ctx, name, id, c.max, leaseTTL)
-		if err != nil {
+		switch {
+		case err != nil && c.outage.saw(err):
+			// Counted in this process while the store does not answer.
+		case err != nil:
 			return ctx, nil, &jsonrpc.Error{Code: codeBusy, Message: "the session store is unavailable: " + err.Error()}
-		}
-		if !ok {
+		case !ok:
 			return ctx, nil, c.busy(name)
+		default:
+			ctx, cancel := context.WithCancelCause(ctx)
+			stop := keep(ctx, c.leaser, l, leaseTTL, cancel)
+			return ctx, func() { stop(); cancel(nil) }, nil
 		}
-		ctx, cancel := context.WithCancelCause(ctx)
-		stop := keep(ctx, c.leaser, l, leaseTTL, cancel)
-		return ctx, func() { stop(); cancel(nil) }, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -148,7 +149,7 @@ func TestLostLeaseCancels(t *testing.T) {
 func TestCallCapAcrossServers(t *testing.T) {
 	f := newFleet(t)
 	for _, s := range f.servers {
-		s.callCap.Store(newCallCap(1, s.turns.leaser))
+		s.callCap.Store(newCallCap(1, s.turns.leaser, &s.turns.outage))
 	}
 	go callTextErr(f.sessions[0], "Hold")
 	await(t, f.started, "Hold's start")
@@ -177,4 +178,79 @@ func callTextErr(s *mcp.ClientSession, name string) (string, error) {
 		return "", err
 	}
 	return res.Content[0].(*mcp.TextContent).Text, nil
+}
+
+// downLeaser is a store that does not answer: every lease operation fails with
+// session.ErrUnavailable, and counts that it was asked.
+type downLeaser struct {
+	session.Store
+	asked int
+}
+
+func (d *downLeaser) down() error {
+	d.asked++
+	return fmt.Errorf("redisstore: at 127.0.0.1:1: %w", session.ErrUnavailable)
+}
+
+func (d *downLeaser) EnterTurn(context.Context, string, string, bool, time.Duration) (session.Lease, bool, error) {
+	return session.Lease{}, false, d.down()
+}
+
+func (d *downLeaser) TakeSlot(context.Context, string, string, int, time.Duration) (session.Lease, bool, error) {
+	return session.Lease{}, false, d.down()
+}
+
+func (d *downLeaser) Renew(context.Context, session.Lease, time.Duration) (bool, error) {
+	return false, d.down()
+}
+
+func (d *downLeaser) Release(context.Context, session.Lease) error { return d.down() }
+
+// While the shared store does not answer, what may go on without it does, and asks
+// it once a window rather than at every call: a concurrency-safe call is ordered in
+// this process, a principal's calls are counted in this process (the bound still
+// holds there); a call that must run alone fails closed.
+func TestStoreOutage(t *testing.T) {
+	store := &downLeaser{}
+	tu := &turns{leaser: store}
+	p := engine.Principal{Name: "alice", Session: "s"}
+
+	ctx, leave := tu.enter(context.Background(), p, 1, "a")
+	if ctx.Err() != nil {
+		t.Fatalf("a concurrency-safe call was stopped by the outage: %v", context.Cause(ctx))
+	}
+	leave()
+	ctx, leave = tu.enter(context.Background(), p, 1, "b")
+	if ctx.Err() != nil || store.asked != 1 {
+		t.Errorf("the second shared call: err %v, store asked %d times, want once in the window", ctx.Err(), store.asked)
+	}
+	leave()
+	ctx, leave = tu.enter(context.Background(), p, exclusive, "c")
+	if !errors.Is(context.Cause(ctx), session.ErrUnavailable) {
+		t.Errorf("a call that must run alone went on without its turn in the store: cause %v", context.Cause(ctx))
+	}
+	leave()
+
+	calls := newCallCap(1, store, &tu.outage)
+	_, release, err := calls.admit(context.Background(), "alice", "d")
+	if err != nil {
+		t.Fatalf("a call was refused for the outage: %v", err)
+	}
+	if _, _, err := calls.admit(context.Background(), "alice", "e"); err == nil || !strings.Contains(err.Error(), "at most 1") {
+		t.Errorf("past the bound in this process during the outage: %v", err)
+	}
+	release()
+	if _, release, err := calls.admit(context.Background(), "alice", "f"); err != nil {
+		t.Errorf("a slot given back in this process: %v", err)
+	} else {
+		release()
+	}
+
+	tu.outage.until.Store(0) // the window ends: the store is asked again
+	before := store.asked
+	_, leave = tu.enter(context.Background(), p, 1, "g")
+	leave()
+	if store.asked != before+1 {
+		t.Errorf("after the window the store was asked %d times, want once", store.asked-before)
+	}
 }
