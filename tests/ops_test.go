@@ -66,6 +66,10 @@ func TestOpsEndpoints(t *testing.T) {
 	if got := gauge(fams, "luatool_store_up"); got != 1 {
 		t.Errorf("luatool_store_up = %v with Redis running", got)
 	}
+	// The Reads recorded what the model was shown, in the store.
+	if h := metric(fams, "luatool_store_operation_duration_seconds", "op", "put in").GetHistogram(); h.GetSampleCount() < 2 {
+		t.Errorf("the store's put operations: %d observed, want the two Reads' records at least", h.GetSampleCount())
+	}
 	for _, secret := range []string{"alice", aliceToken} {
 		if strings.Contains(raw, secret) {
 			t.Errorf("the scrape contains %q: metrics name no principal and carry no token", secret)
@@ -100,6 +104,13 @@ func TestOpsEndpoints(t *testing.T) {
 	}
 	if _, fams := scrape(t, admin); gauge(fams, "luatool_store_up") != 0 || counter(fams, "luatool_store_errors_total") < 1 {
 		t.Errorf("with Redis stopped: luatool_store_up %v, luatool_store_errors_total %v", gauge(fams, "luatool_store_up"), counter(fams, "luatool_store_errors_total"))
+	}
+	// A call that needs the store fails, and its operation's error is counted.
+	if res := callOn(t, alice, "Read", map[string]any{"file_path": notes}); !res.IsError {
+		t.Errorf("a Read with Redis stopped was shown: %q", text(res))
+	}
+	if _, fams := scrape(t, admin); sumCounters(fams, "luatool_store_operation_errors_total") < 1 {
+		t.Errorf("with Redis stopped, a Read's failed store operations were not counted")
 	}
 	redis.Restart()
 	restarted := time.Now()
@@ -184,4 +195,13 @@ func counter(fams map[string]*dto.MetricFamily, name string, pairs ...string) fl
 
 func gauge(fams map[string]*dto.MetricFamily, name string, pairs ...string) float64 {
 	return metric(fams, name, pairs...).GetGauge().GetValue()
+}
+
+// sumCounters is the sum of the counters of the family name, whatever their labels.
+func sumCounters(fams map[string]*dto.MetricFamily, name string) float64 {
+	var sum float64
+	for _, m := range fams[name].GetMetric() {
+		sum += m.GetCounter().GetValue()
+	}
+	return sum
 }

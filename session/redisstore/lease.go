@@ -131,9 +131,10 @@ func (st *Store) Release(ctx context.Context, l session.Lease) error {
 
 // lease runs a lease script on keys, bounded by the Store's timeout, and tells
 // whether it replied 1.
-func (st *Store) lease(ctx context.Context, op string, script *redis.Script, keys []string, args ...any) (bool, error) {
+func (st *Store) lease(ctx context.Context, op string, script *redis.Script, keys []string, args ...any) (_ bool, err error) {
 	bounded, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
+	defer st.timed(op)(&err)
 	n, err := script.Run(bounded, st.client, keys, args...).Int()
 	if err != nil {
 		return false, st.fault(ctx, op, err)

@@ -98,6 +98,10 @@ type Options struct {
 	// behind them that only a client stuck elsewhere reaches. It also bounds the
 	// ping of New.
 	Timeout time.Duration
+	// Observe, when set, is told of every operation the store makes on the server
+	// once it ends: what it was ("get from", "put in", "enter a turn", ...; a short
+	// fixed set), how long it took and its error, for the host's metrics.
+	Observe func(op string, took time.Duration, err error)
 }
 
 // A Store is a session.Store on a Redis server. It is safe for concurrent use, by
@@ -108,6 +112,7 @@ type Store struct {
 	prefix  string
 	ttl     int64 // in milliseconds, as PEXPIRE takes it
 	timeout time.Duration
+	observe func(op string, took time.Duration, err error)
 }
 
 var _ session.Store = (*Store)(nil)
@@ -164,6 +169,7 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		prefix:  opts.Prefix,
 		ttl:     opts.TTL.Milliseconds(),
 		timeout: opts.Timeout,
+		observe: opts.Observe,
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -361,11 +367,22 @@ func (st *Store) write(ctx context.Context, op string, script *redis.Script, s s
 	return st.runOn(ctx, op, script, keys, s, b, append([]any{fence.Member}, args...)...)
 }
 
+// timed starts timing the operation op, and returns the function that tells Observe
+// of it with the error it ended in: defer st.timed(op)(&err).
+func (st *Store) timed(op string) func(*error) {
+	if st.observe == nil {
+		return func(*error) {}
+	}
+	start := time.Now()
+	return func(err *error) { st.observe(op, time.Since(start), *err) }
+}
+
 // runOn runs script on keys, the first that of session s, and bucket b, bounded by
 // the Store's timeout.
-func (st *Store) runOn(ctx context.Context, op string, script *redis.Script, keys []string, s string, b session.Bucket, args ...any) ([]any, error) {
+func (st *Store) runOn(ctx context.Context, op string, script *redis.Script, keys []string, s string, b session.Bucket, args ...any) (_ []any, err error) {
 	bounded, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
+	defer st.timed(op)(&err)
 	out, err := script.Run(bounded, st.client, keys, append([]any{st.ttl, b.Name}, args...)...).Slice()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), fencedReply) {

@@ -405,6 +405,9 @@ type app struct {
 	callOnly string
 	// unloaded are the standard tools left out of the engine for callOnly.
 	unloaded []string
+	// observeStore, when serve's metrics are on, is told of every operation on a
+	// Redis session store.
+	observeStore func(op string, took time.Duration, err error)
 	// middleware wraps every call of the engine: serve's metrics count calls in
 	// flight with one (see serveMetrics).
 	middleware []hooks.Middleware

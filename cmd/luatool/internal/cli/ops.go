@@ -21,6 +21,7 @@ func (a *app) serveMetrics(log *slog.Logger) (*slog.Logger, *ops.Metrics) {
 	}
 	m := ops.NewMetrics()
 	a.middleware = append(a.middleware, m.Middleware())
+	a.observeStore = m.ObserveStore
 	return slog.New(m.LogHandler(log.Handler())), m
 }
 

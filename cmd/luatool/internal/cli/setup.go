@@ -73,7 +73,7 @@ func (a *app) sessionStore() (sessions.Store, func(), error) {
 	redisstore.LogTo(a.logger())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := redisstore.New(ctx, a.cfg.state, redisstore.Options{})
+	st, err := redisstore.New(ctx, a.cfg.state, redisstore.Options{Observe: a.observeStore})
 	if err != nil {
 		return nil, nil, fmt.Errorf("--state: %w (luatool does not start without the session store it is given: start the server, correct the URL, or leave --state out to keep sessions in this process's memory)", err)
 	}

@@ -38,6 +38,8 @@ type Metrics struct {
 	storeUp       prometheus.Gauge
 	storeDuration prometheus.Histogram
 	storeErrors   prometheus.Counter
+	storeOps      *prometheus.HistogramVec
+	storeOpErrors *prometheus.CounterVec
 	refusals      *prometheus.CounterVec
 	asks          *prometheus.CounterVec
 }
@@ -80,6 +82,15 @@ func NewMetrics() *Metrics {
 			Name: "luatool_store_errors_total",
 			Help: "Probes the session store failed or did not answer in time.",
 		}),
+		storeOps: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "luatool_store_operation_duration_seconds",
+			Help:    "How long the operations calls made on the session store took, failed ones included, by operation.",
+			Buckets: []float64{.0005, .001, .005, .01, .05, .1, .5, 1},
+		}, []string{"op"}),
+		storeOpErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "luatool_store_operation_errors_total",
+			Help: "Operations on the session store that failed (unavailable, fenced, ...), by operation.",
+		}, []string{"op"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "luatool_sandbox_refusals_total",
 			Help: "Calls the sandbox stopped, by tool and kind (network: a host the policy refuses; memory: the memory limit).",
@@ -90,7 +101,7 @@ func NewMetrics() *Metrics {
 		}, []string{"tool"}),
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.calls, m.duration, m.inFlight, m.changes, m.loadErrors, m.storeUp, m.storeDuration, m.storeErrors, m.refusals, m.asks)
+		m.calls, m.duration, m.inFlight, m.changes, m.loadErrors, m.storeUp, m.storeDuration, m.storeErrors, m.storeOps, m.storeOpErrors, m.refusals, m.asks)
 	return m
 }
 
@@ -132,6 +143,15 @@ func (m *Metrics) observeStore(took time.Duration, err error) {
 		return
 	}
 	m.storeUp.Set(1)
+}
+
+// ObserveStore records one operation a call made on the session store (a Redis
+// store's Options.Observe): op is one of the store's few fixed names.
+func (m *Metrics) ObserveStore(op string, took time.Duration, err error) {
+	m.storeOps.WithLabelValues(op).Observe(took.Seconds())
+	if err != nil {
+		m.storeOpErrors.WithLabelValues(op).Inc()
+	}
 }
 
 // observeCall records the line the MCP server logged for one call.
