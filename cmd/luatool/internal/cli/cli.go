@@ -296,13 +296,20 @@ subscriptions/listen stream; earlier ones see them at their next tools/list.
 Instances behind a load balancer share each principal's session only with one
 --state store.
 
+SIGTERM or SIGINT (over stdio, also the end of stdin) stops serve: it takes no new
+call (over HTTP the listener closes), lets the calls in flight finish for
+--shutdown-grace (default 30s), then cancels those still running, and exits 0.
+SIGHUP reads the --tokens file again: a principal it no longer lists is refused at
+its next request, open connections stay; a file that does not read keeps the
+tokens in force. Editing the file does nothing until SIGHUP.
+
 Everything serve logs goes to stderr through one logger, slog's text format or
 --log-format json: the sandbox shell commands run in, reloads and load problems,
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked,
 refused), for a call its client cancelled or left, why and how long it took to end
 after; never a token but the one serve makes for itself, printed once.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "shutdown-grace", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/luatool/luatool/engine/mcpserver"
 )
@@ -28,6 +29,9 @@ type serveConfig struct {
 	maxCalls int
 	// logFormat is --log-format: text (the default) or json.
 	logFormat string
+	// shutdownGrace is --shutdown-grace: how long calls in flight may finish once
+	// serve is told to stop (see lifecycle.go).
+	shutdownGrace time.Duration
 }
 
 // flags registers serve's flags for HTTP and logs on fs.
@@ -57,6 +61,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		c.maxCalls = n
 		return nil
 	})
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", defaultShutdownGrace, "serve: on SIGTERM or SIGINT, or at the end of stdin, let the calls in flight finish for `DURATION`, then cancel them")
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
 }
 
