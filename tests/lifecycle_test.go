@@ -66,6 +66,28 @@ func hold(t *testing.T, s *mcpServer, endpoint string, ms int) <-chan string {
 	return answer
 }
 
+// answerOf waits for the answer hold delivers.
+func answerOf(t *testing.T, s *mcpServer, answer <-chan string) string {
+	t.Helper()
+	select {
+	case got := <-answer:
+		return got
+	case <-time.After(guardTime):
+		t.Fatalf("the call was never answered:\n%s", s.stderr)
+		return ""
+	}
+}
+
+// logMatches fails for each pattern the server's log does not match.
+func logMatches(t *testing.T, s *mcpServer, patterns ...string) {
+	t.Helper()
+	for _, p := range patterns {
+		if !regexp.MustCompile(p).MatchString(s.stderr.String()) {
+			t.Errorf("the log lacks %s:\n%s", p, s.stderr)
+		}
+	}
+}
+
 // exited waits for the server to end and fails unless it ended with status 0.
 func exited(t *testing.T, p *serveProcess, s *mcpServer) {
 	t.Helper()
@@ -93,25 +115,13 @@ func TestServeSIGTERMLetsCallsFinish(t *testing.T) {
 	if code, body := postMCPContext(context.Background(), p.endpoint, bobToken, callBody("2", "Echo", `{"text":"late"}`, "")); code != 0 {
 		t.Errorf("a request after SIGTERM was answered %d %s: the listener should be closed", code, body)
 	}
-	select {
-	case got := <-answer:
-		if !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "held 2000 ms") || strings.Contains(got, `"isError":true`) {
-			t.Errorf("the call across SIGTERM was answered %s", got)
-		}
-	case <-time.After(guardTime):
-		t.Fatalf("the call across SIGTERM was never answered:\n%s", s.stderr)
+	if got := answerOf(t, s, answer); !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "held 2000 ms") || strings.Contains(got, `"isError":true`) {
+		t.Errorf("the call across SIGTERM was answered %s", got)
 	}
 	exited(t, p, s)
-	log := s.stderr.String()
-	for _, want := range []string{
-		`msg="tool call" principal=alice tool=Hold duration=`,
-		`outcome=ok`,
-		`msg="shutdown: every call has ended"`,
-	} {
-		if !strings.Contains(log, want) {
-			t.Errorf("the log lacks %s:\n%s", want, log)
-		}
-	}
+	logMatches(t, s,
+		`msg="tool call" principal=alice tool=Hold duration=\S+ outcome=ok\n`,
+		`msg="shutdown: every call has ended"`)
 }
 
 // TestServeSIGTERMCancelsPastGrace stops a server whose grace is shorter than the
@@ -124,25 +134,13 @@ func TestServeSIGTERMCancelsPastGrace(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case got := <-answer:
-		if !strings.HasPrefix(got, "200 ") || strings.Contains(got, "held") {
-			t.Errorf("the call cut by the end of the grace was answered %s", got)
-		}
-	case <-time.After(guardTime):
-		t.Fatalf("the cancelled call was never answered:\n%s", s.stderr)
+	if got := answerOf(t, s, answer); !strings.HasPrefix(got, "200 ") || strings.Contains(got, "held") {
+		t.Errorf("the call cut by the end of the grace was answered %s", got)
 	}
 	exited(t, p, s)
-	log := s.stderr.String()
-	for _, want := range []string{
-		`msg="tool call" principal=alice tool=Hold duration=`,
-		`outcome=cancelled reason="the server is shutting down"`,
-		`msg="shutdown: the grace is over: the calls still running were cancelled" cancelled=1`,
-	} {
-		if !strings.Contains(log, want) {
-			t.Errorf("the log lacks %s:\n%s", want, log)
-		}
-	}
+	logMatches(t, s,
+		`msg="tool call" principal=alice tool=Hold duration=\S+ outcome=cancelled reason="the server is shutting down"`,
+		`msg="shutdown: the grace is over: the calls still running were cancelled" cancelled=1`)
 }
 
 // TestServeSIGHUPReloadsTokens revokes bob's token and reloads with SIGHUP: bob's
@@ -195,6 +193,23 @@ func TestServeSIGHUPReloadsTokens(t *testing.T) {
 	}
 	if code, _, _ := aliceEcho("still"); code != http.StatusOK {
 		t.Errorf("alice after a malformed file: %d", code)
+	}
+
+	// A profile is a settings file: a change of it changes its principal; one that
+	// does not read keeps everything as it was, and says where.
+	profile := filepath.Join(filepath.Dir(tokens), "carol.json")
+	writePrivateFile(t, profile, `{"permissions": {"deny": ["Echo"]}}`)
+	writePrivateFile(t, tokens, "alice "+aliceToken+"\ncarol "+carolToken+" carol.json\n")
+	hangUp(t, p)
+	waitForLog(t, s, 1, `msg="tokens reloaded" file=\S+ principals=2 added=\[\] removed=\[\] changed=\[carol\]`)
+	if code, body := postMCP(t, p.endpoint, carolToken, callBody("6", "Echo", `{"text":"carol"}`, "")); code != http.StatusOK || strings.Contains(body, "echo: carol") {
+		t.Errorf("carol's Echo, which her new profile denies: %d %s", code, body)
+	}
+	writePrivateFile(t, profile, `{"permissions": {"dney": ["Echo"]}}`)
+	hangUp(t, p)
+	waitForLog(t, s, 1, `msg="tokens not reloaded: the ones in force are kept" file=\S+ error="\S+tokens.txt:2: profile carol.json: \S+carol.json:1:\d+: permissions: unknown key \\"dney\\"`)
+	if code, body, _ := aliceEcho("last"); code != http.StatusOK || !strings.Contains(body, "echo: last") {
+		t.Errorf("alice after a malformed profile: %d %s", code, body)
 	}
 	select {
 	case <-p.done:
@@ -288,9 +303,7 @@ func TestServeStdioLetsCallsFinish(t *testing.T) {
 			if !strings.Contains(answer, c.want) {
 				t.Errorf("the call was answered %q, want %s; stdout:\n%s", answer, c.want, stdout.String())
 			}
-			if !regexp.MustCompile(c.log).MatchString(s.stderr.String()) {
-				t.Errorf("the log lacks %s:\n%s", c.log, s.stderr)
-			}
+			logMatches(t, s, c.log)
 		})
 	}
 }

@@ -35,6 +35,7 @@ const (
 // httpFixture is an engine served over HTTP, with tokens for alice and bob; bob's
 // profile denies Secret.
 type httpFixture struct {
+	srv     *Server
 	url     string
 	release chan struct{} // closing it (once: releaseAll) ends the Block calls
 	entered chan struct{} // a Block call has started
@@ -102,6 +103,7 @@ func newHTTPFixture(t *testing.T, opts HTTPOptions) *httpFixture {
 	}
 	srv := New(eng, Options{Logger: slog.New(slog.NewTextHandler(&f.log, nil))})
 	t.Cleanup(srv.Close)
+	f.srv = srv
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(opts))
 	if len(opts.AuthServers) > 0 {
