@@ -103,7 +103,8 @@ func exited(t *testing.T, p *serveProcess, s *mcpServer) {
 
 // TestServeSIGTERMLetsCallsFinish stops a server by SIGTERM while a 2-second call
 // runs: the call finishes and is answered, the process exits 0, the log has the
-// call's outcome, and no new connection is taken meanwhile.
+// call's outcome, and no new connection is taken meanwhile; a SIGHUP meanwhile
+// reloads, as it would at any other time.
 func TestServeSIGTERMLetsCallsFinish(t *testing.T) {
 	s := newMCPDirs(t)
 	p, _ := startLifecycle(t, s)
@@ -112,6 +113,8 @@ func TestServeSIGTERMLetsCallsFinish(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForLog(t, s, 1, `msg="shutting down: a stop signal; no new calls are taken" in_flight=1 grace=30s`)
+	hangUp(t, p) // a reload asked for meanwhile does not end the process
+	waitForLog(t, s, 1, `msg="tokens reloaded"`)
 	if code, body := postMCPContext(context.Background(), p.endpoint, bobToken, callBody("2", "Echo", `{"text":"late"}`, "")); code != 0 {
 		t.Errorf("a request after SIGTERM was answered %d %s: the listener should be closed", code, body)
 	}

@@ -135,16 +135,17 @@ func (e *eofReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// hangups calls reload at each SIGHUP until ctx ends. Without it SIGHUP would end
-// the process (status 129), as it does any Go program that does not handle it.
-func hangups(ctx context.Context, log *slog.Logger, reload func()) {
+// hangups calls reload at each SIGHUP until the function it returns is called,
+// through the shutdown too: without it SIGHUP would end the process (status 129),
+// as it does any Go program that does not handle it, calls in flight included.
+func hangups(log *slog.Logger, reload func()) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
+	done := make(chan struct{})
 	go func() {
-		defer signal.Stop(ch)
 		for {
 			select {
-			case <-ctx.Done():
+			case <-done:
 				return
 			case <-ch:
 				log.Info("SIGHUP: reloading")
@@ -152,4 +153,8 @@ func hangups(ctx context.Context, log *slog.Logger, reload func()) {
 			}
 		}
 	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }

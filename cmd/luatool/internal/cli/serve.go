@@ -77,13 +77,14 @@ func runServe(a *app, args []string) int {
 			return a.errorf("serve: %v", err)
 		}
 	}
-	hangups(ctx, log, func() {
+	stopHangups := hangups(log, func() {
 		if tokens == nil {
 			log.Info("SIGHUP: no token file (--tokens) to reload")
 			return
 		}
 		tokens.reload()
 	})
+	defer stopHangups()
 	if !a.cfg.noWatch && onDisk(srcs) {
 		go func() {
 			if err := s.eng.Watch(ctx, a.watchOptions()); err != nil {
