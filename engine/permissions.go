@@ -58,22 +58,28 @@ type decision struct {
 }
 
 // rulesFor returns the rules in force for a call of the turn: the engine's and the
-// principal's profile's, with the session's ("allow always" answers) and the turn's
-// additions.
-func (e *Engine) rulesFor(ctx context.Context, tc *turn) rules.Set {
+// principal's profile's, with the turn's additions. The session's ("allow always"
+// answers) are looked up only when a call would otherwise be asked about
+// (allowedAlways): they only allow, and a call that needs no person, such as a
+// read-only Glob inside the roots, must not wait for the session store.
+func (e *Engine) rulesFor(tc *turn) rules.Set {
 	rs := e.rules
 	if tc.profile != nil {
 		rs = rs.Join(tc.profile.rules)
 	}
-	always := tc.session.rules(ctx)
-	if len(always)+len(tc.rules.Allow)+len(tc.rules.Ask)+len(tc.rules.Deny) > 0 {
-		rs = rs.With(rules.Additions{
-			Allow: append(always, tc.rules.Allow...),
-			Ask:   tc.rules.Ask,
-			Deny:  tc.rules.Deny,
-		}, tc.cwd)
+	return rs.With(rules.Additions{Allow: tc.rules.Allow, Ask: tc.rules.Ask, Deny: tc.rules.Deny}, tc.cwd)
+}
+
+// allowedAlways reports whether an "allow always" answer of the session allows the
+// call of tool; the error is the session store's, which must not count as no.
+func (e *Engine) allowedAlways(ctx context.Context, tc *turn, tool string, tg func() rules.Target) (bool, error) {
+	always, err := tc.session.rules(ctx)
+	if err != nil || len(always) == 0 {
+		return false, err
 	}
-	return rs
+	// The engine's set lends its home directory (for ~ in a rule); its own allow rules
+	// were asked before.
+	return e.rules.With(rules.Additions{Allow: always}, tc.cwd).Allows(tool, tg), nil
 }
 
 // decide runs steps 1 to 9 of the permission order for one call. hook is the
@@ -132,6 +138,13 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 		return decision{behavior: rules.Allow, input: input}
 	}
 	if p.Behavior == rules.Allow || hook.Permission == rules.Allow {
+		return decision{behavior: rules.Allow, input: input}
+	}
+	// Step 8 for the session's allow rules: last, since only an ask needs them.
+	switch always, err := e.allowedAlways(ctx, tc, name, tg); {
+	case err != nil:
+		return decision{behavior: rules.Deny, message: storeUnavailableText(name)}
+	case always:
 		return decision{behavior: rules.Allow, input: input}
 	}
 	msg := p.Message

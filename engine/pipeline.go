@@ -204,6 +204,10 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 
 	// 2. abort check.
 	if ctx.Err() != nil {
+		if err := storeCause(ctx); err != nil {
+			r.Err = err
+			return r.fail(StageAbort, storeUnavailableText(t.Name()))
+		}
 		return r.fail(StageAbort, cancelMessage)
 	}
 
@@ -214,6 +218,8 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	callbacks := e.callbacks(ctx)
 	st.state = tc.session.state(ctx)
 	st.files = tc.session.files(ctx)
+	st.state.fault, st.files.fault = &st.fault, &st.fault
+	defer st.failOnStoreFault()
 	// Set field by field: st is new and zero, and a composite literal would be built
 	// aside and then copied in, with the write barriers of a copy.
 	cc := &st.cc
@@ -227,7 +233,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	}
 	// Read deny rules hide paths from whatever the tool lists or searches, and from
 	// the shell commands it runs (the kernel sandbox walks with both tests).
-	cc.rules = e.rulesFor(ctx, tc)
+	cc.rules = e.rulesFor(tc)
 	cc.hidden, cc.hiddenBelow = cc.rules.HiddenPaths(tc.cwd), cc.rules.HiddenBelow(tc.cwd)
 
 	// 3. schema: decoded, coerced, defaults filled and validated by prepare.
@@ -345,10 +351,17 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	content = st.added.appendTo(content)
 	// Redacted before it may be persisted: the model reads a persisted result too.
 	content = validUTF8(redactContent(st.redact, content))
+	// What the call showed is recorded before its result is persisted: a record that
+	// the store could not keep fails the call (failOnStoreFault), and nothing of it is
+	// shown.
+	cc.commitShown()
+	if st.fault.failed() != nil {
+		r.Stage = StageResult // and failOnStoreFault words it
+		return r
+	}
 	// 11. persistence: content over the tool's threshold goes to a file.
 	r.Block.Content, r.PersistedPath = e.persistIfLarge(t, use.ID, content)
 	r.Stage = StageDone
-	cc.commitShown()
 	return r
 }
 
@@ -361,6 +374,8 @@ type callState struct {
 	logMu sync.Mutex
 	state State
 	files sessionFiles
+	// fault notes the session store being unavailable during the call.
+	fault storeFault
 	// ownTurn is the turn of a call made alone (Call), which has one of its own.
 	ownTurn turn
 	// input is the input the tool is called with, once validated.
@@ -733,6 +748,8 @@ func toolUseError(msg string) string { return "<tool_use_error>" + msg + "</tool
 // timeout or a cancellation, otherwise the error's text (for Lua, "file:line: message").
 func callErrorText(parent, bounded context.Context, t *Tool, timeout time.Duration, err error) string {
 	switch {
+	case storeCause(parent) != nil:
+		return storeUnavailableText(t.Name())
 	case parent.Err() != nil:
 		return interruptMessage
 	case errors.Is(bounded.Err(), context.DeadlineExceeded):

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/rules"
+	"github.com/luatool/luatool/session"
 )
 
 // The behaviour of Lua tools through the pipeline: what a Lua tool sees of its input
@@ -443,4 +444,70 @@ func TestLuaNewMessagesAndMapResultID(t *testing.T) {
 	if !reflect.DeepEqual(r.Data, map[string]any{"n": 1.0}) {
 		t.Errorf("Data = %#v", r.Data)
 	}
+}
+
+// interloper is a session store on which another writer changes a key between each
+// of the first few reads and the compare-and-put that follows, as another instance
+// would.
+type interloper struct {
+	session.Store
+	key    string
+	writes int
+}
+
+func (s *interloper) CompareAndPut(ctx context.Context, sess string, b session.Bucket, key string, old, value []byte) (bool, error) {
+	if key == s.key && s.writes > 0 {
+		s.writes--
+		s.Store.Put(ctx, sess, b, key, []byte("100"))
+	}
+	return s.Store.CompareAndPut(ctx, sess, b, key, old, value)
+}
+
+// TestStateUpdate: ctx.state:update is a read-modify-write that loses no concurrent
+// call's write, runs its function again on the value another writer stored in
+// between, and stores nothing when the function fails or returns no JSON value.
+func TestStateUpdate(t *testing.T) {
+	files := map[string]string{"bump.lua": `return {
+  name = "Bump",
+  prompt = "adds to n",
+  isReadOnly = true,
+  isConcurrencySafe = true,
+  inputSchema = {type = "object", properties = {how = {type = "string"}}},
+  call = function(input, ctx)
+    local v = ctx.state:update("n", function(old)
+      if input.how == "fail" then error("no bump") end
+      if input.how == "function" then return print end
+      return (old or 0) + 1
+    end)
+    return tostring(v)
+  end,
+}
+`}
+	e := luaEngine(t, engine.Options{}, files)
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Go(func() {
+			if r := engine.CallTool(e, bg, "Bump", `{}`); r.Block.IsError {
+				t.Errorf("concurrent call: %q", r.Block.Content.String())
+			}
+		})
+	}
+	wg.Wait()
+	if v, _, _ := e.State(bg).Get("n"); v != 40.0 {
+		t.Errorf("after 40 concurrent updates n = %v", v)
+	}
+	r := engine.CallTool(e, bg, "Bump", `{"how":"fail"}`)
+	if !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "no bump") {
+		t.Errorf("a failing function: %q", r.Block.Content.String())
+	}
+	r = engine.CallTool(e, bg, "Bump", `{"how":"function"}`)
+	if !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "ctx.state:update: the function returned a value that is not JSON") {
+		t.Errorf("a function returning a function: %q", r.Block.Content.String())
+	}
+	if v, _, _ := e.State(bg).Get("n"); v != 40.0 {
+		t.Errorf("failed updates changed n to %v", v)
+	}
+
+	e = luaEngine(t, engine.Options{Sessions: &interloper{Store: session.NewMemory(0), key: "n", writes: 2}}, files)
+	engine.WantOK(t, engine.CallTool(e, bg, "Bump", `{}`), "101")
 }

@@ -128,17 +128,18 @@ func (s sessionOf) files(ctx context.Context) sessionFiles {
 	return sessionFiles{ctx: ctx, store: s.e.opts.Sessions, session: s.key, log: s.e.opts.Logger}
 }
 
-// rules returns the rules "allow always" answers added in the session.
-func (s sessionOf) rules(ctx context.Context) []string {
+// rules returns the rules "allow always" answers added in the session. A store that
+// fails is an error: the caller must not take it for "none".
+func (s sessionOf) rules(ctx context.Context) ([]string, error) {
 	all, err := s.e.opts.Sessions.List(ctx, s.key, session.Rules)
 	if err != nil {
-		s.e.opts.Logger.Warn("the session store failed: the rules added by \"always\" answers are not in force for this call", "err", err)
-		return nil
+		s.e.opts.Logger.Warn("the session store failed: the rules added by \"always\" answers cannot be checked", "err", err)
+		return nil, err
 	}
 	if len(all) == 0 {
-		return nil // the common case, without the iterator and the slice
+		return nil, nil // the common case, without the iterator and the slice
 	}
-	return slices.Sorted(maps.Keys(all))
+	return slices.Sorted(maps.Keys(all)), nil
 }
 
 // addRules records rules of an "allow always" answer.
@@ -179,13 +180,14 @@ type State struct {
 	ctx     context.Context
 	store   session.Store
 	session string
+	fault   *storeFault // the call's, when made for one
 }
 
 // Get returns the value stored under key. The error is the session store's.
 func (s *State) Get(key string) (v any, ok bool, err error) {
 	b, err := s.store.Get(s.ctx, s.session, session.State, key)
 	if err != nil || b == nil {
-		return nil, false, err
+		return nil, false, s.fault.note(err)
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, false, fmt.Errorf("the session store holds a value of %q that is not JSON: %w", key, err)
@@ -196,22 +198,54 @@ func (s *State) Get(key string) (v any, ok bool, err error) {
 // Set stores v, a JSON value, under key; a nil v deletes the key.
 func (s *State) Set(key string, v any) error {
 	if v == nil {
-		return s.store.Put(s.ctx, s.session, session.State, key, nil)
+		return s.fault.note(s.store.Put(s.ctx, s.session, session.State, key, nil))
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("state value of %q: %w", key, err)
 	}
-	return s.store.Put(s.ctx, s.session, session.State, key, b)
+	return s.fault.note(s.store.Put(s.ctx, s.session, session.State, key, b))
+}
+
+// Update changes the value under key atomically (session.Update): f gets the value
+// (nil, false when there is none) and returns the new one (nil deletes the key). f may
+// run more than once, each time on the latest value, so it must do nothing but
+// compute; Update returns the value it stored. The error is f's or the store's.
+func (s *State) Update(key string, f func(old any, ok bool) (any, error)) (any, error) {
+	var v any
+	_, err := session.Update(s.ctx, s.store, s.session, session.State, key, func(old []byte) ([]byte, error) {
+		var cur any
+		if old != nil {
+			if err := json.Unmarshal(old, &cur); err != nil {
+				return nil, fmt.Errorf("the session store holds a value of %q that is not JSON: %w", key, err)
+			}
+		}
+		var err error
+		if v, err = f(cur, old != nil); err != nil || v == nil {
+			return nil, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("state value of %q: %w", key, err)
+		}
+		return b, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // sessionFiles is a session's readFileState in the session store. A store that
-// fails reads as "not read" (so a write is refused, fail closed) and is logged.
+// fails reads as "not read" (so a write is refused, fail closed) and is logged; one
+// that is unavailable is noted in the call's fault, which then words the call's
+// outcome (see storeFault).
 type sessionFiles struct {
 	ctx     context.Context
 	store   session.Store
 	session string
 	log     *slog.Logger
+	fault   *storeFault // the call's, when made for one
 }
 
 func (f sessionFiles) Get(path string) (filestate.Entry, bool) {
@@ -221,7 +255,7 @@ func (f sessionFiles) Get(path string) (filestate.Entry, bool) {
 		err = json.Unmarshal(b, &e)
 	}
 	if err != nil {
-		f.log.Warn("the session store failed: the file counts as not read", "path", path, "err", err)
+		f.log.Warn("the session store failed: the file counts as not read", "path", path, "err", f.fault.note(err))
 		return filestate.Entry{}, false
 	}
 	return e, b != nil
@@ -230,12 +264,12 @@ func (f sessionFiles) Get(path string) (filestate.Entry, bool) {
 func (f sessionFiles) Set(path string, e filestate.Entry) {
 	b, _ := json.Marshal(e) // an Entry always encodes
 	if err := f.store.Put(f.ctx, f.session, session.Files, path, b); err != nil {
-		f.log.Warn("the session store failed: what the model was shown of a file is not kept", "path", path, "err", err)
+		f.log.Warn("the session store failed: what the model was shown of a file is not kept", "path", path, "err", f.fault.note(err))
 	}
 }
 
 func (f sessionFiles) Delete(path string) {
 	if err := f.store.Put(f.ctx, f.session, session.Files, path, nil); err != nil {
-		f.log.Warn("the session store failed: a file's record is not forgotten", "path", path, "err", err)
+		f.log.Warn("the session store failed: a file's record is not forgotten", "path", path, "err", f.fault.note(err))
 	}
 }

@@ -3,10 +3,13 @@ package scripts_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/luatool/luatool/builtin/hostmod"
@@ -14,6 +17,7 @@ import (
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/scripts"
+	"github.com/luatool/luatool/session"
 )
 
 // recorded is one call of a scenario recorded from the original
@@ -36,12 +40,18 @@ type recorded struct {
 // newEngineWith serves the standard tools of fsys over a fresh root.
 func newEngineWith(t *testing.T, fsys fs.FS) *engine.Engine {
 	t.Helper()
+	return newEngineOn(t, fsys, nil)
+}
+
+// newEngineOn is newEngineWith keeping its sessions in store (nil: its own).
+func newEngineOn(t *testing.T, fsys fs.FS, store session.Store) *engine.Engine {
+	t.Helper()
 	root := t.TempDir()
 	mods, err := hostmod.Standard([]string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{root}, Cwd: root, ResultsDir: t.TempDir()})
+	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Roots: []string{root}, Cwd: root, ResultsDir: t.TempDir(), Sessions: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,6 +251,50 @@ func TestTasksPerPrincipal(t *testing.T) {
 		if old := r.Data.(map[string]any)["oldTodos"]; r.Block.IsError || !reflect.DeepEqual(old, []any{}) {
 			t.Errorf("first TodoWrite of a principal: old list %v (%s)", old, r.Block.Content.String())
 		}
+	}
+}
+
+// TestTasksAcrossInstances: two engines sharing one store, as two instances behind a
+// load balancer share Redis, each given half of 20 concurrent TaskCreate calls and of
+// 20 TaskUpdate calls: every task gets an id of its own, 1 to 20, and the list keeps
+// all of them and every update.
+func TestTasksAcrossInstances(t *testing.T) {
+	store := session.NewMemory(0)
+	engines := []*engine.Engine{newEngineOn(t, scripts.Tools(), store), newEngineOn(t, scripts.Tools(), store)}
+	ctx := engine.WithPrincipal(context.Background(), engine.Principal{Name: "alice"})
+	call := func(i int, name, input string) string {
+		r := engines[i%2].Call(ctx, engine.ToolUse{ID: fmt.Sprintf("toolu_%d", i), Name: name, Input: json.RawMessage(input)})
+		if r.Block.IsError {
+			t.Errorf("%s %s: %s", name, input, r.Block.Content.String())
+		}
+		return r.Block.Content.String()
+	}
+	var wg sync.WaitGroup
+	told := make([]string, 20)
+	for i := range told {
+		wg.Go(func() { told[i] = call(i, "TaskCreate", fmt.Sprintf(`{"subject": "t%d", "description": "d"}`, i)) })
+	}
+	wg.Wait()
+	ids := map[string]bool{}
+	for _, text := range told {
+		var id, subject string
+		if _, err := fmt.Sscanf(text, "Task #%s created successfully: %s", &id, &subject); err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		ids[id] = true
+	}
+	for i := 1; i <= 20; i++ {
+		if !ids[fmt.Sprint(i)] {
+			t.Errorf("no task was told id %d: the ids told were %v", i, slices.Sorted(maps.Keys(ids)))
+		}
+	}
+	for i := range 20 {
+		wg.Go(func() { call(i, "TaskUpdate", fmt.Sprintf(`{"taskId": "%d", "status": "completed"}`, i+1)) })
+	}
+	wg.Wait()
+	list := call(0, "TaskList", `{}`)
+	if n := strings.Count(list, "[completed]"); n != 20 {
+		t.Errorf("the list after 20 updates has %d completed tasks:\n%s", n, list)
 	}
 }
 

@@ -87,14 +87,53 @@ func (m *memory) Put(_ context.Context, s string, b Bucket, key string, value []
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.put(s, b, key, value)
+	return nil
+}
+
+func (m *memory) CompareAndPut(_ context.Context, s string, b Bucket, key string, old, value []byte) (bool, error) {
+	if len(value) > MaxValueBytes {
+		return false, ErrTooLarge
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now, ok := m.value(s, b, key)
+	if ok != (old != nil) || !bytes.Equal(now, old) {
+		return false, nil
+	}
+	m.put(s, b, key, value)
+	return true, nil
+}
+
+// value returns the value of key in bucket b of session s and whether there is one,
+// without marking anything used; m.mu is held.
+func (m *memory) value(s string, b Bucket, key string) ([]byte, bool) {
+	el, ok := m.sessions[s]
+	if !ok {
+		return nil, false
+	}
+	mb := el.Value.(*memSession).buckets[b.Name]
+	if mb == nil {
+		return nil, false
+	}
+	item, ok := mb.items[key]
+	if !ok {
+		return nil, false
+	}
+	return item.Value.(*memItem).value, true
+}
+
+// put sets (or, with a nil value, deletes) key in bucket b of session s; m.mu is
+// held.
+func (m *memory) put(s string, b Bucket, key string, value []byte) {
 	ms := m.session(s, value != nil)
 	if ms == nil {
-		return nil
+		return
 	}
 	mb := ms.buckets[b.Name]
 	if mb == nil {
 		if value == nil {
-			return nil
+			return
 		}
 		mb = &memBucket{order: list.New(), items: map[string]*list.Element{}}
 		ms.buckets[b.Name] = mb
@@ -104,7 +143,7 @@ func (m *memory) Put(_ context.Context, s string, b Bucket, key string, value []
 		delete(mb.items, key)
 	}
 	if value == nil {
-		return nil
+		return
 	}
 	mb.items[key] = mb.order.PushFront(&memItem{key: key, value: bytes.Clone(value)})
 	for mb.order.Len() > max(b.MaxKeys, 1) {
@@ -112,7 +151,6 @@ func (m *memory) Put(_ context.Context, s string, b Bucket, key string, value []
 		mb.order.Remove(last)
 		delete(mb.items, last.Value.(*memItem).key)
 	}
-	return nil
 }
 
 func (m *memory) List(_ context.Context, s string, b Bucket) (map[string][]byte, error) {

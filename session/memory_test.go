@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -41,5 +42,29 @@ func TestKey(t *testing.T) {
 			t.Errorf("Key(%q, %q) = %q, as for %s", p[0], p[1], k, other)
 		}
 		seen[k] = fmt.Sprintf("%q", p)
+	}
+}
+
+// Update gives up with ErrContended when every try loses to another writer, and
+// returns f's own error with nothing written.
+func TestUpdateBounds(t *testing.T) {
+	ctx := context.Background()
+	st := session.NewMemory(0)
+	runs := 0
+	_, err := session.Update(ctx, st, "s", session.State, "k", func(old []byte) ([]byte, error) {
+		runs++
+		// Another writer changes the value between this read and the write.
+		st.Put(ctx, "s", session.State, "k", []byte(fmt.Sprint(runs)))
+		return []byte(`"mine"`), nil
+	})
+	if !errors.Is(err, session.ErrContended) || runs != session.UpdateTries {
+		t.Errorf("always beaten: %v after %d runs, want ErrContended after %d", err, runs, session.UpdateTries)
+	}
+	bad := errors.New("no")
+	if _, err := session.Update(ctx, st, "s", session.State, "k", func([]byte) ([]byte, error) { return []byte(`1`), bad }); err != bad {
+		t.Errorf("f's error: %v", err)
+	}
+	if v, _ := st.Get(ctx, "s", session.State, "k"); string(v) != fmt.Sprint(runs) {
+		t.Errorf("f's error wrote %q", v)
 	}
 }

@@ -12,7 +12,10 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
+	"time"
 )
 
 // A Bucket is one of a session's maps, with the number of keys it keeps: past it, a
@@ -41,10 +44,16 @@ const MaxValueBytes = 1 << 20
 // ErrTooLarge is returned by Put for a value over MaxValueBytes.
 var ErrTooLarge = errors.New("session: value over 1 MiB")
 
+// ErrUnavailable is wrapped by the errors of a Store that cannot be reached or does
+// not answer in time: the engine then tells a call that needs the store so, rather
+// than taking a failed read for "nothing there".
+var ErrUnavailable = errors.New("the session store is unavailable")
+
 // A Store keeps sessions. Implementations are safe for concurrent use, keep each
 // bucket of a session to its MaxKeys (least recently used first out), and may forget
 // a session that has been idle long (NewMemory: the least recently used beyond its
-// limit; redisstore: after a time to live).
+// limit; redisstore: after a time to live). An error that the store could not be
+// reached wraps ErrUnavailable.
 type Store interface {
 	// Get returns the value of key in bucket b of session s; nil, nil when there is
 	// none.
@@ -54,6 +63,12 @@ type Store interface {
 	// List returns every key of bucket b of session s with its value (nil or empty
 	// when there is none).
 	List(ctx context.Context, s string, b Bucket) (map[string][]byte, error)
+	// CompareAndPut sets the value of key in bucket b of session s to value (nil
+	// deletes it) only if it is old now, byte for byte (nil: there is none), and tells
+	// whether it did. Nothing happens between the comparison and the write, in this
+	// process or any other that shares the store, so a read-modify-write built on it
+	// (Update) loses no update.
+	CompareAndPut(ctx context.Context, s string, b Bucket, key string, old, value []byte) (bool, error)
 }
 
 // Key is the key of the session of a principal (by name, "" for the local user) and,
@@ -69,3 +84,55 @@ func Key(principal, clientSession string) string {
 
 // keyEscape escapes the separator of Key's two parts.
 var keyEscape = strings.NewReplacer(`\`, `\\`, "/", `\/`)
+
+// UpdateTries is how many times Update runs its function before it gives up.
+const UpdateTries = 50
+
+// ErrContended is returned by Update when every one of its UpdateTries tries lost
+// the race to another writer of the same key.
+var ErrContended = errors.New("session: the value kept changing under other writers")
+
+// Update is an atomic read-modify-write of key in bucket b of session s: it reads
+// the value (nil when there is none), computes the new one with f (nil deletes the
+// key) and writes it only if the value is still the one read, else reads again and
+// calls f again, after a short random pause that grows with each try. f may
+// therefore run several times and must have no effect beyond its result. Update
+// returns the value it wrote; an error of f is returned as it is, with nothing
+// written; after UpdateTries lost races the error wraps ErrContended.
+func Update(ctx context.Context, st Store, s string, b Bucket, key string, f func(old []byte) ([]byte, error)) ([]byte, error) {
+	for try := range UpdateTries {
+		if try > 0 {
+			if err := pause(ctx, try); err != nil {
+				return nil, err
+			}
+		}
+		old, err := st.Get(ctx, s, b, key)
+		if err != nil {
+			return nil, err
+		}
+		value, err := f(old)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := st.CompareAndPut(ctx, s, b, key, old, value)
+		if err != nil || ok {
+			return value, err
+		}
+	}
+	return nil, fmt.Errorf("update of %q after %d tries: %w", key, UpdateTries, ErrContended)
+}
+
+// pause waits before the try-th try of Update (from 1): a random time up to a
+// millisecond doubled with each try and capped at 50 ms, so that writers that
+// collided spread out; or until ctx ends.
+func pause(ctx context.Context, try int) error {
+	ceiling := min(time.Millisecond<<min(try, 6), 50*time.Millisecond)
+	t := time.NewTimer(rand.N(ceiling) + 1)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

@@ -27,8 +27,10 @@ const (
 )
 
 // ciPrograms are the programs .ci/run installs beside Go, for the tests that compare
-// with PUC Lua or serve from Redis. A newcomer may have none of them.
-var ciPrograms = []string{"lua5.1", "lua51", "redis-server"}
+// with PUC Lua, serve from Redis or balance instances with haproxy, and prometheus,
+// which a test scrapes with where the machine has it. A newcomer may have none of
+// them.
+var ciPrograms = []string{"lua5.1", "lua51", "redis-server", "haproxy", "prometheus"}
 
 // TestFreshClone shows what only a fresh clone can: that the README's two commands
 // work for a newcomer, with only Go installed, in a clone with nothing beside it. It
@@ -72,8 +74,9 @@ func TestFreshClone(t *testing.T) {
 	}
 	// Everything CI gives the suite's run was used there: data or a program CI failed
 	// to give would have let its tests skip unseen (only the suite, the oracle's
-	// cases and redis-server have a LUATOOL_REQUIRE_ setting of their own).
-	for _, what := range []string{extdata.SuiteName, oracleCasesName, "lua5.1", "redis-server", extdata.LongVar} {
+	// cases, redis-server, haproxy and prometheus have a LUATOOL_REQUIRE_ setting of
+	// their own).
+	for _, what := range []string{extdata.SuiteName, oracleCasesName, "lua5.1", "redis-server", "haproxy", "prometheus", extdata.LongVar} {
 		if !slices.ContainsFunc(uses, func(u extdata.Use) bool { return u.What == what }) {
 			t.Errorf("%s records no use of %s: did .ci/run give the suite's run everything? uses: %v", record, what, uses)
 		}

@@ -141,6 +141,19 @@ func listedOn(t *testing.T, session *mcp.ClientSession) map[string]bool {
 	return out
 }
 
+// authConf unpacks testdata/mcp_auth.txtar, the principals' token file (tokens.txt,
+// mode 0600, as serve requires), their profiles and the Note tool, in a temporary
+// directory, and returns it.
+func authConf(t *testing.T) string {
+	t.Helper()
+	conf := t.TempDir()
+	unpack(t, "testdata/mcp_auth.txtar", conf)
+	if err := os.Chmod(filepath.Join(conf, "tokens.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return conf
+}
+
 // unpack writes the files of a txtar archive under dir.
 func unpack(t *testing.T, archive, dir string) {
 	t.Helper()
@@ -172,11 +185,7 @@ const (
 // its token.
 func TestMCPHTTPPrincipals(t *testing.T) {
 	s := newMCPDirs(t)
-	conf := t.TempDir()
-	unpack(t, "testdata/mcp_auth.txtar", conf)
-	if err := os.Chmod(filepath.Join(conf, "tokens.txt"), 0o600); err != nil { // serve refuses it readable by others
-		t.Fatal(err)
-	}
+	conf := authConf(t)
 	writeFile(t, filepath.Join(s.tools, "note.lua"), mustRead(t, filepath.Join(conf, "tools", "note.lua")))
 	endpoint := startHTTP(t, s, "--tokens", filepath.Join(conf, "tokens.txt"), "--auth-server", "https://auth.example.com", "--allow-origin", "https://app.example.com")
 	base := strings.TrimSuffix(endpoint, "/mcp")

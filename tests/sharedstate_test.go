@@ -65,12 +65,8 @@ func TestStateSharedByProcesses(t *testing.T) {
 func TestMCPHTTPInstancesShareSessions(t *testing.T) {
 	srv := redistest.Start(t)
 	s := newMCPDirs(t)
-	conf := t.TempDir()
-	unpack(t, "testdata/mcp_auth.txtar", conf)
+	conf := authConf(t)
 	tokens := filepath.Join(conf, "tokens.txt")
-	if err := os.Chmod(tokens, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	writeFile(t, filepath.Join(s.tools, "note.lua"), mustRead(t, filepath.Join(conf, "tools", "note.lua")))
 	first := startHTTP(t, s, "--tokens", tokens, "--state", srv.URL, "--allow", "Note")
 	second := startHTTP(t, s, "--tokens", tokens, "--state", srv.URL, "--allow", "Note")

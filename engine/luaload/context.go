@@ -2,6 +2,7 @@ package luaload
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -29,6 +30,7 @@ import (
 //	                                   content (call only), or nil, why and
 //	                                   "unavailable" (no model) or "failed"
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
+//	ctx.state:update(key, fn)          atomic read-modify-write: fn(old) returns the new value
 //	ctx.readFileState:get(path)        what the model was shown of the file, or nil:
 //	                                   {hash=, mtime=, offset=, limit=, partial=}
 //	ctx:protected(path)                why writing the absolute path would change
@@ -183,6 +185,42 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 			L.RaiseError("ctx.state:set: %s", err.Error())
 		}
 		return 0
+	})
+	method(state, stateView, "ctx.state", "update", func(L *lua.LState) int {
+		key := L.CheckString(2)
+		fn := L.CheckFunction(3)
+		if c.cc.State == nil {
+			L.RaiseError("ctx.state:update: this host keeps no state")
+		}
+		v, err := c.cc.State.Update(key, func(old any, ok bool) (any, error) {
+			lv := lua.LValue(lua.LNil)
+			if ok {
+				var err error
+				if lv, err = vm.ToLua(old); err != nil {
+					return nil, err
+				}
+			}
+			// An error raised by fn unwinds through Update, which has then written nothing.
+			L.Push(fn)
+			L.Push(lv)
+			L.Call(1, 1)
+			nv := L.Get(-1)
+			L.Pop(1)
+			v, err := vm.FromLua(nv)
+			if err != nil {
+				return nil, fmt.Errorf("the function returned a value that is not JSON: %w", err)
+			}
+			return v, nil
+		})
+		if err != nil {
+			L.RaiseError("ctx.state:update: %s", err.Error())
+		}
+		lv, err := vm.ToLua(v)
+		if err != nil {
+			L.RaiseError("ctx.state:update: %s", err.Error())
+		}
+		L.Push(lv)
+		return 1
 	})
 	t.RawSetString("state", stateView)
 	t.RawSetString("readFileState", c.newFileStateTable(method))

@@ -96,7 +96,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = DefaultMaxCalls
 	}
-	s.callCap.Store(newCallCap(opts.MaxCalls))
+	s.callCap.Store(newCallCap(opts.MaxCalls, s.turns.leaser, &s.turns.outage))
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}

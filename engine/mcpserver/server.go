@@ -63,6 +63,7 @@ import (
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/apischema"
 	"github.com/luatool/luatool/engine/feature"
+	"github.com/luatool/luatool/session"
 )
 
 // Options configure a Server.
@@ -137,6 +138,9 @@ func New(eng *engine.Engine, opts Options) *Server {
 		views:   map[*engine.Profile]*view{},
 		running: newRunning(),
 	}
+	// A store that processes share orders their calls; the memory store leaves
+	// that to this process.
+	s.turns.leaser, _ = eng.Options().Sessions.(session.Leaser)
 	s.syncMu.Lock()
 	s.base = s.newView(nil)
 	s.syncMu.Unlock()
@@ -323,14 +327,20 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if p.Name != "" {
 		log = log.With("principal", p.Name)
 	}
-	ctx, leave, err := s.running.enter(ctx)
+	ctx, done, err := s.running.enter(ctx)
 	if err != nil {
 		log.Warn("tool call", "tool", req.Params.Name, "duration", time.Since(start), "outcome", "refused", "error", err)
 		return nil, err
 	}
-	defer leave()
+	defer done()
+	var callID string // the call's name in a store shared by processes
+	if s.turns.leaser != nil {
+		callID = newCallID()
+	}
 	if c := s.callCap.Load(); c != nil {
-		release, err := c.admit(p.Name)
+		var release func()
+		var err error
+		ctx, release, err = c.admit(ctx, p.Name, callID)
 		if err != nil {
 			log.Warn("tool call", "tool", req.Params.Name, "duration", time.Since(start), "outcome", "refused", "error", err)
 			return nil, err
@@ -352,7 +362,8 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if pending.ConcurrencySafe(ctx) {
 		weight = 1
 	}
-	defer s.turns.enter(ctx, p, weight)()
+	ctx, leave := s.turns.enter(ctx, p, weight, callID)
+	defer leave()
 	callbacks := engine.Callbacks{OnProgress: s.progress(ctx, req)}
 	var ask *engine.PermissionRequest
 	if canElicit(req.Session) {

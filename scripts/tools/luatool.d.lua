@@ -199,6 +199,19 @@ function State:get(key) end
 ---@param value any
 function State:set(key, value) end
 
+---Changes the value under key atomically and returns the value stored: fn gets the
+---current value (nil when there is none) and returns the new one (nil deletes the
+---key). When another call, in this process or another sharing the store, changed
+---the value in between, fn runs again on the newer value, so it must be pure: no
+---ctx.state:set, no files, no output, nothing but its result. After 50 lost races it
+---raises an error ("the value kept changing under other writers"), and an error
+---raised by fn is raised as it is, with nothing stored. A get then a set can lose
+---another call's write; update cannot.
+---@param key string
+---@param fn fun(old: any): any
+---@return any
+function State:update(key, fn) end
+
 ---An entry of readFileState: what the model was shown of a file.
 ---@class luatool.FileState
 ---@field hash string The SHA-256 of the whole raw content when it was read or written, hex (as fs.read gives it).

@@ -97,14 +97,14 @@ A new task starts as `pending` and gets the next id in sequence ("1", "2", ...).
     if description == nil or description == "" then
       description = input.subject
     end
-    local list = tasks.load(ctx)
-    local task = tasks.create(list, {
-      subject = input.subject,
-      description = description,
-      activeForm = input.activeForm,
-      metadata = input.metadata,
-    })
-    tasks.save(ctx, list)
+    local task = tasks.change(ctx, function(list)
+      return tasks.create(list, {
+        subject = input.subject,
+        description = description,
+        activeForm = input.activeForm,
+        metadata = input.metadata,
+      })
+    end)
     return { data = { task = { id = task.id, subject = task.subject, description = task.description } } }
   end,
 

@@ -28,6 +28,70 @@ local NOT_FOUND = "Task not found"
 -- The text fields an update may set, in the order the result names them.
 local TEXT_FIELDS = { "subject", "description", "activeForm", "owner" }
 
+-- update applies input to the task list and returns the result's data; it changes
+-- nothing but list, since tasks.change may run it more than once.
+---@param list TaskList
+---@param input TaskUpdateInput
+---@return table
+local function update(list, input)
+  local id = input.taskId
+  local task = list.byId[id]
+  if not task then
+    return { success = false, taskId = id, updatedFields = json.array(), error = NOT_FOUND }
+  end
+  if input.status == "deleted" then
+    tasks.delete(list, id)
+    return {
+      success = true,
+      taskId = id,
+      updatedFields = json.array({ "deleted" }),
+      statusChange = { from = task.status, to = "deleted" },
+    }
+  end
+
+  local updated = json.array()
+  for _, field in ipairs(TEXT_FIELDS) do
+    if input[field] ~= nil and input[field] ~= task[field] then
+      task[field] = input[field]
+      updated[#updated + 1] = field
+    end
+  end
+  if input.metadata ~= nil then
+    local merged = task.metadata or {}
+    for k, v in pairs(input.metadata) do
+      if v == json.null then
+        merged[k] = nil
+      else
+        merged[k] = v
+      end
+    end
+    task.metadata = merged
+    updated[#updated + 1] = "metadata"
+  end
+  local statusChange
+  if input.status ~= nil and input.status ~= task.status then
+    statusChange = { from = task.status, to = input.status }
+    task.status = input.status
+    updated[#updated + 1] = "status"
+  end
+  local linked = false
+  for _, other in ipairs(input.addBlocks or {}) do
+    linked = tasks.link(list, id, other) or linked
+  end
+  if linked then
+    updated[#updated + 1] = "blocks"
+  end
+  linked = false
+  for _, other in ipairs(input.addBlockedBy or {}) do
+    linked = tasks.link(list, other, id) or linked
+  end
+  if linked then
+    updated[#updated + 1] = "blockedBy"
+  end
+
+  return { success = true, taskId = id, updatedFields = updated, statusChange = statusChange }
+end
+
 ---@type luatool.Tool
 local tool = {
   name = "TaskUpdate",
@@ -159,67 +223,9 @@ Make task 4 wait for task 3:
   ---@param input TaskUpdateInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local list = tasks.load(ctx)
-    local id = input.taskId
-    local task = list.byId[id]
-    if not task then
-      return { data = { success = false, taskId = id, updatedFields = json.array(), error = NOT_FOUND } }
-    end
-    if input.status == "deleted" then
-      tasks.delete(list, id)
-      tasks.save(ctx, list)
-      return {
-        data = {
-          success = true,
-          taskId = id,
-          updatedFields = json.array({ "deleted" }),
-          statusChange = { from = task.status, to = "deleted" },
-        },
-      }
-    end
-
-    local updated = json.array()
-    for _, field in ipairs(TEXT_FIELDS) do
-      if input[field] ~= nil and input[field] ~= task[field] then
-        task[field] = input[field]
-        updated[#updated + 1] = field
-      end
-    end
-    if input.metadata ~= nil then
-      local merged = task.metadata or {}
-      for k, v in pairs(input.metadata) do
-        if v == json.null then
-          merged[k] = nil
-        else
-          merged[k] = v
-        end
-      end
-      task.metadata = merged
-      updated[#updated + 1] = "metadata"
-    end
-    local statusChange
-    if input.status ~= nil and input.status ~= task.status then
-      statusChange = { from = task.status, to = input.status }
-      task.status = input.status
-      updated[#updated + 1] = "status"
-    end
-    local linked = false
-    for _, other in ipairs(input.addBlocks or {}) do
-      linked = tasks.link(list, id, other) or linked
-    end
-    if linked then
-      updated[#updated + 1] = "blocks"
-    end
-    linked = false
-    for _, other in ipairs(input.addBlockedBy or {}) do
-      linked = tasks.link(list, other, id) or linked
-    end
-    if linked then
-      updated[#updated + 1] = "blockedBy"
-    end
-
-    tasks.save(ctx, list)
-    return { data = { success = true, taskId = id, updatedFields = updated, statusChange = statusChange } }
+    return { data = tasks.change(ctx, function(list)
+      return update(list, input)
+    end) }
   end,
 
   mapResult = function(data)

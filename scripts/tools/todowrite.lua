@@ -63,14 +63,18 @@ Sets the task list of this session, which the user sees as the plan you are foll
   ---@param input TodoWriteInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local old = ctx.state:get(KEY) or json.array()
     local allDone = true
     for _, item in ipairs(input.todos) do
       if item.status ~= "completed" then
         allDone = false
       end
     end
-    ctx.state:set(KEY, allDone and json.array() or input.todos)
+    -- One update, so that the old list told is the one this call replaced.
+    local old
+    ctx.state:update(KEY, function(stored)
+      old = stored or json.array()
+      return allDone and json.array() or input.todos
+    end)
     return { data = { oldTodos = old, newTodos = input.todos } }
   end,
 

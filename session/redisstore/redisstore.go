@@ -21,7 +21,8 @@
 // keys of a full bucket is seen by every other process whole or not at all, and
 // concurrent Puts from many processes keep each bucket to its size. What spans two
 // calls (a Get then a Put of the same key) is not atomic, as with the memory store:
-// the last Put wins. The scripts name the bucket keys they touch from the session key,
+// the last Put wins; CompareAndPut compares and writes in one script, so that
+// session.Update, which retries it in the caller, loses no update. The scripts name the bucket keys they touch from the session key,
 // which a standalone server allows and Redis Cluster does not: the store needs one
 // server, a primary with or without replicas. A Get writes too (the order of use), so
 // it cannot go to a read-only replica.
@@ -37,16 +38,26 @@
 //
 // # Failures
 //
-// A call that cannot reach the server, or gets no answer, fails within
-// Options.Timeout, or the caller's deadline if earlier, with an error naming the
-// server's address; one that fails at its deadline may still have taken effect there.
-// The client reconnects by itself once the server is back.
+// A call that cannot reach the server, or gets no answer, fails fast with an error
+// that wraps session.ErrUnavailable and names the server's address: a refused
+// connection at once, a server that accepts but does not answer (hung) after the read
+// timeout, and anything within Options.Timeout or the caller's deadline if earlier.
+// A call that fails at its deadline may still have taken effect there. The client is
+// not retried (a Put sent twice could run twice) and reconnects by itself, without a
+// restart, at the first call once the server is back.
+//
+// The client's timeouts are go-redis's URL query parameters, with defaults of this
+// package's own where the URL does not set them (go-redis's would take seconds):
+// dial_timeout (DefaultDialTimeout), read_timeout and write_timeout
+// (DefaultReadTimeout), pool_timeout (DefaultPoolTimeout, how long a call waits for a
+// free connection) and max_retries (-1, none); each failed dial is tried once.
 package redisstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -58,9 +69,18 @@ import (
 
 // The defaults of Options.
 const (
-	DefaultPrefix  = "luatool:"
-	DefaultTTL     = 24 * time.Hour
-	DefaultTimeout = 5 * time.Second
+	DefaultPrefix = "luatool:"
+	DefaultTTL    = 24 * time.Hour
+)
+
+// The defaults of the client's timeouts, when the URL's query does not set them:
+// well under a second, so that a call that needs the store learns it is unavailable
+// before the model or its client gives up. A server on a network slower than these
+// allow needs them raised in the URL (redis://host:6379/0?read_timeout=1s).
+const (
+	DefaultDialTimeout = 200 * time.Millisecond
+	DefaultReadTimeout = 300 * time.Millisecond
+	DefaultPoolTimeout = 200 * time.Millisecond
 )
 
 // Options tune a Store; the zero value takes every default.
@@ -73,7 +93,9 @@ type Options struct {
 	// at least a millisecond).
 	TTL time.Duration
 	// Timeout bounds each call, the client's retries included, when the caller's
-	// context has no earlier deadline (default DefaultTimeout). It also bounds the
+	// context has no earlier deadline. The default is the sum of the client's
+	// timeouts (pool, dial, write and read: 1 s unless the URL sets them), a bound
+	// behind them that only a client stuck elsewhere reaches. It also bounds the
 	// ping of New.
 	Timeout time.Duration
 }
@@ -105,10 +127,7 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	case opts.TTL < time.Millisecond:
 		return nil, fmt.Errorf("redisstore: TTL %v is under a millisecond", opts.TTL)
 	}
-	switch {
-	case opts.Timeout == 0:
-		opts.Timeout = DefaultTimeout
-	case opts.Timeout < 0:
+	if opts.Timeout < 0 {
 		return nil, fmt.Errorf("redisstore: negative timeout %v", opts.Timeout)
 	}
 	u, err := url.Parse(rawURL)
@@ -128,6 +147,14 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: bad URL: %w", err)
 	}
+	boundClient(ro, u.Query())
+	if opts.Timeout == 0 {
+		opts.Timeout = ro.PoolTimeout + ro.DialTimeout + ro.WriteTimeout + ro.ReadTimeout
+		if min(ro.PoolTimeout, ro.DialTimeout, ro.WriteTimeout, ro.ReadTimeout) < 0 {
+			// A timeout of -1 is go-redis's "none": the URL asked to wait.
+			opts.Timeout = time.Minute
+		}
+	}
 	// Without this the client bounds socket reads by its own ReadTimeout alone and
 	// ignores the caller's deadline.
 	ro.ContextTimeoutEnabled = true
@@ -145,6 +172,73 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: cannot reach the server at %s: %w", st.addr, err)
 	}
 	return st, nil
+}
+
+// boundClient sets the client's timeouts and retries that the URL's query q left
+// unset to this package's defaults (see the package comment). go-redis's own would
+// have a call to a server that is down retry for about 1.7 s, and one to a hung
+// server wait 5 to 10 s; its ParseURL leaves a parameter it was not given at zero,
+// which NewClient then reads as its own default.
+func boundClient(ro *redis.Options, q url.Values) {
+	if !q.Has("dial_timeout") {
+		ro.DialTimeout = DefaultDialTimeout
+	}
+	if !q.Has("read_timeout") {
+		ro.ReadTimeout = DefaultReadTimeout
+	}
+	if !q.Has("write_timeout") {
+		ro.WriteTimeout = ro.ReadTimeout
+	}
+	if !q.Has("pool_timeout") {
+		ro.PoolTimeout = DefaultPoolTimeout
+	}
+	if !q.Has("max_retries") {
+		ro.MaxRetries = -1 // 0 is go-redis's 3
+	}
+	// A refused dial fails at once; trying it again 5 times, 100 ms apart, is what
+	// made a call to a server that is down take seconds. ParseURL has no parameter
+	// for it.
+	ro.DialerRetries = 1
+}
+
+// Ping reports whether the server answers, within the Store's timeout or ctx's
+// deadline if earlier: nil, or an error wrapping session.ErrUnavailable that names
+// the server's address. A readiness check calls it.
+func (st *Store) Ping(ctx context.Context) error {
+	bounded, cancel := context.WithTimeout(ctx, st.timeout)
+	defer cancel()
+	return st.fault(ctx, "ping", st.client.Ping(bounded).Err())
+}
+
+// fault words err, an error of the client in op for a caller whose context is ctx:
+// nil stays nil; one whose cause is the caller's (ctx cancelled or past its deadline) is returned as is, and any other
+// (refused, timed out, a connection dropped, the server's error reply) wraps
+// session.ErrUnavailable, since the store cannot do what it is asked either way.
+func (st *Store) fault(ctx context.Context, op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ctx.Err()):
+		return fmt.Errorf("redisstore: %s at %s: %w", op, st.addr, err)
+	case ctx.Err() != nil:
+		// The client's error on the caller's deadline can be a bare i/o timeout.
+		return fmt.Errorf("redisstore: %s at %s: %w: %w", op, st.addr, ctx.Err(), err)
+	}
+	return fmt.Errorf("redisstore: %s at %s: %w: %w", op, st.addr, session.ErrUnavailable, err)
+}
+
+// LogTo sends go-redis's own log lines (a failed dial, say) to l, at level Warn,
+// rather than to its plain-text logger on stderr, so that a process that logs JSON
+// logs only JSON. go-redis has one logger for the whole process: the last call wins.
+func LogTo(l *slog.Logger) {
+	redis.SetLogger(clientLog{l})
+}
+
+// clientLog is go-redis's Logging on a slog.Logger.
+type clientLog struct{ l *slog.Logger }
+
+func (c clientLog) Printf(ctx context.Context, format string, args ...any) {
+	c.l.WarnContext(ctx, strings.TrimSpace(fmt.Sprintf(format, args...)), "from", "go-redis")
 }
 
 // Close closes the Store's connections; calls after it fail.
@@ -178,6 +272,27 @@ local s, ttl, b = KEYS[1], ARGV[1], ARGV[2]
 local values, used = s .. ':v:' .. b, s .. ':u:' .. b
 `
 
+// putFunc defines put, which sets key k of the bucket to v, evicting the least
+// recently used keys past max of them; without v it deletes the key.
+const putFunc = `
+local function put(k, max, v)
+	if v == nil then
+		redis.call('HDEL', values, k)
+		redis.call('ZREM', used, k)
+		return
+	end
+	redis.call('HSET', values, k, v)
+	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), k)
+	local over = redis.call('ZCARD', used) - tonumber(max)
+	if over > 0 then
+		local old = redis.call('ZPOPMIN', used, over)
+		for i = 1, #old, 2 do
+			redis.call('HDEL', values, old[i])
+		end
+	end
+end
+`
+
 // getScript returns {value} for key ARGV[3] of bucket ARGV[2], marked used, or {}: a
 // table, since a bare false would reach a RESP3 client as a boolean rather than nil.
 var getScript = redis.NewScript(prelude + `
@@ -190,26 +305,37 @@ if v then return {v} end
 return {}
 `)
 
-// putScript sets key ARGV[3] of bucket ARGV[2] to ARGV[5], evicting the least recently
-// used keys past ARGV[4] of them; without ARGV[5] it deletes the key.
-var putScript = redis.NewScript(prelude + `
-local k = ARGV[3]
-if #ARGV < 5 then
-	redis.call('HDEL', values, k)
-	redis.call('ZREM', used, k)
-else
-	redis.call('HSET', values, k, ARGV[5])
-	redis.call('ZADD', used, redis.call('HINCRBY', s, b, 1), k)
-	local over = redis.call('ZCARD', used) - tonumber(ARGV[4])
-	if over > 0 then
-		local old = redis.call('ZPOPMIN', used, over)
-		for i = 1, #old, 2 do
-			redis.call('HDEL', values, old[i])
-		end
-	end
+// fenceFunc defines held, which tells whether the call's lease, member ARGV[3] of the
+// set KEYS[2], is held now; true when no KEYS[2] is given (the write is not fenced).
+const fenceFunc = `
+local function held()
+	if not KEYS[2] then return true end
+	local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
+	return score ~= false and tonumber(score) > now()
 end
+`
+
+// putScript sets key ARGV[4] of bucket ARGV[2] to ARGV[6], evicting the least recently
+// used keys past ARGV[5] of them; without ARGV[6] it deletes the key. It is fenced by
+// ARGV[3] (see held).
+var putScript = redis.NewScript(prelude + clockFunc + fenceFunc + putFunc + `
+if not held() then return redis.error_reply('` + fencedReply + ` the call no longer holds its turn') end
+put(ARGV[4], ARGV[5], ARGV[6])
 touch(s, ttl)
 return {}
+`)
+
+// casScript does what putScript does only if key ARGV[4] holds ARGV[7] now, or none
+// when ARGV[6] is "0", and returns {1} if it did, {0} if not.
+var casScript = redis.NewScript(prelude + clockFunc + fenceFunc + putFunc + `
+if not held() then return redis.error_reply('` + fencedReply + ` the call no longer holds its turn') end
+local now = redis.call('HGET', values, ARGV[4])
+local same
+if ARGV[6] == '0' then same = (now == false) else same = (now == ARGV[7]) end
+if same then put(ARGV[4], ARGV[5], ARGV[8]) end
+touch(s, ttl)
+if same then return {1} end
+return {0}
 `)
 
 // listScript returns every key of bucket ARGV[2] followed by its value.
@@ -221,11 +347,31 @@ return all
 
 // run runs script on session s and bucket b, bounded by the Store's timeout.
 func (st *Store) run(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
-	ctx, cancel := context.WithTimeout(ctx, st.timeout)
+	return st.runOn(ctx, op, script, []string{st.key(s)}, s, b, args...)
+}
+
+// write runs script, a write fenced by the lease of session.WithFence in ctx if any
+// (see fenceFunc), on session s and bucket b.
+func (st *Store) write(ctx context.Context, op string, script *redis.Script, s string, b session.Bucket, args ...any) ([]any, error) {
+	keys := []string{st.key(s)}
+	fence, fenced := session.FenceOf(ctx)
+	if fenced {
+		keys = append(keys, fence.Set)
+	}
+	return st.runOn(ctx, op, script, keys, s, b, append([]any{fence.Member}, args...)...)
+}
+
+// runOn runs script on keys, the first that of session s, and bucket b, bounded by
+// the Store's timeout.
+func (st *Store) runOn(ctx context.Context, op string, script *redis.Script, keys []string, s string, b session.Bucket, args ...any) ([]any, error) {
+	bounded, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
-	out, err := script.Run(ctx, st.client, []string{st.key(s)}, append([]any{st.ttl, b.Name}, args...)...).Slice()
+	out, err := script.Run(bounded, st.client, keys, append([]any{st.ttl, b.Name}, args...)...).Slice()
 	if err != nil {
-		return nil, fmt.Errorf("redisstore: %s bucket %q at %s: %w", op, b.Name, st.addr, err)
+		if strings.HasPrefix(err.Error(), fencedReply) {
+			return nil, fmt.Errorf("redisstore: %s bucket %q: %w", op, b.Name, session.ErrFenced)
+		}
+		return nil, st.fault(ctx, fmt.Sprintf("%s bucket %q", op, b.Name), err)
 	}
 	return out, nil
 }
@@ -249,8 +395,28 @@ func (st *Store) Put(ctx context.Context, s string, b session.Bucket, key string
 	if value != nil {
 		args = append(args, value)
 	}
-	_, err := st.run(ctx, "put in", putScript, s, b, args...)
+	_, err := st.write(ctx, "put in", putScript, s, b, args...)
 	return err
+}
+
+// CompareAndPut sets the value of key in bucket b of session s to value (nil deletes
+// it) if it is old now (nil: none), in one script, and tells whether it did.
+func (st *Store) CompareAndPut(ctx context.Context, s string, b session.Bucket, key string, old, value []byte) (bool, error) {
+	if len(value) > session.MaxValueBytes {
+		return false, session.ErrTooLarge
+	}
+	args := []any{key, max(b.MaxKeys, 1), "0", ""}
+	if old != nil {
+		args[2], args[3] = "1", old
+	}
+	if value != nil {
+		args = append(args, value)
+	}
+	out, err := st.write(ctx, "compare and put in", casScript, s, b, args...)
+	if err != nil {
+		return false, err
+	}
+	return len(out) == 1 && out[0] == int64(1), nil
 }
 
 // List returns every key of bucket b of session s with its value.

@@ -2,8 +2,10 @@ package redisstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/luatool/luatool/internal/syncbuf"
 	"github.com/luatool/luatool/session"
 	"github.com/luatool/luatool/session/redisstore"
 	"github.com/luatool/luatool/session/redisstore/redistest"
@@ -251,55 +254,106 @@ func TestTwoStoresShareSessions(t *testing.T) {
 	}
 }
 
-// A server that goes away makes calls fail, within the timeout, and one that comes
-// back serves again.
-func TestServerGoesAway(t *testing.T) {
+// hangBound is an upper bound on a store call that only a hang would break: the
+// defaults make it fail in well under a second, and a loaded machine may take some
+// more. The real figures are logged.
+const hangBound = 3 * time.Second
+
+// storeCalls are the Store's calls on one key, each returning its error.
+func storeCalls(st *redisstore.Store) map[string]func() error {
 	ctx := context.Background()
-	srv := redistest.Start(t)
-	st := open(t, srv.URL, redisstore.Options{Timeout: 2 * time.Second})
-	must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`1`)))
-	srv.Stop()
-	calls := map[string]func() error{
+	return map[string]func() error{
 		"Get":  func() error { _, err := st.Get(ctx, "alice/", session.State, "k"); return err },
 		"Put":  func() error { return st.Put(ctx, "alice/", session.State, "k", []byte(`2`)) },
 		"List": func() error { _, err := st.List(ctx, "alice/", session.State); return err },
-	}
-	for name, call := range calls {
-		err := call()
-		if err == nil {
-			t.Fatalf("%s with the server gone succeeded", name)
-		}
-		if !strings.Contains(err.Error(), srv.Addr) {
-			t.Errorf("%s error does not name the server %s: %v", name, srv.Addr, err)
-		}
-	}
-	srv.Restart() // empty: it kept nothing
-	must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`3`)))
-	if v, err := st.Get(ctx, "alice/", session.State, "k"); string(v) != `3` || err != nil {
-		t.Errorf("Get after the server came back = %q, %v", v, err)
+		"Ping": func() error { return st.Ping(ctx) },
 	}
 }
 
-// A server that stops answering makes calls fail at their deadline rather than hang:
-// the Store's timeout, or the caller's earlier one.
-func TestServerHangs(t *testing.T) {
-	ctx := context.Background()
+// failFast checks that every call fails with session.ErrUnavailable, naming the
+// server, within hangBound, and logs how long each took.
+func failFast(t *testing.T, srv *redistest.Server, st *redisstore.Store, what string) {
+	t.Helper()
+	for name, call := range storeCalls(st) {
+		start := time.Now()
+		err := call()
+		took := time.Since(start)
+		t.Logf("%s with the server %s: %v after %v", name, what, err, took.Round(time.Millisecond))
+		if !errors.Is(err, session.ErrUnavailable) {
+			t.Errorf("%s with the server %s: %v, want session.ErrUnavailable", name, what, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), srv.Addr) {
+			t.Errorf("%s error does not name the server %s: %v", name, srv.Addr, err)
+		}
+		if took > hangBound {
+			t.Errorf("%s with the server %s took %v", name, what, took)
+		}
+	}
+}
+
+// A server that goes away (killed) or stops answering (SIGSTOP: it still accepts
+// connections, so a call fails at the read timeout) makes calls fail fast with
+// session.ErrUnavailable, with the default timeouts, rather than hang; once it is
+// back, the same Store serves again.
+func TestServerFaults(t *testing.T) {
+	for _, c := range []struct {
+		what        string
+		fault, back func(*redistest.Server)
+		kept        bool // the server keeps its data through the fault
+	}{
+		{"gone", (*redistest.Server).Stop, (*redistest.Server).Restart, false},
+		{"hung", (*redistest.Server).Pause, (*redistest.Server).Resume, true},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			ctx := context.Background()
+			srv := redistest.Start(t)
+			st := open(t, srv.URL, redisstore.Options{})
+			must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`1`)))
+			c.fault(srv)
+			defer srv.Resume() // a hung server must not outlive the test
+			failFast(t, srv, st, c.what)
+			c.back(srv)
+			start := time.Now()
+			v, err := st.Get(ctx, "alice/", session.State, "k")
+			t.Logf("first Get once the server is back: %q, %v after %v", v, err, time.Since(start).Round(time.Millisecond))
+			if err != nil || (v != nil) != c.kept {
+				t.Errorf("Get once the server is back = %q, %v", v, err)
+			}
+		})
+	}
+}
+
+// Timeouts in the URL's query replace the defaults: a read timeout of 1.5 s makes a
+// call to a hung server wait that long, the bound of each call growing with it.
+func TestURLSetsTimeouts(t *testing.T) {
 	srv := redistest.Start(t)
-	st := open(t, srv.URL, redisstore.Options{Timeout: time.Second})
-	must(t, st.Put(ctx, "alice/", session.State, "k", []byte(`1`)))
+	st := open(t, srv.URL+"?read_timeout=1500ms", redisstore.Options{})
 	srv.Pause()
 	defer srv.Resume()
-	if _, err := st.Get(ctx, "alice/", session.State, "k"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Get from a hung server: %v, want the deadline exceeded", err)
+	start := time.Now()
+	err := st.Ping(context.Background())
+	took := time.Since(start)
+	if !errors.Is(err, session.ErrUnavailable) || took < 1500*time.Millisecond {
+		t.Errorf("Ping of a hung server with read_timeout=1500ms: %v after %v, want unavailable after 1.5 s", err, took)
 	}
-	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
-	if err := st.Put(short, "alice/", session.State, "k", []byte(`2`)); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Put to a hung server: %v, want the deadline exceeded", err)
+}
+
+// LogTo sends go-redis's own lines to the slog logger: a failed dial is a JSON line
+// there, and nothing is written by go-redis's plain logger.
+func TestLogTo(t *testing.T) {
+	var buf syncbuf.Buffer
+	redisstore.LogTo(slog.New(slog.NewJSONHandler(&buf, nil)))
+	t.Cleanup(func() { redisstore.LogTo(slog.New(slog.DiscardHandler)) })
+	srv := redistest.Start(t)
+	st := open(t, srv.URL, redisstore.Options{})
+	srv.Stop()
+	if err := st.Ping(context.Background()); err == nil {
+		t.Fatal("Ping of a stopped server succeeded")
 	}
-	srv.Resume()
-	if v, err := st.Get(ctx, "alice/", session.State, "k"); err != nil || v == nil {
-		t.Errorf("Get once the server answers again = %q, %v", v, err)
+	var line struct{ Level, Msg, From string }
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	if err := json.Unmarshal([]byte(first), &line); err != nil || line.From != "go-redis" || !strings.Contains(line.Msg, "failed to dial") {
+		t.Errorf("go-redis's line through slog = %q (%v), want a JSON line from go-redis about the dial", first, err)
 	}
 }
 

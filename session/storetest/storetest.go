@@ -111,6 +111,77 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		}
 	})
 
+	t.Run("compare-and-put", func(t *testing.T) {
+		st := open(t)
+		cas := func(old, value string, want bool) {
+			t.Helper()
+			o, v := []byte(old), []byte(value)
+			if old == "-" {
+				o = nil
+			}
+			if value == "-" {
+				v = nil
+			}
+			ok, err := st.CompareAndPut(ctx, "s", session.State, "k", o, v)
+			if err != nil || ok != want {
+				t.Fatalf("CompareAndPut(%s, %s) = %v, %v, want %v", old, value, ok, err, want)
+			}
+		}
+		cas(`1`, `2`, false) // "-" stands for none: there is no value yet
+		cas("-", `1`, true)
+		cas("-", `9`, false)
+		cas(`2`, `9`, false)
+		cas(`1`, `2`, true)
+		if v, _ := st.Get(ctx, "s", session.State, "k"); string(v) != `2` {
+			t.Fatalf("after the compare-and-puts: %q, want 2", v)
+		}
+		cas(`2`, "-", true) // deletes
+		if v, _ := st.Get(ctx, "s", session.State, "k"); v != nil {
+			t.Fatalf("after a compare-and-delete: %q", v)
+		}
+		if _, err := st.CompareAndPut(ctx, "s", session.State, "k", nil, bytes.Repeat([]byte("x"), session.MaxValueBytes+1)); err == nil {
+			t.Error("a value over MaxValueBytes was accepted")
+		}
+	})
+
+	t.Run("compare-and-put-evicts", func(t *testing.T) {
+		st := open(t)
+		for _, k := range []string{"a", "b", "c", "d"} {
+			if ok, err := st.CompareAndPut(ctx, "s", small, k, nil, []byte(`1`)); !ok || err != nil {
+				t.Fatalf("%s: %v, %v", k, ok, err)
+			}
+		}
+		if all, _ := st.List(ctx, "s", small); len(all) != 3 || all["a"] != nil {
+			t.Errorf("after four keys in a bucket of 3: %q, want b, c, d", keys(all))
+		}
+	})
+
+	t.Run("update-loses-nothing", func(t *testing.T) {
+		st := open(t)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 25 {
+					_, err := session.Update(ctx, st, "s", session.State, "n", func(old []byte) ([]byte, error) {
+						n := 0
+						if old != nil {
+							fmt.Sscan(string(old), &n)
+						}
+						return []byte(fmt.Sprint(n + 1)), nil
+					})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if v, err := st.Get(ctx, "s", session.State, "n"); string(v) != "200" || err != nil {
+			t.Errorf("200 concurrent increments gave %q, %v", v, err)
+		}
+	})
+
 	t.Run("concurrent", func(t *testing.T) {
 		st := open(t)
 		var wg sync.WaitGroup

@@ -9,9 +9,11 @@
 -- Statuses are pending, in_progress and completed; deleting a task removes it and
 -- every reference other tasks hold to it.
 --
--- The tools that change the list are not concurrency-safe, so the calls of one turn
--- change it one after the other. The store has no compare-and-set: two clients of
--- one session calling at the same instant could each write the list they read.
+-- Every change is one ctx.state:update of the whole list, the highest id given
+-- included: two calls that read the same list (through two instances behind a load
+-- balancer, say) cannot both store what they made of it, so no change is lost and no
+-- id is given to two tasks. The id counter is thus an atomic counter in the store,
+-- written together with the task it numbers.
 
 local json = require("json")
 
@@ -34,22 +36,39 @@ local tasks = {}
 ---@field highest integer The highest id given so far.
 ---@field byId table<string, Task>
 
+-- normalized is the list stored value v holds, empty when it holds none.
+---@param v any
+---@return TaskList
+local function normalized(v)
+  if type(v) ~= "table" or type(v.byId) ~= "table" then
+    return { highest = 0, byId = {} }
+  end
+  return v
+end
+
 -- load returns the session's task list, empty when there is none yet.
 ---@param ctx luatool.Context
 ---@return TaskList
 function tasks.load(ctx)
-  local list = ctx.state:get(KEY)
-  if type(list) ~= "table" or type(list.byId) ~= "table" then
-    return { highest = 0, byId = {} }
-  end
-  return list
+  return normalized(ctx.state:get(KEY))
 end
 
--- save stores the list back in the session.
+-- change applies fn to the session's task list and stores the list fn leaves,
+-- atomically, and returns what fn returned. fn changes the list it is given and
+-- nothing else: it may run more than once, each time on the newest list, and only
+-- its last run counts.
+---@generic R
 ---@param ctx luatool.Context
----@param list TaskList
-function tasks.save(ctx, list)
-  ctx.state:set(KEY, list)
+---@param fn fun(list: TaskList): R
+---@return R
+function tasks.change(ctx, fn)
+  local result
+  ctx.state:update(KEY, function(old)
+    local list = normalized(old)
+    result = fn(list)
+    return list
+  end)
+  return result
 end
 
 -- create adds a pending task with the next id and returns it.

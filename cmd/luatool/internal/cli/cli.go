@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/spell"
 
@@ -56,7 +57,8 @@ type config struct {
 	run         string
 	// resultsDir is --results-dir: where results too large to show inline go.
 	resultsDir string
-	// state is --state: the URL of the session store, "" for memory.
+	// state is --state: the URL of the session store, "" for memory; once the
+	// flags are read, with the password given apart from it (see stateURL).
 	state string
 	// noPrompt keeps asks off the terminal: serve's stdin is the protocol.
 	noPrompt bool
@@ -135,7 +137,7 @@ LuaScript, or a name that is not a standard tool's), which is most of what start
 luatool costs; the tool directories are loaded whole.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runCall,
 	},
 	"new": {
@@ -182,7 +184,7 @@ a usage error naming the line and column, and the block.
 Output: per block, a line "── ID NAME" ("(error)" after a failed one) and the content
 the model gets. --json prints the array of tool_result blocks. Exit code 1 when any
 result is an error.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
 		run:   runRun,
 	},
 	"schema": {
@@ -308,8 +310,20 @@ Everything serve logs goes to stderr through one logger, slog's text format or
 what tools print, and one "tool call" line per call with the principal, the tool,
 the duration and the outcome (ok, invalid, denied, cancelled, error, asked,
 refused), for a call its client cancelled or left, why and how long it took to end
-after; never a token but the one serve makes for itself, printed once.`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "shutdown-grace", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+after; never a token but the one serve makes for itself, printed once. With json,
+every line on stderr is a JSON object, the CLI's own notices and errors included.
+
+Every flag can be given by a variable instead: LUATOOL_ and its name in upper case,
+- as _ (--state is LUATOOL_STATE), one value a line for a repeatable flag. A flag on
+the command line beats its variable, which beats the default; a value the flag
+refuses stops serve naming the variable. The --state store's password can come
+from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.
+
+/healthz (alive) and /readyz (tools loaded, the session store answering) are
+answered without a token on the --http listener. --admin ADDR serves them again with
+Prometheus /metrics, also without a token: put it where only monitoring reaches.
+Metrics name tools and outcomes, never a principal or a token (see the README).`,
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -387,6 +401,9 @@ type app struct {
 	// log, when set, is where the command's log lines go instead of the display:
 	// serve's one logger (see logger).
 	log *slog.Logger
+	// envWarnings are serve's warnings about its LUATOOL_ variables, logged once
+	// the logger is made (see flagsFromEnv).
+	envWarnings []string
 	// normalGC, when set, restores the collector's defaults once tools are loaded
 	// (see quickStart).
 	normalGC func()
@@ -395,6 +412,9 @@ type app struct {
 	callOnly string
 	// unloaded are the standard tools left out of the engine for callOnly.
 	unloaded []string
+	// middleware wraps every call of the engine: serve's metrics count calls in
+	// flight with one (see serveMetrics).
+	middleware []hooks.Middleware
 }
 
 // display is what a person sees on stderr (see display).
@@ -417,6 +437,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luatool: %v\n", err)
 		a.usage(stderr)
 		return ExitUsage
+	}
+	if len(positional) > 0 && positional[0] == "serve" {
+		// serve, which runs in containers and under service managers, takes
+		// every flag from the environment too (see flagsFromEnv).
+		if a.envWarnings, err = flagsFromEnv(fs, serveFlagNames(), os.Environ()); err != nil {
+			return a.errorf("%v", err)
+		}
+	}
+	if a.cfg.state, err = a.stateURL(os.LookupEnv); err != nil {
+		return a.errorf("%v", err)
 	}
 	if err := a.cfg.check(); err != nil {
 		return a.errorf("%v", err)
@@ -615,6 +645,11 @@ func (a *app) printFlags(w io.Writer, names []string) {
 
 func (a *app) errorf(format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
+	if w, ok := a.stderr.(*logWriter); ok {
+		// serve's JSON log: the error is one record, its lines kept in it.
+		w.log.Error(msg)
+		return ExitUsage
+	}
 	fmt.Fprintf(a.stderr, "luatool: %s\n", strings.ReplaceAll(msg, "\n", "\nluatool: "))
 	return ExitUsage
 }

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/internal/spell"
+	"github.com/luatool/luatool/session/redisstore"
 )
 
 // lineHandler is the slog.Handler of the CLI: each record one line on the display,
@@ -32,20 +35,66 @@ func (a *app) logger() *slog.Logger {
 var logFormats = []string{"text", "json"}
 
 // serveLogger returns serve's logger: every line serve writes to stderr, in slog's
-// text format or, with --log-format json, one JSON object a line.
+// text format or, with --log-format json, one JSON object a line. With json,
+// a.stderr becomes a writer into the logger, so that whatever else serve prints on
+// stderr (notices, errors) is a JSON object too. go-redis's own lines, and those of
+// the standard log package, go through it in either format, and so do the warnings
+// about serve's variables.
 func (a *app) serveLogger() (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	var log *slog.Logger
 	switch f := a.cfg.serve.logFormat; f {
 	case "", "text":
-		return slog.New(slog.NewTextHandler(a.stderr, opts)), nil
+		log = slog.New(slog.NewTextHandler(a.stderr, opts))
 	case "json":
-		return slog.New(slog.NewJSONHandler(a.stderr, opts)), nil
+		log = slog.New(slog.NewJSONHandler(a.stderr, opts))
+		a.stderr = &logWriter{log: log}
 	default:
 		msg := fmt.Sprintf("--log-format %q: the formats are %s", f, strings.Join(logFormats, " and "))
 		if s := spell.Suggest(f, logFormats); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		}
 		return nil, errors.New(msg)
+	}
+	// Both are the process's own: serve is the one command of its process.
+	redisstore.LogTo(log)
+	slog.SetDefault(log)
+	for _, w := range a.envWarnings {
+		log.Warn(w)
+	}
+	return log, nil
+}
+
+// A logWriter turns what is written to it into log lines, one a line, at the level
+// its "luatool: warning: " or "luatool: error: " prefix says (the prefix dropped).
+// It stands for stderr where every line must be one of the log's.
+type logWriter struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	partial []byte // the start of a line whose end is still to come
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := strings.TrimPrefix(string(w.partial[:i]), "luatool: ")
+		w.partial = w.partial[i+1:]
+		level := slog.LevelInfo
+		if rest, ok := strings.CutPrefix(line, "warning: "); ok {
+			level, line = slog.LevelWarn, rest
+		} else if rest, ok := strings.CutPrefix(line, "error: "); ok {
+			level, line = slog.LevelError, rest
+		}
+		if strings.TrimSpace(line) != "" {
+			w.log.Log(context.Background(), level, line)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/luatool/luatool/cmd/luatool/internal/ops"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
 	"github.com/luatool/luatool/internal/groupwrite"
@@ -26,6 +27,10 @@ func runServe(a *app, args []string) int {
 	stderr := groupwrite.NewDetached(a.stderr)
 	defer stderr.Flush()
 	a.stderr = stderr
+	log, err := a.serveLogger() // first: with json, serve's errors are log lines too
+	if err != nil {
+		return a.errorf("%v", err)
+	}
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}
@@ -35,10 +40,8 @@ func runServe(a *app, args []string) int {
 	if a.cfg.serve.shutdownGrace < 0 {
 		return a.errorf("--shutdown-grace %s: give a duration of 0 or more, like 30s", a.cfg.serve.shutdownGrace)
 	}
-	log, err := a.serveLogger()
-	if err != nil {
-		return a.errorf("%v", err)
-	}
+	// Before open: the metrics' middleware counts calls, and its logger is a.log.
+	log, metrics := a.serveMetrics(log)
 	a.log = log           // before sources: their notices are logged
 	a.cfg.noPrompt = true // before sources: a project is not asked about either
 	srcs, err := a.sources()
@@ -65,6 +68,10 @@ func runServe(a *app, args []string) int {
 		}
 	})
 	defer unsubscribe()
+	if metrics != nil {
+		defer s.eng.Subscribe(metrics.Observe)()
+	}
+	endpoints := &ops.Endpoints{Engine: s.eng, Store: s.store, Metrics: metrics}
 
 	srv := mcpserver.New(s.eng, mcpserver.Options{Name: "luatool", Version: readVersion().Version, Logger: log})
 	defer srv.Close()
@@ -92,8 +99,11 @@ func runServe(a *app, args []string) int {
 			}
 		}()
 	}
+	if err := a.serveAdmin(ctx, endpoints); err != nil {
+		return a.errorf("%v", err)
+	}
 	if a.cfg.http != "" {
-		err = a.serveHTTP(ctx, srv, tokens)
+		err = a.serveHTTP(ctx, srv, tokens, endpoints)
 	} else {
 		err = a.serveStdioUntil(ctx, srv)
 	}

@@ -12,7 +12,8 @@ import (
 	"github.com/luatool/luatool/engine/mcpserver"
 )
 
-// serveConfig is what serve's flags for HTTP and logs say.
+// serveConfig is what serve's flags for HTTP and logs say, and the store's
+// password file.
 type serveConfig struct {
 	// tokens is --tokens: the token file authenticating HTTP clients.
 	tokens string
@@ -29,6 +30,11 @@ type serveConfig struct {
 	maxCalls int
 	// logFormat is --log-format: text (the default) or json.
 	logFormat string
+	// redisPasswordFile is --redis-password-file: the file holding the password of
+	// the --state store (see stateURL).
+	redisPasswordFile string
+	// admin is --admin: where /healthz, /readyz and /metrics are served.
+	admin string
 	// shutdownGrace is --shutdown-grace: how long calls in flight may finish once
 	// serve is told to stop (see lifecycle.go).
 	shutdownGrace time.Duration
@@ -62,7 +68,9 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", defaultShutdownGrace, "serve: on SIGTERM or SIGINT, or at the end of stdin, let the calls in flight finish for `DURATION`, then cancel them")
+	fs.StringVar(&c.admin, "admin", "", "serve: answer /healthz, /readyz and Prometheus /metrics at `ADDR` (host:port, a bare :port on loopback, or unix:PATH), without a token")
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
+	fs.StringVar(&c.redisPasswordFile, "redis-password-file", "", "call, run, serve: the password of the --state store is the one line of `FILE` (mode 0600), kept out of ps (or set LUATOOL_REDIS_PASSWORD)")
 }
 
 // check refuses combinations that cannot mean what they say: the HTTP flags without

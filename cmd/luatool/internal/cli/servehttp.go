@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/luatool/luatool/cmd/luatool/internal/ops"
 	"github.com/luatool/luatool/engine/mcpserver"
 )
 
@@ -54,7 +54,7 @@ const (
 //
 // A bare :port is bound to loopback; any other address without tokens is refused
 // unless --insecure-no-auth. Where the server listens is logged.
-func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *tokenTable) error {
+func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *tokenTable, health *ops.Endpoints) error {
 	c, log := a.cfg.serve, a.logger()
 	var tokens *mcpserver.Tokens
 	if table != nil {
@@ -96,19 +96,14 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *token
 		auth = "the bearer token made for this run: every client that has it is the local user"
 	}
 	mux := http.NewServeMux()
+	health.Health(mux) // /healthz and /readyz, without a token, for load balancers
 	mux.Handle(mcpPath, srv.HTTPHandler(mcpserver.HTTPOptions{Tokens: tokens, AuthServers: c.authServers, AllowOrigins: c.allowOrigins, MaxCalls: c.maxCalls}))
 	if len(c.authServers) > 0 {
 		meta := mcpserver.ProtectedResourceMetadata(mcpPath, c.authServers)
 		mux.Handle(mcpserver.MetadataPath, meta)
 		mux.Handle(mcpserver.MetadataPath+mcpPath, meta)
 	}
-	hs := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := boundedServer(mux, log)
 	where := fmt.Sprintf("http://%s%s", ln.Addr(), mcpPath)
 	if tcp == nil {
 		where = fmt.Sprintf("unix:%s (path %s)", ln.Addr(), mcpPath)

@@ -34,6 +34,8 @@ type session struct {
 	diags      []diag.Diagnostic
 	results    string
 	ownResults bool
+	// store is the session store of --state; nil for the engine's memory.
+	store sessions.Store
 	// closeStore releases the session store of --state; nil for memory.
 	closeStore func()
 	// network is the host's network policy the http module enforces.
@@ -58,16 +60,22 @@ func (s *session) close() {
 }
 
 // sessionStore opens the store of --state: nil (the engine's memory) when none is
-// given, a Redis server for a redis://, rediss:// or unix:// URL.
+// given, a Redis server for a redis://, rediss:// or unix:// URL. A server that
+// cannot be reached is an error naming its address, and the command does not start:
+// a wrong address would otherwise look like a store that is down, and a process
+// started unready serves nothing until it comes (readiness, /readyz, is the health
+// check's to report while serving). go-redis's own log lines go to the command's
+// logger from here on.
 func (a *app) sessionStore() (sessions.Store, func(), error) {
 	if a.cfg.state == "" {
 		return nil, nil, nil
 	}
+	redisstore.LogTo(a.logger())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st, err := redisstore.New(ctx, a.cfg.state, redisstore.Options{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("--state: %w", err)
+		return nil, nil, fmt.Errorf("--state: %w (luatool does not start without the session store it is given: start the server, correct the URL, or leave --state out to keep sessions in this process's memory)", err)
 	}
 	return st, func() { st.Close() }, nil
 }
@@ -164,7 +172,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		s.close()
 		return nil, err
 	}
-	s.closeStore = closeStore
+	s.store, s.closeStore = store, closeStore
 	mods, err := hostmod.StandardWith(hostmod.Options{Roots: append(roots, results), Shell: a.cfg.shellOptions(), HTTP: hostmod.HTTPOptions{Policy: network}})
 	if err != nil {
 		s.close()
@@ -199,6 +207,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		ApprovalHint:          a.approvalHint,
 		Env:                   env,
 		Hooks:                 hooks.FromSettings(set.Hooks, hooks.Options{Launcher: a.cfg.shellOptions(), Roots: roots}),
+		Middleware:            a.middleware,
 	})
 	if err != nil {
 		s.close()
