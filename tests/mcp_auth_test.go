@@ -37,42 +37,61 @@ func startHTTP(t *testing.T, s *mcpServer, extraArgs ...string) string {
 // unix:PATH. What the server logs goes to s.stderr.
 func startServe(t *testing.T, s *mcpServer, env []string, args ...string) string {
 	t.Helper()
+	return startServeProcess(t, s, env, args...).endpoint
+}
+
+// A serveProcess is a `luatool serve` the test started.
+type serveProcess struct {
+	cmd      *exec.Cmd
+	endpoint string
+	// done is closed once the process has ended and its log is read; err is then
+	// what Wait returned.
+	done chan struct{}
+	err  error
+}
+
+// startServeProcess is startServe, returning the process too. It is interrupted,
+// if still running, when the test ends, and waited for.
+func startServeProcess(t *testing.T, s *mcpServer, env []string, args ...string) *serveProcess {
+	t.Helper()
 	args = append([]string{"serve", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, args...)
-	cmd := exec.Command(luatoolBinary(t), args...)
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
-	cmd.Env = append(cmd.Env, env...)
-	stderr, err := cmd.StderrPipe()
+	p := &serveProcess{cmd: exec.Command(luatoolBinary(t), args...), done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
+	p.cmd.Env = append(p.cmd.Env, env...)
+	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
+		p.cmd.Process.Signal(os.Interrupt)
+		<-p.done
 		if t.Failed() {
 			t.Logf("the server's log:\n%s", s.stderr)
 		}
 	})
-	lines := bufio.NewScanner(stderr)
 	addr := regexp.MustCompile(`serving MCP at ((?:http://|unix:)[^\s"]+)`)
-	endpoint := ""
-	for endpoint == "" && lines.Scan() {
-		fmt.Fprintln(s.stderr, lines.Text())
-		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
-			endpoint = m[1]
-		}
-	}
-	if endpoint == "" {
-		t.Fatalf("the server never said where it listens:\n%s", s.stderr)
-	}
+	found := make(chan string, 1)
 	go func() {
+		lines, told := bufio.NewScanner(stderr), false
 		for lines.Scan() {
 			fmt.Fprintln(s.stderr, lines.Text())
+			if m := addr.FindStringSubmatch(lines.Text()); m != nil && !told {
+				found <- m[1]
+				told = true
+			}
 		}
+		p.err = p.cmd.Wait() // after the log is read to its end: Wait closes the pipe
+		close(found)
+		close(p.done)
 	}()
-	return endpoint
+	p.endpoint = <-found
+	if p.endpoint == "" {
+		t.Fatalf("the server never said where it listens:\n%s", s.stderr)
+	}
+	return p
 }
 
 // withToken sends a bearer token with every request.

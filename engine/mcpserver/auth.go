@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,9 +40,9 @@ type Credential struct {
 // credentials (HTTPOptions.Tokens). Only hashes of the tokens are kept, and a token
 // is compared with every one of them in constant time, so that neither the time an
 // answer takes nor which entry matched tells anything about the tokens. Tokens is
-// safe for concurrent use.
+// safe for concurrent use, Replace included.
 type Tokens struct {
-	entries []tokenEntry
+	entries atomic.Pointer[[]tokenEntry]
 }
 
 type tokenEntry struct {
@@ -58,8 +59,10 @@ var principalName = nameshape.MustParse(`^[A-Za-z0-9._@-]{1,64}$`)
 // A name that is not one, a token shorter than MinTokenLength, and a name or token
 // given twice are errors naming the credentials (by Source), all of them joined.
 func NewTokens(creds []Credential) (*Tokens, error) {
-	t := &Tokens{}
-	var errs []error
+	var (
+		entries []tokenEntry
+		errs    []error
+	)
 	names := map[string]string{}
 	tokens := map[[sha256.Size]byte]string{}
 	for i, c := range creds {
@@ -80,13 +83,27 @@ func NewTokens(creds []Credential) (*Tokens, error) {
 		default:
 			names[c.Name] = where
 			tokens[hash] = c.Name + " (" + where + ")"
-			t.entries = append(t.entries, tokenEntry{name: c.Name, hash: hash, profile: c.Profile})
+			entries = append(entries, tokenEntry{name: c.Name, hash: hash, profile: c.Profile})
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return t, nil
+	return newTokens(entries), nil
+}
+
+func newTokens(entries []tokenEntry) *Tokens {
+	t := &Tokens{}
+	t.entries.Store(&entries)
+	return t
+}
+
+// Replace makes t authenticate by the credentials of n from its next request on:
+// a principal n does not list is refused there, while its requests already
+// authenticated go on; one n adds is served. A principal new to t, or whose
+// profile changed, has its tool list made at its first request.
+func (t *Tokens) Replace(n *Tokens) {
+	t.entries.Store(n.entries.Load())
 }
 
 // LocalUserTokens returns the table of one token that authenticates the local user
@@ -97,7 +114,7 @@ func LocalUserTokens(token string) (*Tokens, error) {
 	if len(token) < MinTokenLength {
 		return nil, fmt.Errorf("the token is %d bytes long; a token must have at least %d", len(token), MinTokenLength)
 	}
-	return &Tokens{entries: []tokenEntry{{hash: sha256.Sum256([]byte(token))}}}, nil
+	return newTokens([]tokenEntry{{hash: sha256.Sum256([]byte(token))}}), nil
 }
 
 // profileKey is the key of a principal's profile in auth.TokenInfo.Extra.
@@ -108,13 +125,14 @@ const profileKey = "luatool/profile"
 func (t *Tokens) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 	hash := sha256.Sum256([]byte(token))
 	found := -1
-	for i, e := range t.entries {
+	entries := *t.entries.Load()
+	for i, e := range entries {
 		found = subtle.ConstantTimeSelect(subtle.ConstantTimeCompare(hash[:], e.hash[:]), i, found)
 	}
 	if found < 0 {
 		return nil, fmt.Errorf("%w: no principal has this token", auth.ErrInvalidToken)
 	}
-	e := t.entries[found]
+	e := entries[found]
 	// The tokens do not expire: they are valid as long as the table lists them.
 	return &auth.TokenInfo{UserID: e.name, Extra: map[string]any{profileKey: e.profile}}, nil
 }
@@ -123,7 +141,7 @@ func (t *Tokens) verify(_ context.Context, token string, _ *http.Request) (*auth
 func (t *Tokens) profiles() []*engine.Profile {
 	var out []*engine.Profile
 	seen := map[*engine.Profile]bool{}
-	for _, e := range t.entries {
+	for _, e := range *t.entries.Load() {
 		if e.profile != nil && !seen[e.profile] {
 			seen[e.profile] = true
 			out = append(out, e.profile)

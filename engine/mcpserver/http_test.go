@@ -35,6 +35,7 @@ const (
 // httpFixture is an engine served over HTTP, with tokens for alice and bob; bob's
 // profile denies Secret.
 type httpFixture struct {
+	srv     *Server
 	url     string
 	release chan struct{} // closing it (once: releaseAll) ends the Block calls
 	entered chan struct{} // a Block call has started
@@ -102,6 +103,7 @@ func newHTTPFixture(t *testing.T, opts HTTPOptions) *httpFixture {
 	}
 	srv := New(eng, Options{Logger: slog.New(slog.NewTextHandler(&f.log, nil))})
 	t.Cleanup(srv.Close)
+	f.srv = srv
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler(opts))
 	if len(opts.AuthServers) > 0 {
@@ -608,4 +610,28 @@ func newProfileFixture(t *testing.T, dir, hidden string) (*httpFixture, *engine.
 	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Tokens: tokens}))
 	t.Cleanup(hs.Close)
 	return &httpFixture{url: hs.URL}, eng, srv
+}
+
+// Replace swaps the credentials a table authenticates by: a token it drops is
+// refused from then on, one it adds is taken.
+func TestTokensReplace(t *testing.T) {
+	tokens, err := NewTokens([]Credential{{Name: "alice", Token: aliceToken}, {Name: "bob", Token: bobToken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newHTTPFixture(t, HTTPOptions{Tokens: tokens})
+	if resp := f.post(t, bobToken, "", listRequest); resp.StatusCode != http.StatusOK {
+		t.Fatalf("bob before the replacement: %s", resp.Status)
+	}
+	const carolToken = "carol-token-0123456789abcdef"
+	next, err := NewTokens([]Credential{{Name: "alice", Token: aliceToken}, {Name: "carol", Token: carolToken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens.Replace(next)
+	for tok, want := range map[string]int{bobToken: http.StatusUnauthorized, aliceToken: http.StatusOK, carolToken: http.StatusOK} {
+		if resp := f.post(t, tok, "", listRequest); resp.StatusCode != want {
+			t.Errorf("token %.5s after the replacement: %s, want %d", tok, resp.Status, want)
+		}
+	}
 }

@@ -43,6 +43,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -92,6 +93,8 @@ type Server struct {
 	// inflight are the calls in flight over HTTP, for the cancellations of their
 	// clients.
 	inflight httpCalls
+	// running counts the calls in flight over every transport, for Shutdown.
+	running *running
 
 	// syncMu orders Syncs and the making of views. base is the view of principals
 	// without a profile (the local user among them), views those of profiles,
@@ -129,10 +132,11 @@ func New(eng *engine.Engine, opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		eng:   eng,
-		impl:  &mcp.Implementation{Name: opts.Name, Version: opts.Version},
-		log:   log,
-		views: map[*engine.Profile]*view{},
+		eng:     eng,
+		impl:    &mcp.Implementation{Name: opts.Name, Version: opts.Version},
+		log:     log,
+		views:   map[*engine.Profile]*view{},
+		running: newRunning(),
 	}
 	// A store that processes share orders their calls; the memory store leaves
 	// that to this process.
@@ -323,6 +327,12 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if p.Name != "" {
 		log = log.With("principal", p.Name)
 	}
+	ctx, done, err := s.running.enter(ctx)
+	if err != nil {
+		log.Warn("tool call", "tool", req.Params.Name, "duration", time.Since(start), "outcome", "refused", "error", err)
+		return nil, err
+	}
+	defer done()
 	var callID string // the call's name in a store shared by processes
 	if s.turns.leaser != nil {
 		callID = newCallID()
@@ -368,7 +378,11 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return inputRequired(ctx, req.Params, ask, offerAlways), nil
 	}
 	attrs := []any{"tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r)}
-	attrs = append(attrs, post.endAttrs()...)
+	if ended := post.endAttrs(); ended != nil {
+		attrs = append(attrs, ended...)
+	} else if errors.Is(context.Cause(ctx), ErrShuttingDown) {
+		attrs = append(attrs, "reason", ErrShuttingDown.Error())
+	}
 	if r.Err != nil {
 		log.Warn("tool call", append(attrs, "stage", r.Stage, "error", r.Err)...)
 	} else {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,7 +57,8 @@ type StdioOptions struct {
 
 // ServeStdio serves one client over in and out, a process's stdin and stdout,
 // until in ends or ctx is done. It returns nil at the end of in, once every request
-// read has been answered.
+// read has been answered. When ctx ends with no tool call in flight (as after
+// Shutdown), the answers being written go out first, within a second.
 //
 // MCP's stdio transport is one JSON-RPC message per line. Every line is checked
 // before the SDK sees it, and none can end the session: a malformed request is
@@ -102,6 +104,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, op
 	go func() { ended <- ss.Wait() }()
 	select {
 	case <-ctx.Done():
+		if s.InFlight() == 0 {
+			// The server shut down (Shutdown): the answers of the calls that ended
+			// go out before the connection closes.
+			c.settle(settleTime)
+		}
 		ss.Close()
 		<-ended
 		c.directs.Wait() // cancelled with the connection; none writes after this returns
@@ -591,6 +598,28 @@ func (c *stdioConn) drain() {
 		c.mu.Lock()
 	}
 	c.mu.Unlock()
+}
+
+// settleTime bounds how long ServeStdio waits, when ctx ends with no call in
+// flight, for the answers being written.
+const settleTime = time.Second
+
+// settle waits until every request read is answered, or for at most d.
+func (c *stdioConn) settle(d time.Duration) {
+	timeout := time.After(d)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.slots > 0 {
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timeout:
+			c.mu.Lock()
+			return
+		}
+		c.mu.Lock()
+	}
 }
 
 // signal wakes what waits for slots, awaiting or initializing to change; c.mu is

@@ -298,6 +298,13 @@ subscriptions/listen stream; earlier ones see them at their next tools/list.
 Instances behind a load balancer share each principal's session only with one
 --state store.
 
+SIGTERM or SIGINT (over stdio, also the end of stdin) stops serve: it takes no new
+call (over HTTP the listener closes), lets the calls in flight finish for
+--shutdown-grace (default 30s), then cancels those still running, and exits 0.
+SIGHUP reads the --tokens file again: a principal it no longer lists is refused at
+its next request, open connections stay; a file that does not read keeps the
+tokens in force. Editing the file does nothing until SIGHUP.
+
 Everything serve logs goes to stderr through one logger, slog's text format or
 --log-format json: the sandbox shell commands run in, reloads and load problems,
 what tools print, and one "tool call" line per call with the principal, the tool,
@@ -316,7 +323,7 @@ from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.
 answered without a token on the --http listener. --admin ADDR serves them again with
 Prometheus /metrics, also without a token: put it where only monitoring reaches.
 Metrics name tools and outcomes, never a principal or a token (see the README).`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {

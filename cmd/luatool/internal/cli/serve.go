@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,7 +17,8 @@ import (
 // runServe offers the tools to MCP clients: over stdin/stdout (nothing else is
 // written to stdout), or over streamable HTTP with --http. Tool directories are
 // watched unless --no-watch: a save takes effect at once, and a broken save is
-// reported on stderr while the last good version keeps serving.
+// reported on stderr while the last good version keeps serving. SIGTERM and SIGINT
+// end it gracefully (lifecycle.go), and SIGHUP reloads the token file.
 func runServe(a *app, args []string) int {
 	// Everything serve writes to stderr (a line for each call, among others) goes
 	// out in order from a goroutine of its own, lines logged together in one write:
@@ -37,6 +36,9 @@ func runServe(a *app, args []string) int {
 	}
 	if err := a.cfg.serve.check(a.cfg.http != ""); err != nil {
 		return a.errorf("%v", err)
+	}
+	if a.cfg.serve.shutdownGrace < 0 {
+		return a.errorf("--shutdown-grace %s: give a duration of 0 or more, like 30s", a.cfg.serve.shutdownGrace)
 	}
 	// Before open: the metrics' middleware counts calls, and its logger is a.log.
 	log, metrics := a.serveMetrics(log)
@@ -74,8 +76,22 @@ func runServe(a *app, args []string) int {
 	srv := mcpserver.New(s.eng, mcpserver.Options{Name: "luatool", Version: readVersion().Version, Logger: log})
 	defer srv.Close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
+	var tokens *tokenTable
+	if a.cfg.serve.tokens != "" {
+		if tokens, err = a.loadTokens(a.cfg.serve.tokens, s.eng); err != nil {
+			return a.errorf("serve: %v", err)
+		}
+	}
+	stopHangups := hangups(log, func() {
+		if tokens == nil {
+			log.Info("SIGHUP: no token file (--tokens) to reload")
+			return
+		}
+		tokens.reload()
+	})
+	defer stopHangups()
 	if !a.cfg.noWatch && onDisk(srcs) {
 		go func() {
 			if err := s.eng.Watch(ctx, a.watchOptions()); err != nil {
@@ -87,9 +103,9 @@ func runServe(a *app, args []string) int {
 		return a.errorf("%v", err)
 	}
 	if a.cfg.http != "" {
-		err = a.serveHTTP(ctx, srv, s.eng, endpoints)
+		err = a.serveHTTP(ctx, srv, tokens, endpoints)
 	} else {
-		err = srv.ServeStdio(ctx, a.stdin, a.stdout, mcpserver.StdioOptions{MaxInFlight: a.cfg.maxInFlight})
+		err = a.serveStdioUntil(ctx, srv)
 	}
 	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
 		return a.errorf("serve: %v", err)

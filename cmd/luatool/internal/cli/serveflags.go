@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/luatool/luatool/engine/mcpserver"
 )
@@ -34,6 +35,9 @@ type serveConfig struct {
 	redisPasswordFile string
 	// admin is --admin: where /healthz, /readyz and /metrics are served.
 	admin string
+	// shutdownGrace is --shutdown-grace: how long calls in flight may finish once
+	// serve is told to stop (see lifecycle.go).
+	shutdownGrace time.Duration
 }
 
 // flags registers serve's flags for HTTP and logs on fs.
@@ -63,6 +67,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		c.maxCalls = n
 		return nil
 	})
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", defaultShutdownGrace, "serve: on SIGTERM or SIGINT, or at the end of stdin, let the calls in flight finish for `DURATION`, then cancel them")
 	fs.StringVar(&c.admin, "admin", "", "serve: answer /healthz, /readyz and Prometheus /metrics at `ADDR` (host:port, a bare :port on loopback, or unix:PATH), without a token")
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
 	fs.StringVar(&c.redisPasswordFile, "redis-password-file", "", "call, run, serve: the password of the --state store is the one line of `FILE` (mode 0600), kept out of ps (or set LUATOOL_REDIS_PASSWORD)")

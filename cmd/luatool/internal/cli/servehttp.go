@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/luatool/luatool/cmd/luatool/internal/ops"
-	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/mcpserver"
 )
 
@@ -41,9 +40,10 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-// serveHTTP serves the streamable HTTP endpoint /mcp at --http until ctx ends. Every
-// client authenticates, one way or another:
-//   - with --tokens, by the bearer token of its principal;
+// serveHTTP serves the streamable HTTP endpoint /mcp at --http until ctx ends, then
+// shuts down (serveHTTPUntil). Every client authenticates, one way or another:
+//   - with --tokens, by the bearer token of its principal (table, which SIGHUP
+//     reloads);
 //   - on a unix socket (--http unix:PATH), by being able to open it: only this
 //     user may (mode 0600);
 //   - on loopback, by the bearer token serve makes at start, printed once and kept
@@ -54,14 +54,11 @@ const (
 //
 // A bare :port is bound to loopback; any other address without tokens is refused
 // unless --insecure-no-auth. Where the server listens is logged.
-func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.Engine, health *ops.Endpoints) error {
+func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *tokenTable, health *ops.Endpoints) error {
 	c, log := a.cfg.serve, a.logger()
 	var tokens *mcpserver.Tokens
-	if c.tokens != "" {
-		var err error
-		if tokens, err = a.readTokens(c.tokens, eng); err != nil {
-			return err
-		}
+	if table != nil {
+		tokens = table.tokens
 	}
 	ln, err := listen(a.cfg.http)
 	if err != nil {
@@ -113,14 +110,5 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, eng *engine.
 	}
 	log.Info("serving MCP at "+where, "authentication", auth)
 	log.Info("HTTP clients of protocol 2026-07-28 and later are told of tool-list changes on their subscriptions/listen stream; clients of earlier protocols see them at their next tools/list")
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(shutdown)
-	}()
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return a.serveHTTPUntil(ctx, hs, ln, srv)
 }

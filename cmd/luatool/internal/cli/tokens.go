@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/luatool/luatool/engine"
@@ -19,27 +21,113 @@ import (
 	"github.com/luatool/luatool/engine/settings"
 )
 
-// readTokens reads the token file of --tokens: one principal a line, NAME TOKEN
-// [PROFILE], fields separated by blanks; blank lines and lines starting with # are
-// skipped. The tokens are passwords, so a file that users other than its owner may
-// read or write is refused, as ssh refuses such a private key: a warning would be
-// read after the tokens had leaked. PROFILE is a settings file, relative to the token file, compiled for eng:
-// the principal's rules and mode. Principals naming the same file share one profile.
-// Every problem is reported, each with file:line, and any problem fails the whole
-// file: nothing is served on part of it.
-func (a *app) readTokens(path string, eng *engine.Engine) (*mcpserver.Tokens, error) {
-	data, err := readPrivate(path)
+// A tokenTable is the token file of --tokens as served: read at start, and again
+// at each SIGHUP (reload), when the tokens it authenticates by are replaced in
+// place. Editing the file does nothing by itself: a half-written file is never
+// served.
+type tokenTable struct {
+	a    *app
+	path string
+	eng  *engine.Engine
+	// tokens authenticate the requests; reload replaces what they hold.
+	tokens *mcpserver.Tokens
+	// read is the file as last read, to tell what a reload changed.
+	read parsedTokens
+}
+
+// parsedTokens are what a token file says: its credentials, the table that
+// authenticates them, and its principals' profiles by the absolute path of their
+// settings file.
+type parsedTokens struct {
+	creds    []mcpserver.Credential
+	tokens   *mcpserver.Tokens
+	profiles map[string]profileFile
+}
+
+// A profileFile is a principal's settings file as read, and its profile.
+type profileFile struct {
+	data    []byte
+	profile *engine.Profile
+}
+
+// loadTokens reads the token file of --tokens (readTokens) for eng.
+func (a *app) loadTokens(path string, eng *engine.Engine) (*tokenTable, error) {
+	read, err := a.readTokens(path, eng, nil)
 	if err != nil {
 		return nil, err
 	}
+	return &tokenTable{a: a, path: path, eng: eng, tokens: read.tokens, read: read}, nil
+}
+
+// reload reads the token file again and serves it from the next request on: a
+// principal it no longer lists is refused there (401), while requests already
+// authenticated, of any principal, go on. It logs which principals were added,
+// removed or changed (a new token or profile), by name: never a token. A file that
+// does not read, as a whole, leaves the tokens in force, and the log says why,
+// with file:line.
+func (t *tokenTable) reload() {
+	log := t.a.logger()
+	read, err := t.a.readTokens(t.path, t.eng, t.read.profiles)
+	if err != nil {
+		log.Error("tokens not reloaded: the ones in force are kept", "file", t.path, "error", err)
+		return
+	}
+	added, removed, changed := credChanges(t.read.creds, read.creds)
+	t.tokens.Replace(read.tokens)
+	t.read = read
+	log.Info("tokens reloaded", "file", t.path, "principals", len(read.creds), "added", added, "removed", removed, "changed", changed)
+}
+
+// credChanges names the principals after has that before has not (added), those
+// it has no more (removed), and those whose token or profile differ (changed).
+func credChanges(before, after []mcpserver.Credential) (added, removed, changed []string) {
+	type key struct {
+		hash    [sha256.Size]byte
+		profile *engine.Profile
+	}
+	old := map[string]key{}
+	for _, c := range before {
+		old[c.Name] = key{sha256.Sum256([]byte(c.Token)), c.Profile}
+	}
+	for _, c := range after {
+		k, ok := old[c.Name]
+		switch {
+		case !ok:
+			added = append(added, c.Name)
+		case k != key{sha256.Sum256([]byte(c.Token)), c.Profile}:
+			changed = append(changed, c.Name)
+		}
+		delete(old, c.Name)
+	}
+	for name := range old {
+		removed = append(removed, name)
+	}
+	slices.Sort(removed)
+	return added, removed, changed
+}
+
+// readTokens reads a token file: one principal a line, NAME TOKEN [PROFILE],
+// fields separated by blanks; blank lines and lines starting with # are skipped.
+// The tokens are passwords, so a file that users other than its owner may read or
+// write is refused, as ssh refuses such a private key: a warning would be read
+// after the tokens had leaked. PROFILE is a settings file, relative to the token
+// file, compiled for eng: the principal's rules and mode. Principals naming the
+// same file share one profile, and a file of prev whose content is unchanged keeps
+// its profile (and its principals their tool list). Every problem is reported,
+// each with file:line, and any problem fails the whole file: nothing is served on
+// part of it.
+func (a *app) readTokens(path string, eng *engine.Engine, prev map[string]profileFile) (parsedTokens, error) {
+	data, err := readPrivate(path)
+	if err != nil {
+		return parsedTokens{}, err
+	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return nil, fmt.Errorf("--tokens: %w", err)
+		return parsedTokens{}, fmt.Errorf("--tokens: %w", err)
 	}
 	var (
-		creds    []mcpserver.Credential
-		errs     []error
-		profiles = map[string]*engine.Profile{}
+		read = parsedTokens{profiles: map[string]profileFile{}}
+		errs []error
 	)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
@@ -59,29 +147,41 @@ func (a *app) readTokens(path string, eng *engine.Engine) (*mcpserver.Tokens, er
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(dir, file)
 			}
-			p, ok := profiles[file]
+			p, ok := read.profiles[file]
 			if !ok {
-				if p, err = a.readProfile(file, eng); err != nil {
+				if p, err = a.readProfileFile(file, eng, prev[file]); err != nil {
 					errs = append(errs, fmt.Errorf("%s: profile %s: %w", at, fields[2], err))
 				}
-				profiles[file] = p
+				read.profiles[file] = p
 			}
-			c.Profile = p
+			c.Profile = p.profile
 		}
 		// A line whose profile failed is still checked against the others below.
-		creds = append(creds, c)
+		read.creds = append(read.creds, c)
 	}
 	if err := sc.Err(); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", path, err))
 	}
-	if len(creds) == 0 && len(errs) == 0 {
-		return nil, fmt.Errorf("%s: no principal: a line is NAME TOKEN [PROFILE]", path)
+	if len(read.creds) == 0 && len(errs) == 0 {
+		return parsedTokens{}, fmt.Errorf("%s: no principal: a line is NAME TOKEN [PROFILE]", path)
 	}
-	tokens, err := mcpserver.NewTokens(creds)
+	read.tokens, err = mcpserver.NewTokens(read.creds)
 	if err != nil || len(errs) > 0 {
-		return nil, errors.Join(append(errs, err)...)
+		return parsedTokens{}, errors.Join(append(errs, err)...)
 	}
-	return tokens, nil
+	return read, nil
+}
+
+// readProfileFile reads a principal's settings file (readProfile), or keeps prev's
+// profile when the file is what prev read.
+func (a *app) readProfileFile(file string, eng *engine.Engine, prev profileFile) (profileFile, error) {
+	data, err := os.ReadFile(file)
+	if err == nil && prev.profile != nil && bytes.Equal(data, prev.data) {
+		return prev, nil
+	}
+	// A file that does not read is readProfile's to tell, in its words.
+	p, err := a.readProfile(file, eng)
+	return profileFile{data: data, profile: p}, err
 }
 
 // readPrivate reads a file that only its owner may read or write (mode 0600 or
