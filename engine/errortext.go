@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -14,6 +15,18 @@ import (
 type modelTexter interface {
 	error
 	ModelText() string
+}
+
+// causeText returns what the model is told of a call whose context ctx was cancelled
+// by its host with a cause that words itself for the model (a modelTexter: a server
+// shutting down, say), rather than the original's words for a user's interrupt; ok
+// is false for any other cancellation.
+func causeText(ctx context.Context) (text string, ok bool) {
+	var mt modelTexter
+	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &mt) {
+		return "", false
+	}
+	return mt.ModelText(), true
 }
 
 // A positioner is an error that knows where in a tool's source it arose.

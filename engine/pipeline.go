@@ -208,6 +208,9 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 			r.Err = err
 			return r.fail(StageAbort, storeUnavailableText(t.Name()))
 		}
+		if text, ok := causeText(ctx); ok {
+			return r.fail(StageAbort, text)
+		}
 		return r.fail(StageAbort, cancelMessage)
 	}
 
@@ -751,6 +754,9 @@ func callErrorText(parent, bounded context.Context, t *Tool, timeout time.Durati
 	case storeCause(parent) != nil:
 		return storeUnavailableText(t.Name())
 	case parent.Err() != nil:
+		if text, ok := causeText(parent); ok {
+			return text
+		}
 		return interruptMessage
 	case errors.Is(bounded.Err(), context.DeadlineExceeded):
 		return fmt.Sprintf("%s timed out after %s and was stopped.", t.Name(), timeout)

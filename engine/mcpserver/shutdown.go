@@ -2,15 +2,25 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // ErrShuttingDown is the cause of the tool calls Shutdown ends when its grace is
-// over, and what refuses the calls that arrive once it has begun.
-var ErrShuttingDown = errors.New("the server is shutting down")
+// over, and what refuses the calls that arrive once it has begun. The model is told
+// of a call it ended in its ModelText: not that the user interrupted it.
+var ErrShuttingDown error = shuttingDown{}
+
+// shuttingDown is ErrShuttingDown's type.
+type shuttingDown struct{}
+
+func (shuttingDown) Error() string { return "the server is shutting down" }
+
+// ModelText is what the model is told of a call the shutdown ended.
+func (shuttingDown) ModelText() string {
+	return "The server running this tool shut down before the call ended, and stopped it: it may have done part of its work. Check what it did before calling it again."
+}
 
 // running counts the tool calls in flight, over every transport, so that Shutdown
 // can let them finish, refuse new ones, and end those still running at the end of

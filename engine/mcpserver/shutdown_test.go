@@ -83,8 +83,8 @@ func TestShutdownEndsCallsPastGrace(t *testing.T) {
 	if n := f.srv.Shutdown(ctx); n != 1 {
 		t.Errorf("Shutdown ended %d calls, want 1", n)
 	}
-	// The engine's text for a call aborted, as Claude Code's.
-	if got := <-answer; !strings.Contains(got, "interrupted") {
+	// Told it was the shutdown, not the user, that stopped it.
+	if got := <-answer; got != ErrShuttingDown.(shuttingDown).ModelText() {
 		t.Errorf("the call ended by Shutdown was answered %q", got)
 	}
 	if n := f.srv.InFlight(); n != 0 {

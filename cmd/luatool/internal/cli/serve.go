@@ -78,6 +78,7 @@ func runServe(a *app, args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
+	endpoints.Stopping = ctx.Done()
 	var tokens *tokenTable
 	if a.cfg.serve.tokens != "" {
 		if tokens, err = a.loadTokens(a.cfg.serve.tokens, s.eng); err != nil {

@@ -44,17 +44,26 @@ type Endpoints struct {
 	Metrics *Metrics
 	// ProbeTimeout bounds a probe of Store; zero means DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// Stopping, when closed, says the process is shutting down: it is no longer
+	// ready, so that a load balancer sends no new calls while the last ones finish.
+	Stopping <-chan struct{}
 }
 
 // Errors Ready returns: what is missing, worded for an operator.
 var (
 	ErrNoTools          = errors.New("no tools are loaded")
+	ErrStopping         = errors.New("the server is shutting down")
 	ErrStoreUnreachable = errors.New("the session store does not answer")
 )
 
-// Ready reports whether the process can serve calls: tools are loaded and the
-// session store answers within the probe timeout.
+// Ready reports whether the process can serve calls: it is not shutting down, tools
+// are loaded and the session store answers within the probe timeout.
 func (e *Endpoints) Ready(ctx context.Context) error {
+	select {
+	case <-e.Stopping:
+		return ErrStopping
+	default:
+	}
 	if len(e.Engine.Registry().Tools()) == 0 {
 		return ErrNoTools
 	}

@@ -239,6 +239,15 @@ func TestReady(t *testing.T) {
 	if ping.pings != 1 {
 		t.Errorf("a store with Ping was pinged %d times, want 1", ping.pings)
 	}
+
+	// Once the process is stopping it is not ready, whatever else holds, and asks
+	// the store nothing.
+	stopping := make(chan struct{})
+	close(stopping)
+	pinged := ping.pings
+	if got := (&Endpoints{Engine: withTool, Store: ping, Stopping: stopping}).Ready(context.Background()); !errors.Is(got, ErrStopping) || ping.pings != pinged {
+		t.Errorf("Ready while stopping = %v (store pinged %d more times)", got, ping.pings-pinged)
+	}
 }
 
 // The serving listener gets /healthz and /readyz; the admin listener /metrics too.
