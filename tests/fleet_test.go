@@ -5,7 +5,6 @@ import (
 	"maps"
 	"net"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -180,18 +179,9 @@ func TestFleetThroughHAProxy(t *testing.T) {
 // to install it, or fails it when requireHAProxyVar is 1.
 func lookHAProxy(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("haproxy")
-	if err != nil {
-		// It names redis-server too, which the test needs as well, so that a machine
-		// with neither learns both at once.
-		msg := "haproxy is not installed (on Debian: apt-get install -y haproxy redis-server; the test needs both)"
-		if os.Getenv(requireHAProxyVar) == "1" {
-			t.Fatalf("%s, and %s=1 requires it", msg, requireHAProxyVar)
-		}
-		t.Skip(msg)
-	}
-	extdata.Record(t, "haproxy")
-	return bin
+	// It names redis-server too, which the test needs as well, so that a machine
+	// with neither learns both at once.
+	return extdata.Program(t, "haproxy", requireHAProxyVar, "on Debian: apt-get install -y haproxy redis-server; the test needs both")
 }
 
 // startHAProxy starts haproxy in the foreground, balancing HTTP requests round robin,

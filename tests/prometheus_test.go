@@ -26,15 +26,7 @@ const requirePrometheus = "LUATOOL_REQUIRE_PROMETHEUS"
 // query answers the calls made, by tool and outcome; promtool finds nothing to lint. Its first scrape comes some
 // seconds after it starts (it syncs targets on a 5 s tick), the cost of this test.
 func TestPrometheusScrapes(t *testing.T) {
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		msg := "prometheus is not installed (on Debian: apt-get install -y prometheus)"
-		if os.Getenv(requirePrometheus) == "1" {
-			t.Fatalf("%s, and %s=1 requires it", msg, requirePrometheus)
-		}
-		t.Skip(msg)
-	}
-	extdata.Record(t, "prometheus")
+	bin := extdata.Program(t, "prometheus", requirePrometheus, "on Debian: apt-get install -y prometheus")
 	s := newMCPDirs(t)
 	endpoint := startHTTP(t, s, "--admin", "127.0.0.1:0", "--insecure-no-auth")
 	admin := adminAddress(t, s)

@@ -28,6 +28,7 @@ package extdata
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,6 +136,25 @@ func Unavailable(t testing.TB, missing, hint string) {
 	default:
 		t.Fatalf("%s=%q: want 1 (missing test data fails) or 0 (it skips); meanwhile: %s. %s", RequireVar, v, missing, hint)
 	}
+}
+
+// Program returns the path of the program name, which the running test needs from
+// outside the repository, and records its use (Record). Without it on PATH it skips
+// the test saying so and how to install it (install: "on Debian: apt-get install -y
+// NAME"), or fails it when the variable requireVar is 1, as CI sets it for each
+// program it installs.
+func Program(t testing.TB, name, requireVar, install string) string {
+	t.Helper()
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		msg := fmt.Sprintf("%s is not installed (%s)", name, install)
+		if os.Getenv(requireVar) == "1" {
+			t.Fatalf("%s, and %s=1 requires it", msg, requireVar)
+		}
+		t.Skip(msg)
+	}
+	Record(t, name)
+	return bin
 }
 
 // Cases returns the line with which a suite test reports how many cases it ran, detail

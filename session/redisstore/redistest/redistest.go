@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -42,16 +41,9 @@ type Server struct {
 // skips the test, saying how to install it, or fails it when RequireEnv is 1.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		msg := "redis-server is not installed (on Debian: apt-get install -y redis-server)"
-		if os.Getenv(RequireEnv) == "1" {
-			tb.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
-		}
-		tb.Skip(msg)
-	}
-	extdata.Record(tb, "redis-server")
+	bin := extdata.Program(tb, "redis-server", RequireEnv, "on Debian: apt-get install -y redis-server")
 	s := &Server{tb: tb, bin: bin, dir: tb.TempDir()}
+	var err error
 	tb.Cleanup(s.Stop)
 	// A free port can be taken by someone else before the server binds it: try a
 	// few.
