@@ -270,6 +270,40 @@ func TestServeSIGHUPReloadsSettings(t *testing.T) {
 	}
 }
 
+// TestServeSIGHUPKeepsTrustedProjectSettings changes a trusted project's settings
+// file: SIGHUP keeps the version trusted (Echo still serves) and says how to trust
+// the new one; once luatool trust has, the next SIGHUP applies its deny rule.
+func TestServeSIGHUPKeepsTrustedProjectSettings(t *testing.T) {
+	s := newMCPDirs(t)
+	settings := filepath.Join(s.root, ".luatool", "settings.json")
+	must(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+	writeFile(t, settings, `{}`)
+	if _, stderr, code := runLuatool(t, s.root, "", "trust", s.root); code != 0 {
+		t.Fatalf("trust: exit %d, %s", code, stderr)
+	}
+	writeFile(t, filepath.Join(s.tools, "hold.lua"), holdTool)
+	p := startServeProcess(t, s, []string{"XDG_CONFIG_HOME=" + filepath.Join(s.root, ".config-home")},
+		"--http", "127.0.0.1:0", "--tokens", principalsFile(t))
+	aliceEcho := echoOnOneConnection(p.endpoint)
+
+	writeFile(t, settings, `{"permissions": {"deny": ["Echo"]}}`)
+	hangUp(t, p)
+	waitForLog(t, s, 1, `keeping the project settings of \S+ as they were trusted: \S+settings.json is not as it was when the folder was trusted; to use them, run: luatool trust \S+ and send SIGHUP again`)
+	waitForLog(t, s, 1, `msg="settings reloaded" added=\[\] removed=\[\]`)
+	if code, body, _ := aliceEcho("kept"); code != http.StatusOK || !strings.Contains(body, "echo: kept") {
+		t.Errorf("alice's Echo under the project settings trusted: %d %s", code, body)
+	}
+
+	if _, stderr, code := runLuatool(t, s.root, "", "trust", s.root); code != 0 {
+		t.Fatalf("trust: exit %d, %s", code, stderr)
+	}
+	hangUp(t, p)
+	waitForLog(t, s, 1, `msg="settings reloaded" added="\[deny:Echo \(project\)\]"`)
+	if code, body, reused := aliceEcho("denied"); code != http.StatusOK || strings.Contains(body, "echo: denied") || !reused {
+		t.Errorf("alice's Echo once the new project settings are trusted, on her open connection (%v): %d %s", reused, code, body)
+	}
+}
+
 // writePrivateFile writes a file only its owner may read, as a token file must be.
 func writePrivateFile(t *testing.T, path, content string) {
 	t.Helper()
