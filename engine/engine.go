@@ -85,7 +85,8 @@ type Options struct {
 	CanUseTool CanUseToolFunc
 	// Permissions are the permission rules (and the mode, when Mode is zero), as the
 	// host gathered them: package engine/settings reads and merges settings files. A
-	// rule that does not parse makes New fail, naming where it came from.
+	// rule that does not parse makes New fail, naming where it came from. SetPolicy
+	// replaces them, with Mode, Hooks and Protected, while the engine serves.
 	Permissions rules.Settings
 	// Sessions keeps what belongs to each principal's session (see Principal): the
 	// tools' state, readFileState, the rules "allow always" answers added, the
