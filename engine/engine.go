@@ -85,7 +85,8 @@ type Options struct {
 	CanUseTool CanUseToolFunc
 	// Permissions are the permission rules (and the mode, when Mode is zero), as the
 	// host gathered them: package engine/settings reads and merges settings files. A
-	// rule that does not parse makes New fail, naming where it came from.
+	// rule that does not parse makes New fail, naming where it came from. SetPolicy
+	// replaces them, with Mode, Hooks and Protected, while the engine serves.
 	Permissions rules.Settings
 	// Sessions keeps what belongs to each principal's session (see Principal): the
 	// tools' state, readFileState, the rules "allow always" answers added, the
@@ -160,7 +161,8 @@ type Engine struct {
 	opts     Options
 	goTools  []*Tool
 	snapshot atomic.Pointer[Registry]
-	rules    rules.Set
+	// policy is what decides what calls may do, swapped whole by SetPolicy.
+	policy atomic.Pointer[policy]
 	// loadedDirs are the directories of the sources last loaded, absolute: protected
 	// like Options.Protected.
 	loadedDirs atomic.Pointer[[]rules.ProtectedPath]
@@ -197,15 +199,6 @@ func New(opts Options) (*Engine, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	if opts.Mode == "" {
-		opts.Mode = opts.Permissions.Mode
-	}
-	if opts.Mode == "" {
-		opts.Mode = rules.ModeDefault
-	}
-	if _, err := rules.ParseMode(string(opts.Mode)); err != nil {
-		return nil, err
-	}
 	if opts.Cwd == "" && len(opts.Roots) > 0 {
 		opts.Cwd = opts.Roots[0]
 	}
@@ -230,24 +223,20 @@ func New(opts Options) (*Engine, error) {
 	if opts.MaxInputDepth <= 0 {
 		opts.MaxInputDepth = defaultMaxInputDepth
 	}
-	rs, err := rules.Parse(opts.Permissions, opts.Home)
+	pol, err := newPolicy(opts.Mode, opts.Permissions, opts.Home, opts.Hooks, opts.Protected)
 	if err != nil {
 		return nil, err
 	}
-	if err := hooks.Check(opts.Hooks); err != nil {
-		return nil, err
-	}
-	if err := checkProtected(opts.Protected); err != nil {
-		return nil, err
-	}
+	opts.Mode = pol.mode
 	if err := checkLoaderRoots(opts); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, rules: rs, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
+	e := &Engine{opts: opts, loadSlots: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	e.closer = e.onClose
 	if e.goTools, err = e.buildGoTools(opts.Tools); err != nil {
 		return nil, err
 	}
+	e.policy.Store(pol)
 	reg, _ := newRegistry(e.goTools, e.isEnabled)
 	e.snapshot.Store(reg)
 	return e, nil
@@ -350,7 +339,7 @@ func (e *Engine) Options() Options { return e.opts }
 // isEnabled asks a tool whether it is enabled, within the member timeout: a tool
 // whose isEnabled hangs is hidden, not a reason for loading to hang.
 func (e *Engine) isEnabled(t *Tool) (bool, error) {
-	if e.rules.DeniesTool(t.Name()) {
+	if e.policy.Load().rules.DeniesTool(t.Name()) {
 		return false, nil // a tool-level deny hides the tool
 	}
 	return t.enabled(context.Background())

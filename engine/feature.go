@@ -38,7 +38,7 @@ func buildFeature(def ToolDef) (*Tool, error) {
 // key, and no session: nothing of a principal's.
 func (e *Engine) FeatureContext(reg *Registry, kind, key string) *CallContext {
 	return &CallContext{
-		Cwd: e.opts.Cwd, Roots: e.opts.Roots, Mode: e.opts.Mode, Tools: reg.Names(),
+		Cwd: e.opts.Cwd, Roots: e.opts.Roots, Mode: e.policy.Load().mode, Tools: reg.Names(),
 		logTo:  featureLog{logger: e.opts.Logger, kind: kind, key: key},
 		engine: e, registry: reg,
 	}

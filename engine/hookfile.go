@@ -55,13 +55,13 @@ func hookEventList() string {
 	return strings.Join(names, ", ")
 }
 
-// hooksFor returns the hooks of an event that match tool, in order (Options.Hooks,
-// then the hook files of reg), each Name once.
-func (e *Engine) hooksFor(reg *Registry, event hooks.Event, tool string) []hooks.Hook {
-	if len(e.opts.Hooks)+len(reg.hooks) == 0 {
+// hooksFor returns the hooks of an event that match tool, in order (the hooks of
+// pol, then the hook files of reg), each Name once.
+func (e *Engine) hooksFor(reg *Registry, pol *policy, event hooks.Event, tool string) []hooks.Hook {
+	if len(pol.hooks)+len(reg.hooks) == 0 {
 		return nil
 	}
-	return hooks.Select(e.opts.Logger, event, tool, e.opts.Hooks, reg.hooks)
+	return hooks.Select(e.opts.Logger, event, tool, pol.hooks, reg.hooks)
 }
 
 // hookAdditions are the texts hooks add after a result, for the model.

@@ -792,7 +792,7 @@ func (e *Engine) assemble() (*Registry, []diag.Diagnostic) {
 	reg.withFeatures(features)
 	reg.hooks = fileHooks
 	diags = append(diags, d...)
-	return reg, append(diags, e.rules.UnknownTools(knownNames(tools, e.opts.UnloadedTools))...)
+	return reg, append(diags, e.policy.Load().rules.UnknownTools(knownNames(tools, e.opts.UnloadedTools))...)
 }
 
 // knownNames are the names permission rules may name: of each tool (the whole set,

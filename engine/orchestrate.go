@@ -17,6 +17,8 @@ type turn struct {
 	cwd   string
 	mode  rules.Mode
 	rules rules.Additions
+	// policy is the engine's policy when the turn started: its calls keep it.
+	policy *policy
 	// session is where the turn's state lives; profile is its principal's.
 	session sessionOf
 	profile *Profile
@@ -29,7 +31,8 @@ type turn struct {
 // mode when the profile sets one.
 func (e *Engine) newTurn(ctx context.Context) turn {
 	p := PrincipalOf(ctx)
-	tc := turn{cwd: e.opts.Cwd, mode: e.opts.Mode, session: e.sessionFor(ctx), profile: p.Profile}
+	pol := e.policy.Load()
+	tc := turn{cwd: e.opts.Cwd, mode: pol.mode, policy: pol, session: e.sessionFor(ctx), profile: p.Profile}
 	if p.Profile != nil && p.Profile.mode != "" {
 		tc.mode = p.Profile.mode
 	}

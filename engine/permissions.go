@@ -57,13 +57,13 @@ type decision struct {
 	protected bool
 }
 
-// rulesFor returns the rules in force for a call of the turn: the engine's and the
+// rulesFor returns the rules in force for a call of the turn: the turn's policy's and the
 // principal's profile's, with the turn's additions. The session's ("allow always"
 // answers) are looked up only when a call would otherwise be asked about
 // (allowedAlways): they only allow, and a call that needs no person, such as a
 // read-only Glob inside the roots, must not wait for the session store.
 func (e *Engine) rulesFor(tc *turn) rules.Set {
-	rs := e.rules
+	rs := tc.policy.rules
 	if tc.profile != nil {
 		rs = rs.Join(tc.profile.rules)
 	}
@@ -79,7 +79,7 @@ func (e *Engine) allowedAlways(ctx context.Context, tc *turn, tool string, tg fu
 	}
 	// The engine's set lends its home directory (for ~ in a rule); its own allow rules
 	// were asked before.
-	return e.rules.With(rules.Additions{Allow: always}, tc.cwd).Allows(tool, tg), nil
+	return tc.policy.rules.With(rules.Additions{Allow: always}, tc.cwd).Allows(tool, tg), nil
 }
 
 // decide runs steps 1 to 9 of the permission order for one call. hook is the
@@ -173,7 +173,7 @@ func (e *Engine) safetyCheck(t *Tool, p PermissionResult, cc *CallContext, tg fu
 	if target.Path == "" {
 		return fmt.Sprintf("%s gave no path it writes, so whether that is protected cannot be told. %s", name, protectedAskNote)
 	}
-	if why := e.protected().Why(target.Path); why != "" {
+	if why := cc.protectedOf().Why(target.Path); why != "" {
 		return fmt.Sprintf("%s wants to write %s, which is protected: %s. %s", name, target.Path, why, protectedAskNote)
 	}
 	return ""

@@ -288,12 +288,12 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	// nor middleware has no hooks.Input to fill (c.In is nil in rest): only they read
 	// it.
 	var c *hooks.Call
-	if e.hooked(reg) {
+	if e.hooked(reg, tc.policy) {
 		c = &hooks.Call{In: &hooks.Input{
 			SessionID: tc.session.key, Cwd: tc.cwd, PermissionMode: tc.mode, HookEventName: hooks.PreToolUse,
 			ToolName: t.Name(), ToolInput: e.hookCopy(st.input), ToolUseID: use.ID,
 		}}
-		c.Decision = hooks.Run(st.bounded, e.hooksFor(reg, hooks.PreToolUse, t.Name()), c.In, e.opts.Logger)
+		c.Decision = hooks.Run(st.bounded, e.hooksFor(reg, tc.policy, hooks.PreToolUse, t.Name()), c.In, e.opts.Logger)
 	}
 	if err := st.bounded.Err(); err != nil {
 		return r.fail(StagePermission, callErrorText(ctx, st.bounded, t, e.opts.Timeout, err))
@@ -415,10 +415,10 @@ func (st *callState) progress(data any) {
 // noProgress is the CallContext.Progress of a call no one follows.
 func noProgress(any) {}
 
-// hooked reports whether the calls served from reg have hooks or middleware, which
-// read the call's hooks.Input.
-func (e *Engine) hooked(reg *Registry) bool {
-	return len(e.opts.Middleware)+len(e.opts.Hooks)+len(reg.hooks) > 0
+// hooked reports whether the calls served from reg under pol have hooks or
+// middleware, which read the call's hooks.Input.
+func (e *Engine) hooked(reg *Registry, pol *policy) bool {
+	return len(e.opts.Middleware)+len(pol.hooks)+len(reg.hooks) > 0
 }
 
 // hookCopy returns the input as the hooks.Input holds it. hooks.Run gives each hook
@@ -485,14 +485,14 @@ func (st *callState) rest(_ context.Context, c *hooks.Call) hooks.Decision {
 	// 9. PostToolUse hooks, or PostToolUseFailure when the call failed.
 	if st.failed != nil {
 		c.In.HookEventName, c.In.Error, c.In.IsInterrupt = hooks.PostToolUseFailure, st.failed.Block.Content.String(), ctx.Err() != nil
-		return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUseFailure, t.Name()), c.In, e.opts.Logger)
+		return hooks.Run(st.bounded, e.hooksFor(reg, tc.policy, hooks.PostToolUseFailure, t.Name()), c.In, e.opts.Logger)
 	}
 	data := st.tr.Data
 	if len(e.opts.Middleware) > 0 {
 		data = jsonvalue.Clone(data) // as hookCopy does for the input
 	}
 	c.In.HookEventName, c.In.ToolResponse = hooks.PostToolUse, data
-	return hooks.Run(st.bounded, e.hooksFor(reg, hooks.PostToolUse, t.Name()), c.In, e.opts.Logger)
+	return hooks.Run(st.bounded, e.hooksFor(reg, tc.policy, hooks.PostToolUse, t.Name()), c.In, e.opts.Logger)
 }
 
 // invoke runs the tool's call and checks its data against the outputSchema. A call

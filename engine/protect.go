@@ -23,10 +23,11 @@ func checkProtected(paths []rules.ProtectedPath) error {
 	return nil
 }
 
-// protected returns what the engine protects: the paths every engine protects,
-// Options.Protected and the directories it loads tools from.
-func (e *Engine) protected() rules.Protected {
-	dirs := e.opts.Protected
+// protected returns what the engine protects under pol: the paths every engine
+// protects, those of pol (Options.Protected, or SetPolicy's) and the directories it
+// loads tools from.
+func (e *Engine) protected(pol *policy) rules.Protected {
+	dirs := pol.protected
 	if loaded := e.loadedDirs.Load(); loaded != nil {
 		dirs = append(dirs[:len(dirs):len(dirs)], *loaded...)
 	}
@@ -37,13 +38,17 @@ func (e *Engine) protected() rules.Protected {
 // an ask.
 const loadedDirsWhy = "a directory luatool loads tools from: its Lua files (and lib/) run as tools and hooks, reloaded as they change"
 
-// protectedOf is what the engine that made cc protects; with none, the protected
-// names and git directories only.
+// protectedOf is what the engine that made cc protects, under the policy of cc's
+// turn (the engine's current one for a feature's code); with no engine, the
+// protected names and git directories only.
 func (cc *CallContext) protectedOf() rules.Protected {
 	if cc == nil || cc.engine == nil {
 		return rules.Protected{}
 	}
-	return cc.engine.protected()
+	if cc.nest.turn != nil {
+		return cc.engine.protected(cc.nest.turn.policy)
+	}
+	return cc.engine.protected(cc.engine.policy.Load())
 }
 
 // Protected says why writing path would change something luatool protects (see

@@ -153,17 +153,7 @@ func TestServeSIGTERMCancelsPastGrace(t *testing.T) {
 func TestServeSIGHUPReloadsTokens(t *testing.T) {
 	s := newMCPDirs(t)
 	p, tokens := startLifecycle(t, s)
-	// alice keeps one connection: each of her requests says whether it reused it.
-	alice := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
-	aliceEcho := func(text string) (code int, body string, reused bool) {
-		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
-		})
-		ctx, cancel := context.WithTimeout(ctx, guardTime)
-		defer cancel()
-		code, body = do(alice, ctx, p.endpoint, aliceToken, callBody("1", "Echo", fmt.Sprintf(`{"text":%q}`, text), ""))
-		return code, body, reused
-	}
+	aliceEcho := echoOnOneConnection(p.endpoint)
 	if code, body, _ := aliceEcho("before"); code != http.StatusOK || !strings.Contains(body, "echo: before") {
 		t.Fatalf("alice before the reload: %d %s", code, body)
 	}
@@ -218,6 +208,99 @@ func TestServeSIGHUPReloadsTokens(t *testing.T) {
 	case <-p.done:
 		t.Fatalf("the server ended on SIGHUP: %v\n%s", p.err, s.stderr)
 	default:
+	}
+}
+
+// echoOnOneConnection returns alice's Echo over one connection she keeps: each
+// answer says whether the request went over the connection she had open.
+func echoOnOneConnection(endpoint string) func(text string) (code int, body string, reused bool) {
+	alice := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	return func(text string) (code int, body string, reused bool) {
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+		})
+		ctx, cancel := context.WithTimeout(ctx, guardTime)
+		defer cancel()
+		code, body = do(alice, ctx, endpoint, aliceToken, callBody("1", "Echo", fmt.Sprintf(`{"text":%q}`, text), ""))
+		return code, body, reused
+	}
+}
+
+// TestServeSIGHUPReloadsSettings adds a deny rule to the --settings file and
+// reloads with SIGHUP: alice's next Echo, on the connection she had open, is
+// refused, and the log names the rule added and the env change that waits for a
+// restart; a malformed file at the next SIGHUP keeps the deny in force and logs
+// file:line; taking the rule away serves Echo again.
+func TestServeSIGHUPReloadsSettings(t *testing.T) {
+	s := newMCPDirs(t)
+	file := filepath.Join(t.TempDir(), "settings.json")
+	writeFile(t, file, `{}`)
+	p, _ := startLifecycle(t, s, "--settings", file)
+	aliceEcho := echoOnOneConnection(p.endpoint)
+	if code, body, _ := aliceEcho("before"); code != http.StatusOK || !strings.Contains(body, "echo: before") {
+		t.Fatalf("alice before the reload: %d %s", code, body)
+	}
+
+	writeFile(t, file, `{"permissions": {"deny": ["Echo"]}, "env": {"REGION": "north"}}`)
+	hangUp(t, p)
+	waitForLog(t, s, 1, `msg="settings reloaded" added="\[deny:Echo \(--settings\)\]" removed=\[\]`)
+	waitForLog(t, s, 1, `msg="settings not applied until a restart: serve builds them in when it starts" changed=\[env\]`)
+	code, body, reused := aliceEcho("denied")
+	if code != http.StatusOK || strings.Contains(body, "echo: denied") || !strings.Contains(body, "Echo") || !reused {
+		t.Errorf("alice's Echo after the deny, on her open connection (%v): %d %s", reused, code, body)
+	}
+
+	writeFile(t, file, `{"permissions": {"allow": ["Echo"], "dney": ["Echo"]}}`)
+	hangUp(t, p)
+	waitForLog(t, s, 1, `msg="settings not reloaded: the ones in force are kept" error="\S+settings.json:1:\d+: permissions: unknown key \\"dney\\"`)
+	if code, body, _ := aliceEcho("still denied"); code != http.StatusOK || strings.Contains(body, "echo: still denied") {
+		t.Errorf("alice's Echo after a malformed file: %d %s, want the deny kept", code, body)
+	}
+
+	writeFile(t, file, `{}`)
+	hangUp(t, p)
+	waitForLog(t, s, 1, `msg="settings reloaded" added=\[\] removed="\[deny:Echo \(--settings\)\]"`)
+	if code, body, reused := aliceEcho("again"); code != http.StatusOK || !strings.Contains(body, "echo: again") || !reused {
+		t.Errorf("alice's Echo once the deny is gone, on her open connection (%v): %d %s", reused, code, body)
+	}
+	select {
+	case <-p.done:
+		t.Fatalf("the server ended on SIGHUP: %v\n%s", p.err, s.stderr)
+	default:
+	}
+}
+
+// TestServeSIGHUPKeepsTrustedProjectSettings changes a trusted project's settings
+// file: SIGHUP keeps the version trusted (Echo still serves) and says how to trust
+// the new one; once luatool trust has, the next SIGHUP applies its deny rule.
+func TestServeSIGHUPKeepsTrustedProjectSettings(t *testing.T) {
+	s := newMCPDirs(t)
+	settings := filepath.Join(s.root, ".luatool", "settings.json")
+	must(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+	writeFile(t, settings, `{}`)
+	if _, stderr, code := runLuatool(t, s.root, "", "trust", s.root); code != 0 {
+		t.Fatalf("trust: exit %d, %s", code, stderr)
+	}
+	writeFile(t, filepath.Join(s.tools, "hold.lua"), holdTool)
+	p := startServeProcess(t, s, []string{"XDG_CONFIG_HOME=" + filepath.Join(s.root, ".config-home")},
+		"--http", "127.0.0.1:0", "--tokens", principalsFile(t))
+	aliceEcho := echoOnOneConnection(p.endpoint)
+
+	writeFile(t, settings, `{"permissions": {"deny": ["Echo"]}}`)
+	hangUp(t, p)
+	waitForLog(t, s, 1, `keeping the project settings of \S+ as they were trusted: \S+settings.json is not as it was when the folder was trusted; to use them, run: luatool trust \S+ and send SIGHUP again`)
+	waitForLog(t, s, 1, `msg="settings reloaded" added=\[\] removed=\[\]`)
+	if code, body, _ := aliceEcho("kept"); code != http.StatusOK || !strings.Contains(body, "echo: kept") {
+		t.Errorf("alice's Echo under the project settings trusted: %d %s", code, body)
+	}
+
+	if _, stderr, code := runLuatool(t, s.root, "", "trust", s.root); code != 0 {
+		t.Fatalf("trust: exit %d, %s", code, stderr)
+	}
+	hangUp(t, p)
+	waitForLog(t, s, 1, `msg="settings reloaded" added="\[deny:Echo \(project\)\]"`)
+	if code, body, reused := aliceEcho("denied"); code != http.StatusOK || strings.Contains(body, "echo: denied") || !reused {
+		t.Errorf("alice's Echo once the new project settings are trusted, on her open connection (%v): %d %s", reused, code, body)
 	}
 }
 

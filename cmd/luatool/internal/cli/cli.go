@@ -303,7 +303,12 @@ call (over HTTP the listener closes), lets the calls in flight finish for
 --shutdown-grace (default 30s), then cancels those still running, and exits 0.
 SIGHUP reads the --tokens file again: a principal it no longer lists is refused at
 its next request, open connections stay; a file that does not read keeps the
-tokens in force. Editing the file does nothing until SIGHUP.
+tokens in force. Editing the file does nothing until SIGHUP. SIGHUP reads the
+settings files again too (user, the trusted project's, --settings): their allow,
+ask and deny rules, mode and hooks apply from the next call, and a tool a deny
+rule names is hidden; network, env and additionalDirectories wait for a restart. A
+project settings file changed since its folder was trusted is kept as it was
+trusted until luatool trust; a file that does not read keeps the settings in force.
 
 Everything serve logs goes to stderr through one logger, slog's text format or
 --log-format json: the sandbox shell commands run in, reloads and load problems,

@@ -18,7 +18,8 @@ import (
 // written to stdout), or over streamable HTTP with --http. Tool directories are
 // watched unless --no-watch: a save takes effect at once, and a broken save is
 // reported on stderr while the last good version keeps serving. SIGTERM and SIGINT
-// end it gracefully (lifecycle.go), and SIGHUP reloads the token file.
+// end it gracefully (lifecycle.go), and SIGHUP reloads the settings files
+// (reload.go) and the token file.
 func runServe(a *app, args []string) int {
 	// Everything serve writes to stderr (a line for each call, among others) goes
 	// out in order from a goroutine of its own, lines logged together in one write:
@@ -86,11 +87,10 @@ func runServe(a *app, args []string) int {
 		}
 	}
 	stopHangups := hangups(log, func() {
-		if tokens == nil {
-			log.Info("SIGHUP: no token file (--tokens) to reload")
-			return
+		a.reloadSettings(s.eng, s.served)
+		if tokens != nil {
+			tokens.reload()
 		}
-		tokens.reload()
 	})
 	defer stopHangups()
 	if !a.cfg.noWatch && onDisk(srcs) {

@@ -23,7 +23,6 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
-	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/netpolicy"
 	"github.com/luatool/luatool/scripts"
 )
@@ -40,6 +39,8 @@ type session struct {
 	closeStore func()
 	// network is the host's network policy the http module enforces.
 	network netpolicy.Policy
+	// served is what the engine's policy was built from, for a reload.
+	served *servedSettings
 }
 
 // close closes the engine, which stops the background commands its calls started:
@@ -151,7 +152,6 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	perms := set.Permissions
 	network, err := set.Network.Policy()
 	if err != nil {
 		return nil, err // each entry was checked as it was read
@@ -161,12 +161,17 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		return nil, err
 	}
 	a.display().redactWith(env.Redactor())
-	roots := append([]string{root}, perms.AdditionalDirectories...)
+	roots := append([]string{root}, set.Permissions.AdditionalDirectories...)
 	results, ownResults, err := a.resultsDir()
 	if err != nil {
 		return nil, err
 	}
-	s := &session{results: results, ownResults: ownResults, network: network}
+	proj, err := a.project() // decided already, by settingsFor
+	if err != nil {
+		return nil, err
+	}
+	s := &session{results: results, ownResults: ownResults, network: network,
+		served: &servedSettings{root: root, roots: roots, set: set, project: proj.settings, hash: proj.hash}}
 	store, closeStore, err := a.sessionStore()
 	if err != nil {
 		s.close()
@@ -178,6 +183,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		s.close()
 		return nil, err
 	}
+	perms, hks, protected := a.policyOf(root, roots, set)
 	var eng *engine.Engine
 	var progressMu sync.Mutex
 	eng, err = engine.New(engine.Options{
@@ -201,12 +207,12 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Timeout:               a.cfg.timeout,
 		Cwd:                   root,
 		Roots:                 roots,
-		Protected:             a.protectedPaths(root, set.Hooks),
+		Protected:             protected,
 		Permissions:           perms,
 		CanUseTool:            a.canUseTool(),
 		ApprovalHint:          a.approvalHint,
 		Env:                   env,
-		Hooks:                 hooks.FromSettings(set.Hooks, hooks.Options{Launcher: a.cfg.shellOptions(), Roots: roots}),
+		Hooks:                 hks,
 		Middleware:            a.middleware,
 	})
 	if err != nil {

@@ -76,8 +76,9 @@ type projectUse struct {
 	// tools is the project's tool directory, or "" when it is not used.
 	tools string
 	// settings is the project's settings file as it was read when its trust was
-	// decided; nil when it is not used.
+	// decided; nil when it is not used. hash is the SHA-256 of what was read.
 	settings *readLayer
+	hash     string
 }
 
 // project decides, once per command, what of the project's configuration is used:
@@ -109,7 +110,7 @@ func (a *app) project() (projectUse, error) {
 	if (p.tools != "" || p.settings != "") && a.trusted(p) {
 		use.tools = p.tools
 		if p.settings != "" {
-			use.settings = &p.read
+			use.settings, use.hash = &p.read, p.hash
 		}
 	}
 	a.projectUse = &use
