@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luatool/luatool/builtin/confine/confinetest"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
@@ -289,12 +290,12 @@ func TestBackgroundEndsWithTheEngine(t *testing.T) {
 	ctx := context.Background()
 	id, path := v.start(ctx, `{"command": "sleep 1000 & echo $!; wait", "run_in_background": true}`)
 	pid := pidIn(t, path)
-	child := pidfd(t, pid)
+	child := confinetest.Pidfd(t, pid)
 	_, plainPath := v.start(ctx, `{"command": "sleep 1000", "run_in_background": true}`)
 	if err := v.e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !exitedWithin(t, child, 0) {
+	if !confinetest.Exited(t, child, 0) {
 		t.Errorf("the background sleep %d survived Engine.Close", pid)
 	}
 	for _, p := range []string{path, plainPath} {

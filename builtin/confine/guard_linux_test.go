@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/luatool/luatool/builtin/confine"
+	"github.com/luatool/luatool/builtin/confine/confinetest"
 )
 
 // guardParentVar makes TestGuardParent the program whose end the guard watches.
@@ -79,18 +80,18 @@ func TestGuardKillsGroupsOfAKilledProgram(t *testing.T) {
 				parent.Wait()
 				t.Fatalf("the parent printed no pid (%v)", sc.Err())
 			}
-			sleep := pidfd(t, pid)
+			sleep := confinetest.Pidfd(t, pid)
 			defer unix.Close(sleep)
 			// Whatever happens, the sleep ends with the test (through the pidfd, which
 			// cannot reach another process that reused the number).
 			defer unix.PidfdSendSignal(sleep, unix.SIGKILL, nil, 0)
-			guard := pidfd(t, guardOf(t, parent.Process.Pid))
+			guard := confinetest.Pidfd(t, guardOf(t, parent.Process.Pid))
 			defer unix.Close(guard)
 			parent.Process.Kill()
 			parent.Wait()
 			// The guard exits once it has killed what it guards: after that, the
 			// sleep is gone or it was never to go.
-			if !exited(t, guard, time.Minute) {
+			if !confinetest.Exited(t, guard, time.Minute) {
 				t.Fatal("the guard outlived the program it guards")
 			}
 			// The guard's SIGKILL is delivered at once but takes effect when the
@@ -100,7 +101,7 @@ func TestGuardKillsGroupsOfAKilledProgram(t *testing.T) {
 			if mode == "guard" {
 				limit = time.Minute
 			}
-			gone := exited(t, sleep, limit)
+			gone := confinetest.Exited(t, sleep, limit)
 			if mode == "guard" && !gone {
 				t.Errorf("the guarded sleep %d outlived the program that started it", pid)
 			}
@@ -111,16 +112,6 @@ func TestGuardKillsGroupsOfAKilledProgram(t *testing.T) {
 			}
 		})
 	}
-}
-
-// pidfd opens a pidfd of the process pid.
-func pidfd(t *testing.T, pid int) int {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
-	}
-	return fd
 }
 
 // guardOf finds the guard process the program parent started: its child whose
@@ -146,23 +137,6 @@ func guardOf(t *testing.T, parent int) int {
 	}
 	t.Fatalf("the program %d started no guard", parent)
 	return 0
-}
-
-// exited reports whether the process of pidfd has exited or exits within limit
-// (0: has it exited now). The limit bounds a broken test, never measures one.
-func exited(t *testing.T, pidfd int, limit time.Duration) bool {
-	t.Helper()
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(limit/time.Millisecond))
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll: %v", err)
-		}
-		return n > 0
-	}
 }
 
 // TestGuardRefusesNonGroups checks that Guard refuses numbers that are no process

@@ -6,13 +6,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/luatool/luatool/bindings"
+	"github.com/luatool/luatool/builtin/confine/confinetest"
 	"github.com/luatool/luatool/builtin/hostmod"
 )
 
@@ -155,9 +153,9 @@ func TestTaskStopEscalates(t *testing.T) {
 			t.Fatalf("no pid in %q", b)
 		}
 	}
-	child := pidfd(t, pid)
+	child := confinetest.Pidfd(t, pid)
 	e.call("", false, "return shell.stop(...)", id)
-	if !exitedWithin(t, child, time.Minute) {
+	if !confinetest.Exited(t, child, time.Minute) {
 		t.Error("the child that ignores SIGTERM outlived the stop")
 	}
 	if got := ended(t, path); got != strconv.Itoa(pid)+"\n\n[killed]\n" {
@@ -252,11 +250,11 @@ func TestTaskClose(t *testing.T) {
 			t.Fatalf("no pid in %q", b)
 		}
 	}
-	child := pidfd(t, pid)
+	child := confinetest.Pidfd(t, pid)
 	e.host.close()
 	// close has killed the group and waited for the shell; the sleep, killed with
 	// it, may take a moment more to exit on a loaded machine.
-	if !exitedWithin(t, child, 10*time.Second) {
+	if !confinetest.Exited(t, child, 10*time.Second) {
 		t.Errorf("the background sleep %d survived the close", pid)
 	}
 	for _, p := range []string{path, donePath} {
@@ -281,44 +279,6 @@ func TestTaskNeedsAnEnd(t *testing.T) {
 	out, err := runWith(t, e.mods, &bindings.Call{Context: context.Background(), Access: bindings.AccessWrite, OnClose: refusing}, "return shell.start('sleep 1000')")
 	if err != nil || out[0] != nil || out[1] != "shell.start: this host does not end background commands when it closes, so none may start" {
 		t.Errorf("start with a host that ends nothing: %v, %v", out, err)
-	}
-}
-
-// pidfd opens a pidfd of the process pid, closed when the test ends; a process that
-// is gone already gives -1.
-func pidfd(t *testing.T, pid int) int {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err == syscall.ESRCH {
-		return -1
-	}
-	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
-	}
-	t.Cleanup(func() {
-		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) // whatever the test found
-		unix.Close(fd)
-	})
-	return fd
-}
-
-// exitedWithin reports whether the process of pidfd has exited, or exits within
-// limit (a bound for a broken test, never a measure).
-func exitedWithin(t *testing.T, pidfd int, limit time.Duration) bool {
-	t.Helper()
-	if pidfd < 0 {
-		return true
-	}
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(limit/time.Millisecond))
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll: %v", err)
-		}
-		return n > 0
 	}
 }
 

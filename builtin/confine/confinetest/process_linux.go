@@ -1,4 +1,4 @@
-package scripts_test
+package confinetest
 
 import (
 	"syscall"
@@ -8,28 +8,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pidfd opens a pidfd of the process pid, closed (and the process killed, whatever
+// Pidfd opens a pidfd of the process pid, closed (and the process killed, whatever
 // the test found) when the test ends; a process that is gone already gives -1.
-func pidfd(t *testing.T, pid int) int {
-	t.Helper()
+func Pidfd(tb testing.TB, pid int) int {
+	tb.Helper()
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err == syscall.ESRCH {
 		return -1
 	}
 	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
+		tb.Fatalf("pidfd_open(%d): %v", pid, err)
 	}
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 		unix.Close(fd)
 	})
 	return fd
 }
 
-// exitedWithin reports whether the process of pidfd has exited, or exits within
-// limit (a bound for a broken test, never a measure).
-func exitedWithin(t *testing.T, pidfd int, limit time.Duration) bool {
-	t.Helper()
+// Exited reports whether the process of pidfd (from Pidfd; -1 for one gone already)
+// has exited, or exits within limit (0: has it exited now). The limit bounds a broken
+// test, never measures one.
+func Exited(tb testing.TB, pidfd int, limit time.Duration) bool {
+	tb.Helper()
 	if pidfd < 0 {
 		return true
 	}
@@ -40,7 +41,7 @@ func exitedWithin(t *testing.T, pidfd int, limit time.Duration) bool {
 			continue
 		}
 		if err != nil {
-			t.Fatalf("poll: %v", err)
+			tb.Fatalf("poll: %v", err)
 		}
 		return n > 0
 	}
