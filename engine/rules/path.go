@@ -353,8 +353,17 @@ func pathForms(p string) []string {
 // resolvePath resolves the absolute path p through symbolic links, as the system
 // does when opening it. When p does not exist, its longest existing leading part is
 // resolved and the rest appended, cleaned: a file about to be created is judged by
-// the directory it would land in.
+// the directory it would land in. A link on the way whose target does not exist yet
+// is followed too, as the system follows it when it creates the path (a link lt ->
+// .luatool makes lt/tools/x.lua create .luatool/tools/x.lua).
 func resolvePath(p string) string {
+	return resolveLinks(p, 0)
+}
+
+// maxLinks bounds the links resolveLinks follows, as the system's ELOOP does.
+const maxLinks = 40
+
+func resolveLinks(p string, followed int) string {
 	if filepath.Clean(p) == p && noSymlinks(p) {
 		return p
 	}
@@ -362,6 +371,14 @@ func resolvePath(p string) string {
 	for cur := p; ; {
 		if r, err := filepath.EvalSymlinks(cur); err == nil {
 			return filepath.Join(r, rest)
+		}
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&os.ModeSymlink != 0 && followed < maxLinks {
+			if target, err := os.Readlink(cur); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(cur), target)
+				}
+				return resolveLinks(filepath.Join(target, rest), followed+1)
+			}
 		}
 		i := strings.LastIndexByte(cur, filepath.Separator)
 		parent := cur[:max(i, 0)]

@@ -43,6 +43,10 @@ func TestProtectedPaths(t *testing.T) {
 	must(t, os.Symlink(filepath.Join(root, ".git", "hooks"), filepath.Join(root, "sub", "hooklink")))
 	must(t, os.Symlink(filepath.Join(root, "tools"), filepath.Join(root, "sub", "toolslink")))
 	must(t, os.Symlink("../.bashrc", filepath.Join(root, "sub", "rc")))
+	// Links to directories not made yet, which a write through them creates.
+	must(t, os.Symlink(".luatool", filepath.Join(root, "lt")))
+	must(t, os.Symlink("../.claude", filepath.Join(root, "sub", "cl")))
+	must(t, os.Symlink(filepath.Join(root, "nowhere", "deeper"), filepath.Join(root, "plainlink")))
 	pr := Protected{Dirs: []ProtectedPath{{Path: filepath.Join(root, "tools"), Why: "a test's tool directory"}}}
 	for _, tc := range []struct {
 		path, want string // want: a substring of the reason; "" for not protected
@@ -69,6 +73,9 @@ func TestProtectedPaths(t *testing.T) {
 		{"sub/hooklink/pre-commit", "core.fsmonitor"},
 		{"sub/hooklink/../config", "core.fsmonitor"}, // the kernel's "..": .git/config
 		{"sub/rc", "bash runs .bashrc"},              // a link to a file not yet made
+		{"lt/tools/evil.lua", "luatool loads"},       // through a link to a directory not yet made
+		{"sub/cl/commands/e.md", "Claude Code"},
+		{"plainlink/x.txt", ""},
 		{"vendor/emb/config", "vendor/emb is a git repository"},
 		{"vendor/emb/hooks/post-checkout", "vendor/emb is a git repository"},
 		{"vendor/plain/config", ""},
