@@ -24,7 +24,7 @@ type storeFault struct {
 
 // note records err when it says the store is unavailable, and returns it.
 func (f *storeFault) note(err error) error {
-	if f != nil && errors.Is(err, session.ErrUnavailable) {
+	if f != nil && (errors.Is(err, session.ErrUnavailable) || errors.Is(err, session.ErrFenced)) {
 		f.mu.Lock()
 		if f.err == nil {
 			f.err = err

@@ -117,3 +117,19 @@ func TestCancelledForTheStore(t *testing.T) {
 	cancel(errors.New("the client went away"))
 	wantError(t, call(e, ctx, "Order", `{"step":"none"}`), StageAbort, cancelMessage)
 }
+
+// A write refused because the call lost its turn (session.ErrFenced) fails the call
+// as the store being unavailable does: the tool must not report a write that never
+// happened. Other errors are the tool's to report.
+func TestFencedWriteIsAStoreFault(t *testing.T) {
+	var f storeFault
+	f.note(errors.New("a tool's own error"))
+	if f.failed() != nil {
+		t.Fatalf("an ordinary error was noted as a store fault: %v", f.failed())
+	}
+	fenced := fmt.Errorf("redisstore: put in bucket %q: %w", "state", session.ErrFenced)
+	f.note(fenced)
+	if !errors.Is(f.failed(), session.ErrFenced) {
+		t.Errorf("a fenced write was not noted: %v", f.failed())
+	}
+}

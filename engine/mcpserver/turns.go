@@ -74,7 +74,9 @@ func (o *outage) saw(err error) bool {
 const leaseTTL = 15 * time.Second
 
 // errLeaseLost is the cause of a call cancelled because it lost its lease.
-var errLeaseLost = errors.New("the call lost its lease in the session store (its process stalled past the lease, or the store restarted)")
+// It wraps session.ErrUnavailable, so that the model is told the store failed the
+// call, not that the user interrupted it.
+var errLeaseLost = fmt.Errorf("the call lost its lease in the session store (its process stalled past the lease, or the store restarted): %w", session.ErrUnavailable)
 
 type turnKey struct{ name, session string }
 
@@ -137,7 +139,13 @@ func (t *turns) enter(ctx context.Context, p engine.Principal, weight int64, id 
 func (t *turns) enterStore(ctx context.Context, s, id string, exclusive bool, ttl time.Duration) (session.Lease, error) {
 	for {
 		l, ok, err := t.leaser.EnterTurn(ctx, s, id, exclusive, ttl)
-		if err != nil || ok {
+		if ok {
+			return l, nil
+		}
+		if err != nil {
+			if exclusive {
+				release(ctx, t.leaser, l) // a waiting mark it may have left holds up shared calls
+			}
 			return l, err
 		}
 		wait := time.NewTimer(5*time.Millisecond + rand.N(45*time.Millisecond))
@@ -152,8 +160,10 @@ func (t *turns) enterStore(ctx context.Context, s, id string, exclusive bool, tt
 }
 
 // keep renews the lease l in the leaser for ttl every third of ttl until the
-// returned function is called, which releases it; if the lease is lost, or cannot be
-// renewed, it cancels the call with cancel.
+// returned function is called, which releases it. If the lease is lost, or no
+// renewal has succeeded for a whole ttl (by then the lease has lapsed), it cancels
+// the call with cancel; one failed renewal is tried again at the next tick, the
+// lease still holding.
 func keep(ctx context.Context, leaser session.Leaser, l session.Lease, ttl time.Duration, cancel context.CancelCauseFunc) (stop func()) {
 	done := make(chan struct{})
 	ended := make(chan struct{})
@@ -161,6 +171,7 @@ func keep(ctx context.Context, leaser session.Leaser, l session.Lease, ttl time.
 		defer close(ended)
 		tick := time.NewTicker(ttl / 3)
 		defer tick.Stop()
+		renewed := time.Now()
 		for {
 			select {
 			case <-done:
@@ -170,10 +181,13 @@ func keep(ctx context.Context, leaser session.Leaser, l session.Lease, ttl time.
 			case <-tick.C:
 			}
 			ok, err := leaser.Renew(ctx, l, ttl)
-			if err == nil && !ok {
-				err = errLeaseLost
-			}
-			if err != nil {
+			switch {
+			case err == nil && ok:
+				renewed = time.Now()
+			case err == nil:
+				cancel(errLeaseLost)
+				return
+			case time.Since(renewed) >= ttl:
 				cancel(err)
 				return
 			}
@@ -229,6 +243,8 @@ func (c *callCap) admit(ctx context.Context, name, id string) (context.Context, 
 	if c.leaser != nil && !c.outage.active() {
 		l, ok, err := c.leaser.TakeSlot(ctx, name, id, c.max, leaseTTL)
 		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx, nil, context.Cause(ctx)
 		case err != nil && c.outage.saw(err):
 			// Counted in this process while the store does not answer.
 		case err != nil:

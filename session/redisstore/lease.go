@@ -44,7 +44,7 @@ local set, m, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local t = now()
 local function admit()
 	redis.call('ZADD', set, t + ttl, m)
-	redis.call('PEXPIRE', set, ttl)
+	if redis.call('PTTL', set) < ttl then redis.call('PEXPIRE', set, ttl) end
 	return 1
 end
 `
