@@ -393,3 +393,48 @@ func TestServeStdioLetsCallsFinish(t *testing.T) {
 		})
 	}
 }
+
+// TestServeStdioExitsWithAListenOpen closes the stdin of a serve whose client, of
+// protocol 2026-07-28, listens for list changes: the listen, which lasts until it
+// is cancelled, does not keep the process alive, and its acknowledgement named the
+// listen by the client's own id.
+func TestServeStdioExitsWithAListenOpen(t *testing.T) {
+	s := newMCPDirs(t)
+	cmd := exec.Command(luatoolBinary(t), "serve", "--tools", s.tools, "--root", s.root)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Stderr = s.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout syncbuf.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exit := make(chan error, 1)
+	go func() { exit <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exit
+	})
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{%s,"notifications":{"toolsListChanged":true}}}`+"\n", meta)
+	ack := regexp.MustCompile(`"method":"notifications/subscriptions/acknowledged","params":\{"_meta":\{"io.modelcontextprotocol/subscriptionId":"listen:0"\}`)
+	waitFor(t, "the listen acknowledged under the client's id", func() string {
+		if !ack.MatchString(stdout.String()) {
+			return "stdout: " + stdout.String()
+		}
+		return ""
+	})
+	stdin.Close()
+	select {
+	case err := <-exit:
+		exit <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("serve exited with %v, want status 0:\n%s", err, s.stderr)
+		}
+	case <-time.After(guardTime):
+		t.Fatalf("serve did not exit at the end of stdin, a listen open:\n%s", s.stderr)
+	}
+}

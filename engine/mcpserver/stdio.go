@@ -83,7 +83,11 @@ type StdioOptions struct {
 //
 // At the end of in, the requests in flight run to their end and are answered; a
 // call of the server's to the client still unanswered fails (a permission ask is
-// then a deny).
+// then a deny), and a subscriptions/listen, which lasts until cancelled, is
+// cancelled.
+//
+// Over 2026-07-28, a notification sent for a subscriptions/listen names it by the
+// id the client gave it, as the listen's answer does.
 //
 // A read of in cannot be interrupted: when ctx ends the session, a goroutine may
 // stay blocked reading in until it returns.
@@ -194,6 +198,10 @@ type clientCall struct {
 	cancel context.CancelFunc
 	// initialize marks the call whose result names the session's protocol version.
 	initialize bool
+	// listen marks a subscriptions/listen (2026-07-28), which stays in flight until
+	// cancelled, and whose notifications name it by its id (subscriptionID);
+	// ending marks one cancelled at the end of in.
+	listen, ending bool
 	// batch is the batch the call came in, if any, and index the place of its
 	// response there.
 	batch *batch
@@ -442,7 +450,7 @@ func (c *stdioConn) request(f frame, b *batch) error {
 	c.seq++
 	n := c.seq
 	c.slots++
-	call := &clientCall{id: f.id, key: key, initialize: f.method == "initialize", batch: b}
+	call := &clientCall{id: f.id, key: key, initialize: f.method == "initialize", listen: f.method == "subscriptions/listen", batch: b}
 	if call.initialize {
 		c.initializing++
 	}
@@ -575,20 +583,32 @@ func (c *stdioConn) deliver(m jsonrpc.Message) {
 // drain waits, at the end of in, until no request read is waiting for its
 // response, or the connection closes. The server's calls to the client that are
 // unanswered then, or made meanwhile, fail: the client can no longer answer, and
-// the calls of its own that wait for those answers must end.
+// the calls of its own that wait for those answers must end. Its listens are
+// cancelled: each would otherwise stay open, and the server with it.
 func (c *stdioConn) drain() {
 	c.mu.Lock()
 	for c.slots > 0 {
-		var unanswered []int64
+		var unanswered, listens []int64
 		for n := range c.awaiting {
 			unanswered = append(unanswered, n)
 			delete(c.awaiting, n)
+		}
+		for n, call := range c.calls {
+			if call.listen && !call.ending {
+				call.ending = true
+				listens = append(listens, n)
+			}
 		}
 		changed := c.changed
 		c.mu.Unlock()
 		for _, n := range unanswered {
 			c.deliver(&jsonrpc.Response{ID: intID(n), Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 				Message: "no answer: the client closed its input first"}})
+		}
+		// A listen lasts until it is cancelled, and nobody is left to cancel it.
+		for _, n := range listens {
+			c.deliver(&jsonrpc.Request{Method: "notifications/cancelled",
+				Params: json.RawMessage(`{"requestId":` + strconv.FormatInt(n, 10) + `,"reason":"the client closed its input"}`)})
 		}
 		select {
 		case <-changed:
@@ -678,7 +698,11 @@ func (c *stdioConn) writeResponse(m *jsonrpc.Response) error {
 			c.version = r.ProtocolVersion
 		}
 	}
-	data := encodeResponse(call.id, m.Result, m.Error)
+	result := m.Result
+	if call.listen {
+		result = withSubscriptionID(result, call.id)
+	}
+	data := encodeResponse(call.id, result, m.Error)
 	if b := call.batch; b != nil {
 		b.responses[call.index] = data
 		b.pending--
@@ -722,7 +746,64 @@ func (c *stdioConn) outgoing(m *jsonrpc.Request) {
 		if bytes.Contains(m.Params, []byte(c.tokenPrefix)) {
 			m.Params = c.restoreToken(m.Params)
 		}
+	default:
+		if bytes.Contains(m.Params, []byte(metaSubscriptionID)) {
+			m.Params = c.restoreSubscription(m.Params)
+		}
 	}
+}
+
+// metaSubscriptionID is the key of _meta by which a notification of 2026-07-28
+// names the subscriptions/listen request it is sent for.
+const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+// restoreSubscription puts the client's id of the listen request a notification is
+// sent for in place of the SDK's: the client matches the notification to its listen
+// by that id.
+func (c *stdioConn) restoreSubscription(params json.RawMessage) json.RawMessage {
+	n, ok := serverID(meta(params)[metaSubscriptionID])
+	if !ok {
+		return params
+	}
+	c.mu.Lock()
+	call := c.calls[n]
+	c.mu.Unlock()
+	if call == nil || !call.listen {
+		return params
+	}
+	return withSubscriptionID(params, call.id)
+}
+
+// meta is the _meta of a JSON object (params or a result), nil if it has none.
+func meta(obj json.RawMessage) map[string]json.RawMessage {
+	var o struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(obj, &o)
+	return o.Meta
+}
+
+// withSubscriptionID is the JSON object obj whose _meta, if it names a
+// subscription, names id instead.
+func withSubscriptionID(obj, id json.RawMessage) json.RawMessage {
+	m := meta(obj)
+	if m[metaSubscriptionID] == nil {
+		return obj
+	}
+	var o map[string]json.RawMessage
+	if json.Unmarshal(obj, &o) != nil {
+		return obj
+	}
+	m[metaSubscriptionID] = id
+	var err error
+	if o["_meta"], err = json.Marshal(m); err != nil {
+		return obj
+	}
+	out, err := json.Marshal(o)
+	if err != nil {
+		return obj
+	}
+	return out
 }
 
 // substituteToken puts a string token of the server's in place of a numeric

@@ -260,7 +260,8 @@ one line of at most 4 MiB, nested at most 256 deep. Batches are answered in sess
 of protocol 2025-03-26 and before, and refused from 2025-06-18, which removed them.
 At most --max-in-flight requests are handled at once; while that many are in flight,
 stdin is not read, so a client that writes without reading is held back by the
-pipe. At the end of stdin the server answers every request it has read, then exits.
+pipe. At the end of stdin the server answers every request it has read (an open
+subscriptions/listen is ended), then exits.
 
 A tools/call of a name the client was not listed is the protocol error MCP
 specifies, -32602, whose message is "No such tool available: NAME" with the closest
