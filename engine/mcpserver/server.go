@@ -410,21 +410,23 @@ func outcome(ctx context.Context, r *engine.Result) string {
 
 // progress returns the progress hook of a call: nil when the client gave no token.
 // A tool reporting {progress = n, total = m, message = s} sets those fields; any
-// other report counts one step past the last, with the tool's rendering as message
-// (progress never goes back, as MCP requires).
+// other report, and a progress not above the last sent, counts one step past the
+// last, with the tool's rendering as message (progress must increase, MCP says). The
+// first report's progress is sent as the tool gave it, 0 included.
 func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(engine.ProgressEvent) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return nil
 	}
 	var mu sync.Mutex
-	var last float64 // progress must increase: a plain report counts one past the last
+	var last float64 // the progress last sent, once sent is set
+	var sent bool
 	return func(ev engine.ProgressEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: last + 1}
 		if m, ok := ev.Data.(map[string]any); ok {
-			if n, ok := jsonvalue.Number(m["progress"]); ok && n > last {
+			if n, ok := jsonvalue.Number(m["progress"]); ok && (!sent || n > last) {
 				p.Progress = n
 			}
 			if n, ok := jsonvalue.Number(m["total"]); ok {
@@ -437,7 +439,7 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(en
 				p.Message = t.RenderProgress(ctx, ev.Data)
 			}
 		}
-		last = p.Progress
+		last, sent = p.Progress, true
 		if err := req.Session.NotifyProgress(ctx, p); err != nil {
 			s.log.Debug("progress notification", "error", err)
 		}

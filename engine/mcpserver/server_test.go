@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,7 +201,9 @@ func writeFile(dir, name, body string) error {
 	return os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 }
 
-// Progress never goes back: a plain report after an explicit value counts past it.
+// Progress starts where the tool says, 0 included, and never goes back nor stands
+// still (MCP: it must increase): a plain report, or an explicit value not above the
+// last, counts one past the last.
 func TestProgressIncreases(t *testing.T) {
 	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
 	if err != nil {
@@ -209,9 +212,11 @@ func TestProgressIncreases(t *testing.T) {
 	eng.Load(engine.Source{Name: "t", FS: fstest.MapFS{"p.lua": {Data: []byte(`return {
   name = "P", prompt = "p", inputSchema = { type = "object" }, isReadOnly = true,
   call = function(_, ctx)
+    ctx:progress({ progress = 0, total = 100 })
     ctx:progress({ progress = 50, total = 100 })
     ctx:progress("plain")
     ctx:progress({ progress = 10 })
+    ctx:progress({ progress = 52 })
     return "done"
   end,
 }`)}}})
@@ -230,15 +235,15 @@ func TestProgressIncreases(t *testing.T) {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n == 3 || time.Now().After(deadline) {
+		if n == 5 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 3 || got[0] != 50 || got[1] != 51 || got[2] != 52 {
-		t.Errorf("progress values %v, want [50 51 52]", got)
+	if fmt.Sprint(got) != "[0 50 51 52 53]" {
+		t.Errorf("progress values %v, want [0 50 51 52 53]", got)
 	}
 }
 
