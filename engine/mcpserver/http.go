@@ -68,6 +68,25 @@ type HTTPOptions struct {
 	// closed.
 	BodyTimeout time.Duration
 
+	// Sessions, when set, gives a session (Mcp-Session-Id) to each client that
+	// opens one with initialize, served by the SDK's stateful handler: the session
+	// has a stream of its own (GET) for notifications outside any call, such as
+	// list and resource changes, ends by DELETE, and its events carry ids, so that a
+	// client whose stream broke resumes it with Last-Event-ID (events kept: at most
+	// SessionEventBytes, all sessions together). A session lives in this process
+	// only: use Sessions for one instance, or instances behind a load balancer that
+	// routes each session's requests to the instance that opened it (by its
+	// Mcp-Session-Id); a fleet behind an ordinary load balancer is served stateless.
+	// Requests naming no session are served as without Sessions: clients of
+	// protocol 2026-07-28, which has no sessions, and clients that keep none.
+	Sessions bool
+	// MaxSessions, with Sessions, is how many sessions one principal may hold at
+	// once (DefaultMaxSessions when 0): past it an initialize is answered 429.
+	MaxSessions int
+	// SessionTimeout, with Sessions, ends a session that has had no request for
+	// that long (DefaultSessionTimeout when 0).
+	SessionTimeout time.Duration
+
 	// viaSDK, in tests, has the SDK serve every request (see directhttp.go), to
 	// compare with.
 	viaSDK bool
@@ -78,7 +97,9 @@ type HTTPOptions struct {
 // before the SDK sees the request, and the per-principal cap on calls in flight.
 //
 // It is stateless, so that instances behind an ordinary load balancer serve any
-// request: each request stands alone. The transport keeps no session id, so a
+// request: each request stands alone (opts.Sessions keeps sessions for the clients
+// that open one, for one instance or sticky routing: see withSessions). The
+// transport keeps no session id, so a
 // principal has one session (ctx.state, readFileState, "allow always" rules), shared
 // by all its clients; with a shared session store (engine.Options.Sessions), by all
 // instances too. Permission asks reach clients of protocol 2026-07-28 and later,
@@ -103,10 +124,19 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = DefaultSessionTimeout
+	}
+	serve := s.orDirect(mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		return s.view(profileOf(auth.TokenInfoFromContext(r.Context()))).srv
-	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log), MaxRequestBodyBytes: opts.MaxBodyBytes})
-	h = readBody(s.orDirect(h, opts.viaSDK), opts.MaxBodyBytes, opts.BodyTimeout)
+	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log), MaxRequestBodyBytes: opts.MaxBodyBytes}), opts.viaSDK)
+	if opts.Sessions {
+		serve = s.withSessions(serve, opts)
+	}
+	h := readBody(serve, opts.MaxBodyBytes, opts.BodyTimeout)
 	if opts.Tokens != nil {
 		// The lists of the principals' profiles are ready before their first request.
 		for _, p := range opts.Tokens.profiles() {
@@ -293,10 +323,15 @@ func (s *Server) orDirect(sdk http.Handler, viaSDK bool) bodyHandler {
 				return
 			}
 		}
-		if body != nil {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
+		restoreBody(r, body)
 		sdk.ServeHTTP(w, r)
+	}
+}
+
+// restoreBody gives r back the body readBody read.
+func restoreBody(r *http.Request, body []byte) {
+	if body != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 }
 

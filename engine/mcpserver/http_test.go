@@ -41,6 +41,9 @@ type httpFixture struct {
 	entered chan struct{} // a Block call has started
 	once    sync.Once
 	log     syncbuf.Buffer // what the server logged, as slog text
+	// sessions is set when the handler keeps sessions: its clients then speak a
+	// protocol that has them (2026-07-28 has none).
+	sessions bool
 }
 
 // releaseAll ends every Block call, so that the clients and the server can close
@@ -53,7 +56,7 @@ func (f *httpFixture) releaseAll() {
 
 func newHTTPFixture(t *testing.T, opts HTTPOptions) *httpFixture {
 	t.Helper()
-	f := &httpFixture{release: make(chan struct{}), entered: make(chan struct{}, 8)}
+	f := &httpFixture{release: make(chan struct{}), entered: make(chan struct{}, 8), sessions: opts.Sessions}
 	count := goTool("Count", true, nil)
 	count.Call = func(_ context.Context, _ map[string]any, cc *engine.CallContext) (*engine.ToolResult, error) {
 		n, _, err := cc.State.Get("n")
@@ -133,9 +136,16 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func (f *httpFixture) client(t *testing.T, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	transport := &mcp.StreamableClientTransport{Endpoint: f.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(token)}}
-	s, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, opts).Connect(context.Background(), transport, nil)
+	var so *mcp.ClientSessionOptions
+	if f.sessions {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, opts).Connect(context.Background(), transport, so)
 	if err != nil {
 		t.Fatalf("connect with %q: %v", token, err)
+	}
+	if f.sessions && s.ID() == "" {
+		t.Fatal("the client has no session: the handler keeps sessions")
 	}
 	t.Cleanup(func() {
 		f.releaseAll()
@@ -304,8 +314,10 @@ func TestHTTPPrincipals(t *testing.T) {
 // Past MaxCalls calls of one principal in flight, the next is refused at once with
 // a JSON-RPC error; its other requests, and other principals' calls, even those
 // that must run alone, are not held up.
-func TestHTTPMaxCalls(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{MaxCalls: 1})
+func TestHTTPMaxCalls(t *testing.T) { forModes(t, testHTTPMaxCalls) }
+
+func testHTTPMaxCalls(t *testing.T, sessions bool) {
+	f := newHTTPFixture(t, HTTPOptions{MaxCalls: 1, Sessions: sessions})
 	alice := f.client(t, aliceToken, nil)
 	bob := f.client(t, bobToken, nil)
 	type outcome struct {
@@ -419,8 +431,14 @@ func TestHTTPBodyLimits(t *testing.T) {
 
 // A browser origin is 403 unless it is on the list (or a loopback page on a loopback
 // connection); one on the list gets CORS headers, and its preflight is answered.
-func TestHTTPOrigin(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{AllowOrigins: []string{"https://App.example.com"}})
+func TestHTTPOrigin(t *testing.T) { forModes(t, testHTTPOrigin) }
+
+func testHTTPOrigin(t *testing.T, sessions bool) {
+	f := newHTTPFixture(t, HTTPOptions{AllowOrigins: []string{"https://App.example.com"}, Sessions: sessions})
+	listRequest := listRequest
+	if sessions { // a request that opens a session
+		listRequest = initializeRequest
+	}
 	if resp := f.post(t, aliceToken, "https://evil.example", listRequest); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a foreign origin: %s", resp.Status)
 	}
@@ -589,8 +607,9 @@ func TestHTTPListChangedPerProfile(t *testing.T) {
 
 // newProfileFixture serves the tools of dir over HTTP to two principals, alice with
 // the server's rules and bob with a profile that denies the tool named hidden; the
-// engine and the server are returned for the test to reload and sync.
-func newProfileFixture(t *testing.T, dir, hidden string) (*httpFixture, *engine.Engine, *Server) {
+// engine and the server are returned for the test to reload and sync. opts, if
+// given, are those of the handler, but for its tokens.
+func newProfileFixture(t *testing.T, dir, hidden string, opts ...HTTPOptions) (*httpFixture, *engine.Engine, *Server) {
 	t.Helper()
 	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
 	if err != nil {
@@ -607,7 +626,12 @@ func newProfileFixture(t *testing.T, dir, hidden string) (*httpFixture, *engine.
 	}
 	srv := New(eng, Options{})
 	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Tokens: tokens}))
+	o := HTTPOptions{}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Tokens = tokens
+	hs := httptest.NewServer(srv.HTTPHandler(o))
 	t.Cleanup(hs.Close)
 	return &httpFixture{url: hs.URL}, eng, srv
 }

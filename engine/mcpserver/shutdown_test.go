@@ -30,8 +30,10 @@ func blockCall(t *testing.T, f *httpFixture) <-chan string {
 
 // Shutdown refuses new calls at once and returns once the call in flight has
 // finished, which is answered as usual.
-func TestShutdownLetsCallsFinish(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{})
+func TestShutdownLetsCallsFinish(t *testing.T) { forModes(t, testShutdownLetsCallsFinish) }
+
+func testShutdownLetsCallsFinish(t *testing.T, sessions bool) {
+	f := newHTTPFixture(t, HTTPOptions{Sessions: sessions})
 	answer := blockCall(t, f)
 	ended := make(chan int, 1)
 	go func() { ended <- f.srv.Shutdown(context.Background()) }()
@@ -75,8 +77,10 @@ func TestShutdownLetsCallsFinish(t *testing.T) {
 
 // When Shutdown's context ends first, it ends the calls still running, which are
 // answered and logged as cancelled because the server is shutting down.
-func TestShutdownEndsCallsPastGrace(t *testing.T) {
-	f := newHTTPFixture(t, HTTPOptions{})
+func TestShutdownEndsCallsPastGrace(t *testing.T) { forModes(t, testShutdownEndsCallsPastGrace) }
+
+func testShutdownEndsCallsPastGrace(t *testing.T, sessions bool) {
+	f := newHTTPFixture(t, HTTPOptions{Sessions: sessions})
 	answer := blockCall(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the grace is over before it begins

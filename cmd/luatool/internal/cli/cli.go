@@ -299,6 +299,18 @@ subscriptions/listen stream; earlier ones see them at their next tools/list.
 Instances behind a load balancer share each principal's session only with one
 --state store.
 
+Over HTTP every request stands alone, as instances behind a load balancer need.
+--sessions keeps a session (Mcp-Session-Id) for each client that opens one with
+initialize: its own stream (GET) for list and resource changes outside a call, its
+end by DELETE, and event ids, so that a client whose stream broke resumes it with
+Last-Event-ID. Sessions live in the process: use --sessions for one instance, or
+behind a load balancer that routes by Mcp-Session-Id. A session is its principal's
+only (403 to another), a principal holds at most 64 (429 past them), and one idle
+for 30 minutes ends; a notifications/cancelled on a session ends that session's
+call, and a call whose connection drops runs on, for the client to resume.
+Requests that name no session, those of protocol 2026-07-28 among them, are
+served as without --sessions.
+
 SIGTERM or SIGINT (over stdio, also the end of stdin) stops serve: it takes no new
 call (over HTTP the listener closes), lets the calls in flight finish for
 --shutdown-grace (default 30s), then cancels those still running, and exits 0.
@@ -329,7 +341,7 @@ from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.
 answered without a token on the --http listener. --admin ADDR serves them again with
 Prometheus /metrics, also without a token: put it where only monitoring reaches.
 Metrics name tools and outcomes, never a principal or a token (see the README).`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "sessions", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {

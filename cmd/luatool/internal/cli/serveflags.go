@@ -28,6 +28,8 @@ type serveConfig struct {
 	// maxCalls is --max-calls: each principal's calls in flight at once, 0 for
 	// mcpserver.DefaultMaxCalls.
 	maxCalls int
+	// sessions is --sessions: keep a session for each client that opens one.
+	sessions bool
 	// logFormat is --log-format: text (the default) or json.
 	logFormat string
 	// redisPasswordFile is --redis-password-file: the file holding the password of
@@ -67,6 +69,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 		c.maxCalls = n
 		return nil
 	})
+	fs.BoolVar(&c.sessions, "sessions", false, "serve --http: keep a session (Mcp-Session-Id) for each client that opens one, for one instance or sticky routing; without it every request stands alone, as a load-balanced fleet needs")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", defaultShutdownGrace, "serve: on SIGTERM or SIGINT, or at the end of stdin, let the calls in flight finish for `DURATION`, then cancel them")
 	fs.StringVar(&c.admin, "admin", "", "serve: answer /healthz, /readyz and Prometheus /metrics at `ADDR` (host:port, a bare :port on loopback, or unix:PATH), without a token")
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
@@ -82,7 +85,7 @@ func (c *serveConfig) check(overHTTP bool) error {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"tokens", c.tokens != ""}, {"auth-server", len(c.authServers) > 0}, {"allow-origin", len(c.allowOrigins) > 0}, {"insecure-no-auth", c.insecureNoAuth}, {"max-calls", c.maxCalls != 0}} {
+		}{{"tokens", c.tokens != ""}, {"auth-server", len(c.authServers) > 0}, {"allow-origin", len(c.allowOrigins) > 0}, {"insecure-no-auth", c.insecureNoAuth}, {"max-calls", c.maxCalls != 0}, {"sessions", c.sessions}} {
 			if f.set {
 				errs = append(errs, fmt.Errorf("--%s is for serving over HTTP (--http ADDR); over stdio the client is the local user", f.name))
 			}

@@ -97,7 +97,7 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *token
 	}
 	mux := http.NewServeMux()
 	health.Health(mux) // /healthz and /readyz, without a token, for load balancers
-	mux.Handle(mcpPath, srv.HTTPHandler(mcpserver.HTTPOptions{Tokens: tokens, AuthServers: c.authServers, AllowOrigins: c.allowOrigins, MaxCalls: c.maxCalls}))
+	mux.Handle(mcpPath, srv.HTTPHandler(mcpserver.HTTPOptions{Tokens: tokens, AuthServers: c.authServers, AllowOrigins: c.allowOrigins, MaxCalls: c.maxCalls, Sessions: c.sessions}))
 	if len(c.authServers) > 0 {
 		meta := mcpserver.ProtectedResourceMetadata(mcpPath, c.authServers)
 		mux.Handle(mcpserver.MetadataPath, meta)
