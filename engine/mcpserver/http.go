@@ -136,7 +136,10 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.Sessions {
 		serve = s.withSessions(serve, opts)
 	}
-	h := readBody(serve, opts.MaxBodyBytes, opts.BodyTimeout)
+	h := readBody(func(w http.ResponseWriter, r *http.Request, body []byte) {
+		r.Header.Del(callTagHeader) // the server's own, never the client's
+		serve(w, r, body)
+	}, opts.MaxBodyBytes, opts.BodyTimeout)
 	if opts.Tokens != nil {
 		// The lists of the principals' profiles are ready before their first request.
 		for _, p := range opts.Tokens.profiles() {
@@ -305,7 +308,7 @@ func (s *Server) orDirect(sdk http.Handler, viaSDK bool) bodyHandler {
 		var calls bool
 		switch {
 		case f.kind == frameNotification && f.method == "notifications/cancelled":
-			s.inflight.cancel(requestPrincipal(r), f.params, s.log)
+			s.inflight.cancel(requestPrincipal(r), "", f.params, s.log)
 		case f.kind == frameRequest && f.method == "tools/call":
 			calls = true
 		case batch:

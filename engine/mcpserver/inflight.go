@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Over streamable HTTP each POST stands alone (HTTPHandler keeps no session), so a
@@ -47,10 +49,13 @@ var (
 type httpCalls struct {
 	mu sync.Mutex
 	m  map[callKey][]*httpCall
+	// tagged holds the calls of sessions by the tag their POST carries to
+	// Server.call (see startSession).
+	tagged map[string]*httpCall
 }
 
 // callKey names a call: its principal ("" for the local user) and its request id
-// (idKey).
+// (idKey), which for a session's call is prefixed by the session's id.
 type callKey struct{ principal, id string }
 
 // An httpCall is one POST with a tools/call in flight.
@@ -66,12 +71,15 @@ type httpCall struct {
 // httpCallKey is the context key of a POST's httpCall.
 type httpCallKey struct{}
 
-// start registers a POST carrying a tools/call of the principal with the request
-// id (nil for the calls of a batch, which are not kept by id) and returns the
-// request to serve, whose context ends with the call, and the function to call once
-// it is answered.
-func (hc *httpCalls) start(r *http.Request, principal string, id json.RawMessage) (*http.Request, func()) {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+// callTagHeader carries the tag of a session's call from its POST to Server.call:
+// the SDK hands the handler of a session's request the headers of its POST, and
+// nothing else of it. HTTPHandler removes it from every request it is sent in.
+const callTagHeader = "Luatool-Call-Tag"
+
+// newHTTPCall is a call whose context keeps the values of parent's but ends only
+// by its end.
+func newHTTPCall(parent context.Context) (*httpCall, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	c := &httpCall{ctx: ctx}
 	c.end = func(cause error) {
 		c.mu.Lock()
@@ -81,38 +89,81 @@ func (hc *httpCalls) start(r *http.Request, principal string, id json.RawMessage
 		c.mu.Unlock()
 		cancel(cause)
 	}
+	return c, cancel
+}
+
+// add keeps c under k, for the cancellations that name it, until the function it
+// returns is called.
+func (hc *httpCalls) add(k callKey, c *httpCall) func() {
+	hc.mu.Lock()
+	if hc.m == nil {
+		hc.m = map[callKey][]*httpCall{}
+	}
+	hc.m[k] = append(hc.m[k], c)
+	hc.mu.Unlock()
+	return func() {
+		hc.mu.Lock()
+		if list := slices.DeleteFunc(hc.m[k], func(o *httpCall) bool { return o == c }); len(list) > 0 {
+			hc.m[k] = list
+		} else {
+			delete(hc.m, k)
+		}
+		hc.mu.Unlock()
+	}
+}
+
+// start registers a POST carrying a tools/call of the principal with the request
+// id (nil for the calls of a batch, which are not kept by id) and returns the
+// request to serve, whose context ends with the call, and the function to call once
+// it is answered.
+func (hc *httpCalls) start(r *http.Request, principal string, id json.RawMessage) (*http.Request, func()) {
+	c, cancel := newHTTPCall(r.Context())
 	// The request's context ends when its connection closes, and once the handler
 	// returns: gone is stopped before that.
 	gone := context.AfterFunc(r.Context(), func() { c.end(errClientGone) })
-	key, keep := idKey(id)
-	k := callKey{principal, key}
-	if keep {
-		hc.mu.Lock()
-		if hc.m == nil {
-			hc.m = map[callKey][]*httpCall{}
-		}
-		hc.m[k] = append(hc.m[k], c)
-		hc.mu.Unlock()
+	remove := func() {}
+	if key, ok := idKey(id); ok {
+		remove = hc.add(callKey{principal, key}, c)
 	}
-	return r.WithContext(context.WithValue(ctx, httpCallKey{}, c)), func() {
+	return r.WithContext(context.WithValue(c.ctx, httpCallKey{}, c)), func() {
 		gone()
-		if keep {
-			hc.mu.Lock()
-			if list := slices.DeleteFunc(hc.m[k], func(o *httpCall) bool { return o == c }); len(list) > 0 {
-				hc.m[k] = list
-			} else {
-				delete(hc.m, k)
-			}
-			hc.mu.Unlock()
-		}
+		remove()
 		cancel(nil)
 	}
 }
 
-// cancel serves the params of a principal's notifications/cancelled: it ends the
-// principal's call of that request id when there is exactly one, and logs what it
-// did.
-func (hc *httpCalls) cancel(principal string, params json.RawMessage, log *slog.Logger) {
+// startSession registers a POST carrying a tools/call of the principal's session,
+// kept by the session and the request id, and tags the request (callTagHeader) for
+// bind to find it. The call does not end with its POST: the session's client may
+// resume the stream and read the answer. The function returned is to be called
+// once the POST is served.
+func (hc *httpCalls) startSession(r *http.Request, principal, session string, id json.RawMessage) func() {
+	key, ok := idKey(id)
+	if !ok {
+		return func() {}
+	}
+	c, _ := newHTTPCall(r.Context()) // ended by a cancellation only
+	remove := hc.add(callKey{principal, session + " " + key}, c)
+	tag := rand.Text()
+	hc.mu.Lock()
+	if hc.tagged == nil {
+		hc.tagged = map[string]*httpCall{}
+	}
+	hc.tagged[tag] = c
+	hc.mu.Unlock()
+	r.Header.Set(callTagHeader, tag)
+	return func() {
+		remove()
+		hc.mu.Lock()
+		delete(hc.tagged, tag)
+		hc.mu.Unlock()
+	}
+}
+
+// cancel serves the params of a principal's notifications/cancelled, sent on the
+// session ("" for none): it ends the principal's call of that request id (on that
+// session) when there is exactly one, and logs what it did.
+func (hc *httpCalls) cancel(principal, session string, params json.RawMessage, log *slog.Logger) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
@@ -124,6 +175,10 @@ func (hc *httpCalls) cancel(principal string, params json.RawMessage, log *slog.
 	if !ok {
 		log.Warn("cancel", "request", string(truncate(p.RequestID)), "calls", 0, "error", "the notification names no request id")
 		return
+	}
+	if session != "" {
+		key = session + " " + key
+		log = log.With("session", session)
 	}
 	hc.mu.Lock()
 	calls := hc.m[callKey{principal, key}]
@@ -146,9 +201,17 @@ func (hc *httpCalls) cancel(principal string, params json.RawMessage, log *slog.
 
 // bind returns ctx ending also when the POST of the call served under it ends (the
 // client cancelled or went away), the POST's httpCall (nil for a call not served
-// over HTTP), and the function that releases what bind set up.
-func bind(ctx context.Context) (context.Context, *httpCall, func()) {
+// over HTTP), and the function that releases what bind set up. extra is the call's,
+// which names the httpCall of a session's call.
+func (hc *httpCalls) bind(ctx context.Context, extra *mcp.RequestExtra) (context.Context, *httpCall, func()) {
 	c, _ := ctx.Value(httpCallKey{}).(*httpCall)
+	if c == nil && extra != nil && extra.Header != nil {
+		if tag := extra.Header.Get(callTagHeader); tag != "" {
+			hc.mu.Lock()
+			c = hc.tagged[tag]
+			hc.mu.Unlock()
+		}
+	}
 	if c == nil {
 		return ctx, nil, func() {}
 	}

@@ -2,9 +2,7 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -63,14 +61,19 @@ func (s *Server) withSessions(stateless bodyHandler, opts HTTPOptions) bodyHandl
 			return
 		}
 		restoreBody(r, body)
+		who := requestPrincipal(r)
 		if !opens {
-			if f.kind == frameNotification && f.method == "notifications/cancelled" {
-				logCancel(s.log, requestPrincipal(r), sid, f.params)
+			switch {
+			case sid == "":
+			case f.kind == frameNotification && f.method == "notifications/cancelled":
+				// The SDK cancels the call too; this tells the call why, for its log.
+				s.inflight.cancel(who, sid, f.params, s.log)
+			case f.kind == frameRequest && f.method == "tools/call":
+				defer s.inflight.startSession(r, who, sid, f.id)()
 			}
 			stateful.ServeHTTP(w, r)
 			return
 		}
-		who := requestPrincipal(r)
 		if err := gate.reserve(who); err != nil {
 			writeError(w, http.StatusTooManyRequests, codeBusy, err.Error())
 			return
@@ -78,18 +81,6 @@ func (s *Server) withSessions(stateless bodyHandler, opts HTTPOptions) bodyHandl
 		stateful.ServeHTTP(w, r)
 		gate.settle(who, w.Header().Get(sessionHeader))
 	}
-}
-
-// logCancel logs a notifications/cancelled sent on a session, which the SDK serves.
-func logCancel(log *slog.Logger, principal, session string, params []byte) {
-	if principal != "" {
-		log = log.With("principal", principal)
-	}
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	_ = json.Unmarshal(params, &p)
-	log.Info("cancel", "request", string(truncate(p.RequestID)), "session", session)
 }
 
 // A sessionGate bounds the sessions each principal holds. A session counts from

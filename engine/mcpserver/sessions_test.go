@@ -192,7 +192,8 @@ func TestSessionsBoundedPerPrincipal(t *testing.T) {
 }
 
 // A session's call is cancelled by its principal's notifications/cancelled on the
-// session, and not by the same id on another session, nor by another principal.
+// session, and not by the same id on another session, nor by another principal;
+// the log says why the call ended, and how long after the cancel.
 func TestSessionsCancel(t *testing.T) {
 	f := newHTTPFixture(t, HTTPOptions{Sessions: true})
 	alice, aliceToo, bob := f.open(t, aliceToken), f.open(t, aliceToken), f.open(t, bobToken)
@@ -206,14 +207,15 @@ func TestSessionsCancel(t *testing.T) {
 	if r := f.request(t, context.Background(), http.MethodPost, bobToken, alice, cancelSeven); r.StatusCode != http.StatusForbidden {
 		t.Errorf("bob's cancel on alice's session: %s, want 403", r.Status)
 	}
-	f.waitLog(t, `msg=cancel principal=bob request=7 session=`)
+	f.waitLog(t, `msg=cancel principal=bob session=`+bob+` request=7 calls=0\n`)
 	if n := f.srv.InFlight(); n != 1 {
 		t.Fatalf("%d calls in flight after cancels that are not alice's on her session, want 1", n)
 	}
 	if r := f.request(t, context.Background(), http.MethodPost, aliceToken, alice, cancelSeven); r.StatusCode != http.StatusAccepted {
 		t.Errorf("alice's cancel: %s", r.Status)
 	}
-	f.waitLog(t, `level=WARN msg="tool call" principal=alice tool=Block duration=\S+ outcome=cancelled`)
+	f.waitLog(t, `msg=cancel principal=alice session=`+alice+` request=7 calls=1\n`)
+	f.waitLog(t, `level=WARN msg="tool call" principal=alice tool=Block duration=\S+ outcome=cancelled reason="the client cancelled the request" since_cancel=\S+ `)
 	io.Copy(io.Discard, resp.Body)
 }
 
