@@ -344,26 +344,8 @@ func TestServeStdioLetsCallsFinish(t *testing.T) {
 			s := newMCPDirs(t)
 			writeFile(t, filepath.Join(s.tools, "hold.lua"), holdTool)
 			marker := filepath.Join(s.root, "held")
-			args := append([]string{"serve", "--tools", s.tools, "--root", s.root, "--allow", "Hold"}, c.args...)
-			cmd := exec.Command(luatoolBinary(t), args...)
-			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
-			cmd.Stderr = s.stderr
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stdout syncbuf.Buffer
-			cmd.Stdout = &stdout
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exit := make(chan error, 1)
-			go func() { exit <- cmd.Wait() }()
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				<-exit
-			})
-			fmt.Fprintf(stdin, "%s\n%s\n%s\n",
+			p := startStdioServe(t, s, append([]string{"--allow", "Hold"}, c.args...)...)
+			fmt.Fprintf(p.stdin, "%s\n%s\n%s\n",
 				`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`,
 				`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 				callBody("1", "Hold", fmt.Sprintf(`{"marker":%q,"ms":%d}`, marker, c.ms), ""))
@@ -373,21 +355,13 @@ func TestServeStdioLetsCallsFinish(t *testing.T) {
 				}
 				return ""
 			})
-			if err := c.end(cmd, stdin); err != nil {
+			if err := c.end(p.cmd, p.stdin); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case err := <-exit:
-				exit <- err // for the cleanup
-				if err != nil {
-					t.Fatalf("serve exited with %v, want status 0:\n%s", err, s.stderr)
-				}
-			case <-time.After(guardTime):
-				t.Fatalf("serve did not exit:\n%s", s.stderr)
-			}
-			answer := regexp.MustCompile(`(?m)^\{"jsonrpc":"2.0","id":1,.*$`).FindString(stdout.String())
+			p.exitedOK(t, s)
+			answer := regexp.MustCompile(`(?m)^\{"jsonrpc":"2.0","id":1,.*$`).FindString(p.stdout.String())
 			if !strings.Contains(answer, c.want) {
-				t.Errorf("the call was answered %q, want %s; stdout:\n%s", answer, c.want, stdout.String())
+				t.Errorf("the call was answered %q, want %s; stdout:\n%s", answer, c.want, p.stdout.String())
 			}
 			logMatches(t, s, c.log)
 		})
@@ -400,41 +374,62 @@ func TestServeStdioLetsCallsFinish(t *testing.T) {
 // listen by the client's own id.
 func TestServeStdioExitsWithAListenOpen(t *testing.T) {
 	s := newMCPDirs(t)
-	cmd := exec.Command(luatoolBinary(t), "serve", "--tools", s.tools, "--root", s.root)
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
-	cmd.Stderr = s.stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout syncbuf.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exit := make(chan error, 1)
-	go func() { exit <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exit
-	})
+	p := startStdioServe(t, s)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
-	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{%s,"notifications":{"toolsListChanged":true}}}`+"\n", meta)
+	fmt.Fprintf(p.stdin, `{"jsonrpc":"2.0","id":"listen:0","method":"subscriptions/listen","params":{%s,"notifications":{"toolsListChanged":true}}}`+"\n", meta)
 	ack := regexp.MustCompile(`"method":"notifications/subscriptions/acknowledged","params":\{"_meta":\{"io.modelcontextprotocol/subscriptionId":"listen:0"\}`)
 	waitFor(t, "the listen acknowledged under the client's id", func() string {
-		if !ack.MatchString(stdout.String()) {
-			return "stdout: " + stdout.String()
+		if !ack.MatchString(p.stdout.String()) {
+			return "stdout: " + p.stdout.String()
 		}
 		return ""
 	})
-	stdin.Close()
+	p.stdin.Close()
+	p.exitedOK(t, s)
+}
+
+// A stdioServe is a serve process over stdio.
+type stdioServe struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout syncbuf.Buffer
+	exit   chan error
+}
+
+// startStdioServe starts serve over stdio on s's directories, with the extra
+// arguments; it is killed, if still running, when the test ends.
+func startStdioServe(t *testing.T, s *mcpServer, extra ...string) *stdioServe {
+	t.Helper()
+	p := &stdioServe{exit: make(chan error, 1)}
+	p.cmd = exec.Command(luatoolBinary(t), append([]string{"serve", "--tools", s.tools, "--root", s.root}, extra...)...)
+	p.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	p.cmd.Stderr = s.stderr
+	p.cmd.Stdout = &p.stdout
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exit <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exit
+	})
+	return p
+}
+
+// exitedOK waits for the process to exit, and fails unless it exited with status 0.
+func (p *stdioServe) exitedOK(t *testing.T, s *mcpServer) {
+	t.Helper()
 	select {
-	case err := <-exit:
-		exit <- err // for the cleanup
+	case err := <-p.exit:
+		p.exit <- err // for the cleanup
 		if err != nil {
 			t.Fatalf("serve exited with %v, want status 0:\n%s", err, s.stderr)
 		}
 	case <-time.After(guardTime):
-		t.Fatalf("serve did not exit at the end of stdin, a listen open:\n%s", s.stderr)
+		t.Fatalf("serve did not exit:\n%s", s.stderr)
 	}
 }
