@@ -382,3 +382,35 @@ func idKey(raw json.RawMessage) (string, bool) {
 	}
 	return "n" + string(raw), true
 }
+
+// meta is the _meta of a JSON object (params or a result), nil if it has none.
+func meta(obj json.RawMessage) map[string]json.RawMessage {
+	var o struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(obj, &o)
+	return o.Meta
+}
+
+// withMeta is the JSON object obj (params or a result; none is an empty one) with
+// value under key in its _meta, or obj unchanged when it is not an object.
+func withMeta(obj json.RawMessage, key string, value json.RawMessage) json.RawMessage {
+	o := map[string]json.RawMessage{}
+	if len(obj) > 0 && string(obj) != "null" && json.Unmarshal(obj, &o) != nil {
+		return obj
+	}
+	m := meta(obj)
+	if m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	m[key] = value
+	var err error
+	if o["_meta"], err = json.Marshal(m); err != nil {
+		return obj
+	}
+	out, err := json.Marshal(o)
+	if err != nil {
+		return obj
+	}
+	return out
+}

@@ -70,7 +70,8 @@ type HTTPOptions struct {
 
 	// Sessions, when set, gives a session (Mcp-Session-Id) to each client that
 	// opens one with initialize, served by the SDK's stateful handler: the session
-	// has a stream of its own (GET) for notifications outside any call, such as
+	// has state of its own (engine.Principal's Session), as a stdio session has, a
+	// stream of its own (GET) for notifications outside any call, such as
 	// list and resource changes, ends by DELETE, and its events carry ids, so that a
 	// client whose stream broke resumes it with Last-Event-ID (events kept: at most
 	// SessionEventBytes, all sessions together). A session lives in this process
@@ -299,25 +300,23 @@ func readBody(next bodyHandler, limit int64, timeout time.Duration) http.Handler
 }
 
 // orDirect serves the requests httpDirect takes without the SDK, and hands the
-// others, their body restored, to the SDK's handler. A POST with a tools/call is
-// kept in flight until it is answered, and a notifications/cancelled ends the call
-// it names (see inflight.go), before the SDK answers it.
+// others, their body restored, to the SDK's handler. A POST with a tools/call, and
+// each call of a batch, is kept in flight until it is answered, and a
+// notifications/cancelled ends the call it names (see inflight.go), before the SDK
+// answers it.
 func (s *Server) orDirect(sdk http.Handler, viaSDK bool) bodyHandler {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		f, batch := postFrame(r, body)
-		var calls bool
 		switch {
 		case f.kind == frameNotification && f.method == "notifications/cancelled":
 			s.inflight.cancel(requestPrincipal(r), "", f.params, s.log)
 		case f.kind == frameRequest && f.method == "tools/call":
-			calls = true
-		case batch:
-			// Its calls end with the connection only.
-			calls = bytes.Contains(body, []byte(`"tools/call"`))
-		}
-		if calls {
 			var done func()
 			r, done = s.inflight.start(r, requestPrincipal(r), f.id)
+			defer done()
+		case batch && bytes.Contains(body, []byte(`"tools/call"`)):
+			var done func()
+			body, done = s.inflight.startBatch(r, requestPrincipal(r), body)
 			defer done()
 		}
 		if !viaSDK {

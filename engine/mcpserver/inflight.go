@@ -31,12 +31,14 @@ import (
 // request among all the calls of its principal, whichever client sent them. Request
 // ids are the clients' own, and two clients of one principal (sharing a token) may
 // use one id at once: a cancel of an id several calls share cannot tell which it
-// means, and ends none (the log says why). The calls of a batch (protocols before
-// 2025-06-18) end with their connection only.
+// means, and ends none (the log says why). Each call of a batch (protocols before
+// 2025-06-18) is kept so too, and a session's call (HTTPOptions.Sessions) by its
+// session and id, its POST's end leaving it running (the client may resume).
 //
 // Server.call binds its context to the POST's (bind), for calls the SDK serves as for
 // those served directly, and logs why a call it ended was cancelled and how long it
-// took to end after that.
+// took to end after that. The calls of a batch and of a session are bound through a
+// tag, since the SDK hands their handlers neither the POST's context nor its id.
 
 // The causes of a call's end that httpCalls gives, as the log names them.
 var (
@@ -58,9 +60,10 @@ type httpCalls struct {
 // (idKey), which for a session's call is prefixed by the session's id.
 type callKey struct{ principal, id string }
 
-// An httpCall is one POST with a tools/call in flight.
+// An httpCall is a tools/call in flight over HTTP, of principal.
 type httpCall struct {
-	ctx context.Context
+	ctx       context.Context
+	principal string
 	// end cancels ctx with its cause, the first time, and records when.
 	end func(cause error)
 
@@ -78,9 +81,9 @@ const callTagHeader = "Luatool-Call-Tag"
 
 // newHTTPCall is a call whose context keeps the values of parent's but ends only
 // by its end.
-func newHTTPCall(parent context.Context) (*httpCall, context.CancelCauseFunc) {
+func newHTTPCall(parent context.Context, principal string) (*httpCall, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
-	c := &httpCall{ctx: ctx}
+	c := &httpCall{ctx: ctx, principal: principal}
 	c.end = func(cause error) {
 		c.mu.Lock()
 		if c.ended.IsZero() {
@@ -113,11 +116,18 @@ func (hc *httpCalls) add(k callKey, c *httpCall) func() {
 }
 
 // start registers a POST carrying a tools/call of the principal with the request
-// id (nil for the calls of a batch, which are not kept by id) and returns the
-// request to serve, whose context ends with the call, and the function to call once
+// id and returns the request to serve, whose context ends with the call, and the function to call once
 // it is answered.
 func (hc *httpCalls) start(r *http.Request, principal string, id json.RawMessage) (*http.Request, func()) {
-	c, cancel := newHTTPCall(r.Context())
+	c, done := hc.track(r, principal, id)
+	return r.WithContext(context.WithValue(c.ctx, httpCallKey{}, c)), done
+}
+
+// track is a call of the principal with the request id carried by the POST r, kept
+// by id (when it has one) until the function returned is called; it ends when r's
+// connection closes.
+func (hc *httpCalls) track(r *http.Request, principal string, id json.RawMessage) (*httpCall, func()) {
+	c, cancel := newHTTPCall(r.Context(), principal)
 	// The request's context ends when its connection closes, and once the handler
 	// returns: gone is stopped before that.
 	gone := context.AfterFunc(r.Context(), func() { c.end(errClientGone) })
@@ -125,10 +135,71 @@ func (hc *httpCalls) start(r *http.Request, principal string, id json.RawMessage
 	if key, ok := idKey(id); ok {
 		remove = hc.add(callKey{principal, key}, c)
 	}
-	return r.WithContext(context.WithValue(c.ctx, httpCallKey{}, c)), func() {
+	return c, func() {
 		gone()
 		remove()
 		cancel(nil)
+	}
+}
+
+// startBatch keeps each tools/call of the principal's batch body, carried by the
+// POST r, as track does, and returns the body to serve, each call tagged in its
+// params' _meta (metaCallTag) for bind to find it, and the function to call once
+// the batch is answered. A body it cannot read is returned as it is.
+func (hc *httpCalls) startBatch(r *http.Request, principal string, body []byte) ([]byte, func()) {
+	var elems []json.RawMessage
+	if json.Unmarshal(body, &elems) != nil {
+		return body, func() {}
+	}
+	var dones []func()
+	done := func() {
+		for _, d := range dones {
+			d()
+		}
+	}
+	for i, e := range elems {
+		f := parseMessage(e)
+		if f.kind != frameRequest || f.method != "tools/call" {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(e, &m) != nil {
+			continue
+		}
+		tag := rand.Text()
+		m["params"] = withMeta(m["params"], metaCallTag, json.RawMessage(`"`+tag+`"`))
+		tagged, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		c, d := hc.track(r, principal, f.id)
+		dones = append(dones, d, hc.tag(c, tag))
+		elems[i] = tagged
+	}
+	out, err := json.Marshal(elems)
+	if err != nil {
+		done()
+		return body, func() {}
+	}
+	return out, done
+}
+
+// metaCallTag is the key of _meta under which a call of a batch carries its tag
+// (see startBatch).
+const metaCallTag = "luatool/call-tag"
+
+// tag keeps c under tag, for bind, until the function returned is called.
+func (hc *httpCalls) tag(c *httpCall, tag string) func() {
+	hc.mu.Lock()
+	if hc.tagged == nil {
+		hc.tagged = map[string]*httpCall{}
+	}
+	hc.tagged[tag] = c
+	hc.mu.Unlock()
+	return func() {
+		hc.mu.Lock()
+		delete(hc.tagged, tag)
+		hc.mu.Unlock()
 	}
 }
 
@@ -142,21 +213,14 @@ func (hc *httpCalls) startSession(r *http.Request, principal, session string, id
 	if !ok {
 		return func() {}
 	}
-	c, _ := newHTTPCall(r.Context()) // ended by a cancellation only
+	c, _ := newHTTPCall(r.Context(), principal) // ended by a cancellation only
 	remove := hc.add(callKey{principal, session + " " + key}, c)
 	tag := rand.Text()
-	hc.mu.Lock()
-	if hc.tagged == nil {
-		hc.tagged = map[string]*httpCall{}
-	}
-	hc.tagged[tag] = c
-	hc.mu.Unlock()
+	untag := hc.tag(c, tag)
 	r.Header.Set(callTagHeader, tag)
 	return func() {
 		remove()
-		hc.mu.Lock()
-		delete(hc.tagged, tag)
-		hc.mu.Unlock()
+		untag()
 	}
 }
 
@@ -201,16 +265,24 @@ func (hc *httpCalls) cancel(principal, session string, params json.RawMessage, l
 
 // bind returns ctx ending also when the POST of the call served under it ends (the
 // client cancelled or went away), the POST's httpCall (nil for a call not served
-// over HTTP), and the function that releases what bind set up. extra is the call's,
-// which names the httpCall of a session's call.
-func (hc *httpCalls) bind(ctx context.Context, extra *mcp.RequestExtra) (context.Context, *httpCall, func()) {
+// over HTTP), and the function that releases what bind set up. A call of a session
+// or of a batch names its httpCall by a tag (in its POST's header, or its params'
+// _meta), taken only from a call of the same principal.
+func (hc *httpCalls) bind(ctx context.Context, req *mcp.CallToolRequest) (context.Context, *httpCall, func()) {
+	var tag string
+	if req.Extra != nil && req.Extra.Header != nil {
+		tag = req.Extra.Header.Get(callTagHeader)
+	}
+	if t, ok := req.Params.Meta[metaCallTag].(string); ok {
+		tag = t
+	}
 	c, _ := ctx.Value(httpCallKey{}).(*httpCall)
-	if c == nil && extra != nil && extra.Header != nil {
-		if tag := extra.Header.Get(callTagHeader); tag != "" {
-			hc.mu.Lock()
-			c = hc.tagged[tag]
-			hc.mu.Unlock()
+	if tag != "" {
+		hc.mu.Lock()
+		if t := hc.tagged[tag]; t != nil && t.principal == principal(req.Extra, nil).Name {
+			c = t
 		}
+		hc.mu.Unlock()
 	}
 	if c == nil {
 		return ctx, nil, func() {}

@@ -145,3 +145,40 @@ func TestHTTPCancelOfASharedIDEndsNone(t *testing.T) {
 		}
 	}
 }
+
+// A cancel ends the one call of a batch (protocol 2025-03-26) it names, and not
+// the others of the batch; a forged tag in a call's _meta binds it to nothing.
+func TestHTTPCancelEndsACallOfABatch(t *testing.T) {
+	f := newHTTPFixture(t, HTTPOptions{})
+	call := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"Block","arguments":{},"_meta":{"luatool/call-tag":"forged"}}}`
+	}
+	batch := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, f.url+"/mcp", strings.NewReader("["+call("7")+","+call("8")+"]"))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+		req.Header.Set("Authorization", "Bearer "+aliceToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			batch <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		batch <- string(data)
+	}()
+	f.waitEntered(t, "the batch's first call")
+	f.waitEntered(t, "the batch's second call")
+	answerOf(t, f.postAs(context.Background(), aliceToken, cancelSeven), "alice's cancel")
+	f.waitLog(t, `level=INFO msg=cancel principal=alice request=7 calls=1\n`)
+	f.waitLog(t, `level=WARN msg="tool call" principal=alice tool=Block duration=\S+ outcome=cancelled reason="the client cancelled the request" since_cancel=\S+ `)
+	if n := f.srv.InFlight(); n != 1 {
+		t.Errorf("%d calls in flight after the cancel of one of two, want 1", n)
+	}
+	f.releaseAll()
+	if got := answerOf(t, batch, "the batch"); !regexp.MustCompile(`"id":8,"result":\{[^}]*"text":"released"`).MatchString(got) {
+		t.Errorf("the batch's answer: %s", got)
+	}
+}

@@ -319,7 +319,7 @@ func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) bool {
 // logs one line for the call: who, which tool, how long, and how it ended.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
-	ctx, post, unbind := s.inflight.bind(ctx, req.Extra)
+	ctx, post, unbind := s.inflight.bind(ctx, req)
 	defer unbind()
 	p := principal(req.Extra, req.Session)
 	ctx = engine.WithPrincipal(ctx, p)

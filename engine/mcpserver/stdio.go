@@ -774,36 +774,13 @@ func (c *stdioConn) restoreSubscription(params json.RawMessage) json.RawMessage 
 	return withSubscriptionID(params, call.id)
 }
 
-// meta is the _meta of a JSON object (params or a result), nil if it has none.
-func meta(obj json.RawMessage) map[string]json.RawMessage {
-	var o struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	_ = json.Unmarshal(obj, &o)
-	return o.Meta
-}
-
 // withSubscriptionID is the JSON object obj whose _meta, if it names a
 // subscription, names id instead.
 func withSubscriptionID(obj, id json.RawMessage) json.RawMessage {
-	m := meta(obj)
-	if m[metaSubscriptionID] == nil {
+	if meta(obj)[metaSubscriptionID] == nil {
 		return obj
 	}
-	var o map[string]json.RawMessage
-	if json.Unmarshal(obj, &o) != nil {
-		return obj
-	}
-	m[metaSubscriptionID] = id
-	var err error
-	if o["_meta"], err = json.Marshal(m); err != nil {
-		return obj
-	}
-	out, err := json.Marshal(o)
-	if err != nil {
-		return obj
-	}
-	return out
+	return withMeta(obj, metaSubscriptionID, id)
 }
 
 // substituteToken puts a string token of the server's in place of a numeric

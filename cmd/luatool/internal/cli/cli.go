@@ -301,9 +301,9 @@ Instances behind a load balancer share each principal's session only with one
 
 Over HTTP every request stands alone, as instances behind a load balancer need.
 --sessions keeps a session (Mcp-Session-Id) for each client that opens one with
-initialize: its own stream (GET) for list and resource changes outside a call, its
-end by DELETE, and event ids, so that a client whose stream broke resumes it with
-Last-Event-ID. Sessions live in the process: use --sessions for one instance, or
+initialize: state of its own (as over stdio), its own stream (GET) for list and
+resource changes outside a call, its end by DELETE, and event ids, so that a client
+whose stream broke resumes it with Last-Event-ID. Sessions live in the process: use --sessions for one instance, or
 behind a load balancer that routes by Mcp-Session-Id. A session is its principal's
 only (403 to another), a principal holds at most 64 (429 past them), and one idle
 for 30 minutes ends; a notifications/cancelled on a session ends that session's
