@@ -17,6 +17,11 @@ const guardTime = 20 * time.Second
 // postAs posts body as a client of protocol 2025-06-18 with a token, under ctx, and
 // sends the response's body (or the error) on the channel it returns.
 func (f *httpFixture) postAs(ctx context.Context, token, body string) <-chan string {
+	return f.postVersion(ctx, token, "2025-06-18", body)
+}
+
+// postVersion is postAs for a client of protocol version.
+func (f *httpFixture) postVersion(ctx context.Context, token, version, body string) <-chan string {
 	out := make(chan string, 1)
 	go func() {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url+"/mcp", strings.NewReader(body))
@@ -26,7 +31,7 @@ func (f *httpFixture) postAs(ctx context.Context, token, body string) <-chan str
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		req.Header.Set("Mcp-Protocol-Version", version)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -153,22 +158,7 @@ func TestHTTPCancelEndsACallOfABatch(t *testing.T) {
 	call := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"Block","arguments":{},"_meta":{"luatool/call-tag":"forged"}}}`
 	}
-	batch := make(chan string, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodPost, f.url+"/mcp", strings.NewReader("["+call("7")+","+call("8")+"]"))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
-		req.Header.Set("Authorization", "Bearer "+aliceToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			batch <- err.Error()
-			return
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		batch <- string(data)
-	}()
+	batch := f.postVersion(context.Background(), aliceToken, "2025-03-26", "["+call("7")+","+call("8")+"]")
 	f.waitEntered(t, "the batch's first call")
 	f.waitEntered(t, "the batch's second call")
 	answerOf(t, f.postAs(context.Background(), aliceToken, cancelSeven), "alice's cancel")
