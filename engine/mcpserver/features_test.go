@@ -143,7 +143,7 @@ func TestPromptsAndResourcesOverMCP(t *testing.T) {
 }
 
 // A reload that adds a prompt or a resource sends its list_changed, and the new one
-// is listed and served; one that removes it too.
+// is listed and served; one that changes how it is listed, or removes it, too.
 func TestFeatureReloadNotifies(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -190,6 +190,31 @@ func TestFeatureReloadNotifies(t *testing.T) {
 	wait("prompts")
 	if _, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summary"}); err == nil {
 		t.Error("a removed prompt is still served")
+	}
+
+	if err := writeFile(dir, "review.lua", strings.Replace(reviewPrompt, "Review a file", "Review one file", 1)); err != nil {
+		t.Fatal(err)
+	}
+	eng.Refresh()
+	wait("prompts")
+	if list, err := session.ListPrompts(ctx, nil); err != nil || list.Prompts[0].Description != "Review one file" {
+		t.Errorf("prompts after the change: %+v, %v", list, err)
+	}
+	if err := writeFile(dir, "readme.lua", strings.Replace(readmeResource, "text/markdown", "text/plain", 1)); err != nil {
+		t.Fatal(err)
+	}
+	eng.Refresh()
+	wait("resources")
+	if list, err := session.ListResources(ctx, nil); err != nil || list.Resources[0].MIMEType != "text/plain" {
+		t.Errorf("resources after the change: %+v, %v", list, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "readme.lua")); err != nil {
+		t.Fatal(err)
+	}
+	eng.Refresh()
+	wait("resources")
+	if list, err := session.ListResources(ctx, nil); err != nil || len(list.Resources) != 0 {
+		t.Errorf("resources after the removal: %+v, %v", list, err)
 	}
 }
 
