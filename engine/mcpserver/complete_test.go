@@ -55,19 +55,7 @@ var completionFiles = map[string]string{
 // logs.
 func completeServer(t *testing.T, files map[string]string) (*mcp.ClientSession, *syncbuf.Buffer) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		if err := writeFile(dir, name, body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
-		t.Fatal(diags)
-	}
+	eng := featureEngine(t, t.TempDir(), files)
 	var log syncbuf.Buffer
 	srv := New(eng, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	t.Cleanup(srv.Close)

@@ -47,9 +47,9 @@ const (
 }`
 )
 
-// featureServer serves the files of dir (written first) to an in-memory client,
-// with handlers counting the prompts' and resources' list_changed notifications.
-func featureServer(t *testing.T, dir string, files map[string]string) (*engine.Engine, *mcp.ClientSession, chan string) {
+// featureEngine loads the files of dir, written first, into an engine, with no
+// error.
+func featureEngine(t *testing.T, dir string, files map[string]string) *engine.Engine {
 	t.Helper()
 	for name, body := range files {
 		if err := writeFile(dir, name, body); err != nil {
@@ -63,6 +63,14 @@ func featureServer(t *testing.T, dir string, files map[string]string) (*engine.E
 	if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
+	return eng
+}
+
+// featureServer serves the files of dir (written first) to an in-memory client,
+// with handlers counting the prompts' and resources' list_changed notifications.
+func featureServer(t *testing.T, dir string, files map[string]string) (*engine.Engine, *mcp.ClientSession, chan string) {
+	t.Helper()
+	eng := featureEngine(t, dir, files)
 	changed := make(chan string, 16)
 	_, session := connect(t, eng, &mcp.ClientOptions{
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { changed <- "prompts" },

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/diag"
-	"github.com/luatool/luatool/engine/luaload"
 )
 
 // resourceFile is a resource of one URI whose content is text.
@@ -28,24 +28,44 @@ const touchTool = `return { name = "Touch", prompt = "p", isReadOnly = true,
   inputSchema = { type = "object", properties = { uri = { type = "string" } } },
   call = function(input, ctx) ctx:resourceUpdated(input.uri) return "touched" end }`
 
-// A subscriber is a client session and the URIs it was told were updated.
+// A subscriber is a client session, the URIs it was told were updated, and the
+// acknowledgements of its subscriptions/listen.
 type subscriber struct {
 	*mcp.ClientSession
 	updated chan string
+	acked   chan struct{}
 }
 
-// callTextArgs calls a tool with args and returns its text and isError.
-func callTextArgs(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+// newSubscriber returns a client that records what a subscriber is told.
+func newSubscriber() (*mcp.Client, subscriber) {
+	s := subscriber{updated: make(chan string, 64), acked: make(chan struct{}, 8)}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { s.updated <- req.Params.URI },
+	})
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				s.acked <- struct{}{}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return c, s
+}
+
+// listen subscribes a client of protocol 2026-07-28 to uri: the SDK's Subscribe
+// sends a subscriptions/listen and returns, and the server holds the subscription
+// once it acknowledges the listen.
+func (s subscriber) listen(t *testing.T, uri string) {
 	t.Helper()
-	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+	if err := s.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
 	}
-	var parts []string
-	for _, c := range res.Content {
-		parts = append(parts, c.(*mcp.TextContent).Text)
+	select {
+	case <-s.acked:
+	case <-time.After(20 * time.Second): // a hang guard
+		t.Fatal("the listen was not acknowledged")
 	}
-	return strings.Join(parts, "\n"), res.IsError
 }
 
 // next returns the next URI the subscriber is told of.
@@ -65,33 +85,19 @@ func (s subscriber) next(t *testing.T) string {
 // (2025-11-25, the last before subscriptions/listen, when "").
 func subscriptionServer(t *testing.T, dir string, files map[string]string) (*engine.Engine, *Server, func(version string) subscriber) {
 	t.Helper()
-	for name, body := range files {
-		if err := writeFile(dir, name, body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
-		t.Fatal(diags)
-	}
+	eng := featureEngine(t, dir, files)
 	srv := New(eng, Options{})
 	t.Cleanup(srv.Close)
 	return eng, srv, func(version string) subscriber {
 		if version == "" {
 			version = "2025-11-25"
 		}
-		s := subscriber{updated: make(chan string, 64)}
+		client, s := newSubscriber()
 		st, ct := mcp.NewInMemoryTransports()
 		if _, err := srv.MCP().Connect(context.Background(), st, nil); err != nil {
 			t.Fatal(err)
 		}
-		opts := &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			s.updated <- req.Params.URI
-		}}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,11 +264,7 @@ func TestResourceSubscriptionListen(t *testing.T) {
 	dir := t.TempDir()
 	eng, srv, connect := subscriptionServer(t, dir, map[string]string{"readme.lua": readmeResource, "touch.lua": touchTool})
 	a, b := connect("2026-07-28"), connect("2026-07-28")
-	// The SDK's Subscribe of that protocol opens a listen and returns once the
-	// server acknowledges it, holding the subscription.
-	if err := a.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "docs://readme"}); err != nil {
-		t.Fatal(err)
-	}
+	a.listen(t, "docs://readme")
 	if text, isError := callTextArgs(t, b.ClientSession, "Touch", map[string]any{"uri": "docs://readme"}); isError {
 		t.Fatalf("Touch: %s", text)
 	}
@@ -291,14 +293,7 @@ func TestResourceSubscriptionListen(t *testing.T) {
 // resource it subscribed to; its completions are answered.
 func TestFeaturesOverStdio(t *testing.T) {
 	dir := t.TempDir()
-	if err := writeFile(dir, "readme.lua", resourceFile("docs://readme", "v1")); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.Load(engine.DirSource(dir))
+	eng := featureEngine(t, dir, map[string]string{"readme.lua": resourceFile("docs://readme", "v1")})
 	srv := New(eng, Options{})
 	t.Cleanup(srv.Close)
 	serverIn, clientOut := io.Pipe()
@@ -356,5 +351,39 @@ func TestFeaturesOverStdio(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Errorf("ServeStdio: %v", err)
+	}
+}
+
+// Over stateless HTTP, a client of protocol 2026-07-28 subscribes through
+// subscriptions/listen and is told of changes on that stream; a client of an
+// earlier protocol is answered {} (its session ends with the POST, and there is no
+// stream to tell it on).
+func TestResourceSubscriptionsOverHTTP(t *testing.T) {
+	dir := t.TempDir()
+	_, srv, _ := subscriptionServer(t, dir, map[string]string{"readme.lua": readmeResource, "touch.lua": touchTool})
+	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
+	t.Cleanup(hs.Close)
+	connect := func(version string) subscriber {
+		client, s := newSubscriber()
+		cs, err := client.Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		s.ClientSession = cs
+		return s
+	}
+	ctx := context.Background()
+	old, modern := connect("2025-11-25"), connect("2026-07-28")
+	if err := old.Subscribe(ctx, &mcp.SubscribeParams{URI: "docs://readme"}); err != nil {
+		t.Errorf("subscribe, protocol 2025-11-25: %v", err)
+	}
+	modern.listen(t, "docs://readme")
+	if text, isError := callTextArgs(t, old.ClientSession, "Touch", map[string]any{"uri": "docs://readme"}); isError {
+		t.Fatalf("Touch: %s", text)
+	}
+	if got := modern.next(t); got != "docs://readme" {
+		t.Errorf("told of %s", got)
 	}
 }
