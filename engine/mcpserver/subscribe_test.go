@@ -117,6 +117,9 @@ func TestResourceSubscriptions(t *testing.T) {
 	eng, _, connect := subscriptionServer(t, dir, map[string]string{
 		"readme.lua": resourceFile("docs://readme", "v1"), "other.lua": resourceFile("docs://other", "v1"),
 		"notes.lua": notesTemplate, "touch.lua": touchTool,
+		"early.lua": `return { name = "Early", prompt = "p", isReadOnly = true, inputSchema = { type = "object" },
+  validateInput = function(input, ctx) ctx:resourceUpdated("docs://readme") return true end,
+  call = function() return "called" end }`,
 	})
 	a, b := connect(""), connect("")
 	if caps := a.InitializeResult().Capabilities; caps.Resources == nil || !caps.Resources.Subscribe {
@@ -182,10 +185,14 @@ func TestResourceSubscriptions(t *testing.T) {
 		t.Errorf("told of more than was subscribed to: a %d, b %d", len(a.updated), len(b.updated))
 	}
 
-	// A tool may only report a URI a resource serves.
+	// A tool may only report a URI a resource serves, and only from call.
 	text, isError := callTextArgs(t, a.ClientSession, "Touch", map[string]any{"uri": "docs://readm"})
 	if !isError || !strings.Contains(text, "ctx:resourceUpdated: no such resource: docs://readm (did you mean docs://readme?)") {
 		t.Errorf("Touch of an unknown URI = %q, %v", text, isError)
+	}
+	text, isError = callTextArgs(t, a.ClientSession, "Early", map[string]any{})
+	if !isError || !strings.Contains(text, "ctx:resourceUpdated is not available here: only call() may report a change") {
+		t.Errorf("ctx:resourceUpdated in validateInput = %q, %v", text, isError)
 	}
 }
 
