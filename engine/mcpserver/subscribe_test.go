@@ -393,4 +393,6 @@ func TestResourceSubscriptionsOverHTTP(t *testing.T) {
 	if got := modern.next(t); got != "docs://readme" {
 		t.Errorf("told of %s", got)
 	}
+	// The old client's subscription ended with its POST; the listen holds on.
+	waitSubscriptions(t, srv, []int{1})
 }
