@@ -131,7 +131,8 @@
 // Load is incremental: a source read again keeps the last good version of a file
 // that no longer loads. Watch keeps the tools current as their files change, and
 // Subscribe reports each change (added, updated, removed, failed; and the same for
-// hook files and features).
+// hook files and features, and a change of what a feature serves that a call
+// reports, CallContext.FeatureChanged).
 //
 // # Prompts and resources
 //

@@ -8,8 +8,9 @@ import "log/slog"
 // registry within the keys of its kind (Registry.Features): two files of a
 // directory that declare one key are both left out, and a later directory overrides
 // an earlier one. Its changes are reported as Events of the kinds "KIND added",
-// "KIND updated" and "KIND removed", named by its key. A Feature must be safe for
-// concurrent use.
+// "KIND updated" and "KIND removed", named by its key, and a change of what it serves
+// that a call makes (CallContext.FeatureChanged) as one of the kind "KIND changed". A
+// Feature must be safe for concurrent use.
 type Feature interface {
 	// Kind names the kind of feature ("prompt", "resource"): each kind has keys of
 	// its own.
@@ -52,3 +53,15 @@ type featureLog struct {
 }
 
 func (f featureLog) Log(line string) { f.logger.Info(f.kind+" log", f.kind, f.key, "line", line) }
+
+// FeatureChanged tells the engine's subscribers that what the feature of kind and
+// key serves has changed by the call's doing (a tool wrote the content of a
+// resource): an Event of the kind kind+" changed", named key, with no File, since
+// the definition is the same. It returns once the subscribers have been told; a
+// CallContext of no engine tells nobody.
+func (cc *CallContext) FeatureChanged(kind, key string) {
+	if cc == nil || cc.engine == nil {
+		return
+	}
+	cc.engine.publish(Event{Kind: EventKind(kind + " changed"), Name: key})
+}

@@ -40,7 +40,9 @@ const (
 
 	// A Feature's changes (a prompt's, a resource's) are reported with its kind
 	// followed by " added", " updated" or " removed" ("prompt added"), named by its
-	// key: package engine/feature names them (feature.PromptAdded, ...).
+	// key, and a change of what it serves made by a call with " changed"
+	// (CallContext.FeatureChanged): package engine/feature names them
+	// (feature.PromptAdded, ...).
 	// HookAdded, HookUpdated and HookRemoved are the same for a hook file, whose
 	// event and matcher are Name.
 	HookAdded   EventKind = "hook added"
@@ -93,8 +95,10 @@ func (ev Event) String() string {
 }
 
 // Subscribe calls fn with every event from now on, in order, from the goroutine that
-// loads (Load, Refresh or Watch), after the new snapshot is in place. fn must not
-// block for long and must not call Load or Refresh. The returned function ends the
+// loads (Load, Refresh or Watch), after the new snapshot is in place, or, for a
+// feature's "changed" event, from the call that reports it
+// (CallContext.FeatureChanged). fn must not block for long and must not call Load or
+// Refresh. The returned function ends the
 // subscription.
 func (e *Engine) Subscribe(fn func(Event)) (unsubscribe func()) {
 	e.loadMu.Lock()

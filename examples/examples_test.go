@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,7 +158,8 @@ func TestGitHubIssuesOverMCP(t *testing.T) {
 
 // TestPromptsOverMCP serves the prompts/ directory over MCP: the prompt is listed
 // with its arguments and rendered for them, a bad argument value is the prompt's own
-// error, and the resource template is listed and read.
+// error, the resource template is listed and read, and the prompt's style and the
+// template's language complete.
 func TestPromptsOverMCP(t *testing.T) {
 	root := t.TempDir()
 	e, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{})}, Roots: []string{root}, Cwd: root})
@@ -195,6 +197,22 @@ func TestPromptsOverMCP(t *testing.T) {
 	}
 	if _, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "style://cobol"}); err == nil || !strings.Contains(err.Error(), "no style guide for cobol") {
 		t.Errorf("resources/read style://cobol = %v", err)
+	}
+
+	for _, tt := range []struct {
+		ref        mcp.CompleteReference
+		arg, typed string
+		want       []string
+	}{
+		{mcp.CompleteReference{Type: "ref/prompt", Name: "commit_message"}, "style", "c", []string{"conventional"}},
+		{mcp.CompleteReference{Type: "ref/prompt", Name: "commit_message"}, "style", "", []string{"conventional", "plain"}},
+		{mcp.CompleteReference{Type: "ref/resource", URI: "style://{language}"}, "language", "", []string{"go", "lua"}},
+		{mcp.CompleteReference{Type: "ref/resource", URI: "style://{language}"}, "language", "l", []string{"lua"}},
+	} {
+		got, err := session.Complete(ctx, &mcp.CompleteParams{Ref: &tt.ref, Argument: mcp.CompleteParamsArgument{Name: tt.arg, Value: tt.typed}})
+		if err != nil || !slices.Equal(got.Completion.Values, tt.want) {
+			t.Errorf("completion/complete %s %s %q = %+v, %v; want %v", tt.ref.Name+tt.ref.URI, tt.arg, tt.typed, got, err, tt.want)
+		}
 	}
 }
 

@@ -10,8 +10,13 @@
 //
 // Prompts and Resources list those of a registry snapshot; GetPrompt checks the
 // arguments and renders a prompt, ReadResource reads the resource of a URI or of the
-// first template that matches it. Their code only computes: host functions that read
-// or touch the world refuse, since no permission check guards what a client asks of
-// them, and they see no principal's session (engine.Engine.FeatureContext). Package
-// engine/mcpserver serves them to MCP clients.
+// first template that matches it. CompletePrompt and CompleteResource complete the
+// value of a prompt's argument or a template's variable (a Completion: a list or a
+// function), for MCP's completion/complete. ReportChange lets a tool's call say that
+// the content at a URI changed (an engine.Event of kind ResourceChanged), as a reload
+// of a resource's file does (ResourceUpdated), for the clients subscribed to it.
+// Their code only computes: host functions that read or touch the world refuse,
+// since no permission check guards what a client asks of them, and they see no
+// principal's session (engine.Engine.FeatureContext). Package engine/mcpserver
+// serves them to MCP clients.
 package feature

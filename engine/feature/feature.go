@@ -1,6 +1,7 @@
 package feature
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -23,7 +24,29 @@ const (
 	ResourceAdded   engine.EventKind = kindResource + " added"
 	ResourceUpdated engine.EventKind = kindResource + " updated"
 	ResourceRemoved engine.EventKind = kindResource + " removed"
+	// ResourceChanged reports that the content at a URI (Event.Name, which a
+	// template may serve) changed by a call's doing (ReportChange); the resource's
+	// definition is the same.
+	ResourceChanged engine.EventKind = kindResource + " changed"
 )
+
+// ReportChange tells the engine's subscribers, from the code of a call (cc), that
+// the content at uri has changed (a tool wrote what a resource serves): an
+// engine.Event of kind ResourceChanged named uri, which package engine/mcpserver
+// sends as notifications/resources/updated to the clients subscribed to uri. A URI
+// no resource of cc's snapshot serves is an error wrapping ErrUnknownResource, with
+// the closest URI, and nobody is told.
+func ReportChange(cc *engine.CallContext, uri string) error {
+	reg := cc.Registry()
+	if reg == nil { // code outside any call
+		return fmt.Errorf("%w: %s", ErrUnknownResource, uri)
+	}
+	if _, err := FindResource(reg, uri); err != nil {
+		return err
+	}
+	cc.FeatureChanged(kindResource, uri)
+	return nil
+}
 
 // Prompts returns the prompts of reg, in name order.
 func Prompts(reg *engine.Registry) []*Prompt {

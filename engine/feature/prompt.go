@@ -38,6 +38,8 @@ type PromptArgument struct {
 	Description string `json:"description,omitempty"`
 	// Required arguments must be given to get the prompt.
 	Required bool `json:"required,omitempty"`
+	// Complete, if set, says how to complete the argument's value (CompletePrompt).
+	Complete *Completion `json:"-"`
 }
 
 // A PromptMessage is one message of a rendered prompt: its role ("user" or
@@ -85,7 +87,7 @@ func (p *Prompt) Key() string { return p.def.Name }
 func (p *Prompt) String() string { return fmt.Sprintf("%s name %q", kindPrompt, p.def.Name) }
 
 // Check says what is wrong with the definition: a name, a Get function, arguments
-// with unique, non-empty names. Its problems are diag.MemberErrors (members
+// with unique, non-empty names, each completion with values or a function. Its problems are diag.MemberErrors (members
 // "name", "get", "arguments"), joined.
 func (p *Prompt) Check() error {
 	def := p.def
@@ -105,6 +107,11 @@ func (p *Prompt) Check() error {
 			errs = append(errs, &diag.MemberError{Member: "arguments", Err: fmt.Errorf("argument %q is declared twice", a.Name)})
 		}
 		seen[a.Name] = true
+		if a.Complete != nil {
+			if err := a.Complete.check(); err != nil {
+				errs = append(errs, &diag.MemberError{Member: "arguments", Err: fmt.Errorf("argument %d: complete: %w", i+1, err)})
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -173,15 +180,10 @@ func (e *argsError) Is(target error) bool { return target == ErrPromptArguments 
 // naming the prompt; it ends that request only.
 func GetPrompt(ctx context.Context, e *engine.Engine, name string, args map[string]string) (*PromptResult, error) {
 	reg := e.Registry()
-	f, ok := reg.Feature(kindPrompt, name)
-	if !ok {
-		hint := ""
-		if s := spell.Suggest(name, promptNames(Prompts(reg))); s != "" {
-			hint = fmt.Sprintf(" (did you mean %s?)", s)
-		}
-		return nil, fmt.Errorf("%w: %s%s", ErrUnknownPrompt, name, hint)
+	p, err := lookupPrompt(reg, name)
+	if err != nil {
+		return nil, err
 	}
-	p := f.(*Prompt)
 	if err := p.checkArgs(args); err != nil {
 		return nil, err
 	}
@@ -200,6 +202,20 @@ func GetPrompt(ctx context.Context, e *engine.Engine, name string, args map[stri
 		}
 	}
 	return &PromptResult{Description: p.def.Description, Messages: msgs}, nil
+}
+
+// lookupPrompt returns the prompt name of reg, or an error wrapping
+// ErrUnknownPrompt with the closest name on offer.
+func lookupPrompt(reg *engine.Registry, name string) (*Prompt, error) {
+	f, ok := reg.Feature(kindPrompt, name)
+	if !ok {
+		hint := ""
+		if s := spell.Suggest(name, promptNames(Prompts(reg))); s != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		return nil, fmt.Errorf("%w: %s%s", ErrUnknownPrompt, name, hint)
+	}
+	return f.(*Prompt), nil
 }
 
 // checkMessage says what is wrong with a prompt message, if anything.

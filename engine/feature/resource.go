@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
@@ -30,6 +32,9 @@ type ResourceDef struct {
 	// template's variables as uri fills them in (nil for a plain URI); cc is as for
 	// PromptDef.Get.
 	Read func(ctx context.Context, uri string, params map[string]string, cc *engine.CallContext) (ResourceContents, error)
+	// Complete says, for a template, how to complete the values of its variables
+	// (CompleteResource), by variable name; variables it leaves out offer nothing.
+	Complete map[string]*Completion
 	// Source says where the resource was defined: the file, for a loaded one.
 	Source string
 }
@@ -87,6 +92,7 @@ func NewResource(def ResourceDef) *Resource {
 		}
 		r.tmpl = t
 	}
+	r.checkCompletions(fail)
 	if def.Name == "" {
 		fail("name", "a resource must have a name")
 	}
@@ -95,6 +101,34 @@ func NewResource(def ResourceDef) *Resource {
 	}
 	r.problems = errors.Join(errs...)
 	return r
+}
+
+// checkCompletions reports, with fail, the completions of def.Complete that name no
+// variable of the template or declare neither values nor a function.
+func (r *Resource) checkCompletions(fail func(member, format string, args ...any)) {
+	if len(r.def.Complete) > 0 && r.def.URITemplate == "" {
+		fail("complete", "complete is for the variables of a uriTemplate; a uri has none")
+		return
+	}
+	var vars []string
+	if r.tmpl != nil {
+		vars = r.tmpl.Varnames()
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.def.Complete)) {
+		switch {
+		case r.tmpl == nil: // the template's own problem is reported
+		case !slices.Contains(vars, name):
+			msg := fmt.Sprintf("complete: uriTemplate %q has no variable %q", r.def.URITemplate, name)
+			if s := spell.Suggest(name, vars); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			fail("complete", "%s", msg)
+		default:
+			if err := r.def.Complete[name].check(); err != nil {
+				fail("complete", "complete: variable %q: %v", name, err)
+			}
+		}
+	}
 }
 
 // Kind is "resource": resources have URIs of their own.
@@ -107,9 +141,9 @@ func (r *Resource) Key() string { return r.URI() }
 func (r *Resource) String() string { return fmt.Sprintf("%s URI %q", kindResource, r.URI()) }
 
 // Check says what is wrong with the definition: exactly one of URI and URITemplate,
-// absolute (with a scheme), the template well formed; a name; a Read function. Its
-// problems are diag.MemberErrors (members "uri", "uriTemplate", "name", "read"),
-// joined.
+// absolute (with a scheme), the template well formed; a name; a Read function;
+// completions of the template's variables only. Its problems are diag.MemberErrors
+// (members "uri", "uriTemplate", "name", "read", "complete"), joined.
 func (r *Resource) Check() error { return r.problems }
 
 // hasScheme reports whether a URI template starts with a scheme before its first
@@ -173,11 +207,7 @@ func ReadResource(ctx context.Context, e *engine.Engine, uri string) (*ResourceC
 	resources := Resources(reg)
 	r, params, ok := matchResource(resources, uri)
 	if !ok {
-		hint := ""
-		if s := spell.Suggest(uri, resourceURIs(resources)); s != "" {
-			hint = fmt.Sprintf(" (did you mean %s?)", s)
-		}
-		return nil, fmt.Errorf("%w: %s%s", ErrUnknownResource, uri, hint)
+		return nil, unknownResource(uri, resources)
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.Options().Timeout)
 	defer cancel()
@@ -209,6 +239,28 @@ func matchResource(resources []*Resource, uri string) (*Resource, map[string]str
 		}
 	}
 	return nil, nil, false
+}
+
+// FindResource returns the resource of reg that serves uri, as ReadResource finds
+// it: the resource of that URI, or else the first template that matches it. A URI
+// nothing serves is an error wrapping ErrUnknownResource, with the closest URI.
+func FindResource(reg *engine.Registry, uri string) (*Resource, error) {
+	resources := Resources(reg)
+	r, _, ok := matchResource(resources, uri)
+	if !ok {
+		return nil, unknownResource(uri, resources)
+	}
+	return r, nil
+}
+
+// unknownResource is the error of a URI none of resources serves, with the closest
+// of their URIs.
+func unknownResource(uri string, resources []*Resource) error {
+	hint := ""
+	if s := spell.Suggest(uri, resourceURIs(resources)); s != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return fmt.Errorf("%w: %s%s", ErrUnknownResource, uri, hint)
 }
 
 func resourceURIs(rs []*Resource) []string {

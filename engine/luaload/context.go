@@ -29,6 +29,8 @@ import (
 //	ctx:summarize(content, prompt)     the host's model's answer to prompt about
 //	                                   content (call only), or nil, why and
 //	                                   "unavailable" (no model) or "failed"
+//	ctx:resourceUpdated(uri)           tell MCP clients subscribed to uri that its
+//	                                   content changed (call only; feature.ReportChange)
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
 //	ctx.state:update(key, fn)          atomic read-modify-write: fn(old) returns the new value
 //	ctx.readFileState:get(path)        what the model was shown of the file, or nil:
@@ -147,6 +149,7 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 			return 1
 		}
 	}
+	method(t, c.view, "ctx", "resourceUpdated", c.resourceUpdated)
 	method(t, c.view, "ctx", "protected", protected((*engine.CallContext).Protected))
 	method(t, c.view, "ctx", "protectedWithin", protected((*engine.CallContext).ProtectedWithin))
 	state := L.CreateTable(0, 2)

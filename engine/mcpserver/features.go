@@ -22,7 +22,13 @@ import (
 // feature.GetPrompt and feature.ReadResource: an unknown prompt or bad arguments are
 // invalid params (-32602), an unknown resource is the SDK's resource-not-found error,
 // and a failing get or read an internal error (-32603) with the engine's message;
-// each ends its request only.
+// each ends its request only. completion/complete goes to feature.CompletePrompt
+// (ref/prompt) and feature.CompleteResource (ref/resource, by URI template): an
+// unknown prompt, template or argument is invalid params, as MCP specifies, with the
+// closest name; a completion function that fails or answers something other than a
+// list of strings is logged and answered with no values, since a client asks as a
+// person types and an error would only interrupt them. Resource subscriptions are in
+// subscribe.go.
 
 // syncFeatures brings the view's prompts and resources in line with the engine's
 // current snapshot, with syncMu held.
@@ -163,4 +169,34 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	s.log.Info("resource", "uri", uri, "duration", time.Since(start))
 	rc := &mcp.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+}
+
+// complete serves completion/complete.
+func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	p := req.Params
+	var args map[string]string
+	if p.Context != nil {
+		args = p.Context.Arguments
+	}
+	var c *feature.Completions
+	var err error
+	ref := p.Ref.Name
+	switch p.Ref.Type {
+	case "ref/prompt":
+		c, err = feature.CompletePrompt(ctx, s.eng, p.Ref.Name, p.Argument.Name, p.Argument.Value, args)
+	case "ref/resource":
+		ref = p.Ref.URI
+		c, err = feature.CompleteResource(ctx, s.eng, p.Ref.URI, p.Argument.Name, p.Argument.Value, args)
+	default: // the SDK refuses other types as it decodes them
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "ref.type must be ref/prompt or ref/resource, not " + p.Ref.Type}
+	}
+	switch {
+	case errors.Is(err, feature.ErrUnknownPrompt), errors.Is(err, feature.ErrUnknownResource), errors.Is(err, feature.ErrUnknownArgument):
+		s.log.Warn("completion", "ref", ref, "argument", p.Argument.Name, "error", err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	case err != nil:
+		s.log.Error("completion", "ref", ref, "argument", p.Argument.Name, "error", err)
+		c = &feature.Completions{Values: []string{}}
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: c.Values, Total: c.Total, HasMore: c.HasMore}}, nil
 }

@@ -47,9 +47,9 @@ const (
 }`
 )
 
-// featureServer serves the files of dir (written first) to an in-memory client,
-// with handlers counting the prompts' and resources' list_changed notifications.
-func featureServer(t *testing.T, dir string, files map[string]string) (*engine.Engine, *mcp.ClientSession, chan string) {
+// featureEngine loads the files of dir, written first, into an engine, with no
+// error.
+func featureEngine(t *testing.T, dir string, files map[string]string) *engine.Engine {
 	t.Helper()
 	for name, body := range files {
 		if err := writeFile(dir, name, body); err != nil {
@@ -63,6 +63,14 @@ func featureServer(t *testing.T, dir string, files map[string]string) (*engine.E
 	if diags := eng.Load(engine.DirSource(dir)); diag.HasErrors(diags) {
 		t.Fatal(diags)
 	}
+	return eng
+}
+
+// featureServer serves the files of dir (written first) to an in-memory client,
+// with handlers counting the prompts' and resources' list_changed notifications.
+func featureServer(t *testing.T, dir string, files map[string]string) (*engine.Engine, *mcp.ClientSession, chan string) {
+	t.Helper()
+	eng := featureEngine(t, dir, files)
 	changed := make(chan string, 16)
 	_, session := connect(t, eng, &mcp.ClientOptions{
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { changed <- "prompts" },
@@ -143,7 +151,7 @@ func TestPromptsAndResourcesOverMCP(t *testing.T) {
 }
 
 // A reload that adds a prompt or a resource sends its list_changed, and the new one
-// is listed and served; one that removes it too.
+// is listed and served; one that changes how it is listed, or removes it, too.
 func TestFeatureReloadNotifies(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -190,6 +198,31 @@ func TestFeatureReloadNotifies(t *testing.T) {
 	wait("prompts")
 	if _, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summary"}); err == nil {
 		t.Error("a removed prompt is still served")
+	}
+
+	if err := writeFile(dir, "review.lua", strings.Replace(reviewPrompt, "Review a file", "Review one file", 1)); err != nil {
+		t.Fatal(err)
+	}
+	eng.Refresh()
+	wait("prompts")
+	if list, err := session.ListPrompts(ctx, nil); err != nil || list.Prompts[0].Description != "Review one file" {
+		t.Errorf("prompts after the change: %+v, %v", list, err)
+	}
+	if err := writeFile(dir, "readme.lua", strings.Replace(readmeResource, "text/markdown", "text/plain", 1)); err != nil {
+		t.Fatal(err)
+	}
+	eng.Refresh()
+	wait("resources")
+	if list, err := session.ListResources(ctx, nil); err != nil || list.Resources[0].MIMEType != "text/plain" {
+		t.Errorf("resources after the change: %+v, %v", list, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "readme.lua")); err != nil {
+		t.Fatal(err)
+	}
+	eng.Refresh()
+	wait("resources")
+	if list, err := session.ListResources(ctx, nil); err != nil || len(list.Resources) != 0 {
+		t.Errorf("resources after the removal: %+v, %v", list, err)
 	}
 }
 

@@ -104,6 +104,9 @@ type Server struct {
 	viewsMu sync.RWMutex
 	views   map[*engine.Profile]*view
 
+	// subs are the resource subscriptions of the sessions (subscribe.go).
+	subs subscriptions
+
 	unsubscribe func()
 }
 
@@ -152,6 +155,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 			// Not under the engine's load lock: prompts are Lua code.
 			go s.Sync(context.Background())
 		}
+		s.resourceEvent(ev)
 	})
 	return s
 }
@@ -189,11 +193,15 @@ func (s *Server) newView(p *engine.Profile) *view {
 	// the first list.
 	v.srv = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Completions: &mcp.CompletionCapabilities{},
 		},
-		Logger: quieter(s.log),
+		CompletionHandler:  s.complete,
+		SubscribeHandler:   s.subscribeResource,
+		UnsubscribeHandler: s.unsubscribeResource,
+		Logger:             quieter(s.log),
 		// A list is the principal's: caches may keep it for that principal only.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
 	})

@@ -59,7 +59,13 @@ func goTool(name string, safe bool, call func(ctx context.Context, input map[str
 
 func callText(t *testing.T, s *mcp.ClientSession, name string) (string, bool) {
 	t.Helper()
-	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+	return callTextArgs(t, s, name, map[string]any{})
+}
+
+// callTextArgs calls a tool with args and returns its text and isError.
+func callTextArgs(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

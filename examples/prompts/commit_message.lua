@@ -13,7 +13,8 @@ local prompt = {
   name = "commit_message",
   description = "Write the commit message for the staged changes",
   arguments = {
-    { name = "style", description = "conventional or plain (default plain)" },
+    -- A client completes the style from this list as the user types it.
+    { name = "style", description = "conventional or plain (default plain)", complete = { "conventional", "plain" } },
     { name = "issue", description = "The issue the change closes, e.g. 42" },
   },
   get = function(args)

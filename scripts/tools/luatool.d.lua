@@ -106,6 +106,16 @@
 ---@field name string
 ---@field description? string
 ---@field required? boolean A get without it is refused before get runs (default false).
+---@field complete? luatool.Completion How to complete the argument's value as a person types it (MCP's completion/complete).
+
+---How to complete a value (MCP's completion/complete): a list of strings, of which those
+---starting with what was typed (without regard to case) are offered, or a function of
+---what was typed (value) and the other arguments given (args, MCP's context.arguments)
+---returning the values to offer, as they are. At most 100 are sent, with the total. A
+---function that fails (an error, or nil and a message) or returns something other than
+---a list of strings offers nothing, and the server's log says why. It only computes,
+---as get does.
+---@alias luatool.Completion string[]|fun(value: string, args: table<string, string>, ctx: luatool.Context): string[]|nil, string?
 
 ---@class luatool.PromptMessage
 ---@field role "user"|"assistant"
@@ -120,6 +130,7 @@
 ---@field name string A name for people.
 ---@field description? string What the resource holds.
 ---@field mimeType? string The type of its content, unless a read says otherwise.
+---@field complete? table<string, luatool.Completion> For a uriTemplate: how to complete each of its variables, by name.
 ---@field read fun(uri: string, ctx: luatool.Context, params: table<string, string>): string|{text: string, mimeType?: string}|{blob: string, mimeType?: string}|nil, string? The content: text, or a base64 blob; params are the template's variables. nil followed by a string is a failure with that message.
 
 ---@alias luatool.Mode "default"|"acceptEdits"|"plan"|"bypassPermissions"|"dontAsk"
@@ -166,6 +177,14 @@ function Context:log(...) end
 ---@return string? err
 ---@return "unavailable"|"failed"|nil code
 function Context:summarize(content, prompt) end
+
+---Tells the MCP clients subscribed to the resource at uri (resources/subscribe) that its
+---content changed: they are sent notifications/resources/updated. A tool that writes
+---what a resource serves calls it once it has written. Only call may; uri must be one a
+---resource serves (a template's URIs included), else it raises an error. A resource's
+---file being saved notifies its subscribers without it.
+---@param uri string
+function Context:resourceUpdated(uri) end
 
 ---Why writing the absolute path would change something luatool protects (a tool
 ---directory, a settings file, .git, a shell's or an editor's configuration: what a
