@@ -178,7 +178,7 @@ func (r *fieldReader) str(k string, required bool) string {
 }
 
 // onlyKeys says which key of m is not one of keys, with the closest that is.
-func onlyKeys(m map[string]any, keys []string, prefix string) error {
+func onlyKeys[V any](m map[string]V, keys []string, prefix string) error {
 	var unknown []string
 	for k := range m {
 		if !slices.Contains(keys, k) {
