@@ -3,6 +3,7 @@ package luaload
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -117,7 +118,7 @@ func (l *contentLint) table(t *ast.TableExpr) {
 	keys, known := blockKeys[typ.Value]
 	if !known {
 		msg := fmt.Sprintf("%s: content block type %q is not one MCP takes (text, image, audio, resource or resource_link)", l.member, typ.Value)
-		if s := spell.Suggest(typ.Value, contentTypes()); s != "" {
+		if s := spell.Suggest(typ.Value, slices.Sorted(maps.Keys(blockKeys))); s != "" {
 			msg += fmt.Sprintf("; did you mean %s?", s)
 		}
 		l.report(typ.Line(), diag.SeverityWarning, msg)
@@ -186,14 +187,4 @@ func literalFields(t *ast.TableExpr) map[string]ast.Expr {
 		}
 	}
 	return m
-}
-
-// contentTypes are the block types, for hints.
-func contentTypes() []string {
-	types := make([]string, 0, len(blockKeys))
-	for t := range blockKeys {
-		types = append(types, t)
-	}
-	slices.Sort(types)
-	return types
 }
