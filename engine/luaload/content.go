@@ -77,7 +77,7 @@ func contentBlockOf(v any) (engine.ContentBlock, error) {
 			Description: r.str("description", false), MIMEType: r.str("mimeType", false)}
 		if size, ok := m["size"]; ok {
 			n, isNum := size.(float64)
-			if !isNum || n != math.Trunc(n) {
+			if !isNum || n != math.Trunc(n) || n < 0 || n > 1<<53 {
 				r.fail(fmt.Errorf("size must be a whole number of bytes, not %v", size))
 			}
 			s := int64(n)
