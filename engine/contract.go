@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/content"
 	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/session/filestate"
@@ -174,11 +175,20 @@ type ContextChange struct {
 	State map[string]any
 }
 
-// A ContentBlock is one block of tool_result content: text, or an image.
+// A ContentBlock is one block of tool_result or prompt content, of one of MCP's
+// kinds (Type): "text" (Text), "image" or "audio" (Source: {type = "base64",
+// media_type =, data =}, as the Anthropic API takes an image), "resource" (an embedded
+// resource: Resource) or "resource_link" (Link); any may carry Annotations. Check says
+// whether a block is one MCP takes. MCP clients get every kind as it is; a model, as
+// Content's JSON renders it (see contentblock.go): text and images as they are, the
+// other kinds as the texts Claude Code gives them.
 type ContentBlock struct {
-	Type   string         `json:"type"`
-	Text   string         `json:"text,omitempty"`
-	Source map[string]any `json:"source,omitempty"`
+	Type        string               `json:"type"`
+	Text        string               `json:"text,omitempty"`
+	Source      map[string]any       `json:"source,omitempty"`
+	Resource    *content.Resource    `json:"-"`
+	Link        *content.Link        `json:"-"`
+	Annotations *content.Annotations `json:"-"`
 }
 
 // Content is the content of a tool_result.
@@ -187,19 +197,28 @@ type Content []ContentBlock
 // Text returns content made of one text block.
 func Text(s string) Content { return Content{{Type: "text", Text: s}} }
 
-// String returns the text of the text blocks, joined by newlines.
+// String returns the text the model reads of c, joined by newlines: the text blocks,
+// and the texts that stand for audio, resources and resource links.
 func (c Content) String() string {
 	var texts []string
 	for _, b := range c {
 		if b.Type == "text" {
 			texts = append(texts, b.Text)
+			continue
+		}
+		for _, m := range b.appendModel(nil) {
+			if m.Type == "text" {
+				texts = append(texts, m.Text)
+			}
 		}
 	}
 	return strings.Join(texts, "\n")
 }
 
 // MarshalJSON renders content made of one text block as a plain string, as the model
-// APIs accept and the original system sends; anything else as an array of blocks.
+// APIs accept and the original system sends; anything else as an array of the blocks
+// the Messages API takes (text and image: audio, resources and links become text, see
+// ContentBlock).
 func (c Content) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
 
 // appendJSON appends the JSON of c to dst: a single text block as its string, with
@@ -211,7 +230,7 @@ func (c Content) appendJSON(dst []byte) ([]byte, error) {
 	if c == nil {
 		return append(dst, `""`...), nil
 	}
-	blocks, err := jsonvalue.Encode([]ContentBlock(c))
+	blocks, err := jsonvalue.Encode(c.model())
 	return append(dst, blocks...), err
 }
 

@@ -362,7 +362,7 @@ func TestContentJSON(t *testing.T) {
 		{Text("hi"), `"hi"`},
 		{nil, `""`},
 		{Content{{Type: "text", Text: "a"}, {Type: "text", Text: "b"}}, `[{"type":"text","text":"a"},{"type":"text","text":"b"}]`},
-		{Content{{Type: "image", Source: map[string]any{"type": "base64"}}}, `[{"type":"image","source":{"type":"base64"}}]`},
+		{Content{{Type: "image", Source: map[string]any{"type": "base64", "media_type": "image/png"}}}, `[{"type":"image","source":{"media_type":"image/png","type":"base64"}}]`},
 	}
 	for _, tt := range tests {
 		b, err := json.Marshal(tt.c)

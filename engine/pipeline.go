@@ -549,22 +549,20 @@ func redactResult(redact *env.Redactor, r *Result) {
 	r.Err = redact.Error(r.Err)
 }
 
-// redactContent returns c with its text blocks redacted (image data is left alone);
-// c itself when nothing changed.
+// redactContent returns c with the texts of its blocks redacted (text, embedded
+// resources' text, links; image and audio data are left alone); c itself when
+// nothing changed.
 func redactContent(r *env.Redactor, c Content) Content {
 	if r == nil {
 		return c
 	}
 	var out Content
 	for i, b := range c {
-		if b.Type != "text" {
-			continue
-		}
-		if t := r.String(b.Text); t != b.Text {
+		if b, changed := b.texts(r.String); changed {
 			if out == nil {
 				out = append(Content(nil), c...)
 			}
-			out[i].Text = t
+			out[i] = b
 		}
 	}
 	if out == nil {
@@ -580,13 +578,18 @@ func (r *Result) fail(stage Stage, text string) *Result {
 	return r
 }
 
-// validUTF8 replaces invalid UTF-8 in text blocks with U+FFFD: the model APIs take
-// JSON strings, and a tool's bytes must not decide what reaches them.
+// validUTF8 replaces invalid UTF-8 in the texts of blocks with U+FFFD: the model
+// APIs and MCP take JSON strings, and a tool's bytes must not decide what reaches
+// them.
 func validUTF8(c Content) Content {
 	for i, b := range c {
-		if b.Type == "text" && !utf8.ValidString(b.Text) {
-			c[i].Text = strings.ToValidUTF8(b.Text, "\uFFFD")
+		if b.Type == "text" {
+			if !utf8.ValidString(b.Text) {
+				c[i].Text = strings.ToValidUTF8(b.Text, "\uFFFD")
+			}
+			continue
 		}
+		c[i], _ = b.texts(func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") })
 	}
 	return c
 }

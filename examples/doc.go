@@ -9,4 +9,8 @@
 //
 // prompts/ holds an MCP prompt (commit_message, with arguments) and an MCP resource
 // template (style://{language}), served beside the tools of their directory.
+//
+// conformance/ holds the tools and prompts the MCP conformance runner calls, written
+// as a user would write them; among them those that answer every kind of content
+// block (audio, an embedded resource, mixed content, a prompt embedding a resource).
 package examples

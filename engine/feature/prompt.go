@@ -43,8 +43,8 @@ type PromptArgument struct {
 }
 
 // A PromptMessage is one message of a rendered prompt: its role ("user" or
-// "assistant") and its content, a text block ({Type: "text"}) or an image block
-// ({Type: "image"}, Source holding base64 data and media_type, as in a tool result).
+// "assistant") and its content, one block of any kind a tool result may hold (text,
+// image, audio, resource, resource_link: see engine.ContentBlock).
 type PromptMessage struct {
 	Role    string
 	Content engine.ContentBlock
@@ -223,14 +223,8 @@ func checkMessage(m PromptMessage) error {
 	if m.Role != "user" && m.Role != "assistant" {
 		return fmt.Errorf(`role must be "user" or "assistant", got %q`, m.Role)
 	}
-	switch m.Content.Type {
-	case "text":
-	case "image":
-		if data, _ := m.Content.Source["data"].(string); data == "" {
-			return errors.New("an image block needs source.data (base64)")
-		}
-	default:
-		return fmt.Errorf(`content type must be "text" or "image", got %q`, m.Content.Type)
+	if err := m.Content.Check(); err != nil {
+		return fmt.Errorf("content (%s): %w", m.Content.Type, err)
 	}
 	return nil
 }

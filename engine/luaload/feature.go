@@ -33,8 +33,8 @@ import (
 //	         read = function(uri, ctx, params) return "# Readme" end }
 //
 // get returns a string (one user message) or a list of messages {role = "user" or
-// "assistant", content = a string or a content block: {type = "text", text = ...} or
-// {type = "image", data = base64, mimeType = ...}}. read returns a string (the text),
+// "assistant", content = a string or a content block: text, image, audio, resource or
+// resource_link, as a tool's mapResult gives them (see contentBlockOf)}. read returns a string (the text),
 // or {text = ..., mimeType = ...}, or {blob = base64, mimeType = ...}; params holds a
 // template's variables. Either may fail with nil, "message". An argument's complete,
 // and a template's complete by variable name, say how to complete a value for
@@ -300,14 +300,14 @@ func (lt *luaTool) getPrompt(ctx context.Context, args map[string]string, cc *en
 			return err
 		}
 		var err error
-		msgs, err = lt.promptMessages(first(out))
+		msgs, err = lt.promptMessages(vm, first(out))
 		return err
 	})
 	return msgs, err
 }
 
 // promptMessages converts what get returned.
-func (lt *luaTool) promptMessages(v lua.LValue) ([]feature.PromptMessage, error) {
+func (lt *luaTool) promptMessages(vm *bindings.VM, v lua.LValue) ([]feature.PromptMessage, error) {
 	const want = "a string or a list of messages {role =, content =}"
 	if s, ok := v.(lua.LString); ok {
 		return []feature.PromptMessage{{Role: "user", Content: engine.ContentBlock{Type: "text", Text: string(s)}}}, nil
@@ -323,7 +323,7 @@ func (lt *luaTool) promptMessages(v lua.LValue) ([]feature.PromptMessage, error)
 			return nil, lt.memberError("get", "message %d, which must be a table {role =, content =}, not %s", i, typeName(list.RawGetInt(i)))
 		}
 		role, _ := m.RawGetString("role").(lua.LString)
-		block, err := contentBlock(m.RawGetString("content"))
+		block, err := messageContent(vm, m.RawGetString("content"))
 		if err != nil {
 			return nil, lt.memberError("get", "a bad message %d: %v", i, err)
 		}
@@ -332,21 +332,25 @@ func (lt *luaTool) promptMessages(v lua.LValue) ([]feature.PromptMessage, error)
 	return msgs, nil
 }
 
-// contentBlock converts a message's content: a string, or {type = "text", text =}
-// or {type = "image", data = base64, mimeType =}.
-func contentBlock(v lua.LValue) (engine.ContentBlock, error) {
+// messageContent converts a message's content: a string (text), or one content
+// block (see contentBlockOf).
+func messageContent(vm *bindings.VM, v lua.LValue) (engine.ContentBlock, error) {
 	switch v := v.(type) {
 	case lua.LString:
 		return engine.ContentBlock{Type: "text", Text: string(v)}, nil
 	case *lua.LTable:
-		str := func(k string) string { return lua.LVAsString(v.RawGetString(k)) }
-		switch str("type") {
-		case "text":
-			return engine.ContentBlock{Type: "text", Text: str("text")}, nil
-		case "image":
-			return engine.ContentBlock{Type: "image", Source: map[string]any{"type": "base64", "data": str("data"), "media_type": str("mimeType")}}, nil
+		plain, err := vm.FromLua(v)
+		if err != nil {
+			return engine.ContentBlock{}, fmt.Errorf("content: %w", err)
 		}
-		return engine.ContentBlock{}, fmt.Errorf(`content type must be "text" or "image", got %q`, str("type"))
+		b, err := contentBlockOf(plain)
+		if err != nil {
+			if _, known := blockKeys[b.Type]; known {
+				return b, fmt.Errorf("content (%s): %w", b.Type, err)
+			}
+			return b, fmt.Errorf("content: %w", err)
+		}
+		return b, nil
 	}
 	return engine.ContentBlock{}, fmt.Errorf("content must be a string or a content block, got %s", typeName(v))
 }

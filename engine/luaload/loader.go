@@ -123,6 +123,11 @@ type Options struct {
 	// the pool would have built: reading the table runs none of its functions. Empty
 	// keeps no state, which suits a host that loads many tools and calls few.
 	KeepStateFor string
+	// Lint adds, to what loading finds, what can be seen wrong in a file's source
+	// without running it: the content blocks its mapResult or a prompt's get writes
+	// as table constructors (a type MCP has no block of, a bad MIME type or base64).
+	// It parses each file a second time; luatool check sets it.
+	Lint bool
 }
 
 // A Loader loads Lua tool files for an engine. It is safe for concurrent use; one
@@ -224,6 +229,9 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 			// Nothing it runs touches the world, and no tool's env is its own.
 			lt.env, lt.sealed = nil, true
 			def, diags := lt.defineFeature(string(kind.(lua.LString)), tbl)
+			if l.opts.Lint && kind == lua.LString("prompt") {
+				diags = append(diags, lintContent(file, src, "get")...)
+			}
 			def.Close = pool.Close
 			return def, diags
 		default:
@@ -241,6 +249,9 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 	if !hook {
 		// A call's members run on one state (crossing.go).
 		def.Crossing = lt.newCrossing
+		if l.opts.Lint {
+			diags = append(diags, lintContent(file, src, "mapResult")...)
+		}
 	}
 	lt.name = def.Name
 	def.Close = pool.Close

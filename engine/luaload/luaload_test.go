@@ -705,9 +705,9 @@ func TestLuaValueOrFunctionMembers(t *testing.T) {
 				t.Errorf("MapResult = %v, %v", c, err)
 			}
 		}},
-		{"mapResult blocks", `mapResult = function(data) return {{type = "text", text = "a"}, {type = "image", source = {type = "base64", media_type = "image/png", data = "AAA"}}} end,`, func(t *testing.T, tool *engine.Tool) {
+		{"mapResult blocks", `mapResult = function(data) return {{type = "text", text = "a"}, {type = "image", source = {type = "base64", media_type = "image/png", data = "AAAA"}}} end,`, func(t *testing.T, tool *engine.Tool) {
 			c, err := tool.MapResult(bg, "x", "id")
-			want := engine.Content{{Type: "text", Text: "a"}, {Type: "image", Source: map[string]any{"type": "base64", "media_type": "image/png", "data": "AAA"}}}
+			want := engine.Content{{Type: "text", Text: "a"}, {Type: "image", Source: map[string]any{"type": "base64", "media_type": "image/png", "data": "AAAA"}}}
 			if err != nil || !reflect.DeepEqual(c, want) {
 				t.Errorf("MapResult = %#v, %v", c, err)
 			}

@@ -211,8 +211,8 @@ func (lt *luaTool) callOn(ctx context.Context, input map[string]any, cc *engine.
 	return r, nil
 }
 
-// mapResultOn accepts a string, or a list of content blocks
-// ({type = "text", text = ...} or {type = "image", source = {...}}). It runs on x's
+// mapResultOn accepts a string, or a list of content blocks (text, image, audio,
+// resource, resource_link: see contentBlockOf). It runs on x's
 // state when x, the call's crossing, is set, which may hold data as Lua already.
 func (lt *luaTool) mapResultOn(ctx context.Context, data any, toolUseID string, x *crossing) (engine.Content, error) {
 	var c engine.Content
@@ -238,7 +238,7 @@ func (lt *luaTool) mapResultOn(ctx context.Context, data any, toolUseID string, 
 	return c, err
 }
 
-// contentBlocks checks a JSON value as a list of content blocks.
+// contentBlocks checks a JSON value as a list of content blocks (see contentBlockOf).
 func contentBlocks(v any) (engine.Content, error) {
 	list, ok := v.([]any)
 	if !ok {
@@ -246,26 +246,11 @@ func contentBlocks(v any) (engine.Content, error) {
 	}
 	out := make(engine.Content, 0, len(list))
 	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("mapResult: block %d is not a table", i+1)
+		b, err := contentBlockOf(e)
+		if err != nil {
+			return nil, fmt.Errorf("mapResult: %w", blockError(i+1, b, err))
 		}
-		switch m["type"] {
-		case "text":
-			text, ok := m["text"].(string)
-			if !ok {
-				return nil, fmt.Errorf("mapResult: text block %d needs a string text", i+1)
-			}
-			out = append(out, engine.ContentBlock{Type: "text", Text: text})
-		case "image":
-			src, ok := m["source"].(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("mapResult: image block %d needs a source table", i+1)
-			}
-			out = append(out, engine.ContentBlock{Type: "image", Source: src})
-		default:
-			return nil, fmt.Errorf("mapResult: block %d has type %v; text and image are supported", i+1, m["type"])
-		}
+		out = append(out, b)
 	}
 	return out, nil
 }

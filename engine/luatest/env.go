@@ -142,6 +142,11 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 		L.RaiseError("t:call: %s returned data that cannot reach Lua: %v", name, err)
 	}
 	out.RawSetString("data", data)
+	blocks, err := vm.ToLua(contentValue(r.Block.Content))
+	if err != nil {
+		L.RaiseError("t:call: %s returned content that cannot reach Lua: %v", name, err)
+	}
+	out.RawSetString("content", blocks)
 	log := L.NewTable()
 	for _, line := range r.Log {
 		log.Append(lua.LString(line))

@@ -28,9 +28,10 @@
 //	                          functions run those of fns (a table of functions by
 //	                          name) instead
 //
-// t:call returns {text, isError, stage, data, asked, protected, log}: the result's
-// text as the model sees it, whether it is an error, the stage where the call ended
-// ("done" when it ran), what call returned, whether an ask was made (the pipeline
+// t:call returns {text, content, isError, stage, data, asked, protected, log}: the
+// result's text as the model sees it, its content blocks in MCP's shape as a client
+// gets them, whether it is an error, the stage where the call ended ("done" when it
+// ran), what call returned, whether an ask was made (the pipeline
 // asked for permission for the call, which opts.answer answered, or, without one,
 // denied), the text of that ask when it was a safety check (the call writes
 // something protected; nil otherwise), and the lines the tool logged. When the tool declares an outputSchema, data that does

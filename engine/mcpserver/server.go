@@ -41,7 +41,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -500,17 +499,4 @@ func (s *Server) result(ctx context.Context, r *engine.Result, structured bool) 
 		out.StructuredContent = r.Data
 	}
 	return out
-}
-
-// content maps one tool_result block: images (base64 sources) become image
-// content, everything else text.
-func content(b engine.ContentBlock) mcp.Content {
-	if b.Type == "image" {
-		data, _ := b.Source["data"].(string)
-		mime, _ := b.Source["media_type"].(string)
-		if raw, err := base64.StdEncoding.DecodeString(data); err == nil {
-			return &mcp.ImageContent{Data: raw, MIMEType: mime}
-		}
-	}
-	return &mcp.TextContent{Text: b.Text}
 }

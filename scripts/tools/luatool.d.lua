@@ -80,11 +80,74 @@
 ---@field reason string Why, for the person asked: what is protected and what runs from it.
 ---@field classifierApprovable? boolean Ignored: luatool has no classifier.
 
----A content block of mapResult's list.
----@class luatool.ContentBlock
----@field type "text"|"image"
----@field text? string The text of a text block.
----@field source? table The source of an image block, as the Anthropic API takes it ({type = "base64", media_type = ..., data = ...}).
+---A content block of mapResult's list or of a prompt message, in MCP's shape (2025-11-25).
+---MCP clients get each kind as it is; the model reads text and PNG, JPEG, GIF and WebP
+---images as they are, and the other kinds as Claude Code renders them: a resource as
+---"[Resource at URI] TEXT", a link as "[Resource link: NAME] URI (DESCRIPTION)", audio and
+---other binary data as "[Audio] Binary content (audio/wav, 44 bytes) is not shown to the
+---model". A bad block (an unknown type, a missing field, data that is not base64, a MIME
+---type that is not type/subtype or not of the block's kind) fails mapResult or get with
+---the block number and the field; luatool check reports what it sees in literal tables.
+---
+---```lua
+---{ type = "text", text = "Done." }
+---{ type = "image", data = PNG_BASE64, mimeType = "image/png" }
+---{ type = "image", source = { type = "base64", media_type = "image/png", data = PNG_BASE64 } } -- the Anthropic shape
+---{ type = "audio", data = WAV_BASE64, mimeType = "audio/wav" }
+---{ type = "resource", resource = { uri = "file:///notes.md", mimeType = "text/markdown", text = "# Notes" } }
+---{ type = "resource", resource = { uri = "file:///logo.png", mimeType = "image/png", blob = PNG_BASE64 } }
+---{ type = "resource_link", uri = "file:///big.csv", name = "big.csv", mimeType = "text/csv", size = 1048576,
+---  annotations = { audience = { "user" }, priority = 0.5 } }
+---```
+---@alias luatool.ContentBlock luatool.TextBlock|luatool.ImageBlock|luatool.AudioBlock|luatool.ResourceBlock|luatool.ResourceLinkBlock
+
+---@class luatool.TextBlock
+---@field type "text"
+---@field text string
+---@field annotations? luatool.Annotations
+
+---An image: base64 data of an image/* type, in MCP's shape or the Anthropic API's (source).
+---@class luatool.ImageBlock
+---@field type "image"
+---@field data? string The image, base64.
+---@field mimeType? string An image/* type ("image/png").
+---@field source? {type: "base64", media_type: string, data: string} Instead of data and mimeType.
+---@field annotations? luatool.Annotations
+
+---@class luatool.AudioBlock
+---@field type "audio"
+---@field data string The audio, base64.
+---@field mimeType string An audio/* type ("audio/wav").
+---@field annotations? luatool.Annotations
+
+---An embedded resource: the contents of a resource, given in the result.
+---@class luatool.ResourceBlock
+---@field type "resource"
+---@field resource luatool.EmbeddedResource
+---@field annotations? luatool.Annotations
+
+---@class luatool.EmbeddedResource
+---@field uri string
+---@field mimeType? string
+---@field text? string The contents of a text resource; or
+---@field blob? string the contents of a binary one, base64 (one of the two).
+
+---A link to a resource the client may read; the model reads its name, URI and description.
+---@class luatool.ResourceLinkBlock
+---@field type "resource_link"
+---@field uri string
+---@field name string
+---@field title? string A name for people.
+---@field description? string
+---@field mimeType? string
+---@field size? integer Its size in bytes.
+---@field annotations? luatool.Annotations
+
+---What a client may make of a block (MCP annotations); the model does not see them.
+---@class luatool.Annotations
+---@field audience? ("user"|"assistant")[] For whom the block is.
+---@field priority? number From 0 (entirely optional) to 1 (effectively required).
+---@field lastModified? string An ISO 8601 time ("2025-01-12T15:00:58Z").
 
 ---@class luatool.ToolResult
 ---@field data? any Any JSON value; mapResult turns it into what the model sees.
@@ -119,7 +182,7 @@
 
 ---@class luatool.PromptMessage
 ---@field role "user"|"assistant"
----@field content string|{type: "text", text: string}|{type: "image", data: string, mimeType: string} A string is a text block; image data is base64.
+---@field content string|luatool.ContentBlock A string is a text block; any kind of block a tool result takes.
 
 ---A resource file returns this (kind = "resource"): an MCP resource, content a
 ---client reads by URI (Claude Code: an @-mention). read only computes, as get does.
@@ -1172,6 +1235,7 @@ function json.decode(text) end
 ---What t:call returns.
 ---@class luatool.TestResult
 ---@field text string The result's text as the model sees it.
+---@field content luatool.ContentBlock[] The result's blocks in MCP's shape, as a client gets them (an image given as source comes back as data and mimeType).
 ---@field isError boolean
 ---@field stage "lookup"|"abort"|"input"|"validate"|"permission"|"call"|"result"|"done" Where the call ended.
 ---@field data? any What call returned (nil when it did not run).

@@ -428,6 +428,9 @@ type app struct {
 	// callOnly, when set, is the one tool the command calls (luatool call): of the
 	// standard set, only what serves it is loaded (see standardSource).
 	callOnly string
+	// lint asks the loader for what it sees wrong in a file without running it
+	// (luatool check).
+	lint bool
 	// unloaded are the standard tools left out of the engine for callOnly.
 	unloaded []string
 	// observeStore, when serve's metrics are on, is told of every operation on a

@@ -500,6 +500,7 @@ func runSchema(a *app, args []string) int {
 }
 
 func runCheck(a *app, args []string) int {
+	a.lint = true
 	var srcs []engine.Source
 	if len(args) == 0 {
 		var err error

@@ -197,7 +197,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 			}
 		},
 		Tools:                 standardGoTools(srcs),
-		Loaders:               []engine.Loader{luaload.New(luaload.Options{Modules: mods, KeepStateFor: a.callOnly})},
+		Loaders:               []engine.Loader{luaload.New(luaload.Options{Modules: mods, KeepStateFor: a.callOnly, Lint: a.lint})},
 		Home:                  home(),
 		MaxToolUseConcurrency: maxToolUseConcurrency(),
 		UnloadedTools:         a.unloaded,

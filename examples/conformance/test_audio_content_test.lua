@@ -1,0 +1,10 @@
+local test = require("test")
+local assert = require("assert")
+local media = require("media")
+
+test.case("answers one audio block of the WAV", function(t)
+  local r = t:call("test_audio_content", {})
+  assert.eq(r.isError, false)
+  assert.eq(r.content, { { type = "audio", data = media.wav, mimeType = "audio/wav" } })
+  assert.eq(r.text, "[Audio] Binary content (audio/wav, 44 bytes) is not shown to the model")
+end)

@@ -1,0 +1,16 @@
+local test = require("test")
+local assert = require("assert")
+local json = require("json")
+local media = require("media")
+
+test.case("answers a text, an image and a JSON resource, in order", function(t)
+  local r = t:call("test_multiple_content_types", {})
+  assert.eq(#r.content, 3)
+  assert.eq(r.content[1], { type = "text", text = "Multiple content types test:" })
+  assert.eq(r.content[2], { type = "image", data = media.png, mimeType = "image/png" })
+  local res = r.content[3]
+  assert.eq(res.type, "resource")
+  assert.eq(res.resource.uri, "test://mixed-content-resource")
+  assert.eq(res.resource.mimeType, "application/json")
+  assert.eq(json.decode(res.resource.text), { test = "data", value = 123 })
+end)
