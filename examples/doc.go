@@ -9,4 +9,9 @@
 //
 // prompts/ holds an MCP prompt (commit_message, with arguments) and an MCP resource
 // template (style://{language}), served beside the tools of their directory.
+//
+// conformance/ holds the tools, prompts and resources the MCP conformance runner
+// calls by name, each showing one feature (content blocks, progress, errors, JSON
+// Schema 2020-12, ...); tests/conformance_test.go serves them to the runner and
+// to the TypeScript SDK clients.
 package examples
