@@ -10,7 +10,10 @@
 // prompts/ holds an MCP prompt (commit_message, with arguments) and an MCP resource
 // template (style://{language}), served beside the tools of their directory.
 //
-// conformance/ holds the tools and prompts the MCP conformance runner calls, written
-// as a user would write them; among them those that answer every kind of content
-// block (audio, an embedded resource, mixed content, a prompt embedding a resource).
+// conformance/ holds the tools, prompts and resources the MCP conformance runner
+// calls by name, written as a user would write them, each showing one feature:
+// every kind of content block, progress, errors, JSON Schema 2020-12, ctx:log,
+// ctx:sample and ctx:elicit, completion and resource subscriptions.
+// tests/conformance_test.go serves them to the runner and to the TypeScript SDK
+// clients.
 package examples

@@ -74,9 +74,9 @@ func TestFreshClone(t *testing.T) {
 	}
 	// Everything CI gives the suite's run was used there: data or a program CI failed
 	// to give would have let its tests skip unseen (only the suite, the oracle's
-	// cases, redis-server, haproxy and prometheus have a LUATOOL_REQUIRE_ setting of
-	// their own).
-	for _, what := range []string{extdata.SuiteName, oracleCasesName, "lua5.1", "redis-server", "haproxy", "prometheus", extdata.LongVar} {
+	// cases, redis-server, haproxy, prometheus and the conformance runner have a
+	// LUATOOL_REQUIRE_ setting of their own).
+	for _, what := range []string{extdata.SuiteName, oracleCasesName, "lua5.1", "redis-server", "haproxy", "prometheus", conformanceName, extdata.LongVar} {
 		if !slices.ContainsFunc(uses, func(u extdata.Use) bool { return u.What == what }) {
 			t.Errorf("%s records no use of %s: did .ci/run give the suite's run everything? uses: %v", record, what, uses)
 		}

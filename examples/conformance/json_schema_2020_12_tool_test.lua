@@ -1,0 +1,23 @@
+local test = require("test")
+local assert = require("assert")
+
+test.case("takes a name and an address defined in $defs", function(t)
+  local r = t:call("json_schema_2020_12_tool", { name = "Ada", address = { street = "1 Main St", city = "Springfield" } })
+  assert.eq(r.isError, false)
+  assert.matches(r.text, '"city":"Springfield"')
+  assert.matches(r.text, '"name":"Ada"')
+end)
+
+test.case("refuses a member the schema does not name", function(t)
+  local r = t:call("json_schema_2020_12_tool", { name = "Ada", age = 36 })
+  assert.eq(r.isError, true)
+  assert.eq(r.stage, "input")
+  assert.matches(r.text, "age")
+end)
+
+test.case("checks the address through its $ref", function(t)
+  local r = t:call("json_schema_2020_12_tool", { address = { city = 7 } })
+  assert.eq(r.isError, true)
+  assert.eq(r.stage, "input")
+  assert.matches(r.text, "city")
+end)
