@@ -17,6 +17,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/client"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/netpolicy"
@@ -135,12 +136,12 @@ func newWebEnv(t *testing.T, summarize bool, allowed ...string) *webEnv {
 		opts.Permissions.Allow = append(opts.Permissions.Allow, rules.Rule{Text: r, Source: "--allow"})
 	}
 	if summarize {
-		opts.Summarize = func(_ context.Context, content, prompt string) (string, error) {
+		opts.Client = modelFunc(func(content, prompt string) string {
 			v.mu.Lock()
 			v.summarized = append(v.summarized, content)
 			v.mu.Unlock()
-			return fmt.Sprintf("ANSWER to %q from %d characters", prompt, utf8.RuneCountInString(content)), nil
-		}
+			return fmt.Sprintf("ANSWER to %q from %d characters", prompt, utf8.RuneCountInString(content))
+		})
 	}
 	if v.e, err = engine.New(opts); err != nil {
 		t.Fatal(err)
@@ -208,6 +209,26 @@ This is a **small** page with a [link to JSON](https://docs.example.com:` + v.po
 	}
 }
 
+// modelFunc is a host's model (engine.Options.Client) answering the content and
+// the prompt of a summary (engine.CallContext.Summarize).
+type modelFunc func(content, prompt string) string
+
+func (m modelFunc) Log(context.Context, client.LogMessage) {}
+
+func (m modelFunc) Elicit(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+	return nil, client.Unavailable("no user")
+}
+
+func (m modelFunc) Sample(_ context.Context, r *client.SamplingRequest) (*client.SamplingResult, error) {
+	text := strings.TrimPrefix(r.Messages[0].Content.Text, "<content>\n")
+	end := strings.LastIndex(text, "\n</content>\n\n")
+	content, prompt := text[:end], text[end+len("\n</content>\n\n"):]
+	return &client.SamplingResult{Role: "assistant", Model: "test",
+		Content: client.Content{Type: "text", Text: m(content, prompt)}}, nil
+}
+
+// WebFetch asks the host's model about the page: a sampling request of the page
+// and the prompt, whose answer is the result.
 func TestWebFetchWithSummarizer(t *testing.T) {
 	v := newWebEnv(t, true)
 	got := v.text(map[string]any{"url": v.url("docs.example.com", "/page.html"), "prompt": "What is the heading of this page?"})

@@ -9,6 +9,7 @@ import (
 	"github.com/luatool/luatool/session/filestate"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/client"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -109,12 +110,6 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		if !acting(bindings.CurrentCall(L)) {
 			L.RaiseError("ctx:summarize is not available here: only call() may ask the host's model")
 		}
-		if c.cc.Summarize == nil {
-			L.Push(lua.LNil)
-			L.Push(lua.LString("the host offers no model to summarize with"))
-			L.Push(lua.LString("unavailable"))
-			return 3
-		}
 		ctx := L.Context()
 		if ctx == nil {
 			ctx = context.Background()
@@ -125,10 +120,7 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 			L.RaiseError("ctx:summarize: stopped: %v", werr)
 		}
 		if err != nil {
-			L.Push(lua.LNil)
-			L.Push(lua.LString("summarize: " + err.Error()))
-			L.Push(lua.LString("failed"))
-			return 3
+			return pushFailure(L, "summarize", err)
 		}
 		L.Push(lua.LString(text))
 		return 1
@@ -326,4 +318,13 @@ func acting(c *bindings.Call) bool {
 	}
 	m, ok := engine.LookupMember(c.Entry)
 	return ok && m.Acts
+}
+
+// pushFailure returns nil, what failed and why, and its kind (client.Kind:
+// "unavailable", "declined", "malformed" or "failed") to a tool.
+func pushFailure(L *lua.LState, what string, err error) int {
+	L.Push(lua.LNil)
+	L.Push(lua.LString(what + ": " + err.Error()))
+	L.Push(lua.LString(client.Kind(err)))
+	return 3
 }

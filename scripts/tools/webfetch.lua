@@ -227,7 +227,7 @@ local function answer(input, ctx, text)
       reply = reply .. note("answer", total, first, last)
     end
     return reply
-  elseif code ~= "unavailable" then
+  elseif code ~= "unavailable" and code ~= "declined" then
     fail(err)
   end
   last = math.min(total, first + PLAIN_WINDOW)
