@@ -9,4 +9,9 @@
 //
 // prompts/ holds an MCP prompt (commit_message, with arguments) and an MCP resource
 // template (style://{language}), served beside the tools of their directory.
+//
+// conformance/ holds the tools the MCP conformance runner calls, written as any
+// tool is: test_tool_with_logging (ctx:log), test_sampling (ctx:sample),
+// test_elicitation and its SEP-1034 and SEP-1330 forms (ctx:elicit), each with Lua
+// tests that stand in for the client's answers and show the tool without them.
 package examples

@@ -396,7 +396,8 @@ func checkFormat(format, s string) error {
 		ok = err == nil
 	}
 	if !ok {
-		return fmt.Errorf("%q is not a %s", s, format)
+		return fmt.Errorf("%q is not %s", s, map[string]string{"email": "an email address", "uri": "a URI",
+			"date": "a date (YYYY-MM-DD)", "date-time": "a date-time (RFC 3339)"}[format])
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/luatool/luatool/session/filestate"
 
@@ -26,7 +25,14 @@ import (
 //	ctx.deadline                       Unix time in seconds, or nil
 //	ctx:progress(data)                 report progress (any JSON value)
 //	ctx:aborted()                      true once the call is cancelled or past its deadline
-//	ctx:log(...)                       like print: a line in the call's log
+//	ctx:log(level, message, data)      a message to the client's log (at or above
+//	                                   the level it asked for) and a line in the
+//	                                   call's log; ctx:log(...) with a first
+//	                                   argument that is no level is print at info
+//	ctx:sample(request)                the client's model's message (call only),
+//	                                   or nil, why and its kind (asks.go)
+//	ctx:elicit(message, schema)        the client's user's answer to a form, or
+//	ctx:elicit{url=, message=}         to a page (call only), or nil, why, kind
 //	ctx:summarize(content, prompt)     the host's model's answer to prompt about
 //	                                   content (call only), or nil, why and
 //	                                   "unavailable" (no model) or "failed"
@@ -93,32 +99,16 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		L.Push(lua.LBool(ctx != nil && ctx.Err() != nil))
 		return 1
 	})
-	method(t, c.view, "ctx", "log", func(L *lua.LState) int {
-		if vm.LogFull() {
-			return 0
-		}
-		parts := make([]string, 0, L.GetTop())
-		for i := 2; i <= L.GetTop(); i++ {
-			parts = append(parts, L.ToStringMeta(L.Get(i)).String())
-		}
-		vm.Log(strings.Join(parts, "\t"))
-		return 0
-	})
+	method(t, c.view, "ctx", "log", c.log)
+	method(t, c.view, "ctx", "sample", c.sample)
+	method(t, c.view, "ctx", "elicit", c.elicit)
 	method(t, c.view, "ctx", "summarize", func(L *lua.LState) int {
 		a := bindings.NewArgs(L, "ctx:summarize")
 		content, prompt := a.String(2), a.String(3)
-		if !acting(bindings.CurrentCall(L)) {
-			L.RaiseError("ctx:summarize is not available here: only call() may ask the host's model")
-		}
-		ctx := L.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
+		c.onlyInCall(L, "ctx:summarize", "ask the host's model")
 		var text string
 		var err error
-		if werr := bindings.Blocking(L, func() { text, err = c.cc.Summarize(ctx, content, prompt) }); werr != nil {
-			L.RaiseError("ctx:summarize: stopped: %v", werr)
-		}
+		c.blocking(L, "ctx:summarize", func(ctx context.Context) { text, err = c.cc.Summarize(ctx, content, prompt) })
 		if err != nil {
 			return pushFailure(L, "summarize", err)
 		}
