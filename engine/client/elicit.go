@@ -308,6 +308,18 @@ func checkItems(items map[string]any) (map[string]any, error) {
 	return map[string]any{"type": "string", "enum": enum}, nil
 }
 
+// CheckField checks the value of one property of a form's schema as CheckSchema
+// returns it, for a host that asks property by property: what is wrong with it, in
+// words for the person who gave it.
+func CheckField(schema map[string]any, name string, v any) error {
+	props, _ := schema["properties"].(map[string]any)
+	p, ok := props[name].(map[string]any)
+	if !ok {
+		return fmt.Errorf("%q is not a property of the form", name)
+	}
+	return checkValue(p, v)
+}
+
 // checkValue checks a value against a property as CheckSchema returns it.
 func checkValue(p map[string]any, v any) error {
 	switch p["type"] {

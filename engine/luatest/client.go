@@ -101,10 +101,13 @@ func (c *stubClient) ask(ctx context.Context, what string, fn *lua.LFunction, re
 }
 
 // messagesTable renders what the tool logged to the client, in order:
-// {level=, logger=, data=}.
+// {level=, logger=, data=}; nil when it logged nothing.
 func (c *stubClient) messagesTable(vm *bindings.VM) (lua.LValue, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.messages) == 0 {
+		return nil, nil
+	}
 	list := make([]any, len(c.messages))
 	for i, m := range c.messages {
 		e := map[string]any{"level": string(m.Level), "data": m.Data}

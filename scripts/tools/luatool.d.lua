@@ -1268,7 +1268,7 @@ function json.decode(text) end
 ---@field asked boolean An ask was made: the pipeline asked for permission for the call (opts.answer answered it; without one it was denied).
 ---@field protected? string The text of the ask when it was a safety check: the call writes something protected, which only a person may allow.
 ---@field log string[] The lines the tool logged.
----@field messages {level: luatool.LogLevel, data: any}[] What the tool sent the client's log (ctx:log), in order.
+---@field messages? {level: luatool.LogLevel, data: any}[] What the tool sent the client's log (ctx:log), in order; absent when it sent nothing.
 
 ---The t argument of a test case: a fresh temporary root and engine. A rel path that
 ---is absolute or leaves the root raises an error.
