@@ -61,6 +61,21 @@ func TestLogReachesTheClient(t *testing.T) {
 	}
 }
 
+// A URL elicitation is sent with an id made up for it; its answer has no content.
+func TestElicitURL(t *testing.T) {
+	var got *client.ElicitRequest
+	e := askTool(t, engine.Options{Client: elicitFunc(func(r *client.ElicitRequest) { got = r })},
+		`local a = ctx:elicit{ url = "https://example.com/login", message = "Log in" } return a.action`)
+	r := e.Call(context.Background(), engine.ToolUse{ID: "1", Name: "Ask", Input: []byte(`{}`)})
+	if r.Block.Content.String() != "cancel" || got == nil || !got.URLMode() || got.URL != "https://example.com/login" || len(got.ElicitationID) != 32 {
+		t.Errorf("%s: %+v", r.Block.Content, got)
+	}
+	e = askTool(t, engine.Options{Client: elicitFunc(func(*client.ElicitRequest) {})}, `return ctx:elicit{ url = "ftp://x", message = "m" }`)
+	if r := e.Call(context.Background(), engine.ToolUse{ID: "2", Name: "Ask", Input: []byte(`{}`)}); !strings.Contains(r.Block.Content.String(), "url must be an absolute http or https URL") {
+		t.Errorf("an ftp URL: %s", r.Block.Content)
+	}
+}
+
 type elicitFunc func(*client.ElicitRequest)
 
 func (elicitFunc) Log(context.Context, client.LogMessage) {}

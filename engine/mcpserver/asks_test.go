@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -287,17 +288,27 @@ func TestLogNotifications(t *testing.T) {
 	}{
 		{"session", "debug", all, func(g *got) *mcp.ClientSession { return connectVersion(t, srv, "2025-11-25", handler(g)) }},
 		{"session", "warning", "", func(g *got) *mcp.ClientSession { return connectVersion(t, srv, "2025-11-25", handler(g)) }},
+		{"2026-07-28", "debug", all, func(g *got) *mcp.ClientSession { return connectVersion(t, srv, "2026-07-28", handler(g)) }},
+		{"2026-07-28", "warning", "", func(g *got) *mcp.ClientSession { return connectVersion(t, srv, "2026-07-28", handler(g)) }},
 		{"stateless HTTP", "debug", all, stateless},
 		{"stateless HTTP", "error", "", stateless},
 	} {
 		var g got
 		cs := c.connect(&g)
-		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(c.level)}); err != nil {
+		// A client of 2026-07-28 sends its level with each request.
+		perCall := mcp.Meta{}
+		if c.name == "2026-07-28" {
+			perCall[mcp.MetaKeyLogLevel] = c.level
+		} else if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(c.level)}); err != nil {
 			t.Fatal(err)
 		}
 		// Without a progress token a stateless call is served directly; with one, by
 		// the SDK: both send the messages before the result.
-		for _, meta := range []mcp.Meta{nil, {"progressToken": "p"}} {
+		for _, token := range []any{nil, "p"} {
+			meta := maps.Clone(perCall)
+			if token != nil {
+				meta["progressToken"] = token
+			}
 			g.mu.Lock()
 			g.msgs, g.three = nil, make(chan struct{})
 			three := g.three
@@ -316,7 +327,7 @@ func TestLogNotifications(t *testing.T) {
 			}
 			g.mu.Lock()
 			if strings.Join(g.msgs, ",") != c.want {
-				t.Errorf("%s at %s (meta %v): got %q", c.name, c.level, meta, g.msgs)
+				t.Errorf("%s at %s (progress token %v): got %q", c.name, c.level, token, g.msgs)
 			}
 			g.mu.Unlock()
 		}
