@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-func decode(t *testing.T, s string) map[string]any {
+// decode reads the JSON object of a test, as a client's or a tool's value.
+func decode(t *testing.T, s string) (m map[string]any) {
 	t.Helper()
-	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		t.Fatal(err)
 	}

@@ -112,6 +112,18 @@ func connectVersion(t *testing.T, srv *Server, version string, opts *mcp.ClientO
 	return cs
 }
 
+// connectHTTP connects a client of protocol 2025-11-25 over streamable HTTP.
+func connectHTTP(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, opts).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // toolText calls a tool and returns its text and isError.
 func toolText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
@@ -138,12 +150,7 @@ func TestToolAsksUnavailable(t *testing.T) {
 	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
 	t.Cleanup(hs.Close)
 	var asked []string
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, answering(&asked)).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHTTP(t, hs.URL, answering(&asked))
 	if text, _ := toolText(t, cs, "test_elicitation", map[string]any{"message": "m"}); !strings.Contains(text, "start it with sessions (--sessions)") || len(asked) > 0 {
 		t.Errorf("stateless HTTP: %s", text)
 	}
@@ -155,12 +162,7 @@ func TestToolAsksOverHTTPSessions(t *testing.T) {
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, &mcp.StreamableHTTPOptions{}))
 	t.Cleanup(hs.Close)
 	var asked []string
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, answering(&asked)).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHTTP(t, hs.URL, answering(&asked))
 	if text, isError := toolText(t, cs, "Twice", map[string]any{}); isError || text != "1 2 model: sum 1 and 2" {
 		t.Errorf("%s", text)
 	}
@@ -272,15 +274,7 @@ func TestLogNotifications(t *testing.T) {
 	srv := asksServer(t)
 	hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
 	t.Cleanup(hs.Close)
-	stateless := func(g *got) *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, handler(g)).Connect(context.Background(),
-			&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	stateless := func(g *got) *mcp.ClientSession { return connectHTTP(t, hs.URL, handler(g)) }
 	const all = "info:test_tool_with_logging:Tool execution started,info:test_tool_with_logging:Tool processing data,info:test_tool_with_logging:Tool execution completed"
 	for _, c := range []struct {
 		name, level, want string
