@@ -321,9 +321,11 @@ func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) bool {
 	return s.guard("tool", t.Name, func() { srv.AddTool(t, s.call) })
 }
 
-// call serves tools/call through the engine's pipeline, in one round or, when the
-// call needs the user's approval and the client can ask, two (see elicit.go). It
-// logs one line for the call: who, which tool, how long, and how it ended.
+// call serves tools/call through the engine's pipeline; what the call asks of its
+// client goes to the client that made it (asks.go), for a client of 2026-07-28 or
+// later in rounds, each round one tools/call (elicit.go). It logs one line for the
+// call: who, which tool, how long, and how it ended ("asked" for a round that
+// ends at an ask).
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	ctx, post, unbind := bind(ctx)
