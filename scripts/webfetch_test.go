@@ -245,6 +245,31 @@ func TestWebFetchWithSummarizer(t *testing.T) {
 	}
 }
 
+// failingModel is a host's model whose user declines every request.
+type failingModel struct{ modelFunc }
+
+func (failingModel) Sample(context.Context, *client.SamplingRequest) (*client.SamplingResult, error) {
+	return nil, fmt.Errorf("%w: the user said no", client.ErrDeclined)
+}
+
+// A model that does not answer leaves the page itself as the answer, saying why.
+func TestWebFetchWhenTheModelDoesNotAnswer(t *testing.T) {
+	v := newWebEnv(t, true)
+	v.e.Close()
+	opts := v.e.Options()
+	opts.Client = failingModel{}
+	var err error
+	if v.e, err = engine.New(opts); err != nil {
+		t.Fatal(err)
+	}
+	v.e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
+	got := v.text(map[string]any{"url": v.url("docs.example.com", "/page.html"), "prompt": "What is the heading?"})
+	if !strings.HasPrefix(got, "The model could not answer the prompt (summarize: declined: the user said no), so this is the page itself") ||
+		!strings.Contains(got, "# Fixture heading") {
+		t.Errorf("got %s", got)
+	}
+}
+
 func TestWebFetchJSON(t *testing.T) {
 	v := newWebEnv(t, false)
 	got := v.text(map[string]any{"url": v.url("docs.example.com", "/data.json"), "prompt": "What are the items?"})
