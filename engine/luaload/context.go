@@ -33,9 +33,9 @@ import (
 //	                                   or nil, why and its kind (asks.go)
 //	ctx:elicit(message, schema)        the client's user's answer to a form, or
 //	ctx:elicit{url=, message=}         to a page (call only), or nil, why, kind
-//	ctx:summarize(content, prompt)     the host's model's answer to prompt about
-//	                                   content (call only), or nil, why and
-//	                                   "unavailable" (no model) or "failed"
+//	ctx:summarize(content, prompt)     the client's model's answer to prompt about
+//	                                   content (call only; one ctx:sample), or
+//	                                   nil, why and its kind
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
 //	ctx.state:update(key, fn)          atomic read-modify-write: fn(old) returns the new value
 //	ctx.readFileState:get(path)        what the model was shown of the file, or nil:
