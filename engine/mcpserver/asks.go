@@ -41,6 +41,10 @@ type asker interface {
 	ask(ctx context.Context, r mcp.InputRequest) (mcp.InputResponse, error)
 }
 
+// codeUserRejected is the error code MCP's examples give a client whose user
+// rejected a sampling request.
+const codeUserRejected = -1
+
 // liveAsker asks over a session that takes server requests.
 type liveAsker struct{ ss *mcp.ServerSession }
 
@@ -62,6 +66,9 @@ func (a liveAsker) ask(ctx context.Context, r mcp.InputRequest) (mcp.InputRespon
 	// ended fail the ask; anything else is an answer the SDK could not take as
 	// one: content that breaks the form, a content it cannot decode.
 	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == codeUserRejected {
+		return nil, fmt.Errorf("%w: %s", client.ErrDeclined, rpcErr.Message)
+	}
 	if ctx.Err() != nil || errors.As(err, &rpcErr) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil, err
 	}

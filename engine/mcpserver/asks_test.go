@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
@@ -215,6 +216,17 @@ func TestMalformedPermissionAnswerDenies(t *testing.T) {
 	other.InputResponses, other.RequestState = mcp.InputResponseMap{"ask-1": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}}, first.RequestState
 	if res, err := cs.CallTool(context.Background(), &other); err != nil || res.InputRequests["ask-1"] == nil {
 		t.Errorf("an answer for another call: %v %+v", err, res)
+	}
+}
+
+// A user who rejects a sampling request (MCP's error -1) declined it.
+func TestSamplingRejected(t *testing.T) {
+	cs := connectVersion(t, asksServer(t), "2025-11-25", &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, &jsonrpc.Error{Code: -1, Message: "User rejected sampling request"}
+		}})
+	if text, _ := toolText(t, cs, "test_sampling", map[string]any{"prompt": "p"}); text != "sampling declined: sample: declined: User rejected sampling request" {
+		t.Errorf("%s", text)
 	}
 }
 
