@@ -147,7 +147,8 @@ func (c *callClient) Log(ctx context.Context, m client.LogMessage) {
 
 // Elicit asks the client's user, if the client offers the mode asked for.
 func (c *callClient) Elicit(ctx context.Context, r *client.ElicitRequest) (*client.ElicitResult, error) {
-	if err := c.can(elicitCapable(c.req.ClientCapabilities(), r.URLMode()), "elicitation ("+r.Mode+" mode)"); err != nil {
+	o := c.offers()
+	if err := c.can(o.formElicit && !r.URLMode() || o.urlElicit && r.URLMode(), "elicitation ("+r.Mode+" mode)"); err != nil {
 		return nil, err
 	}
 	p := &mcp.ElicitParams{Mode: r.Mode, Message: r.Message, URL: r.URL, ElicitationID: r.ElicitationID}
@@ -167,8 +168,7 @@ func (c *callClient) Elicit(ctx context.Context, r *client.ElicitRequest) (*clie
 
 // Sample asks the client's model, if the client offers sampling.
 func (c *callClient) Sample(ctx context.Context, r *client.SamplingRequest) (*client.SamplingResult, error) {
-	caps := c.req.ClientCapabilities()
-	if err := c.can(caps != nil && caps.Sampling != nil, "sampling"); err != nil {
+	if err := c.can(c.offers().sampling, "sampling"); err != nil {
 		return nil, err
 	}
 	var p mcp.CreateMessageParams
@@ -210,17 +210,30 @@ func (c *callClient) can(offered bool, feature string) error {
 	return nil
 }
 
-// elicitCapable reports whether a client's capabilities take a form (url false) or
-// a URL elicitation; a client declaring elicitation without modes takes forms.
-func elicitCapable(caps *mcp.ClientCapabilities, url bool) bool {
-	if caps == nil || caps.Elicitation == nil {
-		return false
+// offered is what a client takes: forms, URL elicitations, sampling requests.
+type offered struct{ formElicit, urlElicit, sampling bool }
+
+// offers reads what the call's client takes, from the call's _meta (2026-07-28
+// and later), where the SDK has decoded it already (its ClientCapabilities decodes
+// it again, at a cost every call would pay), or from the session's initialize. A
+// client declaring elicitation without modes takes forms.
+func (c *callClient) offers() offered {
+	var elicit, sampling bool
+	var form, url bool
+	if m, ok := c.req.Params.Meta[mcp.MetaKeyClientCapabilities].(map[string]any); ok {
+		e, isMap := m["elicitation"].(map[string]any)
+		elicit, sampling = isMap, m["sampling"] != nil
+		form, url = e["form"] != nil, e["url"] != nil
+	} else if c.req.Session != nil {
+		if p := c.req.Session.InitializeParams(); p != nil && p.Capabilities != nil {
+			caps := p.Capabilities
+			elicit, sampling = caps.Elicitation != nil, caps.Sampling != nil
+			if elicit {
+				form, url = caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
+			}
+		}
 	}
-	e := caps.Elicitation
-	if url {
-		return e.URL != nil
-	}
-	return e.Form != nil || e.URL == nil
+	return offered{formElicit: elicit && (form || !url), urlElicit: elicit && url, sampling: sampling}
 }
 
 // roundTrip converts a value to another type of the same JSON shape.

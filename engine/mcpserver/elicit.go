@@ -40,8 +40,8 @@ const asksState = "luatool-asks:"
 // kept between rounds. The state holds nothing secret and needs no signature: the
 // client that could forge an answer is the one asking its user anyway.
 type rounds struct {
-	bind string
-	stop context.CancelCauseFunc
+	params *mcp.CallToolParamsRaw
+	stop   context.CancelCauseFunc
 
 	mu      sync.Mutex
 	answers mcp.InputResponseMap
@@ -53,8 +53,11 @@ type rounds struct {
 // not answered yet. Answers given for another call (another tool or input) are
 // not used.
 func newRounds(p *mcp.CallToolParamsRaw, stop context.CancelCauseFunc) *rounds {
-	r := &rounds{bind: callBinding(p), stop: stop, answers: mcp.InputResponseMap{}}
-	earlier, ok := strings.CutPrefix(p.RequestState, asksState+r.bind+":")
+	r := &rounds{params: p, stop: stop, answers: mcp.InputResponseMap{}}
+	if p.RequestState == "" { // a first round: nothing to bind
+		return r
+	}
+	earlier, ok := strings.CutPrefix(p.RequestState, asksState+callBinding(p)+":")
 	if !ok {
 		return r
 	}
@@ -101,7 +104,7 @@ func (r *rounds) asked() *mcp.CallToolResult {
 	}
 	b, _ := json.Marshal(r.answers)
 	return &mcp.CallToolResult{InputRequests: r.pending,
-		RequestState: asksState + r.bind + ":" + base64.RawURLEncoding.EncodeToString(b)}
+		RequestState: asksState + callBinding(r.params) + ":" + base64.RawURLEncoding.EncodeToString(b)}
 }
 
 // permissionAsk returns the CanUseTool hook of a call whose client can be asked:

@@ -376,16 +376,18 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	// What the call asks of its client (asks.go) goes to the client that made it;
 	// a client of 2026-07-28 or later is asked in rounds, which end the call's
 	// context at the first ask not answered yet.
-	callCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
+	callCtx := ctx
 	var rs *rounds
 	if newProtocol(req) {
+		var stop context.CancelCauseFunc
+		callCtx, stop = context.WithCancelCause(ctx)
+		defer stop(nil)
 		rs = newRounds(req.Params, stop)
 	}
 	cl := s.newCallClient(req, rs)
 	cl.notify, cl.level = notifierOf(ctx), s.levels.of(p.Name)
 	callbacks := engine.Callbacks{OnProgress: s.progress(ctx, req), Client: cl}
-	if cl.asks != nil && elicitCapable(req.ClientCapabilities(), false) {
+	if cl.asks != nil && cl.offers().formElicit {
 		callbacks.CanUseTool = permissionAsk(cl, offerAlways)
 	}
 	r := pending.Call(engine.WithCallbacks(callCtx, callbacks))
