@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luatool/luatool/engine/client"
 	"github.com/luatool/luatool/engine/content"
 	"github.com/luatool/luatool/engine/hooks"
 	"github.com/luatool/luatool/engine/rules"
@@ -309,10 +310,10 @@ type CallContext struct {
 	Files filestate.Store
 	// Progress reports progress data for the host to show; never sent to the model.
 	Progress func(data any)
-	// Summarize, if set, answers a prompt about a content with the host's small model
-	// (Options.Summarize), as WebFetch does with the page it fetched. Nil when the
-	// host has none.
-	Summarize func(ctx context.Context, content, prompt string) (string, error)
+	// Client is the client of the call (Callbacks.Client, or Options.Client): the
+	// call's log messages, model and user. Never nil in a call the engine makes
+	// (client.None offers nothing); Summarize is one use of it.
+	Client client.Client
 	// Session is the key of the session the call runs in (its principal's, see
 	// Principal). Host modules keep what a call starts beyond the call by it (the
 	// shell module's background commands), so that no session reaches another's.

@@ -86,8 +86,17 @@
 // which the permission step decides, and which it cannot allow itself, so that each
 // host needs a rule (WebFetch(domain:example.com)), a mode or a person. What the
 // host refuses for every tool (its deny list, private addresses) is the host
-// modules' business (package netpolicy). Options.Summarize lends tools the host's
-// small model (CallContext.Summarize), as WebFetch uses it for the page it fetched.
+// modules' business (package netpolicy).
+//
+// # The call's client
+//
+// A call may ask of its client (package client): log messages, a sampling of its
+// model, input from its user. Options.Client is the host's own (a Go host's model
+// and user); Callbacks.Client the client of one call, as the MCP server routes each
+// call's asks to the client that made it. Tools reach it through
+// CallContext.Client while their call runs (Lua: ctx:log, ctx:sample, ctx:elicit);
+// CallContext.Summarize is one use of it, as WebFetch asks about the page it
+// fetched.
 //
 // # Principals and sessions
 //

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luatool/luatool/engine/client"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/env"
 	"github.com/luatool/luatool/engine/hooks"
@@ -123,11 +124,14 @@ type Options struct {
 	// Middleware wraps the rest of every call after the hooks of PreToolUse, the
 	// first outermost, in the manner of net/http middleware (see hooks.Middleware).
 	Middleware []hooks.Middleware
-	// Summarize, if set, is the host's small model: it answers prompt about content
-	// (a web page converted to Markdown, for WebFetch) in a few sentences. Tools reach
-	// it through CallContext.Summarize (Lua: ctx:summarize), only while their call
-	// runs. Nil means the host has none, and WebFetch returns the page itself.
-	Summarize func(ctx context.Context, content, prompt string) (string, error)
+	// Client is the host's own client of the calls it makes (a Go host: its model and
+	// its user): what tools log (ctx:log), the model they sample (ctx:sample, and
+	// ctx:summarize, as WebFetch asks about the page it fetched) and the user they
+	// elicit input from (ctx:elicit). Tools reach it through CallContext.Client, only
+	// while their call runs. A call's Callbacks.Client takes its place. Nil offers
+	// nothing: sampling and eliciting are unavailable, and WebFetch returns the page
+	// itself.
+	Client client.Client
 }
 
 // ProgressEvent is one ctx:progress report of a running call.

@@ -14,10 +14,10 @@ var acting = func() string {
 
 // A Grant is what the code of one member may do in one call: the per-call
 // capabilities, decided here once for every loader (CallContext.Grant), with
-// Member.Acts for what a loader checks by the member that runs (ctx:summarize, a
-// secret). A
-// loader hands them to its host functions as they are; the zero Grant reads and
-// reaches nothing else.
+// Member.Acts for what a loader checks by the member that runs (a secret, and
+// what asks the call's client: ctx:sample, ctx:elicit, ctx:summarize; any member
+// may log to it). A loader hands them to its host functions as they are; the zero
+// Grant reads and reaches nothing else.
 type Grant struct {
 	// Write is set for call, of a tool that is not read-only for its input, once its
 	// permission decision allowed it: only then may host functions change anything.

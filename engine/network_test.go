@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luatool/luatool/engine/client"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/rules"
 )
@@ -145,11 +146,21 @@ func TestGrantedHostsAreHostsOnly(t *testing.T) {
 	}
 }
 
-// The host's summarizer reaches the call's context.
+// echoModel is a host's model that answers with the text it was given, and the
+// system prompt it was given before it.
+type echoModel struct{ client.None }
+
+func (echoModel) Sample(_ context.Context, r *client.SamplingRequest) (*client.SamplingResult, error) {
+	return &client.SamplingResult{Role: "assistant", Model: "echo",
+		Content: client.Content{Type: "text", Text: r.SystemPrompt + "|" + r.Messages[0].Content.Text}}, nil
+}
+
+// The host's model reaches the call's context, and Summarize is a sampling request
+// of the content and the prompt.
 func TestSummarizeReachesTheCall(t *testing.T) {
 	var got string
 	e := newTestEngine(t, Options{
-		Summarize: func(_ context.Context, content, prompt string) (string, error) { return prompt + ": " + content, nil },
+		Client: echoModel{},
 		Tools: []ToolDef{{
 			Name: "S", InputSchema: map[string]any{"type": "object"}, IsReadOnly: func(context.Context, map[string]any) (bool, error) { return true, nil },
 			Prompt: func(context.Context, PromptOptions) (string, error) { return "p", nil },
@@ -160,8 +171,14 @@ func TestSummarizeReachesTheCall(t *testing.T) {
 			},
 		}},
 	})
-	if r := e.Call(bg, ToolUse{ID: "1", Name: "S"}); r.Block.IsError || got != "what: page" {
+	if r := e.Call(bg, ToolUse{ID: "1", Name: "S"}); r.Block.IsError || !strings.Contains(got, "Answer the prompt") ||
+		!strings.HasSuffix(got, "|<content>\npage\n</content>\n\nwhat") {
 		t.Errorf("%s, %q", r.Block.Content, got)
+	}
+	// Without a model, Summarize says so, as unavailable.
+	e = newTestEngine(t, Options{Tools: e.Options().Tools})
+	if r := e.Call(bg, ToolUse{ID: "1", Name: "S"}); !r.Block.IsError || !strings.Contains(r.Block.Content.String(), "unavailable") {
+		t.Errorf("without a model: %s", r.Block.Content)
 	}
 }
 

@@ -229,7 +229,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	cc.ToolUseID, cc.Cwd, cc.Roots, cc.Mode, cc.Tools = use.ID, tc.cwd, e.opts.Roots, tc.mode, reg.Names()
 	cc.State, cc.Files, cc.Session = &st.state, &st.files, tc.session.key
 	cc.engine, cc.registry, cc.nest = e, reg, nesting{ctx: ctx, tool: t, turn: tc}
-	cc.logTo, cc.Progress, cc.Summarize = st, noProgress, e.opts.Summarize
+	cc.logTo, cc.Progress, cc.Client = st, noProgress, callbacks.Client
 	if callbacks.OnProgress != nil {
 		st.onProgress = callbacks.OnProgress
 		cc.Progress = st.progress

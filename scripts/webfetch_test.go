@@ -17,6 +17,7 @@ import (
 
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/client"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/netpolicy"
@@ -135,12 +136,12 @@ func newWebEnv(t *testing.T, summarize bool, allowed ...string) *webEnv {
 		opts.Permissions.Allow = append(opts.Permissions.Allow, rules.Rule{Text: r, Source: "--allow"})
 	}
 	if summarize {
-		opts.Summarize = func(_ context.Context, content, prompt string) (string, error) {
+		opts.Client = modelFunc(func(content, prompt string) string {
 			v.mu.Lock()
 			v.summarized = append(v.summarized, content)
 			v.mu.Unlock()
-			return fmt.Sprintf("ANSWER to %q from %d characters", prompt, utf8.RuneCountInString(content)), nil
-		}
+			return fmt.Sprintf("ANSWER to %q from %d characters", prompt, utf8.RuneCountInString(content))
+		})
 	}
 	if v.e, err = engine.New(opts); err != nil {
 		t.Fatal(err)
@@ -208,6 +209,26 @@ This is a **small** page with a [link to JSON](https://docs.example.com:` + v.po
 	}
 }
 
+// modelFunc is a host's model (engine.Options.Client) answering the content and
+// the prompt of a summary (engine.CallContext.Summarize).
+type modelFunc func(content, prompt string) string
+
+func (m modelFunc) Log(context.Context, client.LogMessage) {}
+
+func (m modelFunc) Elicit(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+	return nil, client.Unavailable("no user")
+}
+
+func (m modelFunc) Sample(_ context.Context, r *client.SamplingRequest) (*client.SamplingResult, error) {
+	text := strings.TrimPrefix(r.Messages[0].Content.Text, "<content>\n")
+	end := strings.LastIndex(text, "\n</content>\n\n")
+	content, prompt := text[:end], text[end+len("\n</content>\n\n"):]
+	return &client.SamplingResult{Role: "assistant", Model: "test",
+		Content: client.Content{Type: "text", Text: m(content, prompt)}}, nil
+}
+
+// WebFetch asks the host's model about the page: a sampling request of the page
+// and the prompt, whose answer is the result.
 func TestWebFetchWithSummarizer(t *testing.T) {
 	v := newWebEnv(t, true)
 	got := v.text(map[string]any{"url": v.url("docs.example.com", "/page.html"), "prompt": "What is the heading of this page?"})
@@ -221,6 +242,31 @@ func TestWebFetchWithSummarizer(t *testing.T) {
 	v.text(map[string]any{"url": v.url("docs.example.com", "/data.json"), "prompt": "What are the items?"})
 	if v.model()[1] != `{"name": "fixture", "items": [1, 2, 3], "nested": {"ok": true}}` {
 		t.Errorf("JSON summarized as %q", v.model()[1])
+	}
+}
+
+// failingModel is a host's model whose user declines every request.
+type failingModel struct{ modelFunc }
+
+func (failingModel) Sample(context.Context, *client.SamplingRequest) (*client.SamplingResult, error) {
+	return nil, fmt.Errorf("%w: the user said no", client.ErrDeclined)
+}
+
+// A model that does not answer leaves the page itself as the answer, saying why.
+func TestWebFetchWhenTheModelDoesNotAnswer(t *testing.T) {
+	v := newWebEnv(t, true)
+	v.e.Close()
+	opts := v.e.Options()
+	opts.Client = failingModel{}
+	var err error
+	if v.e, err = engine.New(opts); err != nil {
+		t.Fatal(err)
+	}
+	v.e.Load(engine.Source{Name: "scripts/tools", FS: scripts.Tools()})
+	got := v.text(map[string]any{"url": v.url("docs.example.com", "/page.html"), "prompt": "What is the heading?"})
+	if !strings.HasPrefix(got, "The model could not answer the prompt (summarize: declined: the user said no), so this is the page itself") ||
+		!strings.Contains(got, "# Fixture heading") {
+		t.Errorf("got %s", got)
 	}
 }
 

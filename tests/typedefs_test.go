@@ -21,6 +21,7 @@ import (
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/hostmod"
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/client"
 	"github.com/luatool/luatool/engine/diag"
 	"github.com/luatool/luatool/engine/luaload"
 	"github.com/luatool/luatool/engine/luatest"
@@ -307,6 +308,8 @@ returned("http.request", 1, http.request{ url = SERVER .. "/json" })
 returned("http.get", 1, http.get(SERVER .. "/json"))
 returned("http.post", 1, http.post(SERVER .. "/json", "body"))
 returned("FileStates:get", 1, ctx.readFileState:get(ctx.cwd .. "/b.txt")) -- fs.write recorded it
+returned("Context:sample", 1, ctx:sample("hi"))
+returned("Context:elicit", 1, ctx:elicit("who?", { properties = { name = { type = "string" } } }))
 failed("fs.read", fs.read("missing.txt"))
 failed("fs.read", fs.read("/"))
 failed("fs.read", fs.read("."))
@@ -347,6 +350,19 @@ failed("url.decodequery", url.decodequery("%zz"))
 
 const testReturns = `returned("TestContext:call", 1, t:call("Nop", {}))
 `
+
+// probeClient answers the probe's ctx:sample and ctx:elicit, so that what they
+// return is probed.
+type probeClient struct{ client.None }
+
+func (probeClient) Sample(context.Context, *client.SamplingRequest) (*client.SamplingResult, error) {
+	return &client.SamplingResult{Role: "assistant", Model: "probe", StopReason: "endTurn",
+		Content: client.Content{Type: "text", Text: "answer"}}, nil
+}
+
+func (probeClient) Elicit(context.Context, *client.ElicitRequest) (*client.ElicitResult, error) {
+	return &client.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ann"}}, nil
+}
 
 // A probeResult is what the probes saw.
 type probeResult struct {
@@ -439,7 +455,7 @@ end)`)
 			return nil, err
 		}
 		eng, err := engine.New(engine.Options{Loaders: []engine.Loader{luaload.New(luaload.Options{Modules: mods})}, Cwd: root, Roots: []string{root}, ResultsDir: scratch,
-			Mode: rules.ModeBypassPermissions})
+			Mode: rules.ModeBypassPermissions, Client: probeClient{}})
 		if err != nil {
 			return nil, err
 		}

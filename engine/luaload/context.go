@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/luatool/luatool/session/filestate"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/client"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -25,10 +25,17 @@ import (
 //	ctx.deadline                       Unix time in seconds, or nil
 //	ctx:progress(data)                 report progress (any JSON value)
 //	ctx:aborted()                      true once the call is cancelled or past its deadline
-//	ctx:log(...)                       like print: a line in the call's log
-//	ctx:summarize(content, prompt)     the host's model's answer to prompt about
-//	                                   content (call only), or nil, why and
-//	                                   "unavailable" (no model) or "failed"
+//	ctx:log(level, message, data)      a message to the client's log (at or above
+//	                                   the level it asked for) and a line in the
+//	                                   call's log; ctx:log(...) with a first
+//	                                   argument that is no level is print at info
+//	ctx:sample(request)                the client's model's message (call only),
+//	                                   or nil, why and its kind (asks.go)
+//	ctx:elicit(message, schema)        the client's user's answer to a form, or
+//	ctx:elicit{url=, message=}         to a page (call only), or nil, why, kind
+//	ctx:summarize(content, prompt)     the client's model's answer to prompt about
+//	                                   content (call only; one ctx:sample), or
+//	                                   nil, why and its kind
 //	ctx:resourceUpdated(uri)           tell MCP clients subscribed to uri that its
 //	                                   content changed (call only; feature.ReportChange)
 //	ctx.state:get(key), :set(key, v)   the session's shared state (JSON values)
@@ -94,43 +101,18 @@ func newLuaContext(vm *bindings.VM) *luaContext {
 		L.Push(lua.LBool(ctx != nil && ctx.Err() != nil))
 		return 1
 	})
-	method(t, c.view, "ctx", "log", func(L *lua.LState) int {
-		if vm.LogFull() {
-			return 0
-		}
-		parts := make([]string, 0, L.GetTop())
-		for i := 2; i <= L.GetTop(); i++ {
-			parts = append(parts, L.ToStringMeta(L.Get(i)).String())
-		}
-		vm.Log(strings.Join(parts, "\t"))
-		return 0
-	})
+	method(t, c.view, "ctx", "log", c.log)
+	method(t, c.view, "ctx", "sample", c.sample)
+	method(t, c.view, "ctx", "elicit", c.elicit)
 	method(t, c.view, "ctx", "summarize", func(L *lua.LState) int {
 		a := bindings.NewArgs(L, "ctx:summarize")
 		content, prompt := a.String(2), a.String(3)
-		if !acting(bindings.CurrentCall(L)) {
-			L.RaiseError("ctx:summarize is not available here: only call() may ask the host's model")
-		}
-		if c.cc.Summarize == nil {
-			L.Push(lua.LNil)
-			L.Push(lua.LString("the host offers no model to summarize with"))
-			L.Push(lua.LString("unavailable"))
-			return 3
-		}
-		ctx := L.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
+		c.onlyInCall(L, "ctx:summarize", "ask the host's model")
 		var text string
 		var err error
-		if werr := bindings.Blocking(L, func() { text, err = c.cc.Summarize(ctx, content, prompt) }); werr != nil {
-			L.RaiseError("ctx:summarize: stopped: %v", werr)
-		}
+		c.blocking(L, "ctx:summarize", func(ctx context.Context) { text, err = c.cc.Summarize(ctx, content, prompt) })
 		if err != nil {
-			L.Push(lua.LNil)
-			L.Push(lua.LString("summarize: " + err.Error()))
-			L.Push(lua.LString("failed"))
-			return 3
+			return pushFailure(L, "summarize", err)
 		}
 		L.Push(lua.LString(text))
 		return 1
@@ -329,4 +311,13 @@ func acting(c *bindings.Call) bool {
 	}
 	m, ok := engine.LookupMember(c.Entry)
 	return ok && m.Acts
+}
+
+// pushFailure returns nil, what failed and why, and its kind (client.Kind:
+// "unavailable", "declined", "malformed" or "failed") to a tool.
+func pushFailure(L *lua.LState, what string, err error) int {
+	L.Push(lua.LNil)
+	L.Push(lua.LString(what + ": " + err.Error()))
+	L.Push(lua.LString(client.Kind(err)))
+	return 3
 }

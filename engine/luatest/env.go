@@ -102,16 +102,20 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 		}
 	}
 	answer, id := "", fmt.Sprintf("toolu_test_%d", c.calls.Add(1))
+	cl := &stubClient{stubs: c.stubs}
 	if L.GetTop() >= 4 && L.Get(4) != lua.LNil {
-		opts := args.Options(4, "answer", "id")
+		opts := args.Options(4, "answer", "id", "client")
 		answer = opts.String("answer", "")
 		id = opts.String("id", id)
+		if t := opts.Table("client"); t != nil {
+			cl = newStubClient(L, t, c.stubs)
+		}
 		if answer != "" && answer != "allow" && answer != "deny" {
 			args.Error(4, fmt.Sprintf(`answer must be "allow" or "deny", got %q`, answer))
 		}
 	}
 	asked, protected := false, ""
-	callbacks := engine.Callbacks{CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+	callbacks := engine.Callbacks{Client: cl, CanUseTool: func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
 		asked = true
 		if req.Protected {
 			protected = req.Message
@@ -152,6 +156,13 @@ func (c *caseEnv) luaCall(L *lua.LState) int {
 		log.Append(lua.LString(line))
 	}
 	out.RawSetString("log", log)
+	// messages is there when the tool sent any, so that a test comparing the
+	// whole result of a tool that sends none is unchanged.
+	if messages, err := cl.messagesTable(vm); err != nil {
+		L.RaiseError("t:call: %s logged data that cannot reach Lua: %v", name, err)
+	} else if messages != nil {
+		out.RawSetString("messages", messages)
+	}
 	L.Push(out)
 	return 1
 }

@@ -1,6 +1,7 @@
 package luatest
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -144,17 +145,7 @@ func (s *caseStubs) run(L *lua.LState, fn string, stub *lua.LFunction) int {
 	}
 	// The stub runs under the tool call's context: its deadline stops a stub that
 	// hangs, and the call then fails as it would on the real function.
-	if ctx := L.Context(); ctx != nil {
-		outer := testL.Context()
-		testL.SetContext(ctx)
-		defer func() {
-			if outer != nil {
-				testL.SetContext(outer)
-			} else {
-				testL.RemoveContext()
-			}
-		}()
-	}
+	defer s.underContext(L.Context())()
 	base := testL.GetTop()
 	defer testL.SetTop(base)
 	if err := testL.CallByParam(lua.P{Fn: stub, NRet: lua.MultRet, Protect: true}, args...); err != nil {
@@ -201,4 +192,52 @@ func (s *caseStubs) errorValue(toolVM *bindings.VM, err error) lua.LValue {
 		}
 	}
 	return lua.LString(ae.Object.String())
+}
+
+// underContext makes the test file's state run under ctx (nil: as it is) until the
+// function it returns is called.
+func (s *caseStubs) underContext(ctx context.Context) (restore func()) {
+	testL := s.vm.L
+	if ctx == nil {
+		return func() {}
+	}
+	outer := testL.Context()
+	testL.SetContext(ctx)
+	return func() {
+		if outer != nil {
+			testL.SetContext(outer)
+		} else {
+			testL.RemoveContext()
+		}
+	}
+}
+
+// callJSON calls fn, a function of the test file's state, under ctx with one JSON
+// value, and returns its results as JSON values (nil for nil). A stub's error is
+// returned.
+func (s *caseStubs) callJSON(ctx context.Context, what string, fn *lua.LFunction, arg any) ([]any, error) {
+	if !s.running.TryLock() {
+		return nil, fmt.Errorf("%s (stub): a stub may not call tools", what)
+	}
+	defer s.running.Unlock()
+	defer s.underContext(ctx)()
+	testL := s.vm.L
+	lv, err := s.vm.ToLua(arg)
+	if err != nil {
+		return nil, err
+	}
+	base := testL.GetTop()
+	defer testL.SetTop(base)
+	if err := testL.CallByParam(lua.P{Fn: fn, NRet: lua.MultRet, Protect: true}, lv); err != nil {
+		return nil, fmt.Errorf("%s (stub): %w", what, err)
+	}
+	out := make([]any, testL.GetTop()-base)
+	for i := range out {
+		if v := testL.Get(base + i + 1); v != lua.LNil {
+			if out[i], err = s.vm.FromLua(v); err != nil {
+				return nil, fmt.Errorf("%s (stub): result #%d is not a JSON value: %w", what, i+1, err)
+			}
+		}
+	}
+	return out, nil
 }

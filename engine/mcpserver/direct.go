@@ -3,8 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -90,16 +88,12 @@ func directParams(params json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
 }
 
 // serveCall serves req as the SDK's tools/call would, with the handler it would
-// run (Server.call): the result encoded as the SDK encodes it, or its error. A
-// permission ask is put to the client of req.Session and the handler called again
-// with the answers; without a session nothing can be asked, and Server.call asks
-// nothing.
+// run (Server.call): the result encoded as the SDK encodes it, or its error. What
+// the call asks of its client goes over req.Session while it runs; a call of a
+// client that is asked in rounds (2026-07-28 and later) is never served here.
 func (s *Server) serveCall(req *mcp.CallToolRequest) directCall {
 	return func(ctx context.Context) (json.RawMessage, error) {
 		res, err := s.call(ctx, req)
-		if err == nil && res.InputRequests != nil && req.Session != nil {
-			res, err = s.askAndRetry(ctx, req, res)
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -110,31 +104,6 @@ func (s *Server) serveCall(req *mcp.CallToolRequest) directCall {
 		}
 		return encodeResult(res)
 	}
-}
-
-// askAndRetry does what the SDK does with a result asking for input (a permission
-// ask, see elicit.go) for a client of a protocol before 2026-07-28: it puts the
-// requests to the client, then calls the handler again with the answers, and
-// answers what that call returns. Its errors are the SDK's.
-func (s *Server) askAndRetry(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
-	if len(res.InputRequests) == 0 {
-		return nil, errors.New("the server is busy, retry later")
-	}
-	answers := make(mcp.InputResponseMap, len(res.InputRequests))
-	for id, ir := range res.InputRequests {
-		p, ok := ir.(*mcp.ElicitParams)
-		if !ok { // elicit.go asks nothing else
-			return nil, fmt.Errorf("multi-round-trip: fulfilling input request %q: unknown input request type: %T", id, ir)
-		}
-		answer, err := req.Session.Elicit(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("multi-round-trip: fulfilling input request %q: %w", id, err)
-		}
-		answers[id] = answer
-	}
-	retry := *req.Params
-	retry.InputResponses, retry.RequestState = answers, res.RequestState
-	return s.call(ctx, &mcp.CallToolRequest{Session: req.Session, Params: &retry})
 }
 
 // encodeResult encodes a result as the SDK does. The SDK's encoder (without HTML

@@ -158,20 +158,24 @@ func plainID(raw json.RawMessage) bool {
 // call its client cancelled (ctx ended: see inflight.go) is not answered, as MCP
 // asks and as the SDK does: the stream ends without an event.
 func serveHTTPDirect(ctx context.Context, w http.ResponseWriter, id json.RawMessage, run directCall) {
-	result, err := run(ctx)
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Connection", "keep-alive")
+	// The call's notifications (its log messages, asks.go) are events before
+	// its answer, as the SDK writes them.
+	event := func(data []byte) {
+		var b bytes.Buffer
+		b.Grow(len("event: message\ndata: \n\n") + len(data))
+		b.WriteString("event: message\ndata: ")
+		b.Write(data)
+		b.WriteString("\n\n")
+		w.Write(b.Bytes())
+		_ = http.NewResponseController(w).Flush()
+	}
+	result, err := run(withNotifier(ctx, &directNotifier{write: event}))
 	if ctx.Err() != nil {
 		return
 	}
-	data := encodeResponse(id, result, err)
-	var b bytes.Buffer
-	b.Grow(len("event: message\ndata: \n\n") + len(data))
-	b.WriteString("event: message\ndata: ")
-	b.Write(data)
-	b.WriteString("\n\n")
-	w.Write(b.Bytes())
-	_ = http.NewResponseController(w).Flush()
+	event(encodeResponse(id, result, err))
 }

@@ -3,87 +3,149 @@ package mcpserver
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/luatool/luatool/engine"
+	"github.com/luatool/luatool/engine/client"
 	"github.com/luatool/luatool/engine/rules"
 )
 
-// Permission asks reach the user through the client with multi round-trip requests
-// (SEP-2322): the first round of a call that needs approval ends with an
-// elicitation request instead of a result; the client asks its user and calls again
-// with the answer, and the second round runs the pipeline again (validation and
-// permission checks have no side effects) with the answer ready. The SDK plays the
-// client's part itself for clients of protocols before 2026-07-28, with a classic
-// elicitation/create request. No server-side state is kept between the rounds.
+// Permission asks reach the user through the client as a form (an elicitation),
+// put the way every ask of the call is (asks.go): over the session while the call
+// waits, or for a client of 2026-07-28 or later in rounds. An answer that is not
+// a clear allow (declined, cancelled, failed, or malformed) is a deny, whose text
+// says why.
 
-// permissionInput is the key of the permission elicitation in InputRequests.
-const permissionInput = "permission"
-
-// errInputRequired ends the first round of a call at its ask.
+// errInputRequired ends a round of a call at its first unanswered ask.
 var errInputRequired = errors.New("waiting for the user's answer through the client")
 
-// canElicit reports whether the client of a session accepts form elicitation.
-func canElicit(ss *mcp.ServerSession) bool {
-	if ss == nil {
-		return false
-	}
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-		return false
-	}
-	e := p.Capabilities.Elicitation
-	return e.Form != nil || e.URL == nil // neither set means form
+// asksState prefixes the requestState of a call's rounds.
+const asksState = "luatool-asks:"
+
+// rounds are the asks of one call of a client that takes them in rounds (SEP-2322):
+// the answers of earlier rounds (carried by the client in requestState, bound to
+// the call's tool and arguments) and of this one (inputResponses), by the ask's
+// place in the call ("ask-1", "ask-2", ...). The call runs again from the start
+// each round (its validation and permission checks have no side effects, and a
+// tool that asks does so before it acts): each ask in turn gets its recorded
+// answer, and the first without one ends the round. No server-side state is
+// kept between rounds. The state holds nothing secret and needs no signature: the
+// client that could forge an answer is the one asking its user anyway.
+type rounds struct {
+	params *mcp.CallToolParamsRaw
+	stop   context.CancelCauseFunc
+
+	mu      sync.Mutex
+	answers mcp.InputResponseMap
+	next    int
+	pending mcp.InputRequestMap
 }
 
-// requestState binds an answer to the call it was asked for: the client echoes it
-// with the answer, and an answer given for another tool or input is not used. It
-// holds nothing secret, and needs no signature: the client that could forge an
-// answer is the one asking its user anyway.
-func requestState(p *mcp.CallToolParamsRaw) string {
+// newRounds reads a call's answers so far; stop ends the call when it asks what is
+// not answered yet. Answers given for another call (another tool or input) are
+// not used.
+func newRounds(p *mcp.CallToolParamsRaw, stop context.CancelCauseFunc) *rounds {
+	r := &rounds{params: p, stop: stop, answers: mcp.InputResponseMap{}}
+	if p.RequestState == "" { // a first round: nothing to bind
+		return r
+	}
+	earlier, ok := strings.CutPrefix(p.RequestState, asksState+callBinding(p)+":")
+	if !ok {
+		return r
+	}
+	if b, err := base64.RawURLEncoding.DecodeString(earlier); err == nil {
+		_ = json.Unmarshal(b, &r.answers)
+	}
+	for k, v := range p.InputResponses {
+		r.answers[k] = v
+	}
+	return r
+}
+
+// callBinding names a call by its tool and arguments.
+func callBinding(p *mcp.CallToolParamsRaw) string {
 	h := sha256.New()
 	h.Write([]byte(p.Name))
 	h.Write([]byte{0})
 	h.Write(p.Arguments)
-	return "luatool-permission:" + hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-// permissionRound returns the CanUseTool hook of a call from a client that can be
-// asked: the answer from the client when this is the second round of the call,
-// otherwise a hook that records the ask in pending and ends the round.
+func (r *rounds) ask(_ context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	key := fmt.Sprintf("ask-%d", r.next)
+	if a, ok := r.answers[key]; ok {
+		return a, nil
+	}
+	if r.pending == nil {
+		r.pending = mcp.InputRequestMap{key: req}
+		r.stop(errInputRequired)
+	}
+	return nil, errInputRequired
+}
+
+// asked returns the result that ends the round, or nil when the call asked
+// nothing it had no answer for.
+func (r *rounds) asked() *mcp.CallToolResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending == nil {
+		return nil
+	}
+	b, _ := json.Marshal(r.answers)
+	return &mcp.CallToolResult{InputRequests: r.pending,
+		RequestState: asksState + callBinding(r.params) + ":" + base64.RawURLEncoding.EncodeToString(b)}
+}
+
+// permissionAsk returns the CanUseTool hook of a call whose client can be asked:
+// the form (what the call is, as the tool renders it, why it needs approval, what
+// it does) put to the user through c, and the user's answer.
 //
 // offerAlways says whether "allow always" may be chosen: its rules last for the
 // engine's life, for every client of the server, which is right only when the server
 // has one client.
-func permissionRound(p *mcp.CallToolParamsRaw, pending **engine.PermissionRequest, offerAlways bool) engine.CanUseToolFunc {
-	if answer, ok := p.InputResponses[permissionInput].(*mcp.ElicitResult); ok && p.RequestState == requestState(p) {
-		return func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
-			if !offerAlways {
-				req.Suggestions = nil // an "always" sent anyway keeps nothing
-			}
-			return decision(answer, req), nil
+func permissionAsk(c *callClient, offerAlways bool) engine.CanUseToolFunc {
+	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
+		if !offerAlways {
+			req.Suggestions = nil // an "always" sent anyway keeps nothing
 		}
-	}
-	return func(_ context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
-		*pending = &req
-		return engine.PermissionDecision{}, errInputRequired
+		form := permissionForm(ctx, &req)
+		answer, err := c.Elicit(ctx, form)
+		if errors.Is(err, errInputRequired) {
+			return engine.PermissionDecision{}, err
+		}
+		if err == nil {
+			if len(req.Suggestions) == 0 {
+				delete(answer.Content, "always") // not offered: an "always" sent anyway keeps nothing
+			}
+			err = client.CheckResult(form, answer)
+		}
+		if err != nil {
+			return engine.PermissionDecision{Behavior: rules.Deny,
+				Message: "The user's approval could not be asked: " + err.Error()}, nil
+		}
+		return decision(answer, req), nil
 	}
 }
 
-// inputRequired is the end of a first round: the form that asks the user, saying
-// what the call is (as the tool renders it), why it needs approval, and what it does.
-func inputRequired(ctx context.Context, p *mcp.CallToolParamsRaw, req *engine.PermissionRequest, offerAlways bool) *mcp.CallToolResult {
+// permissionForm is the form that asks the user about a call.
+func permissionForm(ctx context.Context, req *engine.PermissionRequest) *client.ElicitRequest {
 	props := map[string]any{
 		"allow": map[string]any{"type": "boolean", "title": "Allow this call"},
 		"reason": map[string]any{"type": "string", "title": "Reason, told to the model when you refuse",
 			"default": ""},
 	}
-	if offerAlways && len(req.Suggestions) > 0 {
+	if len(req.Suggestions) > 0 {
 		props["always"] = map[string]any{"type": "boolean", "default": false,
 			"title": "Allow calls like this for the rest of the session: " + strings.Join(req.Suggestions, ", ")}
 	}
@@ -92,19 +154,14 @@ func inputRequired(ctx context.Context, p *mcp.CallToolParamsRaw, req *engine.Pe
 		msg += "\n" + req.Message
 	}
 	msg += fmt.Sprintf("\nAllow %s?", req.Description)
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{permissionInput: &mcp.ElicitParams{
-			Message:         msg,
-			RequestedSchema: map[string]any{"type": "object", "properties": props, "required": []any{"allow"}},
-		}},
-		RequestState: requestState(p),
-	}
+	return &client.ElicitRequest{Mode: "form", Message: msg,
+		RequestedSchema: map[string]any{"type": "object", "properties": props, "required": []any{"allow"}}}
 }
 
-// decision reads the user's answer: allow (once, or with the suggested rules for
-// the rest of the session) or deny, with the reason for the model. Declining or
-// cancelling the form is a deny.
-func decision(answer *mcp.ElicitResult, req engine.PermissionRequest) engine.PermissionDecision {
+// decision reads the user's answer, checked against the form: allow (once, or
+// with the suggested rules for the rest of the session) or deny, with the reason
+// for the model. Declining or cancelling the form is a deny.
+func decision(answer *client.ElicitResult, req engine.PermissionRequest) engine.PermissionDecision {
 	if answer.Action != "accept" {
 		return engine.PermissionDecision{Behavior: rules.Deny}
 	}

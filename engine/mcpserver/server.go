@@ -19,9 +19,13 @@
 // The prompts and resources of the tool directories are served too (see
 // features.go), with their own list_changed notifications.
 //
-// Permission asks go to the client as elicitation requests when the client
-// supports them, and otherwise to the engine's own CanUseTool (none: every ask is a
-// deny).
+// What a call asks of its client goes to the client that made it (asks.go): a
+// tool's log messages as notifications/message at or above the level the client
+// set (the server declares logging), its sampling and elicitation requests, and
+// luatool's own permission asks, as forms, when the client supports elicitation
+// (otherwise the engine's own CanUseTool decides: none, every ask is a deny). A
+// malformed answer is a failed ask the tool handles, and for a permission ask, a
+// deny that says why.
 //
 // Every call runs for a principal (engine.WithPrincipal): over stdio, and over HTTP
 // without authentication, the local user; over HTTP with Tokens, the principal a
@@ -94,6 +98,8 @@ type Server struct {
 	inflight httpCalls
 	// running counts the calls in flight over every transport, for Shutdown.
 	running *running
+	// levels are the log levels principals set, for stateless HTTP (levels.go).
+	levels levels
 
 	// syncMu orders Syncs and the making of views. base is the view of principals
 	// without a profile (the local user among them), views those of profiles,
@@ -196,6 +202,7 @@ func (s *Server) newView(p *engine.Profile) *view {
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
 			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Completions: &mcp.CompletionCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribeResource,
@@ -204,7 +211,7 @@ func (s *Server) newView(p *engine.Profile) *view {
 		// A list is the principal's: caches may keep it for that principal only.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
 	})
-	v.srv.AddReceivingMiddleware(v.unknownTools, listForClient)
+	v.srv.AddReceivingMiddleware(s.logLevels, v.unknownTools, listForClient)
 	s.syncLocked(context.Background(), v)
 	return v
 }
@@ -321,9 +328,11 @@ func (s *Server) addTool(srv *mcp.Server, t *mcp.Tool) bool {
 	return s.guard("tool", t.Name, func() { srv.AddTool(t, s.call) })
 }
 
-// call serves tools/call through the engine's pipeline, in one round or, when the
-// call needs the user's approval and the client can ask, two (see elicit.go). It
-// logs one line for the call: who, which tool, how long, and how it ended.
+// call serves tools/call through the engine's pipeline; what the call asks of its
+// client goes to the client that made it (asks.go), for a client of 2026-07-28 or
+// later in rounds, each round one tools/call (elicit.go). It logs one line for the
+// call: who, which tool, how long, and how it ended ("asked" for a round that
+// ends at an ask).
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	ctx, post, unbind := s.inflight.bind(ctx, req)
@@ -371,18 +380,32 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	ctx, leave := s.turns.enter(ctx, p, weight, callID)
 	defer leave()
-	callbacks := engine.Callbacks{OnProgress: s.progress(ctx, req)}
-	var ask *engine.PermissionRequest
-	if canElicit(req.Session) {
-		callbacks.CanUseTool = permissionRound(req.Params, &ask, offerAlways)
+	// What the call asks of its client (asks.go) goes to the client that made it;
+	// a client of 2026-07-28 or later is asked in rounds, which end the call's
+	// context at the first ask not answered yet.
+	callCtx := ctx
+	var rs *rounds
+	if newProtocol(req) {
+		var stop context.CancelCauseFunc
+		callCtx, stop = context.WithCancelCause(ctx)
+		defer stop(nil)
+		rs = newRounds(req.Params, stop)
 	}
-	r := pending.Call(engine.WithCallbacks(ctx, callbacks))
+	cl := s.newCallClient(req, rs)
+	cl.notify, cl.level = notifierOf(ctx), s.levels.of(p.Name)
+	callbacks := engine.Callbacks{OnProgress: s.progress(ctx, req), Client: cl}
+	if cl.asks != nil && cl.offers().formElicit {
+		callbacks.CanUseTool = permissionAsk(cl, offerAlways)
+	}
+	r := pending.Call(engine.WithCallbacks(callCtx, callbacks))
 	for _, line := range r.Log {
 		log.Info("tool log", "tool", use.Name, "line", line)
 	}
-	if ask != nil {
-		log.Info("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", "asked")
-		return inputRequired(ctx, req.Params, ask, offerAlways), nil
+	if rs != nil {
+		if asked := rs.asked(); asked != nil {
+			log.Info("tool call", "tool", use.Name, "duration", time.Since(start), "outcome", "asked")
+			return asked, nil
+		}
 	}
 	attrs := []any{"tool", use.Name, "duration", time.Since(start), "outcome", outcome(ctx, r)}
 	if ended := post.endAttrs(); ended != nil {

@@ -511,8 +511,8 @@ func TestStdioBatches(t *testing.T) {
 }
 
 // At the end of stdin, a call waiting for the client's answer to a permission ask
-// gets an error (the ask fails: nothing runs), a call in flight runs to its end,
-// and ServeStdio returns once both are answered.
+// is denied, saying why (the ask failed: nothing runs), a call in flight runs to
+// its end, and ServeStdio returns once both are answered.
 func TestStdioEOFWhileAwaitingTheClient(t *testing.T) {
 	release := make(chan struct{})
 	srv := New(stdioEngine(t, release), Options{})
@@ -526,7 +526,8 @@ func TestStdioEOFWhileAwaitingTheClient(t *testing.T) {
 	}
 	c.send(`{"jsonrpc":"2.0","id":"wait","method":"tools/call","params":{"name":"Wait","arguments":{}}}`)
 	c.w.Close()
-	if m := c.recv(); string(m["id"]) != `"w"` || !strings.Contains(string(m["error"]), "the client closed its input first") {
+	if m := c.recv(); string(m["id"]) != `"w"` || !strings.Contains(string(m["result"]), `"isError":true`) ||
+		!strings.Contains(string(m["result"]), `approval could not be asked: calling \"elicitation/create\": no answer: the client closed its input first`) {
 		t.Errorf("the call asked about: %s", must(json.Marshal(m)))
 	}
 	close(release)

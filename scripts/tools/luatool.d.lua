@@ -227,18 +227,127 @@ function Context:progress(data) end
 ---@return boolean
 function Context:aborted() end
 
----Write a line to the call's log, like print.
----@param ... any
-function Context:log(...) end
+---The eight levels of a log message (RFC 5424, as MCP names them), least severe first.
+---@alias luatool.LogLevel "debug"|"info"|"notice"|"warning"|"error"|"critical"|"alert"|"emergency"
 
----Asks the host's small model to answer prompt about content (as WebFetch does with
----a page), in call only: its answer, or nil, why and "unavailable" (the host offers
----no model) or "failed" (the model did).
+---Sends a message to the client's log (MCP notifications/message, sent when the
+---client asked for messages of its level or less severe ones: logging/setLevel) and
+---writes "[level] message data" to the call's log (which the server logs). The
+---message's data is message, or {message = message, data = data} when data is
+---given. Any member may log. Called with a first argument that is not a level,
+---ctx:log is print: its arguments joined by tabs, at info.
+---@overload fun(self: luatool.Context, ...: any)
+---@param level luatool.LogLevel
+---@param message string
+---@param data? any A JSON value.
+function Context:log(level, message, data) end
+
+---Why ctx:sample, ctx:elicit or ctx:summarize gave no answer: the client (or host)
+---does not offer it; its user declined; the request failed; the client's answer
+---breaks MCP's shape (or, for a form, its schema).
+---@alias luatool.AskFailure "unavailable"|"declined"|"failed"|"malformed"
+
+---One content block of a sampling message: text, or base64 image or audio data.
+---@class luatool.SamplingContent
+---@field type "text"|"image"|"audio"
+---@field text? string
+---@field data? string Base64.
+---@field mimeType? string
+
+---@class luatool.SamplingMessage
+---@field role "user"|"assistant"
+---@field content luatool.SamplingContent
+
+---A request to the client's model: MCP's sampling/createMessage.
+---@class luatool.SamplingRequest
+---@field messages luatool.SamplingMessage[]
+---@field systemPrompt? string
+---@field maxTokens? integer Default 1024.
+---@field temperature? number
+---@field stopSequences? string[]
+---@field modelPreferences? {hints?: {name: string}[], costPriority?: number, speedPriority?: number, intelligencePriority?: number} Priorities between 0 and 1.
+---@field includeContext? "none"|"thisServer"|"allServers"
+---@field metadata? table
+
+---The model's message.
+---@class luatool.SamplingResult
+---@field role "user"|"assistant"
+---@field content luatool.SamplingContent
+---@field model string The model that wrote it.
+---@field stopReason? string "endTurn", "stopSequence", "maxTokens" or the client's own.
+---@field text? string content.text, when the content is text.
+
+---Asks the client's model (MCP sampling; luatool call/run have no model), in call
+---only: the model's message, or nil, why and its kind. The call waits for the
+---answer without holding its Lua slot. A request MCP does not allow raises an error.
+---@param request luatool.SamplingRequest|string A string is one user message.
+---@return luatool.SamplingResult? result
+---@return string? err
+---@return luatool.AskFailure? kind
+function Context:sample(request) end
+
+---One property of a form: a string (minLength, maxLength, format), a number or
+---integer (minimum, maximum), a boolean, a single choice (a string with enum and
+---optionally enumNames, or oneOf {const, title}) or a multiple choice (an array
+---whose items have enum, or anyOf {const, title}; minItems, maxItems), each with a
+---title, a description and a default. Nothing nested.
+---@class luatool.FormProperty
+---@field type "string"|"number"|"integer"|"boolean"|"array"
+---@field title? string
+---@field description? string
+---@field default? any
+---@field enum? string[]
+---@field enumNames? string[]
+---@field oneOf? {const: string, title: string}[]
+---@field items? {type?: "string", enum?: string[], anyOf?: {const: string, title: string}[]}
+---@field minLength? integer
+---@field maxLength? integer
+---@field format? "email"|"uri"|"date"|"date-time"
+---@field minimum? number
+---@field maximum? number
+---@field minItems? integer
+---@field maxItems? integer
+
+---A form's schema: a flat object (MCP's restricted requestedSchema). An empty
+---required may be left out or written {}: it is not sent.
+---@class luatool.FormSchema
+---@field type? "object"
+---@field properties table<string, luatool.FormProperty>
+---@field required? string[]
+
+---A page to send the user to (URL mode).
+---@class luatool.ElicitURL
+---@field url string An absolute http(s) URL.
+---@field message string
+---@field elicitationId? string Made up when left out.
+
+---The user's answer.
+---@class luatool.ElicitResult
+---@field action "accept"|"decline"|"cancel"
+---@field content? table For an accepted form: the values, checked against the schema, with the defaults of what the user left out.
+
+---Asks the client's user (MCP elicitation), in call only: a form of schema, or a
+---page (ctx:elicit{url=, message=}). luatool call and run ask on the terminal, and
+---decline when stdin is not one. Returns the answer, or nil, why and its kind: an
+---answer that breaks the schema is "malformed", never trusted. The call waits for
+---the answer without holding its Lua slot. A schema MCP does not allow (a nested
+---object, say) raises an error naming the property.
+---@overload fun(self: luatool.Context, page: luatool.ElicitURL): luatool.ElicitResult?, string?, luatool.AskFailure?
+---@param message string
+---@param schema luatool.FormSchema
+---@return luatool.ElicitResult? answer
+---@return string? err
+---@return luatool.AskFailure? kind
+function Context:elicit(message, schema) end
+
+---Asks the model of the call's client (a sampling request of content and prompt)
+---to answer prompt about content, as WebFetch does with a page, in call only: its
+---answer, or nil, why and its kind ("unavailable": there is no model).
 ---@param content string
 ---@param prompt string
 ---@return string? answer
 ---@return string? err
----@return "unavailable"|"failed"|nil code
+---@return luatool.AskFailure? code
 function Context:summarize(content, prompt) end
 
 ---Tells the MCP clients subscribed to the resource at uri (resources/subscribe) that its
@@ -1242,6 +1351,7 @@ function json.decode(text) end
 ---@field asked boolean An ask was made: the pipeline asked for permission for the call (opts.answer answered it; without one it was denied).
 ---@field protected? string The text of the ask when it was a safety check: the call writes something protected, which only a person may allow.
 ---@field log string[] The lines the tool logged.
+---@field messages? {level: luatool.LogLevel, data: any}[] What the tool sent the client's log (ctx:log), in order; absent when it sent nothing.
 
 ---The t argument of a test case: a fresh temporary root and engine. A rel path that
 ---is absolute or leaves the root raises an error.
@@ -1267,6 +1377,15 @@ function TestContext:read(rel) end
 ---@class luatool.TestCallOptions
 ---@field answer? "allow"|"deny" The answer when an ask is made (none: the ask is denied).
 ---@field id? string The tool_use id (default "toolu_test_N").
+---@field client? luatool.TestClient The client's answers (none: the client offers neither sampling nor elicitation).
+
+---The client of a t:call: functions that answer the tool's asks, each given the
+---request as MCP sends it and returning the answer as a client would (checked as
+---every answer is: a malformed one reaches the tool as nil, "malformed: ..."), or
+---nil, "declined" or nil, "failed". One left out is a feature the client lacks.
+---@class luatool.TestClient
+---@field sample? fun(request: luatool.SamplingRequest): luatool.SamplingResult?, string?
+---@field elicit? fun(request: {mode: "form"|"url", message: string, requestedSchema?: luatool.FormSchema, url?: string, elicitationId?: string}): luatool.ElicitResult?, string?
 
 ---Calls a tool through the pipeline. Data that breaks the tool's outputSchema
 ---fails the case here.

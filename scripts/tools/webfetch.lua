@@ -1,8 +1,9 @@
 -- WebFetch: fetches a URL over the http module and answers a prompt about the page,
 -- as Claude Code's WebFetch does. HTML becomes Markdown; the page text, a window of
--- it at a time (offset reads on), goes with the prompt to the host's small model
--- (ctx:summarize) when the host has one. Without one, the window itself comes back,
--- with the prompt, saying so. The texts for a redirect to another host, an HTTP
+-- it at a time (offset reads on), goes with the prompt to the model of the call's
+-- client (ctx:summarize, a sampling request: the host's model, or under serve the
+-- MCP client's) when there is one. Without one, or when it does not answer, the
+-- window itself comes back, with the prompt, saying why. The texts for a redirect to another host, an HTTP
 -- error and a page longer than the window are the original's.
 --
 -- Confinement: network = { "*" }, so each host needs a permission of its own,
@@ -227,11 +228,15 @@ local function answer(input, ctx, text)
       reply = reply .. note("answer", total, first, last)
     end
     return reply
-  elseif code ~= "unavailable" then
-    fail(err)
+  end
+  -- Whatever kept the model from answering (none, its user declined, it failed),
+  -- the page itself answers.
+  local why = "No model was available to answer the prompt"
+  if code ~= "unavailable" then
+    why = "The model could not answer the prompt (" .. err .. ")"
   end
   last = math.min(total, first + PLAIN_WINDOW)
-  local out = "No model was available to answer the prompt, so this is the page itself, converted to Markdown; answer the prompt from it: \"" ..
+  local out = why .. ", so this is the page itself, converted to Markdown; answer the prompt from it: \"" ..
       input.prompt .. "\"\n\n---\n" .. window(text, total, first, last) .. "\n---"
   if last < total then
     out = out .. note("text", total, first, last)

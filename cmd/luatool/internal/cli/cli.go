@@ -129,8 +129,11 @@ use, the tool's summary of the outcome and what it printed go to stderr.
 
 The input is a JSON object: the argument, stdin with -, or {} when there is none.
 Input that is not JSON is a usage error naming the line and column. A call that needs
-permission is asked on a terminal, allowed with --yes, and denied otherwise. --json
-prints the tool_result block: {"type", "tool_use_id", "content", "is_error"}.
+permission is asked on a terminal, allowed with --yes, and denied otherwise. A
+tool's form (ctx:elicit) is asked on a terminal, a property at a time (Ctrl-D
+cancels), and declined otherwise; there is no model for ctx:sample, which answers
+"unavailable". --json prints the tool_result block: {"type", "tool_use_id",
+"content", "is_error"}.
 
 Of the standard tools, only the one called is loaded (all of them for ToolSearch,
 LuaScript, or a name that is not a standard tool's), which is most of what starting
@@ -404,6 +407,9 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// askMu is held while a question is on the terminal (a permission prompt, a
+	// tool's form): one at a time.
+	askMu sync.Mutex
 
 	// terminal is whether a person is at the terminal to be asked: stdin and
 	// stderr are both terminals.

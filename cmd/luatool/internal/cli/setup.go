@@ -210,6 +210,7 @@ func (a *app) open(srcs []engine.Source) (*session, error) {
 		Protected:             protected,
 		Permissions:           perms,
 		CanUseTool:            a.canUseTool(),
+		Client:                a.terminalClient(),
 		ApprovalHint:          a.approvalHint,
 		Env:                   env,
 		Hooks:                 hks,
@@ -366,10 +367,9 @@ func (a *app) prompt() engine.CanUseToolFunc {
 		return nil
 	}
 	in := a.lines()
-	var mu sync.Mutex // one prompt at a time, when a turn runs calls side by side
 	return func(ctx context.Context, req engine.PermissionRequest) (engine.PermissionDecision, error) {
-		mu.Lock()
-		defer mu.Unlock()
+		a.askMu.Lock() // one prompt at a time, when a turn runs calls side by side
+		defer a.askMu.Unlock()
 		defer a.display().pause()()
 		fmt.Fprintf(a.stderr, "%s\n  %s\n", req.Tool.RenderToolUse(ctx, req.Input), req.Message)
 		always := ""
@@ -393,6 +393,16 @@ func (a *app) prompt() engine.CanUseToolFunc {
 		}
 		return engine.PermissionDecision{Behavior: rules.Deny}, nil
 	}
+}
+
+// terminalClient is the engine's client (ctx:elicit, ctx:sample): the person at
+// the terminal, where prompt would ask one (see terminalClient).
+func (a *app) terminalClient() *terminalClient {
+	c := &terminalClient{out: a.stderr, mu: &a.askMu, pause: func() func() { return a.display().pause() }}
+	if a.prompt() != nil {
+		c.in = a.lines
+	}
+	return c
 }
 
 // report prints load diagnostics to stderr; it is used by commands that go on
