@@ -63,7 +63,7 @@ type conformanceKit struct {
 }
 
 // TestConformance runs the MCP project's conformance runner (0.1.16, over
-// streamable HTTP: stateless, and with sessions once serve has --sessions) and the
+// streamable HTTP: stateless, and with sessions: serve --sessions) and the
 // same scenarios over stdio through the TypeScript SDK clients (v1, v2 in the
 // 2025 era, v2 in the 2026-07-28 era), and the Inspector CLI, against luatool
 // serving examples/conformance. Each run's scenarios are compared with its file of
@@ -81,9 +81,6 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("http-sessions", func(t *testing.T) {
 		t.Parallel()
-		if help := serveHelp(kit); !strings.Contains(help, "--sessions") {
-			t.Skip("TODO(issue 29): luatool serve has no --sessions yet; this run starts when the transport's sessions mode lands")
-		}
 		runRunner(t, kit, scenarios, "http-sessions.yml", "--sessions")
 	})
 	t.Run("stdio-sdk-v1", func(t *testing.T) {
@@ -175,12 +172,6 @@ func runnerScenarios(t *testing.T, kit conformanceKit) []string {
 		t.Fatalf("conformance list --server exited %d and listed no scenario:\n%s", code, out)
 	}
 	return names
-}
-
-// serveHelp returns what `luatool serve --help` prints.
-func serveHelp(kit conformanceKit) string {
-	out, _ := exec.Command(kit.luatool, "serve", "--help").CombinedOutput()
-	return string(out)
 }
 
 // runRunner serves the fixtures over streamable HTTP on loopback (with serveArgs
