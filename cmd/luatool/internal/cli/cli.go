@@ -297,8 +297,10 @@ past it a call is answered the JSON-RPC error -32000 at once). Calls that must r
 alone wait only for the calls of their own principal, and a principal's calls hold
 at most half of the slots that run Lua code. A notifications/cancelled ends the call
 of its principal with that request id, and a client that goes away ends its calls.
-HTTP clients of protocol 2026-07-28 and later are told of tool-list changes on their
-subscriptions/listen stream; earlier ones see them at their next tools/list.
+HTTP clients of protocol 2026-07-28 and later are told of list and resource changes
+on their subscriptions/listen stream, and a tool asks them (ctx:sample, ctx:elicit,
+permission asks) in rounds; earlier ones see changes at their next list, and can be
+asked only in a session (--sessions).
 Instances behind a load balancer share each principal's session only with one
 --state store.
 

@@ -109,6 +109,10 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *token
 		where = fmt.Sprintf("unix:%s (path %s)", ln.Addr(), mcpPath)
 	}
 	log.Info("serving MCP at "+where, "authentication", auth)
-	log.Info("HTTP clients of protocol 2026-07-28 and later are told of tool-list changes on their subscriptions/listen stream; clients of earlier protocols see them at their next tools/list")
+	if c.sessions {
+		log.Info("sessions (--sessions): a client with one is told of list and resource changes on its GET stream and asked (sampling, elicitation) during its calls; clients of protocol 2026-07-28 and later on their subscriptions/listen stream and in rounds")
+	} else {
+		log.Info("stateless (no --sessions): clients of protocol 2026-07-28 and later are told of list and resource changes on their subscriptions/listen stream and asked in rounds; earlier clients see changes at their next list, and their calls cannot ask them (sampling, elicitation): serve with --sessions for those")
+	}
 	return a.serveHTTPUntil(ctx, hs, ln, srv)
 }
