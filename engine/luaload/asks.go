@@ -19,7 +19,8 @@ const defaultMaxTokens = 1024
 // MCP's eight levels (its data the message, or {message=, data=} when data is
 // given), and a line "[level] message data" in the call's log. A first argument
 // that is no level makes it print: the arguments joined by tabs, at info, which
-// is what ctx:log did before it had levels.
+// is what ctx:log did before it had levels. Past the call's log limit
+// (bindings.Limits.MaxLogBytes) both are dropped.
 func (c *luaContext) log(L *lua.LState) int {
 	vm := c.vm
 	msg := client.LogMessage{Level: client.Info}
@@ -50,9 +51,12 @@ func (c *luaContext) log(L *lua.LState) int {
 		line = strings.Join(parts, "\t")
 		msg.Data = line
 	}
-	if !vm.LogFull() {
-		vm.Log(line)
+	// The client's messages share the call's log budget: a tool logging in a loop
+	// stops filling the client's stream where it stops filling the call's log.
+	if vm.LogFull() {
+		return 0
 	}
+	vm.Log(line)
 	if cl := c.cc.Client; cl != nil {
 		cl.Log(callContext(L), msg)
 	}

@@ -61,6 +61,22 @@ func TestLogReachesTheClient(t *testing.T) {
 	}
 }
 
+// A tool logging in a loop stops reaching the client where its call's log is
+// full: the client's stream is bounded as the log is.
+func TestLogToTheClientIsBounded(t *testing.T) {
+	var got []client.LogMessage
+	e := askTool(t, engine.Options{Client: logFunc(func(m client.LogMessage) { got = append(got, m) })},
+		`for i = 1, 100000 do ctx:log("info", string.rep("x", 100)) end return "ok"`)
+	r := e.Call(context.Background(), engine.ToolUse{ID: "1", Name: "Ask", Input: []byte(`{}`)})
+	if r.Block.IsError {
+		t.Fatalf("call: %s", r.Block.Content)
+	}
+	// Each line is "[info] " and 100 bytes; the log keeps 64 KiB (bindings.DefaultMaxLogBytes).
+	if len(got) == 0 || len(got) > (64<<10)/107+1 || len(got) != len(r.Log) {
+		t.Errorf("%d messages reached the client, %d lines the log", len(got), len(r.Log))
+	}
+}
+
 // A URL elicitation is sent with an id made up for it; its answer has no content.
 func TestElicitURL(t *testing.T) {
 	var got *client.ElicitRequest
