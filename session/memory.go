@@ -14,14 +14,19 @@ const DefaultMaxSessions = 10000
 type memory struct {
 	mu          sync.Mutex
 	maxSessions int
-	order       *list.List // of *memSession, most recently used first
-	sessions    map[string]*list.Element
+	count       int
+	// principals are each principal's sessions (of *memSession), most recently
+	// used first.
+	principals map[string]*list.List
+	sessions   map[string]*list.Element
+	clock      uint64 // counts uses, for memSession.used
 }
 
 // memSession is one session: its buckets by name.
 type memSession struct {
-	key     string
-	buckets map[string]*memBucket
+	key, principal string
+	used           uint64 // the clock at its last use
+	buckets        map[string]*memBucket
 }
 
 // memBucket is one bucket: its keys, most recently used first.
@@ -36,33 +41,60 @@ type memItem struct {
 }
 
 // NewMemory returns a Store in this process's memory, keeping at most maxSessions
-// sessions (the least recently used is forgotten first; zero means
-// DefaultMaxSessions).
+// sessions (zero means DefaultMaxSessions). Past them, the least recently used
+// session of the principal holding the most is forgotten first, so that a principal
+// opening session after session (over HTTP with sessions, one per client) forgets
+// its own, never another principal's.
 func NewMemory(maxSessions int) Store {
 	if maxSessions <= 0 {
 		maxSessions = DefaultMaxSessions
 	}
-	return &memory{maxSessions: maxSessions, order: list.New(), sessions: map[string]*list.Element{}}
+	return &memory{maxSessions: maxSessions, principals: map[string]*list.List{}, sessions: map[string]*list.Element{}}
 }
 
 // session returns session s, marked recently used; made if create is set, else nil
 // when there is none.
 func (m *memory) session(s string, create bool) *memSession {
+	m.clock++
 	if el, ok := m.sessions[s]; ok {
-		m.order.MoveToFront(el)
-		return el.Value.(*memSession)
+		ms := el.Value.(*memSession)
+		m.principals[ms.principal].MoveToFront(el)
+		ms.used = m.clock
+		return ms
 	}
 	if !create {
 		return nil
 	}
-	ms := &memSession{key: s, buckets: map[string]*memBucket{}}
-	m.sessions[s] = m.order.PushFront(ms)
-	for m.order.Len() > m.maxSessions {
-		last := m.order.Back()
-		m.order.Remove(last)
-		delete(m.sessions, last.Value.(*memSession).key)
+	ms := &memSession{key: s, principal: principalOfKey(s), used: m.clock, buckets: map[string]*memBucket{}}
+	own := m.principals[ms.principal]
+	if own == nil {
+		own = list.New()
+		m.principals[ms.principal] = own
+	}
+	m.sessions[s] = own.PushFront(ms)
+	for m.count++; m.count > m.maxSessions; m.count-- {
+		m.forgetOne()
 	}
 	return ms
+}
+
+// forgetOne forgets the least recently used session of the principal holding the
+// most sessions (of those holding as many, the one whose oldest is oldest).
+func (m *memory) forgetOne() {
+	var victim *list.List
+	var name string
+	for p, own := range m.principals {
+		if victim == nil || own.Len() > victim.Len() ||
+			own.Len() == victim.Len() && own.Back().Value.(*memSession).used < victim.Back().Value.(*memSession).used {
+			victim, name = own, p
+		}
+	}
+	last := victim.Back()
+	victim.Remove(last)
+	delete(m.sessions, last.Value.(*memSession).key)
+	if victim.Len() == 0 {
+		delete(m.principals, name)
+	}
 }
 
 func (m *memory) Get(_ context.Context, s string, b Bucket, key string) ([]byte, error) {

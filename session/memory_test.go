@@ -34,6 +34,35 @@ func TestMemoryForgetsIdleSessions(t *testing.T) {
 }
 
 // Distinct principal and session pairs have distinct keys.
+// A principal that opens session after session forgets its own oldest, never
+// another principal's: bob's thousand sessions leave alice's one alone.
+func TestMemoryForgetsTheBusiestPrincipalsSessions(t *testing.T) {
+	ctx := context.Background()
+	st := session.NewMemory(10)
+	b := session.Bucket{Name: "state", MaxKeys: 8}
+	alice := session.Key("alice", "s1")
+	if err := st.Put(ctx, alice, b, "k", []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		if err := st.Put(ctx, session.Key("bob/x", fmt.Sprint(i)), b, "k", []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _ := st.Get(ctx, alice, b, "k"); string(v) != "kept" {
+		t.Errorf("alice's session was forgotten: %q", v)
+	}
+	// Bob keeps his nine most recent.
+	for i := 991; i < 1000; i++ {
+		if v, _ := st.Get(ctx, session.Key("bob/x", fmt.Sprint(i)), b, "k"); string(v) != "v" {
+			t.Errorf("bob's session %d was forgotten", i)
+		}
+	}
+	if v, _ := st.Get(ctx, session.Key("bob/x", "990"), b, "k"); v != nil {
+		t.Errorf("bob's eleventh most recent session was kept")
+	}
+}
+
 func TestKey(t *testing.T) {
 	seen := map[string]string{}
 	for _, p := range [][2]string{{"", ""}, {"a", ""}, {"", "a"}, {"a/b", ""}, {"a", "b"}, {"a", "/b"}, {`a\`, "b"}, {"a", `\b`}, {"a/", "b"}} {

@@ -85,6 +85,21 @@ func Key(principal, clientSession string) string {
 // keyEscape escapes the separator of Key's two parts.
 var keyEscape = strings.NewReplacer(`\`, `\\`, "/", `\/`)
 
+// principalOfKey returns the principal part of a session key made by Key, still
+// escaped: what comes before its first unescaped "/" (the whole key when there is
+// none).
+func principalOfKey(key string) string {
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '\\':
+			i++ // an escaped character
+		case '/':
+			return key[:i]
+		}
+	}
+	return key
+}
+
 // UpdateTries is how many times Update runs its function before it gives up.
 const UpdateTries = 50
 
