@@ -3,21 +3,34 @@
 // commands, settings keys and schema keywords.
 package spell
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Suggest returns the candidate closest to name by edit distance, ignoring case, when
 // it is close enough to be a likely typo (at most a third of the name's length, and at
 // least one edit allowed); otherwise "".
+//
+// A candidate whose length differs from the name's by more than that is not
+// compared at all (the distance is at least the difference), so that a name of
+// megabytes sent by a client costs a count of its characters, not a table of
+// them.
 func Suggest(name string, candidates []string) string {
 	best, bestDist := "", -1
 	lname := strings.ToLower(name)
+	limit := max(1, len(name)/3)
+	n := utf8.RuneCountInString(lname)
 	for _, c := range candidates {
-		d := editDistance(lname, strings.ToLower(c))
+		lc := strings.ToLower(c)
+		if diff := n - utf8.RuneCountInString(lc); diff > limit || -diff > limit {
+			continue
+		}
+		d := editDistance(lname, lc)
 		if bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
 	}
-	limit := max(1, len(name)/3)
 	if bestDist < 0 || bestDist > limit {
 		return ""
 	}
