@@ -20,8 +20,8 @@ import (
 )
 
 // asksEngine serves the conformance examples (ctx:log, ctx:sample, ctx:elicit) and
-// Twice, which asks its user twice and its model once, and Write, which needs
-// approval.
+// Twice, which asks its user twice and its model once, Write, which needs
+// approval, and Confirm, which needs approval and asks its user.
 func asksEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	eng, err := engine.New(engine.Options{Cwd: t.TempDir(), Loaders: []engine.Loader{luaload.New(luaload.Options{})},
@@ -47,6 +47,13 @@ func asksEngine(t *testing.T) *engine.Engine {
     local m, err3 = ctx:sample("sum " .. a.content.n .. " and " .. b.content.n)
     if not m then return nil, err3 end
     return ("%d %d %s"):format(a.content.n, b.content.n, m.text)
+  end,
+}`)}, "confirm.lua": {Data: []byte(`return {
+  name = "Confirm", prompt = "p", inputSchema = { type = "object" },
+  call = function(_, ctx)
+    local a, err = ctx:elicit("how many?", { properties = { n = { type = "integer" } }, required = { "n" } })
+    if not a then return nil, err end
+    return "n=" .. a.content.n
   end,
 }`)}}}); len(diags) > 0 {
 		t.Fatalf("load: %v", diags)
@@ -195,7 +202,7 @@ func TestMalformedPermissionAnswerDenies(t *testing.T) {
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil }})
 	params := &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{}}
 	first, err := cs.CallTool(context.Background(), params)
-	if err != nil || len(first.InputRequests) != 1 || first.InputRequests["ask-1"] == nil {
+	if err != nil || len(first.InputRequests) != 1 || onlyAsk(first.InputRequests) == "" {
 		t.Fatalf("the first round: %v %+v", err, first)
 	}
 	for answer, want := range map[*mcp.ElicitResult]string{
@@ -204,7 +211,7 @@ func TestMalformedPermissionAnswerDenies(t *testing.T) {
 		{Action: "maybe"}: `malformed: elicitation answer: action must be "accept", "decline" or "cancel", got "maybe"`,
 	} {
 		second := *params
-		second.InputResponses, second.RequestState = mcp.InputResponseMap{"ask-1": answer}, first.RequestState
+		second.InputResponses, second.RequestState = mcp.InputResponseMap{onlyAsk(first.InputRequests): answer}, first.RequestState
 		res, err := cs.CallTool(context.Background(), &second)
 		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "The user's approval could not be asked: "+want) {
 			t.Errorf("in rounds, %+v: %v %+v", answer, err, res)
@@ -213,9 +220,42 @@ func TestMalformedPermissionAnswerDenies(t *testing.T) {
 	// An answer given for another call is not taken: the call asks again.
 	other := *params
 	other.Arguments = map[string]any{"x": 1}
-	other.InputResponses, other.RequestState = mcp.InputResponseMap{"ask-1": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}}, first.RequestState
-	if res, err := cs.CallTool(context.Background(), &other); err != nil || res.InputRequests["ask-1"] == nil {
+	other.InputResponses, other.RequestState = mcp.InputResponseMap{onlyAsk(first.InputRequests): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}}, first.RequestState
+	if res, err := cs.CallTool(context.Background(), &other); err != nil || onlyAsk(res.InputRequests) == "" {
 		t.Errorf("an answer for another call: %v %+v", err, res)
+	}
+}
+
+// onlyAsk returns the key of the one request of a round that asks, or "".
+func onlyAsk(m mcp.InputRequestMap) string {
+	if len(m) != 1 {
+		return ""
+	}
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+// In rounds, an answer goes to the question it answers: when "allow always" makes
+// the permission ask vanish from the next round, the tool's own form still gets
+// its own answer, not the permission form's (and a form never gets another's).
+func TestRoundsMatchAnswersToTheirAsks(t *testing.T) {
+	var asked []string
+	cs := connectVersion(t, asksServer(t), "2026-07-28", &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			if strings.HasSuffix(req.Params.Message, "?") && strings.Contains(req.Params.Message, "Allow") {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true, "always": true}}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"n": 3}}, nil
+		}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Confirm", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != "n=3" || len(asked) != 2 {
+		t.Errorf("%s (asked %q)", text, asked)
 	}
 }
 
@@ -248,11 +288,11 @@ func TestMalformedElicitAnswer(t *testing.T) {
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil }})
 	params := &mcp.CallToolParams{Name: "test_elicitation", Arguments: map[string]any{"message": "m"}}
 	first, err := cs.CallTool(context.Background(), params)
-	if err != nil || first.InputRequests["ask-1"] == nil {
+	if err != nil || onlyAsk(first.InputRequests) == "" {
 		t.Fatalf("the first round: %v %+v", err, first)
 	}
 	second := *params
-	second.InputResponses = mcp.InputResponseMap{"ask-1": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": 7.0, "email": "a@b"}}}
+	second.InputResponses = mcp.InputResponseMap{onlyAsk(first.InputRequests): &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": 7.0, "email": "a@b"}}}
 	second.RequestState = first.RequestState
 	res, err := cs.CallTool(context.Background(), &second)
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != `elicitation malformed: elicit: malformed: elicitation answer: "username": a string is expected, got a number` {

@@ -32,8 +32,9 @@ const asksState = "luatool-asks:"
 
 // rounds are the asks of one call of a client that takes them in rounds (SEP-2322):
 // the answers of earlier rounds (carried by the client in requestState, bound to
-// the call's tool and arguments) and of this one (inputResponses), by the ask's
-// place in the call ("ask-1", "ask-2", ...). The call runs again from the start
+// the call's tool and arguments) and of this one (inputResponses), each by what
+// was asked and how many times the same was asked before it in the call
+// ("ask-DIGEST-1", see askKey). The call runs again from the start
 // each round (its validation and permission checks have no side effects, and a
 // tool that asks does so before it acts): each ask in turn gets its recorded
 // answer, and the first without one ends the round. No server-side state is
@@ -45,7 +46,7 @@ type rounds struct {
 
 	mu      sync.Mutex
 	answers mcp.InputResponseMap
-	next    int
+	times   map[string]int // how often each request was asked in this round, by digest
 	pending mcp.InputRequestMap
 }
 
@@ -53,7 +54,7 @@ type rounds struct {
 // not answered yet. Answers given for another call (another tool or input) are
 // not used.
 func newRounds(p *mcp.CallToolParamsRaw, stop context.CancelCauseFunc) *rounds {
-	r := &rounds{params: p, stop: stop, answers: mcp.InputResponseMap{}}
+	r := &rounds{params: p, stop: stop, answers: mcp.InputResponseMap{}, times: map[string]int{}}
 	if p.RequestState == "" { // a first round: nothing to bind
 		return r
 	}
@@ -82,8 +83,7 @@ func callBinding(p *mcp.CallToolParamsRaw) string {
 func (r *rounds) ask(_ context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.next++
-	key := fmt.Sprintf("ask-%d", r.next)
+	key := r.askKey(req)
 	if a, ok := r.answers[key]; ok {
 		return a, nil
 	}
@@ -92,6 +92,18 @@ func (r *rounds) ask(_ context.Context, req mcp.InputRequest) (mcp.InputResponse
 		r.stop(errInputRequired)
 	}
 	return nil, errInputRequired
+}
+
+// askKey names an ask by a digest of the request and its count among the same
+// requests of the call: an answer is used only for the question it answers, so
+// that asks appearing or vanishing between rounds (a permission ask an "allow
+// always" rule now skips) never hand one ask's answer to another; r.mu is held.
+func (r *rounds) askKey(req mcp.InputRequest) string {
+	b, _ := json.Marshal(req)
+	sum := sha256.Sum256(b)
+	digest := hex.EncodeToString(sum[:8])
+	r.times[digest]++
+	return fmt.Sprintf("ask-%s-%d", digest, r.times[digest])
 }
 
 // asked returns the result that ends the round, or nil when the call asked
