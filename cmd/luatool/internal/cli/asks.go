@@ -50,9 +50,9 @@ func (c *terminalClient) Elicit(_ context.Context, r *client.ElicitRequest) (*cl
 	defer c.mu.Unlock()
 	defer c.pause()()
 	in := c.in()
-	fmt.Fprintf(c.out, "%s\n", r.Message)
+	fmt.Fprintf(c.out, "%s\n", terminalText(r.Message))
 	if r.URLMode() {
-		fmt.Fprintf(c.out, "  Open %s\n  Press Enter when done (Ctrl-D cancels)\n> ", r.URL)
+		fmt.Fprintf(c.out, "  Open %s\n  Press Enter when done (Ctrl-D cancels)\n> ", printable(r.URL))
 		if _, err := in.ReadString('\n'); err != nil {
 			return &client.ElicitResult{Action: "cancel"}, nil
 		}
@@ -107,9 +107,9 @@ func (c *terminalClient) askField(in *bufio.Reader, schema map[string]any, name 
 	}
 	choices, titles := fieldChoices(p)
 	for {
-		fmt.Fprintf(c.out, "%s", label)
+		fmt.Fprintf(c.out, "%s", printable(label))
 		for i := range choices {
-			fmt.Fprintf(c.out, "\n  [%d] %s", i+1, titles[i])
+			fmt.Fprintf(c.out, "\n  [%d] %s", i+1, printable(titles[i]))
 		}
 		switch {
 		case p["type"] == "array":
@@ -118,7 +118,7 @@ func (c *terminalClient) askField(in *bufio.Reader, schema map[string]any, name 
 			fmt.Fprint(c.out, " (y/n)")
 		}
 		if d, ok := p["default"]; ok {
-			fmt.Fprintf(c.out, " [%v]", d)
+			fmt.Fprintf(c.out, " [%s]", printable(fmt.Sprint(d)))
 		}
 		fmt.Fprint(c.out, "\n> ")
 		line, err := in.ReadString('\n')
@@ -138,7 +138,7 @@ func (c *terminalClient) askField(in *bufio.Reader, schema map[string]any, name 
 			err = client.CheckField(schema, name, v)
 		}
 		if err != nil {
-			fmt.Fprintf(c.out, "  %v\n", err)
+			fmt.Fprintf(c.out, "  %s\n", printable(err.Error()))
 			continue
 		}
 		return v, true, nil
