@@ -337,14 +337,16 @@ func (vm *VM) LogFull() bool {
 	return c == nil || c.Log == nil || c.logged >= vm.limits.MaxLogBytes
 }
 
-// Log writes one line to the current call's log, within the log limit.
-func (vm *VM) Log(line string) {
+// Log writes one line to the current call's log, within the log limit, and
+// returns what it wrote: the line, cut short where the limit falls, or "" when the
+// log has no room (or the call no log).
+func (vm *VM) Log(line string) string {
 	c := vm.call
 	if c == nil || c.Log == nil {
-		return
+		return ""
 	}
 	if c.logged >= vm.limits.MaxLogBytes {
-		return
+		return ""
 	}
 	if c.logged+len(line) > vm.limits.MaxLogBytes {
 		cut := vm.limits.MaxLogBytes - c.logged
@@ -355,6 +357,7 @@ func (vm *VM) Log(line string) {
 	}
 	c.logged += len(line)
 	c.Log.Log(line)
+	return line
 }
 
 func (vm *VM) require(L *lua.LState) int {

@@ -19,8 +19,9 @@ const defaultMaxTokens = 1024
 // MCP's eight levels (its data the message, or {message=, data=} when data is
 // given), and a line "[level] message data" in the call's log. A first argument
 // that is no level makes it print: the arguments joined by tabs, at info, which
-// is what ctx:log did before it had levels. Past the call's log limit
-// (bindings.Limits.MaxLogBytes) both are dropped.
+// is what ctx:log did before it had levels. The call's log limit
+// (bindings.Limits.MaxLogBytes) bounds both: the message that reaches it is cut
+// where the log cuts it, and later ones are dropped.
 func (c *luaContext) log(L *lua.LState) int {
 	vm := c.vm
 	msg := client.LogMessage{Level: client.Info}
@@ -51,12 +52,15 @@ func (c *luaContext) log(L *lua.LState) int {
 		line = strings.Join(parts, "\t")
 		msg.Data = line
 	}
-	// The client's messages share the call's log budget: a tool logging in a loop
-	// stops filling the client's stream where it stops filling the call's log.
-	if vm.LogFull() {
+	// The client's messages share the call's log budget: a tool logging in a loop,
+	// or one huge message, fills the client's stream no more than the call's log.
+	kept := vm.Log(line)
+	if kept == "" {
 		return 0
 	}
-	vm.Log(line)
+	if kept != line { // cut at the limit: the client gets what the log kept
+		msg.Data = kept
+	}
 	if cl := c.cc.Client; cl != nil {
 		cl.Log(callContext(L), msg)
 	}

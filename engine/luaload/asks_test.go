@@ -75,6 +75,14 @@ func TestLogToTheClientIsBounded(t *testing.T) {
 	if len(got) == 0 || len(got) > (64<<10)/107+1 || len(got) != len(r.Log) {
 		t.Errorf("%d messages reached the client, %d lines the log", len(got), len(r.Log))
 	}
+	// One message larger than the whole budget reaches the client cut as the log cuts it.
+	got = nil
+	e = askTool(t, engine.Options{Client: logFunc(func(m client.LogMessage) { got = append(got, m) })},
+		`ctx:log("info", string.rep("y", 5000000)) return "ok"`)
+	r = e.Call(context.Background(), engine.ToolUse{ID: "2", Name: "Ask", Input: []byte(`{}`)})
+	if text, _ := got[0].Data.(string); len(got) != 1 || len(text) > 64<<10+32 || !strings.HasSuffix(text, "[log truncated]") {
+		t.Errorf("a 5 MB message reached the client as %d bytes", len(text))
+	}
 }
 
 // A URL elicitation is sent with an id made up for it; its answer has no content.
