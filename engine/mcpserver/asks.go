@@ -100,7 +100,7 @@ func (s *Server) newCallClient(req *mcp.CallToolRequest, r *rounds) *callClient 
 	case r != nil:
 		c.asks = r
 	case sessionless(req.Session):
-		c.why = "this server keeps no session, so it cannot ask this client (of a protocol before 2026-07-28) anything: start it with sessions (--sessions)"
+		c.why = "this call came in no session, so its client (of a protocol before 2026-07-28) cannot be asked anything: a server started with sessions (--sessions) asks a client that opens one"
 	default:
 		c.asks = liveAsker{req.Session}
 	}

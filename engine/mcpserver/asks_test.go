@@ -159,7 +159,7 @@ func TestToolAsksUnavailable(t *testing.T) {
 	t.Cleanup(hs.Close)
 	var asked []string
 	cs := connectHTTP(t, hs.URL, answering(&asked))
-	if text, _ := toolText(t, cs, "test_elicitation", map[string]any{"message": "m"}); !strings.Contains(text, "start it with sessions (--sessions)") || len(asked) > 0 {
+	if text, _ := toolText(t, cs, "test_elicitation", map[string]any{"message": "m"}); !strings.Contains(text, "a server started with sessions (--sessions)") || len(asked) > 0 {
 		t.Errorf("stateless HTTP: %s", text)
 	}
 }
