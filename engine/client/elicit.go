@@ -8,8 +8,9 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"time"
+
+	"github.com/luatool/luatool/internal/spell"
 )
 
 // An ElicitRequest asks the client's user for input (MCP's elicitation/create).
@@ -435,17 +436,10 @@ func choicesOf(p map[string]any) []string {
 
 // onlyKeys reports the first key of m (in order) that is not one of keys.
 func onlyKeys(m map[string]any, keys ...string) error {
-	var bad []string
-	for k := range m {
-		if !slices.Contains(keys, k) {
-			bad = append(bad, k)
-		}
+	if bad, _ := spell.Unknown(m, keys); bad != "" {
+		return fmt.Errorf("%q is not allowed here (allowed: %v)", bad, keys)
 	}
-	if len(bad) == 0 {
-		return nil
-	}
-	sort.Strings(bad)
-	return fmt.Errorf("%q is not allowed here (allowed: %v)", bad[0], keys)
+	return nil
 }
 
 // copyNumbers copies the numbers named keys from p to out, checking each is a

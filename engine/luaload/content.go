@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 
 	"github.com/luatool/luatool/engine"
 	"github.com/luatool/luatool/engine/content"
@@ -179,19 +177,13 @@ func (r *fieldReader) str(k string, required bool) string {
 
 // onlyKeys says which key of m is not one of keys, with the closest that is.
 func onlyKeys[V any](m map[string]V, keys []string, prefix string) error {
-	var unknown []string
-	for k := range m {
-		if !slices.Contains(keys, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) == 0 {
+	unknown, meant := spell.Unknown(m, keys)
+	if unknown == "" {
 		return nil
 	}
-	sort.Strings(unknown)
-	msg := fmt.Sprintf("unknown field %s%s", prefix, unknown[0])
-	if s := spell.Suggest(unknown[0], keys); s != "" {
-		msg += fmt.Sprintf(" (did you mean %s%s?)", prefix, s)
+	msg := fmt.Sprintf("unknown field %s%s", prefix, unknown)
+	if meant != "" {
+		msg += fmt.Sprintf(" (did you mean %s%s?)", prefix, meant)
 	}
 	return errors.New(msg)
 }

@@ -4,6 +4,7 @@
 package spell
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -62,4 +63,20 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// Unknown returns the first key of m, in sorted order, that allowed does not name,
+// with the allowed name it most likely meant ("" when none is close); two empty
+// strings when every key is allowed. It is the check of a table's fields against
+// the ones a shape has.
+func Unknown[V any](m map[string]V, allowed []string) (key, meant string) {
+	for k := range m {
+		if !slices.Contains(allowed, k) && (key == "" || k < key) {
+			key = k
+		}
+	}
+	if key == "" {
+		return "", ""
+	}
+	return key, Suggest(key, allowed)
 }

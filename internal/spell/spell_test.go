@@ -40,3 +40,15 @@ func TestSuggestSkipsFarLengths(t *testing.T) {
 		t.Errorf("Raed: %q", s)
 	}
 }
+
+// Unknown names the first field a shape does not have, in sorted order, and what
+// it most likely meant.
+func TestUnknown(t *testing.T) {
+	allowed := []string{"uri", "mimeType", "text"}
+	if k, m := Unknown(map[string]int{"uri": 1, "mimetype": 2, "zzz": 3}, allowed); k != "mimetype" || m != "mimeType" {
+		t.Errorf("got %q, %q", k, m)
+	}
+	if k, m := Unknown(map[string]any{"uri": 1, "text": 2}, allowed); k != "" || m != "" {
+		t.Errorf("every key allowed: got %q, %q", k, m)
+	}
+}
