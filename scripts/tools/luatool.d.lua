@@ -278,8 +278,11 @@ function Context:log(level, message, data) end
 ---@field text? string content.text, when the content is text.
 
 ---Asks the client's model (MCP sampling; luatool call/run have no model), in call
----only: the model's message, or nil, why and its kind. The call waits for the
----answer without holding its Lua slot. A request MCP does not allow raises an error.
+---only: the model's message, or nil, why and its kind. Over a live session the
+---call waits for the answer without holding its Lua slot; a client of protocol
+---2026-07-28 or later is asked in rounds: the call stops at the question and runs
+---again from the start once the client answers, so ask before changing anything. A
+---request MCP does not allow raises an error.
 ---@param request luatool.SamplingRequest|string A string is one user message.
 ---@return luatool.SamplingResult? result
 ---@return string? err
@@ -329,9 +332,12 @@ function Context:sample(request) end
 ---Asks the client's user (MCP elicitation), in call only: a form of schema, or a
 ---page (ctx:elicit{url=, message=}). luatool call and run ask on the terminal, and
 ---decline when stdin is not one. Returns the answer, or nil, why and its kind: an
----answer that breaks the schema is "malformed", never trusted. The call waits for
----the answer without holding its Lua slot. A schema MCP does not allow (a nested
----object, say) raises an error naming the property.
+---answer that breaks the schema is "malformed", never trusted. Over a live
+---session the call waits for the answer without holding its Lua slot; a client of
+---protocol 2026-07-28 or later is asked in rounds: the call stops at the question
+---and runs again from the start once the client answers, so ask before changing
+---anything. A schema MCP does not allow (a nested object, say) raises an error
+---naming the property.
 ---@overload fun(self: luatool.Context, page: luatool.ElicitURL): luatool.ElicitResult?, string?, luatool.AskFailure?
 ---@param message string
 ---@param schema luatool.FormSchema
