@@ -65,8 +65,9 @@ func (s *Server) withSessions(stateless bodyHandler, opts HTTPOptions) bodyHandl
 		if !opens {
 			switch {
 			case sid == "":
-			case f.kind == frameNotification && f.method == "notifications/cancelled":
+			case f.kind == frameNotification && f.method == "notifications/cancelled" && gate.owns(who, sid):
 				// The SDK cancels the call too; this tells the call why, for its log.
+				// Another principal's cancel is the SDK's to refuse (403), unlogged.
 				s.inflight.cancel(who, sid, f.params, s.log)
 			case f.kind == frameRequest && f.method == "tools/call":
 				defer s.inflight.startSession(r, who, sid, f.id)()
@@ -145,6 +146,14 @@ func (g *sessionGate) ended(id string) {
 	}
 	delete(g.owner, id)
 	g.release(principal)
+}
+
+// owns reports whether session sid is open and the principal's.
+func (g *sessionGate) owns(principal, sid string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	owner, ok := g.owner[sid]
+	return ok && owner == principal
 }
 
 // release uncounts one session of the principal; g.mu is held.

@@ -217,6 +217,10 @@ func TestSessionsCancel(t *testing.T) {
 	f.waitLog(t, `msg=cancel principal=alice session=`+alice+` request=7 calls=1\n`)
 	f.waitLog(t, `level=WARN msg="tool call" principal=alice tool=Block duration=\S+ outcome=cancelled reason="the client cancelled the request" since_cancel=\S+ `)
 	io.Copy(io.Discard, resp.Body)
+	// Bob's cancel on alice's session was refused, so it is not logged as a cancel.
+	if strings.Contains(f.log.String(), "principal=bob session="+alice) {
+		t.Errorf("bob's refused cancel on alice's session was logged as a cancel:\n%s", f.log.String())
+	}
 }
 
 // A client whose stream broke in the middle of a call resumes it with
