@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -69,6 +70,68 @@ func newRounds(p *mcp.CallToolParamsRaw, stop context.CancelCauseFunc) *rounds {
 		r.answers[k] = v
 	}
 	return r
+}
+
+// decodableAnswers returns the params of a tools/call with every inputResponses
+// entry go-sdk can decode kept, and each other one replaced by an elicitation
+// answer whose action says why it was not taken. The SDK decodes the params before
+// any handler runs, and an answer it cannot decode (content that is a string, an
+// entry with no action or role) would fail the whole call as invalid params; so
+// replaced, it reaches its ask as malformed, and a permission ask as a deny. A
+// params without answers is returned as it is, unparsed.
+func decodableAnswers(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(`"inputResponses"`)) {
+		return params
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p["inputResponses"] == nil {
+		return params
+	}
+	var answers map[string]json.RawMessage
+	if err := json.Unmarshal(p["inputResponses"], &answers); err != nil {
+		delete(p, "inputResponses") // no answers at all: the call asks again
+	} else {
+		changed := false
+		for key, answer := range answers {
+			one, _ := json.Marshal(map[string]json.RawMessage{key: answer})
+			var m mcp.InputResponseMap
+			if err := json.Unmarshal(one, &m); err != nil {
+				answers[key], _ = json.Marshal(map[string]string{"action": "undecodable: " + err.Error()})
+				changed = true
+			}
+		}
+		if !changed {
+			return params
+		}
+		p["inputResponses"], _ = json.Marshal(answers)
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// decodableAnswersBody is decodableAnswers for the body of an HTTP POST holding one
+// tools/call request; any other body is returned as it is.
+func decodableAnswersBody(body []byte) []byte {
+	if !bytes.Contains(body, []byte(`"inputResponses"`)) {
+		return body
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil || string(msg["method"]) != `"tools/call"` || msg["params"] == nil {
+		return body
+	}
+	params := decodableAnswers(msg["params"])
+	if bytes.Equal(params, msg["params"]) {
+		return body
+	}
+	msg["params"] = params
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // callBinding names a call by its tool and arguments.

@@ -139,7 +139,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	h := readBody(func(w http.ResponseWriter, r *http.Request, body []byte) {
 		r.Header.Del(callTagHeader) // the server's own, never the client's
-		serve(w, r, body)
+		serve(w, r, decodableAnswersBody(body))
 	}, opts.MaxBodyBytes, opts.BodyTimeout)
 	if opts.Tokens != nil {
 		// The lists of the principals' profiles are ready before their first request.

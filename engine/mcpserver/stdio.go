@@ -461,6 +461,9 @@ func (c *stdioConn) request(f frame, b *batch) error {
 		b.slots++
 	}
 	params := f.params
+	if f.method == "tools/call" {
+		params = decodableAnswers(params)
+	}
 	if p, token, ok := c.substituteToken(params, n); ok {
 		params, call.token = p, token
 	}
