@@ -133,7 +133,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	serve := s.orDirect(mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		return s.view(profileOf(auth.TokenInfoFromContext(r.Context()))).srv
-	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log), MaxRequestBodyBytes: opts.MaxBodyBytes}), opts.viaSDK)
+	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: quieter(s.log), MaxRequestBodyBytes: sdkBodyBytes(opts)}), opts.viaSDK)
 	if opts.Sessions {
 		serve = s.withSessions(serve, opts)
 	}
@@ -150,6 +150,12 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	return checkOrigin(h, opts.AllowOrigins)
 }
+
+// sdkBodyBytes bounds the bodies the SDK reads. readBody has bounded what the
+// client sent by MaxBodyBytes already; what the SDK reads may be longer by what the
+// server adds (the tags of a batch's calls, answers replaced: see inflight.go and
+// elicit.go), which must not turn a body within the limit into a 413.
+func sdkBodyBytes(opts HTTPOptions) int64 { return 2 * opts.MaxBodyBytes }
 
 // ProtectedResourceMetadata serves the OAuth protected-resource metadata (RFC 9728)
 // of an MCP endpoint served at the path endpoint ("/mcp"), naming the authorization

@@ -427,6 +427,16 @@ func TestHTTPBodyLimits(t *testing.T) {
 	if resp := f.post(t, aliceToken, "", big); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body over the limit: %s", resp.Status)
 	}
+	// A batch of calls at the limit is served, though the server tags its calls.
+	call := func(id int, pad string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"Count","arguments":{},"_meta":{"pad":"%s"}}}`, id, pad)
+	}
+	batch := "[" + call(1, "") + "," + call(2, "") + "]"
+	batch = "[" + call(1, strings.Repeat("x", 1000-len(batch))) + "," + call(2, "") + "]"
+	resp = f.request(t, context.Background(), http.MethodPost, aliceToken, "", batch, "Mcp-Protocol-Version", "2025-03-26")
+	if body, _ := io.ReadAll(resp.Body); len(batch) != 1000 || resp.StatusCode != http.StatusOK {
+		t.Errorf("a batch of %d bytes, at the limit: %s %s", len(batch), resp.Status, body)
+	}
 }
 
 // A browser origin is 403 unless it is on the list (or a loopback page on a loopback

@@ -50,7 +50,7 @@ func (s *Server) withSessions(stateless bodyHandler, opts HTTPOptions) bodyHandl
 		EventStore:          sessionStore{store, gate},
 		SessionTimeout:      opts.SessionTimeout,
 		Logger:              quieter(s.log),
-		MaxRequestBodyBytes: opts.MaxBodyBytes,
+		MaxRequestBodyBytes: sdkBodyBytes(opts),
 	})
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		f, _ := postFrame(r, body)
