@@ -22,7 +22,7 @@ import (
 	"github.com/luatool/luatool/internal/spell"
 )
 
-// The lint is what luatool check, watch and serve ask the loader for beside loading
+// The lint is what luatool check and watch ask the loader for beside loading
 // (Options.Lint): what can be seen wrong in a file's source without running it, in
 // one pass over gopher-lua's syntax tree, with Lua's scopes followed so that a local
 // of the same name hides what it shadows:
@@ -610,17 +610,20 @@ func inputFields(schema map[string]any) func(string) (bool, []string) {
 	}
 }
 
-// lint is Options.Lint for the tool or hook file lt just defined: the lint of its
-// source and, for a tool, what the model APIs refuse of its definition.
+// lint is Options.Lint for the tool or hook file lt just defined.
 func (l *Loader) lint(lt *luaTool, def *engine.ToolDef, hook bool) []diag.Diagnostic {
 	lf := &lintFile{file: lt.file, names: l.names()}
 	if !hook {
 		lf.content, lf.tool, lf.input = "mapResult", true, inputFields(def.InputSchema)
 	}
-	diags := lf.lint(lt.src)
-	if hook {
-		return diags
-	}
+	return lf.lint(lt.src)
+}
+
+// refusals warns of what the model APIs refuse of a tool's definition
+// (apischema.Refusals): a few lookups, so every load says it, as the engine says
+// which names the APIs refuse.
+func refusals(lt *luaTool, def *engine.ToolDef) []diag.Diagnostic {
+	var diags []diag.Diagnostic
 	for _, r := range apischema.Refusals(def.Name, def.InputSchema) {
 		diags = append(diags, diag.Diagnostic{Pos: srcpos.Pos{File: lt.file, Line: lt.memberLine(r.Member)},
 			Severity: diag.SeverityWarning, Member: r.Member, Message: r.Err.Error()})

@@ -129,9 +129,10 @@ type Options struct {
 	// prompt's get writes as table constructors; the input fields a tool's members
 	// read that its schema does not declare, unknown ctx methods, module and
 	// library functions, member functions with more parameters than they are
-	// called with; and what a model API refuses of a tool's definition
-	// (apischema.Refusals). It parses each file a second time; luatool check, watch
-	// and serve set it.
+	// called with. It parses each file a second time (about 2 ms for a file of 400
+	// lines, and 3 ms once to read the names of ctx and the modules); luatool check
+	// and watch set it. What a model API refuses of a tool's definition
+	// (apischema.Refusals) is said by every load.
 	Lint bool
 }
 
@@ -261,6 +262,7 @@ func (l *Loader) Load(file string, src []byte, env engine.LoadEnv) (engine.ToolD
 	if !hook {
 		// A call's members run on one state (crossing.go).
 		def.Crossing = lt.newCrossing
+		diags = append(diags, refusals(lt, &def)...)
 	}
 	if l.opts.Lint {
 		diags = append(diags, l.lint(lt, &def, hook)...)

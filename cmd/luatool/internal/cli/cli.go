@@ -437,7 +437,7 @@ type app struct {
 	// standard set, only what serves it is loaded (see standardSource).
 	callOnly string
 	// lint asks the loader for what it sees wrong in a file without running it
-	// (luatool check, watch and serve).
+	// (luatool check and watch; serve does not, to start sooner).
 	lint bool
 	// unloaded are the standard tools left out of the engine for callOnly.
 	unloaded []string

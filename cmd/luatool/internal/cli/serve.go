@@ -45,7 +45,6 @@ func runServe(a *app, args []string) int {
 	log, metrics := a.serveMetrics(log)
 	a.log = log           // before sources: their notices are logged
 	a.cfg.noPrompt = true // before sources: a project is not asked about either
-	a.lint = true         // what check sees wrong in a file is logged when it loads
 	srcs, err := a.sources()
 	if err != nil {
 		return a.errorf("%v", err)
