@@ -41,6 +41,21 @@ type opener struct {
 	params, forEq, forComma bool
 }
 
+// opens are the tokens that open a block or bracket, but for do and "(" (a do may
+// be a while's or for's, a parenthesis a function's parameters); closes close one.
+var (
+	opens = map[int]opener{
+		parse.TFunction: {word: "function", closer: "end", header: "("},
+		parse.TIf:       {word: "if", closer: "end", header: "then"},
+		parse.TWhile:    {word: "while", closer: "end", header: "do"},
+		parse.TFor:      {word: "for", closer: "end", header: "do"},
+		parse.TRepeat:   {word: "repeat", closer: "until"},
+		'{':             {word: "{", closer: "}"},
+		'[':             {word: "[", closer: "]"},
+	}
+	closes = map[int]string{parse.TEnd: "end", parse.TUntil: "until", ')': ")", '}': "}", ']': "]"}
+)
+
 // wantsExpression are the tokens after which Lua's parser must read an
 // expression: a token that cannot start one there is an "unexpected symbol".
 var wantsExpression = map[int]bool{
@@ -112,19 +127,7 @@ func luaSyntax(src []byte, perr *parse.Error) (int, string, bool) {
 			}
 			return &stack[len(stack)-1]
 		}
-		push := func(word, closer, header string) {
-			stack = append(stack, opener{word: word, closer: closer, line: tok.Pos.Line, header: header})
-		}
-		pop := func(closer string) {
-			if t := top(); t != nil && t.closer == closer {
-				stack = stack[:len(stack)-1]
-			}
-		}
 		switch tok.Type {
-		case parse.TFunction:
-			push("function", "end", "(")
-		case parse.TIf:
-			push("if", "end", "then")
 		case parse.TElseIf:
 			if t := top(); t != nil && t.word == "if" {
 				t.header, t.last = "then", false
@@ -137,22 +140,12 @@ func luaSyntax(src []byte, perr *parse.Error) (int, string, bool) {
 			if t := top(); t != nil && t.header == "then" {
 				t.header = ""
 			}
-		case parse.TWhile:
-			push("while", "end", "do")
-		case parse.TFor:
-			push("for", "end", "do")
 		case parse.TDo:
 			if t := top(); t != nil && t.header == "do" {
 				t.header = ""
 			} else {
-				push("do", "end", "")
+				stack = append(stack, opener{word: "do", closer: "end", line: tok.Pos.Line})
 			}
-		case parse.TRepeat:
-			push("repeat", "until", "")
-		case parse.TEnd:
-			pop("end")
-		case parse.TUntil:
-			pop("until")
 		case parse.TReturn, parse.TBreak:
 			if t := top(); t != nil {
 				t.last = true
@@ -165,8 +158,7 @@ func luaSyntax(src []byte, perr *parse.Error) (int, string, bool) {
 			if params {
 				t.header = ""
 			}
-			push("(", ")", "")
-			stack[len(stack)-1].params = params
+			stack = append(stack, opener{word: "(", closer: ")", line: tok.Pos.Line, params: params})
 		case '=':
 			if t := top(); t != nil && t.word == "for" && t.header == "do" {
 				t.forEq = true
@@ -175,16 +167,15 @@ func luaSyntax(src []byte, perr *parse.Error) (int, string, bool) {
 			if t := top(); t != nil && t.forEq {
 				t.forComma = true
 			}
-		case ')':
-			pop(")")
-		case '{':
-			push("{", "}", "")
-		case '}':
-			pop("}")
-		case '[':
-			push("[", "]", "")
-		case ']':
-			pop("]")
+		default:
+			if o, ok := opens[tok.Type]; ok {
+				o.line = tok.Pos.Line
+				stack = append(stack, o)
+			} else if c, ok := closes[tok.Type]; ok {
+				if t := top(); t != nil && t.closer == c {
+					stack = stack[:len(stack)-1]
+				}
+			}
 		}
 	}
 }

@@ -293,25 +293,32 @@ func (l *lintFile) expr(e ast.Expr, sc *scope, in bool) {
 		}
 	case *ast.FunctionExpr:
 		l.function(e, sc, in, "", false)
-	case *ast.LogicalOpExpr:
-		l.expr(e.Lhs, sc, in)
-		l.expr(e.Rhs, sc, in)
-	case *ast.RelationalOpExpr:
-		l.expr(e.Lhs, sc, in)
-		l.expr(e.Rhs, sc, in)
-	case *ast.StringConcatOpExpr:
-		l.expr(e.Lhs, sc, in)
-		l.expr(e.Rhs, sc, in)
-	case *ast.ArithmeticOpExpr:
-		l.expr(e.Lhs, sc, in)
-		l.expr(e.Rhs, sc, in)
-	case *ast.UnaryMinusOpExpr:
-		l.expr(e.Expr, sc, in)
-	case *ast.UnaryNotOpExpr:
-		l.expr(e.Expr, sc, in)
-	case *ast.UnaryLenOpExpr:
-		l.expr(e.Expr, sc, in)
+	default:
+		for _, o := range operands(e) {
+			l.expr(o, sc, in)
+		}
 	}
+}
+
+// operands returns the operands of an operator expression.
+func operands(e ast.Expr) []ast.Expr {
+	switch e := e.(type) {
+	case *ast.LogicalOpExpr:
+		return []ast.Expr{e.Lhs, e.Rhs}
+	case *ast.RelationalOpExpr:
+		return []ast.Expr{e.Lhs, e.Rhs}
+	case *ast.StringConcatOpExpr:
+		return []ast.Expr{e.Lhs, e.Rhs}
+	case *ast.ArithmeticOpExpr:
+		return []ast.Expr{e.Lhs, e.Rhs}
+	case *ast.UnaryMinusOpExpr:
+		return []ast.Expr{e.Expr}
+	case *ast.UnaryNotOpExpr:
+		return []ast.Expr{e.Expr}
+	case *ast.UnaryLenOpExpr:
+		return []ast.Expr{e.Expr}
+	}
+	return nil
 }
 
 // attr walks x.key, checking key when x is a name the lint knows; kind is what
