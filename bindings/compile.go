@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 
 	"github.com/luatool/luatool/engine/srcpos"
@@ -24,7 +25,8 @@ type Program struct {
 }
 
 // Compile parses and compiles src once. Sources over limits.MaxSourceBytes are refused
-// before parsing. A syntax error is a *ScriptError with the line.
+// before parsing. A syntax error is a *ScriptError with the line, worded as Lua 5.1
+// words it (syntaxerr.go).
 func Compile(name string, src []byte, limits Limits) (*Program, error) {
 	limits = limits.WithDefaults()
 	if len(src) > limits.MaxSourceBytes {
@@ -36,6 +38,12 @@ func Compile(name string, src []byte, limits Limits) (*Program, error) {
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
 		se := newScriptError(err, name, nil)
+		if perr, ok := errors.AsType[*parse.Error](err); ok {
+			if line, msg, ok := luaSyntax(src, perr); ok {
+				se.Line, se.Message = line, msg
+				return nil, se
+			}
+		}
 		if se.Line < 0 {
 			// The parser ran out of input: something opened is never closed. Point at
 			// the last line rather than at no line at all.

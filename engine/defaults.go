@@ -122,6 +122,9 @@ type Tool struct {
 	// reported holds the members whose failure was logged: once per tool version
 	// is enough to tell the author, and a broken member may be asked on every call.
 	reported sync.Map
+	// diags are the warnings and notices loading the tool's file gave (see
+	// loadTool): an event announcing the tool carries them.
+	diags []diag.Diagnostic
 }
 
 // Build checks def and merges the defaults. It fails when a required member is

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -50,4 +51,36 @@ func TestNewCodeIsAnnounced(t *testing.T) {
 	step("a tool", func() {
 		fsys["fresh.lua"] = &fstest.MapFile{Data: []byte(namedTool("Fresh", "f"))}
 	}, "added: Fresh (t/fresh.lua)")
+}
+
+// TestEventsCarryTheWarningsOfATool: a tool that loads with a warning is announced
+// with it, at load and at each change, so that a watcher says what check says; a
+// version without the mistake is announced without.
+func TestEventsCarryTheWarningsOfATool(t *testing.T) {
+	typo := luaSourceWith(`name = "Typo",`, memberPrompt,
+		`inputSchema = {type = "object", properties = {file_path = {type = "string"}}, required = {"filepath"}},`, memberCall)
+	fsys := toolFS(map[string]string{"typo.lua": typo})
+	e := newLuaEngine(t, engine.Options{})
+	var events []engine.Event
+	defer e.Subscribe(func(ev engine.Event) { events = append(events, ev) })()
+	e.Load(engine.Source{Name: "t", FS: fsys})
+	want := `required names "filepath", which properties does not declare (did you mean file_path?)`
+	check := func(what string, kind engine.EventKind, warned bool) {
+		t.Helper()
+		if len(events) != 1 || events[0].Kind != kind {
+			t.Fatalf("%s: events %v, want one %s", what, events, kind)
+		}
+		got := diagText(events[0].Diagnostics)
+		if has := strings.Contains(got, want); has != warned {
+			t.Errorf("%s: the event's diagnostics are %q; want the warning: %v", what, got, warned)
+		}
+		events = nil
+	}
+	check("loaded", engine.ToolAdded, true)
+	fsys["typo.lua"] = &fstest.MapFile{Data: []byte(typo + "-- changed\n")}
+	e.Refresh()
+	check("changed", engine.ToolUpdated, true)
+	fsys["typo.lua"] = &fstest.MapFile{Data: []byte(strings.Replace(typo, `"filepath"`, `"file_path"`, 1))}
+	e.Refresh()
+	check("mended", engine.ToolUpdated, false)
 }

@@ -68,7 +68,9 @@ type Event struct {
 	// File is the tool's (feature's, hook's) file, the module's, or the file that
 	// failed.
 	File string
-	// Diagnostics are the problems of a failed file (with file:line).
+	// Diagnostics are the problems of a failed file (with file:line), and for a tool
+	// added or updated the warnings its file loaded with, so that a
+	// watcher tells of a mistake that loads as luatool check does.
 	Diagnostics []diag.Diagnostic
 	// Message is the text of a WatchStatus event.
 	Message string
@@ -821,9 +823,9 @@ func diffEvents(old, cur *Registry) []Event {
 		prev, ok := old.byName[t.Name()]
 		switch {
 		case !ok || prev.Name() != t.Name():
-			events = append(events, Event{Kind: ToolAdded, Tool: t.Name(), File: t.Source()})
+			events = append(events, Event{Kind: ToolAdded, Tool: t.Name(), File: t.Source(), Diagnostics: t.diags})
 		case prev != t:
-			events = append(events, Event{Kind: ToolUpdated, Tool: t.Name(), File: t.Source()})
+			events = append(events, Event{Kind: ToolUpdated, Tool: t.Name(), File: t.Source(), Diagnostics: t.diags})
 		}
 	}
 	for _, t := range old.Tools() {

@@ -158,8 +158,10 @@ func reportedMembers(diags []diag.Diagnostic) map[string]bool {
 // loadTool builds the tool a loader read from file, with the loader's diagnostics. It returns nil and at
 // least one error diagnostic when the file cannot be served. Build's problems are
 // reported as well as the loader's (but for members the loader has already reported),
-// so that a check shows every problem at once; so are the warnings that concern every
-// tool, whatever its language (schema keywords, API names).
+// and so are the warnings that concern every tool, whatever its language (schema
+// keywords, API names), even beside an error: a check shows every problem at once,
+// and fixing one mistake does not reveal the next. The warnings of a tool that
+// loads stay with it, for the events that announce it (Event.Diagnostics).
 func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (*Tool, []diag.Diagnostic) {
 	at := func(member string) srcpos.Pos {
 		pos := srcpos.Pos{File: file}
@@ -177,6 +179,10 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (*T
 			diags = append(diags, diag.Diagnostic{Pos: at(me.Member), Severity: diag.SeverityError, Member: me.Member, Message: me.Error(), Err: me.Err})
 		}
 	}
+	if def.Hook == nil && def.Feature == nil && !reported[""] {
+		// A hook or feature file has no name, schema or prompt to check.
+		diags = append(diags, definitionWarnings(def, at, reportedMembers(diags))...)
+	}
 	if diag.HasErrors(diags) {
 		if t != nil {
 			t.close()
@@ -186,27 +192,36 @@ func (e *Engine) loadTool(file string, def ToolDef, diags []diag.Diagnostic) (*T
 		return nil, diags
 	}
 	t.log, t.bound, t.redact = e.opts.Logger, e.opts.MemberTimeout, e.opts.Env.Redactor()
-	if def.Hook != nil || def.Feature != nil {
-		return t, diags // a hook or feature file has no name, schema or prompt to check
-	}
+	t.diags = diags
+	return t, diags
+}
+
+// definitionWarnings are the warnings about a tool's definition that hold whatever
+// its language: a name a model API refuses or changes, and schema keywords that are
+// likely mistakes. Members with an error (bad) are left out: their error says
+// enough.
+func definitionWarnings(def ToolDef, at func(member string) srcpos.Pos, bad map[string]bool) []diag.Diagnostic {
+	var diags []diag.Diagnostic
 	warn := func(member, format string, args ...any) {
 		diags = append(diags, diag.Diagnostic{Pos: at(member), Severity: diag.SeverityWarning, Member: member, Message: fmt.Sprintf(format, args...)})
 	}
-	if api, err := APIName(def.Name); err != nil {
-		warn("name", "%v; only MCP clients can be offered this tool", err)
-	} else if api != def.Name {
-		warn("name", "name %q has dots, which the Anthropic and OpenAI APIs refuse: they are offered it as %s", def.Name, api)
+	if !bad["name"] {
+		if api, err := APIName(def.Name); err != nil {
+			warn("name", "%v; only MCP clients can be offered this tool", err)
+		} else if api != def.Name {
+			warn("name", "name %q has dots, which the Anthropic and OpenAI APIs refuse: they are offered it as %s", def.Name, api)
+		}
 	}
 	for _, s := range []struct {
 		member string
 		schema map[string]any
 	}{{"inputSchema", def.InputSchema}, {"outputSchema", def.OutputSchema}} {
-		if s.schema == nil {
+		if s.schema == nil || bad[s.member] {
 			continue
 		}
 		for _, msg := range schema.Lint(s.schema, s.member) {
 			warn(s.member, "%s", msg)
 		}
 	}
-	return t, diags
+	return diags
 }

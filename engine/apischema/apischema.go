@@ -102,8 +102,8 @@ func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 		schema := withProperties(d.InputSchema)
 		switch f {
 		case Anthropic:
-			if err := anthropicRoot(d.Name, schema); err != nil {
-				refused = append(refused, err)
+			if err := anthropicRoot(schema); err != nil {
+				refused = append(refused, fmt.Errorf("tool %q: %w", d.Name, err))
 				continue
 			}
 			def := map[string]any{"name": names[d.Name], "description": d.Description, "input_schema": schema}
@@ -143,9 +143,9 @@ func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 
 // anthropicRoot reports a schema the Messages API refuses at its root: one with
 // anyOf, oneOf or allOf there. The API fails the whole request, every tool with
-// it, so the export fails too (as for a schema GeminiOpenAPI cannot write), naming
-// the tool and what to change.
-func anthropicRoot(name string, schema map[string]any) error {
+// it, so the export fails too (as for a schema GeminiOpenAPI cannot write), saying
+// what to change.
+func anthropicRoot(schema map[string]any) error {
 	var found []string
 	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
 		if _, ok := schema[k]; ok {
@@ -155,10 +155,10 @@ func anthropicRoot(name string, schema map[string]any) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return fmt.Errorf("tool %q: input_schema has %s at its root, which the Messages API refuses (the whole request fails); "+
+	return fmt.Errorf("input_schema has %s at its root, which the Anthropic Messages API refuses (the whole request fails); "+
 		"describe the input as one object (the properties of every alternative, required only those all of them require) "+
 		"and check the combinations in validateInput, or move the alternatives into a property",
-		name, strings.Join(found, " and "))
+		strings.Join(found, " and "))
 }
 
 // apiNames maps each tool's name to its API form, and fails, naming every tool

@@ -120,7 +120,7 @@ func TestExportAnthropicRootCombinators(t *testing.T) {
 	if err == nil {
 		t.Fatal("a root anyOf was exported for the Messages API")
 	}
-	for _, want := range []string{`tool "Either": input_schema has anyOf at its root, which the Messages API refuses`,
+	for _, want := range []string{`tool "Either": input_schema has anyOf at its root, which the Anthropic Messages API refuses`,
 		`tool "Both": input_schema has oneOf and allOf at its root`, "check the combinations in validateInput"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)

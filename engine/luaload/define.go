@@ -57,10 +57,11 @@ func scriptDiagnostic(file string, err error) diag.Diagnostic {
 var fieldStart = regexp.MustCompile(`^\s*(\[.*\]|[A-Za-z_][A-Za-z0-9_]*)\s*=[^=]`)
 
 // missingCommaHint returns a hint for the most common mistake in a tool table: a
-// syntax error at the start of a field whose previous line ends without a comma.
+// table left open ("'}' expected", as Lua words it) at the start of a field whose
+// previous line ends without a comma.
 func missingCommaHint(src []byte, line int, msg string) string {
 	lines := strings.Split(string(src), "\n")
-	if !strings.Contains(msg, "syntax error") || line < 2 || line > len(lines) || !fieldStart.MatchString(lines[line-1]) {
+	if !strings.HasPrefix(msg, "'}' expected") || line < 2 || line > len(lines) || !fieldStart.MatchString(lines[line-1]) {
 		return ""
 	}
 	prev := strings.TrimSpace(lines[line-2])

@@ -819,6 +819,31 @@ func TestLuaLoadReportsEveryProblem(t *testing.T) {
 	}
 }
 
+// TestLuaErrorsDoNotHideWarnings: a file with an error still gets the warnings of
+// its other members, so that a check shows every mistake at once.
+func TestLuaErrorsDoNotHideWarnings(t *testing.T) {
+	_, diags := loadLua(t, luaSourceWith(`name = "a.b",`, memberPrompt,
+		`inputSchema = {type = "object", properties = {path = {type = "string"}}, required = {"pth"}, propertys = {}},`, memberCall, `descripton = "x",`))
+	for _, want := range []struct {
+		sev  diag.Severity
+		text string
+	}{
+		{diag.SeverityError, `unknown member "descripton" (did you mean description?)`},
+		{diag.SeverityWarning, `required names "pth", which properties does not declare (did you mean path?)`},
+		{diag.SeverityWarning, `unknown keyword "propertys" is ignored (did you mean properties?)`},
+		{diag.SeverityWarning, `name "a.b" has dots`},
+	} {
+		if _, ok := findDiag(diags, want.sev, want.text); !ok {
+			t.Errorf("no %s %q in:\n%s", want.sev, want.text, diagText(diags))
+		}
+	}
+	// A member in error is not warned about as well.
+	_, diags = loadLua(t, luaSourceWith(`name = "a b",`, memberPrompt, memberSchema, memberCall))
+	if _, ok := findDiag(diags, diag.SeverityWarning, "only MCP clients"); ok {
+		t.Errorf("an invalid name got a warning beside its error:\n%s", diagText(diags))
+	}
+}
+
 func TestLuaToolNamesForModelAPIs(t *testing.T) {
 	for name, want := range map[string]string{
 		"git.status":            `name "git.status" has dots, which the Anthropic and OpenAI APIs refuse: they are offered it as git_status`,

@@ -207,8 +207,10 @@ stderr; like list, --strict then exits 2.`,
 		help:  "load tool files and report every problem with file:line",
 		about: `Loads tool files and reports every problem at once, one line each with file:line:
 syntax errors, unknown members (with a did-you-mean), misspelled schema keywords,
-required names that are not properties, members of the wrong type, names a model API
-rejects, rules that name no tool; then it asks every member it can without a model's
+required names that are not properties, members of the wrong type, names and schemas a
+model API rejects, rules that name no tool; in the tool's code, input fields the schema
+does not declare, unknown ctx methods and module functions, and member functions with
+more parameters than they are given; then it asks every member it can without a model's
 input (the prompt; description, userFacingName, the flags and the renderings for an
 empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
 directory and the embedded set. Ends with the counts; exit code 2 when any file has
@@ -384,7 +386,9 @@ rewritten whole and atomically.`,
 		help:  "reload tools as their files change, printing each reload and problem",
 		about: `The development loop: loads the tools, then reloads each tool directory as its files
 change (however the editor saves), printing each reload and each problem with
-file:line until interrupted. A broken save keeps the last good version serving. It
+file:line until interrupted: errors, and the warnings check prints of a file that loads
+(its code read against its schema and ctx included). A broken save keeps the last good
+version serving. It
 needs a tool directory on disk (--tools DIR).`,
 		flags: []string{"tools", "no-standard-tools", "root", "debounce", "debounce-max-wait", "poll", "deny", "settings"},
 		run:   runWatch,
@@ -437,7 +441,7 @@ type app struct {
 	// standard set, only what serves it is loaded (see standardSource).
 	callOnly string
 	// lint asks the loader for what it sees wrong in a file without running it
-	// (luatool check).
+	// (luatool check and watch; serve does not, to start sooner).
 	lint bool
 	// unloaded are the standard tools left out of the engine for callOnly.
 	unloaded []string

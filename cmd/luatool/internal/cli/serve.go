@@ -66,6 +66,7 @@ func runServe(a *app, args []string) int {
 			// New code arriving while serving is announced with what changed and
 			// where, as fields of its own for a JSON log.
 			log.Info(ev.String(), eventAttrs(ev)...)
+			logDiagnostics(log, ev.Diagnostics, "")
 		}
 	})
 	defer unsubscribe()

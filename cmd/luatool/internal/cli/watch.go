@@ -18,6 +18,7 @@ func runWatch(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("watch takes no arguments")
 	}
+	a.lint = true // what check sees wrong, at every save
 	srcs, err := a.sources()
 	if err != nil {
 		return a.errorf("%v", err)
@@ -59,6 +60,9 @@ func runWatch(a *app, args []string) int {
 		default:
 			// A tool's events name the tool, a prompt's, resource's or hook's their Name.
 			say("%s %s (%s)", ev.Kind, ev.Tool+ev.Name, ev.File)
+			for _, d := range ev.Diagnostics { // what a tool that loads still gets wrong
+				say("%s", d)
+			}
 		}
 	})
 	defer unsubscribe()

@@ -1,0 +1,3 @@
+local t = {}
+t.x
+return t

@@ -1,0 +1,5 @@
+return {
+  name = "T",
+  call = function(input)
+    return input.x
+}

@@ -1,0 +1,4 @@
+return {
+  name = "T"
+  prompt = "p",
+}

@@ -1,0 +1,1 @@
+x = function() return 1 end end

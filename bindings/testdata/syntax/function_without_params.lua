@@ -1,0 +1,3 @@
+function f x
+  return x
+end

@@ -1,0 +1,6 @@
+return {
+  call = function(input)
+    if input.x then
+      return 1
+  end,
+}

@@ -1,0 +1,1 @@
+local function (x) return x end

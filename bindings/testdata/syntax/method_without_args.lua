@@ -1,0 +1,3 @@
+local obj = {}
+obj:method
+x = 1

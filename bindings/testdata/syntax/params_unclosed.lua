@@ -1,0 +1,3 @@
+local function f(a, b
+  return a
+end

@@ -1,0 +1,2 @@
+local s = 'it\'s
+return s

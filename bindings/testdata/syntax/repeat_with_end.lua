@@ -1,0 +1,3 @@
+repeat
+  x = 1
+end

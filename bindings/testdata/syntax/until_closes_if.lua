@@ -1,0 +1,3 @@
+if a then
+  b()
+until c
