@@ -107,6 +107,35 @@ func TestReadmeFirstCommand(t *testing.T) {
 	}
 }
 
+// callReadmeTool saves the tool of a README section where the section says ("Save
+// this as `FILE`"), runs the section's command (luatool --tools DIR call ...) on it,
+// and checks that it prints what the section promises ("It prints `TEXT`"). It
+// returns the command's words, with DIR made absolute.
+func callReadmeTool(t *testing.T, section, tool, command string) []string {
+	t.Helper()
+	file := regexp.MustCompile("Save this as `([^`]+)`").FindStringSubmatch(section)
+	want := regexp.MustCompile("It prints `([^`]+)`").FindStringSubmatch(section)
+	if file == nil || want == nil {
+		t.Fatal("the section does not say where to save the tool and what the call prints")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, file[1])
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, tool)
+	words := shellWords(t, command)
+	if len(words) < 5 || words[0] != "luatool" || words[1] != "--tools" || words[3] != "call" {
+		t.Fatalf("unexpected command %q", words)
+	}
+	words[2] = filepath.Join(dir, words[2])
+	stdout, stderr, code := runCLI(t, words[1:]...)
+	if code != 0 || strings.TrimSpace(stdout) != want[1] {
+		t.Fatalf("exit %d, stdout %q, want %q\nstderr:\n%s", code, stdout, want[1], stderr)
+	}
+	return words
+}
+
 // TestReadmeFirstTool saves the README's first tool and runs the calls the README
 // shows, comparing with the output it promises.
 func TestReadmeFirstTool(t *testing.T) {
@@ -115,35 +144,10 @@ func TestReadmeFirstTool(t *testing.T) {
 	if len(bodies) != 3 || langs[0] != "lua" || langs[1] != "sh" {
 		t.Fatalf("want a lua block, a sh block and an output block; got %q", langs)
 	}
-	file := regexp.MustCompile("Save this as `([^`]+)`").FindStringSubmatch(section)
-	if file == nil {
-		t.Fatal("the section does not say where to save the tool")
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, file[1])
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(bodies[0]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	words := shellWords(t, bodies[1])
-	if words[0] != "luatool" || words[1] != "--tools" {
-		t.Fatalf("unexpected command %q", words)
-	}
-	words[2] = filepath.Join(dir, words[2])
-	stdout, stderr, code := runCLI(t, words[1:]...)
-	want := regexp.MustCompile("It prints `([^`]+)`").FindStringSubmatch(section)
-	if want == nil {
-		t.Fatal("the section does not say what the call prints")
-	}
-	if code != 0 || strings.TrimSpace(stdout) != want[1] {
-		t.Fatalf("exit %d, stdout %q, want %q\nstderr:\n%s", code, stdout, want[1], stderr)
-	}
+	words := callReadmeTool(t, section, bodies[0], bodies[1])
 
 	// "A missing text gives the model the error it knows": the same call with {}.
-	stdout, _, code = runCLI(t, words[1], words[2], "call", words[4], "{}")
+	stdout, _, code := runCLI(t, words[1], words[2], "call", words[4], "{}")
 	if code != 1 || strings.TrimSpace(stdout) != strings.TrimSpace(bodies[2]) {
 		t.Fatalf("exit %d, stdout:\n%s\nwant:\n%s", code, stdout, bodies[2])
 	}
@@ -383,32 +387,13 @@ func TestReadmeOpeningTool(t *testing.T) {
 	if n := strings.Count(bodies[1], "\n"); n > 10 {
 		t.Errorf("the opening's tool has %d lines, more than ten", n)
 	}
-	file := regexp.MustCompile("Save this as `([^`]+)`").FindStringSubmatch(opening)
-	want := regexp.MustCompile("It prints `([^`]+)`").FindStringSubmatch(opening)
-	if file == nil || want == nil {
-		t.Fatal("the opening does not say where to save the tool and what the call prints")
-	}
+	want := regexp.MustCompile("It prints `[^`]+`").FindString(opening)
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := strings.Index(string(readme), want[0]); strings.Count(string(readme[:end]), "\n") >= firstScreen {
-		t.Errorf("the ten-line tool ends after line %d of the README", firstScreen)
+	if end := strings.Index(string(readme), want); want == "" || strings.Count(string(readme[:end]), "\n") >= firstScreen {
+		t.Errorf("the ten-line tool's output is not said before line %d of the README", firstScreen)
 	}
-
-	dir := t.TempDir()
-	path := filepath.Join(dir, file[1])
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path, bodies[1])
-	words := shellWords(t, bodies[2])
-	if len(words) < 4 || words[0] != "luatool" || words[1] != "--tools" {
-		t.Fatalf("unexpected command %q", words)
-	}
-	words[2] = filepath.Join(dir, words[2])
-	stdout, stderr, code := runCLI(t, words[1:]...)
-	if code != 0 || strings.TrimSpace(stdout) != want[1] {
-		t.Fatalf("exit %d, stdout %q, want %q\nstderr:\n%s", code, stdout, want[1], stderr)
-	}
+	callReadmeTool(t, opening, bodies[1], bodies[2])
 }
