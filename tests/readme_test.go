@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/engine"
@@ -106,6 +107,35 @@ func TestReadmeFirstCommand(t *testing.T) {
 	}
 }
 
+// callReadmeTool saves the tool of a README section where the section says ("Save
+// this as `FILE`"), runs the section's command (luatool --tools DIR call ...) on it,
+// and checks that it prints what the section promises ("It prints `TEXT`"). It
+// returns the command's words, with DIR made absolute.
+func callReadmeTool(t *testing.T, section, tool, command string) []string {
+	t.Helper()
+	file := regexp.MustCompile("Save this as `([^`]+)`").FindStringSubmatch(section)
+	want := regexp.MustCompile("It prints `([^`]+)`").FindStringSubmatch(section)
+	if file == nil || want == nil {
+		t.Fatal("the section does not say where to save the tool and what the call prints")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, file[1])
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, tool)
+	words := shellWords(t, command)
+	if len(words) < 5 || words[0] != "luatool" || words[1] != "--tools" || words[3] != "call" {
+		t.Fatalf("unexpected command %q", words)
+	}
+	words[2] = filepath.Join(dir, words[2])
+	stdout, stderr, code := runCLI(t, words[1:]...)
+	if code != 0 || strings.TrimSpace(stdout) != want[1] {
+		t.Fatalf("exit %d, stdout %q, want %q\nstderr:\n%s", code, stdout, want[1], stderr)
+	}
+	return words
+}
+
 // TestReadmeFirstTool saves the README's first tool and runs the calls the README
 // shows, comparing with the output it promises.
 func TestReadmeFirstTool(t *testing.T) {
@@ -114,35 +144,10 @@ func TestReadmeFirstTool(t *testing.T) {
 	if len(bodies) != 3 || langs[0] != "lua" || langs[1] != "sh" {
 		t.Fatalf("want a lua block, a sh block and an output block; got %q", langs)
 	}
-	file := regexp.MustCompile("Save this as `([^`]+)`").FindStringSubmatch(section)
-	if file == nil {
-		t.Fatal("the section does not say where to save the tool")
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, file[1])
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(bodies[0]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	words := shellWords(t, bodies[1])
-	if words[0] != "luatool" || words[1] != "--tools" {
-		t.Fatalf("unexpected command %q", words)
-	}
-	words[2] = filepath.Join(dir, words[2])
-	stdout, stderr, code := runCLI(t, words[1:]...)
-	want := regexp.MustCompile("It prints `([^`]+)`").FindStringSubmatch(section)
-	if want == nil {
-		t.Fatal("the section does not say what the call prints")
-	}
-	if code != 0 || strings.TrimSpace(stdout) != want[1] {
-		t.Fatalf("exit %d, stdout %q, want %q\nstderr:\n%s", code, stdout, want[1], stderr)
-	}
+	words := callReadmeTool(t, section, bodies[0], bodies[1])
 
 	// "A missing text gives the model the error it knows": the same call with {}.
-	stdout, _, code = runCLI(t, words[1], words[2], "call", words[4], "{}")
+	stdout, _, code := runCLI(t, words[1], words[2], "call", words[4], "{}")
 	if code != 1 || strings.TrimSpace(stdout) != strings.TrimSpace(bodies[2]) {
 		t.Fatalf("exit %d, stdout:\n%s\nwant:\n%s", code, stdout, bodies[2])
 	}
@@ -306,4 +311,89 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// readmeHeadings returns the README's headings of the given level ("## "), outside
+// fenced code, in order, without their marks.
+func readmeHeadings(t *testing.T, mark string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headings []string
+	inFence := false
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+		}
+		if h, ok := strings.CutPrefix(line, mark); ok && !inFence {
+			headings = append(headings, h)
+		}
+	}
+	return headings
+}
+
+// githubAnchor returns the fragment GitHub gives a heading: lower case, punctuation
+// other than - and _ dropped, spaces made -.
+func githubAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case unicode.IsLetter(r), unicode.IsDigit(r), r == '-', r == '_':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// TestReadmeContents checks that the table of contents in the README's opening lists
+// every section (## heading) in the order the README has them, each linked to its
+// heading's anchor, so that a section added, moved or renamed cannot leave it behind.
+func TestReadmeContents(t *testing.T) {
+	opening := readmeSection(t, "# luatool")
+	links := regexp.MustCompile(`(?m)^- \[([^\]]+)\]\(#([^)]+)\)`).FindAllStringSubmatch(opening, -1)
+	var listed []string
+	for _, l := range links {
+		listed = append(listed, l[1])
+		if want := githubAnchor(l[1]); l[2] != want {
+			t.Errorf("contents: %q links #%s; its heading's anchor is #%s", l[1], l[2], want)
+		}
+	}
+	headings := readmeHeadings(t, "## ")
+	if !slices.Equal(listed, headings) {
+		t.Errorf("the contents list\n  %q\nthe README's sections are\n  %q", listed, headings)
+	}
+}
+
+// firstScreen is how many lines of the README, from its title, may come before the
+// end of its ten-line tool: about what a browser window shows without scrolling.
+const firstScreen = 45
+
+// TestReadmeOpeningTool checks the README's first screen: it points at Install before
+// the two commands, then shows a tool of at most ten lines that, saved where it says
+// and called as it shows, prints what it promises, all within firstScreen lines.
+func TestReadmeOpeningTool(t *testing.T) {
+	opening := readmeSection(t, "# luatool")
+	if i, j := strings.Index(opening, "](#install)"), strings.Index(opening, "```"); i < 0 || i > j {
+		t.Errorf("the opening does not point at Install before its first command")
+	}
+	langs, bodies := codeBlocks(opening)
+	if len(bodies) != 3 || langs[0] != "sh" || langs[1] != "lua" || langs[2] != "sh" {
+		t.Fatalf("want the two commands, a lua block and a sh block; got %q", langs)
+	}
+	if n := strings.Count(bodies[1], "\n"); n > 10 {
+		t.Errorf("the opening's tool has %d lines, more than ten", n)
+	}
+	want := regexp.MustCompile("It prints `[^`]+`").FindString(opening)
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := strings.Index(string(readme), want); want == "" || strings.Count(string(readme[:end]), "\n") >= firstScreen {
+		t.Errorf("the ten-line tool's output is not said before line %d of the README", firstScreen)
+	}
+	callReadmeTool(t, opening, bodies[1], bodies[2])
 }
