@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/luatool/luatool/internal/jsonedit"
 )
 
 // TestDev runs luatool dev on a tool directory: it prints the URL, the header and
@@ -123,32 +121,36 @@ func TestInstallClaudeCode(t *testing.T) {
 	}
 
 	// The entry Claude Code itself writes for the same server, in a home of its own.
-	var entry map[string]any
-	mine := claudeEntry(t, ours, root)
-	if err := json.Unmarshal(mine, &entry); err != nil {
+	entry := claudeEntry(t, ours, root)
+	mine, err := json.Marshal(entry)
+	if err != nil {
 		t.Fatal(err)
 	}
 	theirs := t.TempDir()
 	run(theirs, claude, "mcp", "add-json", "luatool", string(mine))
-	var want map[string]any
-	if err := json.Unmarshal(claudeEntry(t, theirs, root), &want); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(entry, want) {
+	if want := claudeEntry(t, theirs, root); !reflect.DeepEqual(entry, want) {
 		t.Errorf("luatool install wrote %v; claude mcp add-json writes %v", entry, want)
 	}
 }
 
 // claudeEntry is the local scope's luatool entry of project in home's .claude.json.
-func claudeEntry(t *testing.T, home, project string) json.RawMessage {
+func claudeEntry(t *testing.T, home, project string) map[string]any {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join(home, ".claude.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := jsonedit.Get(doc, "projects", project, "mcpServers", "luatool")
-	if err != nil || v == nil {
-		t.Fatalf("no luatool entry for %s in %s/.claude.json (%v):\n%s", project, home, err, doc)
+	var file struct {
+		Projects map[string]struct {
+			MCPServers map[string]map[string]any `json:"mcpServers"`
+		} `json:"projects"`
 	}
-	return v
+	if err := json.Unmarshal(doc, &file); err != nil {
+		t.Fatal(err)
+	}
+	entry := file.Projects[project].MCPServers["luatool"]
+	if entry == nil {
+		t.Fatalf("no luatool entry for %s in %s/.claude.json:\n%s", project, home, doc)
+	}
+	return entry
 }

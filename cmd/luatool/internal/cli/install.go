@@ -12,7 +12,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/luatool/luatool/internal/jsonedit"
+	"github.com/luatool/luatool/cmd/luatool/internal/jsonedit"
 )
 
 // installConfig is what the flags of install and dev say.
@@ -170,8 +170,9 @@ func (a *app) serveCommand(extra []string) (string, []string, error) {
 }
 
 // checkServeFlags refuses flags for serve that serve would refuse, so that a typo
-// is told now rather than by a client that cannot start the server; and --root and
-// --tools, which install writes itself from the flags before it.
+// is told now rather than by a client that cannot start the server; --root and
+// --tools, which install writes itself from the flags before it; and --http, since
+// the client speaks to the server over stdio.
 func checkServeFlags(extra []string) error {
 	probe := &app{}
 	positional, err := parseInterspersed(probe.flags(), extra)
@@ -182,6 +183,8 @@ func checkServeFlags(extra []string) error {
 		return fmt.Errorf("the flags for serve after --: %q is not a flag (serve takes no arguments)", positional[0])
 	case probe.cfg.root != "" || len(probe.cfg.tools) > 0:
 		return errors.New("give --root and --tools before install (luatool --tools DIR install CLIENT): install makes them absolute")
+	case probe.cfg.http != "":
+		return errors.New("--http after --: the client starts serve and speaks to it over stdin and stdout; for HTTP, run luatool serve --http yourself and give the client its URL")
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luatool/luatool/internal/jsonedit"
+	"github.com/luatool/luatool/cmd/luatool/internal/jsonedit"
 )
 
 // installCase is a client and scope, and where its entry must land: the file
@@ -292,6 +292,7 @@ func TestInstallRefuses(t *testing.T) {
 		{[]string{"install", "claude-code", "--", "--alow", "Bash"}, "flag provided but not defined: -alow"},
 		{[]string{"install", "claude-code", "--", "stray"}, `"stray" is not a flag`},
 		{[]string{"install", "claude-code", "--", "--root", "/"}, "give --root and --tools before install"},
+		{[]string{"install", "claude-code", "--", "--http", ":8080"}, "speaks to it over stdin and stdout"},
 		{[]string{"--tools", filepath.Join(e.root, "nope"), "install", "claude-code"}, "nope: not a directory"},
 	} {
 		code, _, errOut := runMain(t, append([]string{"--root", e.root}, tc.args...)...)

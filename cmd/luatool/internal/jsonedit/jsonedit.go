@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/luatool/luatool/internal/jsonvalue"
 )
 
 // A SyntaxError is a document that is not JSON, at Line and Column (counted from 1,
@@ -46,22 +48,29 @@ func Get(doc []byte, path ...string) (json.RawMessage, error) {
 	if err != nil || len(bytes.TrimSpace(doc)) == 0 {
 		return nil, err
 	}
+	_, found, m, err := walk(doc, path)
+	if err != nil || found < len(path) {
+		return nil, err
+	}
+	return json.RawMessage(doc[m.valStart:m.valEnd]), nil
+}
+
+// walk follows path down from the top-level object as far as its keys are there:
+// found is how many are, obj the object that holds path[found-1] (or misses
+// path[found]), and m the member of path[found-1].
+func walk(doc []byte, path []string) (obj object, found int, m member, err error) {
 	start := firstByte(doc)
 	for i, key := range path {
-		obj, err := scan(doc, start, path[:i])
-		if err != nil {
-			return nil, err
+		if obj, err = scan(doc, start, path[:i]); err != nil {
+			return object{}, 0, member{}, err
 		}
-		m, ok := obj.find(key)
-		if !ok {
-			return nil, nil
-		}
-		if i == len(path)-1 {
-			return json.RawMessage(doc[m.valStart:m.valEnd]), nil
+		var ok bool
+		if m, ok = obj.find(key); !ok {
+			return obj, i, member{}, nil
 		}
 		start = m.valStart
 	}
-	return json.RawMessage(doc), nil
+	return obj, len(path), m, nil
 }
 
 // Set returns doc with value (JSON) at path, objects on the way made when they are
@@ -83,24 +92,15 @@ func Set(doc []byte, value json.RawMessage, path ...string) ([]byte, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		doc = []byte("{\n}\n")
 	}
-	step := indentStep(doc)
-	start := firstByte(doc)
-	for i, key := range path {
-		obj, err := scan(doc, start, path[:i])
-		if err != nil {
-			return nil, err
-		}
-		m, ok := obj.find(key)
-		if !ok {
-			return obj.insert(doc, step, key, nested(value, path[i+1:])), nil
-		}
-		if i == len(path)-1 {
-			v := format(value, lineIndent(doc, m.keyStart), step)
-			return splice(doc, m.valStart, m.valEnd, v), nil
-		}
-		start = m.valStart
+	obj, found, m, err := walk(doc, path)
+	switch {
+	case err != nil:
+		return nil, err
+	case found < len(path):
+		return obj.insert(doc, indentStep(doc), path[found], nested(value, path[found+1:])), nil
 	}
-	panic("unreachable")
+	v := format(value, lineIndent(doc, m.keyStart), indentStep(doc))
+	return splice(doc, m.valStart, m.valEnd, v), nil
 }
 
 // check refuses a document that is not JSON, or whose top level is not an object,
@@ -153,7 +153,7 @@ func scan(doc []byte, start int, where []string) (object, error) {
 		if len(where) > 0 {
 			what = strings.Join(where, ".")
 		}
-		return object{}, at(doc, start, fmt.Sprintf("%s is %s, not an object", what, kind(doc[start:])))
+		return object{}, at(doc, start, fmt.Sprintf("%s is %s, not an object", what, jsonvalue.Kind(doc[start:])))
 	}
 	obj := object{open: start}
 	dec := json.NewDecoder(bytes.NewReader(doc[start:]))
@@ -181,24 +181,6 @@ func scan(doc []byte, start int, where []string) (object, error) {
 	}
 	obj.close = start + int(dec.InputOffset()) - 1
 	return obj, nil
-}
-
-// kind names the JSON type of the value that data begins with.
-func kind(data []byte) string {
-	if len(data) == 0 {
-		return "missing"
-	}
-	switch data[0] {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // find returns the last member named key.
