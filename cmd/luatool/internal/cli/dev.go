@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -47,6 +48,9 @@ func runDev(a *app, args []string) int {
 	}
 	if a.cfg.http == "" {
 		a.cfg.http = "127.0.0.1:0"
+	}
+	if strings.HasPrefix(a.cfg.http, "unix:") {
+		return a.errorf("dev serves on a loopback address, which the Inspector and browsers reach: for a unix socket, run luatool serve --http %s", a.cfg.http)
 	}
 	root, err := a.projectRoot()
 	if err != nil {
