@@ -669,7 +669,7 @@ func TestMCPStdoutCarriesOnlyProtocol(t *testing.T) {
 // TestReadmeMCPConfig launches the server as the README's client configuration says,
 // with its placeholder paths made real, and lists the tools.
 func TestReadmeMCPConfig(t *testing.T) {
-	langs, bodies := codeBlocks(readmeSection(t, "## Serve over MCP"))
+	langs, bodies := codeBlocks(readmeSection(t, "## Connect a client"))
 	var config struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`

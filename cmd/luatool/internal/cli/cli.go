@@ -79,6 +79,8 @@ type config struct {
 	allowNet, denyNet []string
 	// env are the names of --env: variables passed through to tools (env.get).
 	env []string
+	// install holds the flags of install and dev (see install.go).
+	install installConfig
 }
 
 // command is one subcommand. Its texts are the whole of its documentation on the
@@ -451,6 +453,10 @@ type app struct {
 	// middleware wraps every call of the engine: serve's metrics count calls in
 	// flight with one (see serveMetrics).
 	middleware []hooks.Middleware
+	// serving, when set, is told where serve --http serves once it listens, and
+	// the token it made for this run ("" with --tokens, or none): luatool dev
+	// prints them (see dev.go).
+	serving func(url, token, tokenFile string)
 }
 
 // display is what a person sees on stderr (see display).
@@ -586,6 +592,7 @@ func (a *app) flags() *flag.FlagSet {
 	fs.BoolVar(&a.cfg.poll, "poll", false, "watch, serve: read the directories every second instead of waiting for file events")
 	fs.StringVar(&a.cfg.http, "http", "", "serve: streamable HTTP at `ADDR` (host:port, a bare :port bound to 127.0.0.1; or unix:PATH, a socket only this user may open), path /mcp")
 	a.cfg.serve.flags(fs)
+	a.cfg.install.flags(fs)
 	fs.BoolVar(&a.cfg.noWatch, "no-watch", false, "serve: do not reload tools as their files change")
 	fs.IntVar(&a.cfg.maxInFlight, "max-in-flight", 0, fmt.Sprintf("serve: handle at most `N` stdio requests at once, reading stdin no further meanwhile (default %d)", mcpserver.DefaultMaxInFlight))
 	fs.StringVar(&a.cfg.state, "state", "", "call, run, serve: keep the sessions' state (ctx.state, what the model read, \"always\" answers) at `URL`: redis://HOST:PORT (or rediss://, unix://), shared by every luatool using it (default: this process's memory)")

@@ -64,7 +64,7 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *token
 	if err != nil {
 		return err
 	}
-	var auth string
+	var auth, localToken, tokenFile string
 	tcp, _ := ln.Addr().(*net.TCPAddr)
 	switch {
 	case tokens != nil:
@@ -91,6 +91,7 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *token
 			return fmt.Errorf("--http %s without --tokens: %w", a.cfg.http, err)
 		}
 		defer remove()
+		localToken, tokenFile = token, file
 		log.Info(`no --tokens: clients send the token made for this run, printed here once, in the header "Authorization: Bearer TOKEN"; it is kept in FILE for client configurations, and changes at each start`,
 			"token", token, "file", file)
 		auth = "the bearer token made for this run: every client that has it is the local user"
@@ -109,6 +110,9 @@ func (a *app) serveHTTP(ctx context.Context, srv *mcpserver.Server, table *token
 		where = fmt.Sprintf("unix:%s (path %s)", ln.Addr(), mcpPath)
 	}
 	log.Info("serving MCP at "+where, "authentication", auth)
+	if a.serving != nil {
+		a.serving(where, localToken, tokenFile)
+	}
 	if c.sessions {
 		log.Info("sessions (--sessions): a client with one is told of list and resource changes on its GET stream and asked (sampling, elicitation) during its calls; clients of protocol 2026-07-28 and later on their subscriptions/listen stream and in rounds")
 	} else {

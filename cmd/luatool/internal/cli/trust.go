@@ -527,23 +527,8 @@ func (l trustList) write(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".trusted-*.json")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the trust list %s: %w", path, err)
+	if err := writeAtomic(path, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("the trust list: %w", err)
 	}
 	return nil
 }
