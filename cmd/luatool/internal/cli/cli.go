@@ -198,7 +198,15 @@ anthropic (the default), openai, or mcp (the tools of an MCP tools/list). What t
 export had to change for an API (a name with dots, a schema OpenAI's strict mode does
 not take as written) is noted on stderr; a name the API cannot take at all is an
 error. A tool that failed to load, or whose prompt fails, is left out and named on
-stderr; like list, --strict then exits 2.`,
+stderr; like list, --strict then exits 2.
+
+Deferred tools (LuaScript, WebFetch, a tool with shouldDefer) go to anthropic with
+defer_loading: true: the Messages API keeps them out of the model's context until
+its tool search finds them, so the request must hold a tool search tool as well,
+{"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"} (or
+the bm25 one), or a search of its own that answers with tool_reference blocks.
+openai and gemini have no such mark and leave them out (ToolSearch finds them);
+either way stderr names each.`,
 		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict"},
 		run:   runSchema,
 	},
