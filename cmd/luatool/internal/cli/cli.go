@@ -264,6 +264,13 @@ and the mode decide, and an ask is a deny. A project folder that is not trusted 
 never asked about (stdin is the protocol): its configuration is skipped with one
 notice on stderr (see luatool help trust).
 
+Which tools: with --tools, those of the directories given (and the user's and the
+project's), not the standard tools (Read, Write, Edit, Bash, ...), which a client
+such as Claude Code has of its own; --standard-tools offers them too. Without
+--tools, the standard tools. The first log line names the root and where the tools
+come from. The root is --root; without it the current directory, refused when that
+is / or the home directory (a client may start the server anywhere).
+
 Over stdio, no input ends the session: a malformed message gets a JSON-RPC error
 (-32700 parse error, -32600 invalid request) with its id when one can be found, a
 malformed notification is dropped, and ids come back exactly as sent. A message is
@@ -354,7 +361,7 @@ from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.
 answered without a token on the --http listener. --admin ADDR serves them again with
 Prometheus /metrics, also without a token: put it where only monitoring reaches.
 Metrics name tools and outcomes, never a principal or a token (see the README).`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "sessions", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "sessions", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "standard-tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -566,7 +573,7 @@ func (a *app) flags() *flag.FlagSet {
 	})
 	fs.BoolVar(&a.cfg.noStandardTools, "no-standard-tools", false, "leave out the embedded standard tools")
 	fs.BoolVar(&a.cfg.noStandardTools, "no-builtin", false, "the old name of --no-standard-tools")
-	fs.StringVar(&a.cfg.root, "root", "", "the project `DIR`: the file tools' workspace, whose .luatool/ holds the project's tools and settings (default: the current directory)")
+	fs.StringVar(&a.cfg.root, "root", "", "the project `DIR`: the file tools' workspace, whose .luatool/ holds the project's tools and settings (default: the current directory; call, run and serve refuse / and the home directory as that default)")
 	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
 	fs.BoolVar(&a.cfg.yes, "yes", false, "answer permission asks with allow")
