@@ -211,14 +211,14 @@ either way stderr names each.`,
 		run:   runSchema,
 	},
 	"check": {
-		usage: "check [DIR...]",
+		usage: "check [DIR|FILE...]",
 		help:  "load tool files and report every problem with file:line",
 		about: `Loads tool files and reports every problem at once, one line each with file:line:
 syntax errors, unknown members (with a did-you-mean), misspelled schema keywords,
 required names that are not properties, members of the wrong type, names a model API
 rejects, rules that name no tool; then it asks every member it can without a model's
 input (the prompt; description, userFacingName, the flags and the renderings for an
-empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
+empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories (a FILE alone, with its directory's lib/); without, every tool
 directory and the embedded set. Ends with the counts; exit code 2 when any file has
 an error. --json prints {"ok", "tools", "diagnostics"}.`,
 		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "json"},
@@ -481,9 +481,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runHelp(a, positional[:min(len(positional), 1)])
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "luatool: %v\n", err)
-		a.usage(stderr)
-		return ExitUsage
+		return a.flagError(err, args)
 	}
 	if len(positional) > 0 && positional[0] == "serve" {
 		// serve, which runs in containers and under service managers, takes

@@ -511,8 +511,12 @@ func runCheck(a *app, args []string) int {
 			return a.errorf("%v", err)
 		}
 	}
-	for _, dir := range args {
-		srcs = append(srcs, engine.DirSource(dir))
+	for _, arg := range args {
+		src, err := checkSource(arg)
+		if err != nil {
+			return a.errorf("%v", err)
+		}
+		srcs = append(srcs, src)
 	}
 	s, err := a.open(srcs)
 	if err != nil {
