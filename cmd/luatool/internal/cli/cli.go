@@ -89,7 +89,9 @@ type command struct {
 	help  string
 	about string
 	flags []string
-	run   func(a *app, args []string) int
+	// operand is what the first argument is, for completion (see complete).
+	operand operand
+	run     func(a *app, args []string) int
 }
 
 var commands = map[string]command{
@@ -116,8 +118,9 @@ the limits every call runs under, the sandbox shell commands run in, the hosts t
 tool may reach (its network member) and the host's network policy. NAME may
 be an alias; a mistyped name gets a suggestion. --json prints the same as one
 object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
-		run:   runDescribe,
+		flags:   []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		run:     runDescribe,
+		operand: toolOperand,
 	},
 	"call": {
 		usage: "call NAME [JSON|-]",
@@ -140,8 +143,9 @@ LuaScript, or a name that is not a standard tool's), which is most of what start
 luatool costs; the tool directories are loaded whole.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
-		run:   runCall,
+		flags:   []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		run:     runCall,
+		operand: toolOperand,
 	},
 	"new": {
 		usage: "new NAME [DIR]",
@@ -414,7 +418,8 @@ func init() {
 		help:  "print this usage, or what a command does, its input and its flags",
 		about: `Prints the usage of luatool, or with COMMAND what that command does, its input and
 the flags that matter to it. luatool COMMAND --help prints the same.`,
-		run: runHelp,
+		run:     runHelp,
+		operand: commandOperand,
 	}
 }
 
@@ -474,6 +479,10 @@ func (a *app) display() *display {
 // the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, terminal: isTerminal(stdin) && isTerminal(stderr)}
+	if len(args) > 0 && args[0] == completeCommand {
+		// Before the flags are parsed: the words are a command line being typed.
+		return a.complete(args[1:])
+	}
 	fs := a.flags()
 	positional, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
