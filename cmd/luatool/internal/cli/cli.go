@@ -677,13 +677,7 @@ func (a *app) usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s %s\n", usageColumn, commands[n].usage, commands[n].help)
 	}
 	fmt.Fprintln(w, "\nflags:")
-	var all []string
-	a.flags().VisitAll(func(f *flag.Flag) {
-		if _, old := renamedFlags[f.Name]; !old {
-			all = append(all, f.Name)
-		}
-	})
-	a.printFlags(w, all)
+	a.printFlags(w, shownFlags(a.flags()))
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 a tool result is an error or a call was denied (test: a case failed), 2 usage or load error")
 	fmt.Fprintln(w, "\nluatool help COMMAND tells more about a command.")
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -122,12 +123,7 @@ func runCompletion(a *app, args []string) int {
 
 // shells are the shells completion has a script for, sorted.
 func shells() []string {
-	names := make([]string, 0, len(completionScripts))
-	for n := range completionScripts {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(completionScripts))
 }
 
 // complete prints the words that may stand at the end of words (the command line
@@ -204,11 +200,7 @@ func (a *app) complete(words []string) int {
 		if cmd != nil {
 			names = cmd.flags
 		} else {
-			fs.VisitAll(func(f *flag.Flag) {
-				if _, old := renamedFlags[f.Name]; !old {
-					names = append(names, f.Name)
-				}
-			})
+			names = shownFlags(fs)
 		}
 		for _, n := range names {
 			_, usage := flag.UnquoteUsage(fs.Lookup(n))

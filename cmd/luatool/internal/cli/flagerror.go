@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/luatool/luatool/internal/spell"
@@ -27,13 +26,7 @@ func (a *app) flagError(err error, args []string) int {
 		// The command's own flags first: a typo is most likely one of those.
 		s := spell.Suggest(name, commands[cmd].flags)
 		if s == "" {
-			var all []string
-			a.flags().VisitAll(func(f *flag.Flag) {
-				if _, old := renamedFlags[f.Name]; !old && !slices.Contains(all, f.Name) {
-					all = append(all, f.Name)
-				}
-			})
-			s = spell.Suggest(name, all)
+			s = spell.Suggest(name, shownFlags(a.flags()))
 		}
 		if s != "" {
 			msg += fmt.Sprintf(" (did you mean --%s?)", s)
@@ -46,4 +39,16 @@ func (a *app) flagError(err error, args []string) int {
 		fmt.Fprintln(a.stderr, "luatool: see luatool help for the commands and flags")
 	}
 	return ExitUsage
+}
+
+// shownFlags are the names of the flags of fs that help shows: all but the old
+// names of renamed flags.
+func shownFlags(fs *flag.FlagSet) []string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, old := renamedFlags[f.Name]; !old {
+			names = append(names, f.Name)
+		}
+	})
+	return names
 }
