@@ -334,7 +334,7 @@ func runCall(a *app, args []string) int {
 	if len(args) < 1 || len(args) > 2 {
 		return a.errorf("usage: luatool call NAME [JSON|-]")
 	}
-	if err := checkImplicitRoot(a.cfg.root); err != nil {
+	if err := a.checkNamedRoot(); err != nil {
 		return a.errorf("%v", err)
 	}
 	input, from := "{}", "input"

@@ -28,6 +28,20 @@ func needDir(what, path string) error {
 	return nil
 }
 
+// checkNamedRoot is checkImplicitRoot for the commands that call tools (call, run,
+// serve): nil when --root names the root, else the check of the current directory
+// taken for it.
+func (a *app) checkNamedRoot() error {
+	if a.cfg.root != "" {
+		return nil
+	}
+	root, err := a.projectRoot()
+	if err != nil {
+		return err
+	}
+	return checkImplicitRoot(root)
+}
+
 // checkSource is the source check loads for one of its arguments: a directory
 // whole, or a tool file alone with its directory's lib/ (the modules it may
 // require), named as its directory would be, as test takes a test file.

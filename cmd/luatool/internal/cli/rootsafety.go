@@ -2,41 +2,35 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
-// checkImplicitRoot refuses to take the current directory as the root of the file
-// tools when no --root names one (root is the --root given, "" for none) and that
-// directory is the file system's root or the home directory: a client that starts
-// the server wherever it likes, or a command typed from ~, would otherwise put every
-// file of the machine or of the user within the tools' reach without anyone having
-// said so. An explicit --root, even / or ~, is taken as meant.
+// checkImplicitRoot refuses root, the current directory taken as the project root
+// because no --root was given, when it is / or the home directory: a client that
+// starts luatool there (Claude Desktop often does), or a person who runs it there
+// by mistake, would give the file tools every file of the machine or of the user.
+// Naming such a root with --root is allowed: then it is meant. root is absolute.
 func checkImplicitRoot(root string) error {
-	if root != "" {
-		return nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("the current directory, the default root: %w; give the project directory with --root DIR", err)
-	}
-	// Symbolic links resolved, so that a link to / or ~ is refused too.
-	resolved := func(path string) string {
-		if r, err := filepath.EvalSymlinks(path); err == nil {
-			return r
-		}
-		return filepath.Clean(path)
-	}
-	dir := resolved(wd)
 	what := ""
-	switch {
-	case filepath.Dir(dir) == dir:
+	switch resolved := resolvedPath(root); resolved {
+	case "/", filepath.VolumeName(resolved) + `\`:
 		what = "the file system's root"
-	case home() != "" && dir == resolved(home()):
+	case resolvedPath(home()):
 		what = "your home directory"
 	default:
 		return nil
 	}
-	return fmt.Errorf("the current directory %s is %s: as the root it would put every file under it within the file tools' reach; "+
-		"give the project directory with --root DIR (or --root %s if you mean it)", wd, what, shellWord(wd))
+	return fmt.Errorf("the project root would be %s, %s, as the current directory: the file tools would reach every file under it; run luatool in the project's directory, or give --root %s if that is what you mean", root, what, root)
+}
+
+// resolvedPath is path with its symlinks resolved, or path itself when they cannot
+// be.
+func resolvedPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }

@@ -20,7 +20,7 @@ func runRun(a *app, args []string) int {
 	if len(args) != 1 {
 		return a.errorf("usage: luatool run FILE|-  (a JSON array of tool_use blocks; see luatool help run)")
 	}
-	if err := checkImplicitRoot(a.cfg.root); err != nil {
+	if err := a.checkNamedRoot(); err != nil {
 		return a.errorf("%v", err)
 	}
 	var data []byte

@@ -35,7 +35,7 @@ func runServe(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}
-	if err := checkImplicitRoot(a.cfg.root); err != nil {
+	if err := a.checkNamedRoot(); err != nil {
 		return a.errorf("%v", err)
 	}
 	if err := a.cfg.chooseStandardTools(); err != nil {
