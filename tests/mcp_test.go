@@ -669,7 +669,8 @@ func TestMCPStdoutCarriesOnlyProtocol(t *testing.T) {
 // TestReadmeMCPConfig launches the server as the README's client configuration says,
 // with its placeholder paths made real, and lists the tools.
 func TestReadmeMCPConfig(t *testing.T) {
-	langs, bodies := codeBlocks(readmeSection(t, "## Serve over MCP"))
+	section := readmeSection(t, "## Serve over MCP")
+	langs, bodies := codeBlocks(section)
 	var config struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`
@@ -711,7 +712,7 @@ func TestReadmeMCPConfig(t *testing.T) {
 	cmd.Stderr = s.stderr
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
 	s.connect(t, &mcp.CommandTransport{Command: cmd}, nil, "")
-	if !strings.Contains(readmeSection(t, "## Serve over MCP"), "`\"--standard-tools\"`") {
+	if !strings.Contains(section, "`\"--standard-tools\"`") {
 		t.Error(`the README does not say when to add "--standard-tools"`)
 	}
 	res := s.call(t, "Read", map[string]any{"file_path": filepath.Join(s.root, "notes.txt")})
