@@ -24,7 +24,7 @@ func TestMCPBackgroundEndsWithTheServer(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := newMCPDirs(t)
-			cmd := exec.Command(luatoolBinary(t), "serve", "--tools", s.tools, "--root", s.root, "--allow", "Bash")
+			cmd := exec.Command(luatoolBinary(t), "serve", "--standard-tools", "--tools", s.tools, "--root", s.root, "--allow", "Bash")
 			cmd.Stderr = s.stderr
 			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
 			s.connect(t, &mcp.CommandTransport{Command: cmd}, nil, "")

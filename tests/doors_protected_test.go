@@ -123,7 +123,7 @@ func TestDoor3ToolFileWrittenByEdits(t *testing.T) {
 func serveIn(t *testing.T, root string, args ...string) *mcpServer {
 	t.Helper()
 	s := &mcpServer{root: root, stderr: &syncbuf.Buffer{}, changed: make(chan struct{}, 64)}
-	cmd := exec.Command(luatoolBinary(t), append([]string{"serve", "--debounce", "20ms"}, args...)...)
+	cmd := exec.Command(luatoolBinary(t), append([]string{"serve", "--standard-tools", "--debounce", "20ms"}, args...)...)
 	cmd.Dir = root
 	cmd.Stderr = s.stderr
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(root, ".config-home"), "HOME="+t.TempDir())

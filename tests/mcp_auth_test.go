@@ -54,7 +54,7 @@ type serveProcess struct {
 // if still running, when the test ends, and waited for.
 func startServeProcess(t *testing.T, s *mcpServer, env []string, args ...string) *serveProcess {
 	t.Helper()
-	args = append([]string{"serve", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, args...)
+	args = append([]string{"serve", "--standard-tools", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, args...)
 	p := &serveProcess{cmd: exec.Command(luatoolBinary(t), args...), done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
 	p.cmd.Env = append(p.cmd.Env, env...)

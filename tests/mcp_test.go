@@ -120,7 +120,7 @@ func serveStdio(t *testing.T, opts *mcp.ClientOptions, extraArgs ...string) *mcp
 func serveStdioAt(t *testing.T, protocol string, opts *mcp.ClientOptions, extraArgs ...string) *mcpServer {
 	t.Helper()
 	s := newMCPDirs(t)
-	args := append([]string{"serve", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, extraArgs...)
+	args := append([]string{"serve", "--standard-tools", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, extraArgs...)
 	cmd := exec.Command(luatoolBinary(t), args...)
 	cmd.Stderr = s.stderr
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
@@ -567,7 +567,7 @@ func drain(c chan struct{}) {
 // fail, run shell commands and break on reload.
 func TestMCPStdoutCarriesOnlyProtocol(t *testing.T) {
 	s := newMCPDirs(t)
-	cmd := exec.Command(luatoolBinary(t), "serve", "--tools", s.tools, "--root", s.root, "--debounce", "20ms", "--allow", "Bash")
+	cmd := exec.Command(luatoolBinary(t), "serve", "--standard-tools", "--tools", s.tools, "--root", s.root, "--debounce", "20ms", "--allow", "Bash")
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()
@@ -669,7 +669,8 @@ func TestMCPStdoutCarriesOnlyProtocol(t *testing.T) {
 // TestReadmeMCPConfig launches the server as the README's client configuration says,
 // with its placeholder paths made real, and lists the tools.
 func TestReadmeMCPConfig(t *testing.T) {
-	langs, bodies := codeBlocks(readmeSection(t, "## Connect a client"))
+	section := readmeSection(t, "## Connect a client")
+	langs, bodies := codeBlocks(section)
 	var config struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`
@@ -696,9 +697,23 @@ func TestReadmeMCPConfig(t *testing.T) {
 	cmd.Stderr = s.stderr
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
 	s.connect(t, &mcp.CommandTransport{Command: cmd}, nil, "")
+	// The user's tools alone: Claude Code and Cursor have a Read of their own.
 	tools := s.toolNames(t)
-	if tools["Echo"] == nil || tools["Read"] == nil {
-		t.Errorf("the README's configuration serves %d tools, without Echo or Read", len(tools))
+	if tools["Echo"] == nil || tools["Read"] != nil {
+		t.Errorf("the README's configuration serves %d tools: want Echo, and not Read", len(tools))
+	}
+	// With --standard-tools, as the README says for a client without file tools of
+	// its own, Read works under the README's --root.
+	s = newMCPDirs(t)
+	for i, a := range entry.Args {
+		args[i] = strings.NewReplacer("/path/to/tools", s.tools, "/path/to/project", s.root).Replace(a)
+	}
+	cmd = exec.Command(luatoolBinary(t), append(args, "--standard-tools")...)
+	cmd.Stderr = s.stderr
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	s.connect(t, &mcp.CommandTransport{Command: cmd}, nil, "")
+	if !strings.Contains(section, "`\"--standard-tools\"`") {
+		t.Error(`the README does not say when to add "--standard-tools"`)
 	}
 	res := s.call(t, "Read", map[string]any{"file_path": filepath.Join(s.root, "notes.txt")})
 	if !strings.Contains(text(res), "first line") {

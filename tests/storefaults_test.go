@@ -137,7 +137,7 @@ func TestServeWithUnreachableStore(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		s := newMCPDirs(t)
-		cmd := exec.CommandContext(ctx, luatoolBinary(t), "serve", "--http", "127.0.0.1:0", "--root", s.root, "--tools", s.tools, "--state", "redis://"+addr)
+		cmd := exec.CommandContext(ctx, luatoolBinary(t), "serve", "--standard-tools", "--http", "127.0.0.1:0", "--root", s.root, "--tools", s.tools, "--state", "redis://"+addr)
 		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
 		start := time.Now()
 		out, err := cmd.CombinedOutput()

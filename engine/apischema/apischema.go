@@ -76,11 +76,14 @@ type Note struct {
 func (n Note) String() string { return n.Tool + ": " + n.Message }
 
 // Export returns the definitions of defs in format f, one JSON-encodable value per
-// tool, with notes. The model APIs get the tools whose schemas are announced:
-// a deferred tool not yet discovered is known to the model by name only (Anthropic's
-// defer_loading marks the discovered ones). MCP gets every tool, since a client
-// calls only what it was listed and does its own deferring. Names that an API cannot
-// accept are errors, all reported at once.
+// tool, with notes. Anthropic gets every tool, a deferred one marked
+// defer_loading: true, which the Messages API keeps out of the model's context
+// until its tool search finds the tool (the request then needs a tool search tool:
+// the note says so). OpenAI and Gemini, which have no such mark, get the tools
+// whose schemas are announced: a deferred tool not yet discovered is left out, with
+// a note, never silently. MCP gets every tool, since a client calls only what it
+// was listed and does its own deferring. Names that an API cannot accept are
+// errors, all reported at once.
 func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 	if f == MCP {
 		out := make([]any, len(defs))
@@ -96,7 +99,8 @@ func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 	var out []any
 	var refused []error
 	for _, d := range defs {
-		if !d.Announced {
+		if !d.Announced && f != Anthropic {
+			notes = append(notes, Note{d.Name, "deferred: left out until ToolSearch finds it (this API has no deferred loading)"})
 			continue
 		}
 		schema := withProperties(d.InputSchema)
@@ -109,6 +113,7 @@ func Export(f Format, defs []engine.Definition) ([]any, []Note, error) {
 			def := map[string]any{"name": names[d.Name], "description": d.Description, "input_schema": schema}
 			if d.Deferred {
 				def["defer_loading"] = true
+				notes = append(notes, Note{d.Name, "deferred: sent with defer_loading: true, for the API's tool search (the request needs a tool search tool)"})
 			}
 			out = append(out, def)
 		case OpenAI:

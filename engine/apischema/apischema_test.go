@@ -2,6 +2,7 @@ package apischema
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,17 +99,29 @@ func TestExportDeferred(t *testing.T) {
 		{Name: "Found", Deferred: true, Announced: true, InputSchema: schema},
 		{Name: "Plain", Announced: true, InputSchema: schema},
 	}
-	out, _, err := Export(Anthropic, defs)
+	// Anthropic: every tool, the deferred ones marked for the API's tool search,
+	// each with a note.
+	out, notes, err := Export(Anthropic, defs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || out[0].(map[string]any)["defer_loading"] != true || out[1].(map[string]any)["defer_loading"] != nil {
+	if len(out) != 3 || out[0].(map[string]any)["defer_loading"] != true || out[1].(map[string]any)["defer_loading"] != true ||
+		out[2].(map[string]any)["defer_loading"] != nil {
 		t.Errorf("anthropic: %v", out)
+	}
+	if len(notes) != 2 || notes[0].Tool != "Hidden" || !strings.Contains(notes[0].Message, "defer_loading: true") || notes[1].Tool != "Found" {
+		t.Errorf("anthropic notes: %v", notes)
+	}
+	// OpenAI has no deferred loading: the undiscovered tool is left out, and the
+	// note says so.
+	openai, notes, _ := Export(OpenAI, defs)
+	if len(openai) != 2 || !slices.ContainsFunc(notes, func(n Note) bool { return n.Tool == "Hidden" && strings.Contains(n.Message, "left out") }) {
+		t.Errorf("openai: %v, notes %v", openai, notes)
 	}
 	if out, _, _ := Export(MCP, defs); len(out) != 3 {
 		t.Errorf("MCP lists every tool, got %d", len(out))
 	}
-	if props := out[1].(map[string]any)["input_schema"].(map[string]any)["properties"]; props == nil {
+	if props := out[2].(map[string]any)["input_schema"].(map[string]any)["properties"]; props == nil {
 		t.Error("an object schema without properties is sent without them")
 	}
 }

@@ -88,7 +88,7 @@ func TestExportGemini(t *testing.T) {
 	if first["name"] != "git_status" || first["parametersJsonSchema"].(map[string]any)["additionalProperties"] != false {
 		t.Errorf("gemini: the schema is not sent as it is: %v", first)
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0].Message, "sent as git_status") {
+	if len(notes) != 2 || !strings.Contains(notes[0].Message, "sent as git_status") || notes[1].Tool != "Later" {
 		t.Errorf("gemini notes: %v", notes)
 	}
 	out, notes, err = Export(GeminiOpenAPI, defs)
@@ -101,7 +101,7 @@ func TestExportGemini(t *testing.T) {
 	if _, ok := out[1].(map[string]any)["parameters"]; ok {
 		t.Errorf("a function without parameters is sent some: %v", out[1])
 	}
-	if len(notes) != 2 || notes[1].String() != "git.status: parameters: additionalProperties dropped at the root; format uri dropped at p" {
+	if len(notes) != 3 || notes[1].String() != "git.status: parameters: additionalProperties dropped at the root; format uri dropped at p" {
 		t.Errorf("gemini-openapi notes: %v", notes)
 	}
 	_, _, err = Export(Gemini, []engine.Definition{{Name: "9lives", Announced: true, InputSchema: schema}})

@@ -91,7 +91,9 @@ type command struct {
 	help  string
 	about string
 	flags []string
-	run   func(a *app, args []string) int
+	// operand is what the first argument is, for completion (see complete).
+	operand operand
+	run     func(a *app, args []string) int
 }
 
 var commands = map[string]command{
@@ -118,8 +120,9 @@ the limits every call runs under, the sandbox shell commands run in, the hosts t
 tool may reach (its network member) and the host's network policy. NAME may
 be an alias; a mistyped name gets a suggestion. --json prints the same as one
 object.`,
-		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
-		run:   runDescribe,
+		flags:   []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		run:     runDescribe,
+		operand: toolOperand,
 	},
 	"call": {
 		usage: "call NAME [JSON|-]",
@@ -142,8 +145,9 @@ LuaScript, or a name that is not a standard tool's), which is most of what start
 luatool costs; the tool directories are loaded whole.
 
 Exit code 1 when the result is an error or the call was denied.`,
-		flags: []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
-		run:   runCall,
+		flags:   []string{"tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "yes", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env", "json"},
+		run:     runCall,
+		operand: toolOperand,
 	},
 	"new": {
 		usage: "new NAME [DIR]",
@@ -200,12 +204,20 @@ anthropic (the default), openai, or mcp (the tools of an MCP tools/list). What t
 export had to change for an API (a name with dots, a schema OpenAI's strict mode does
 not take as written) is noted on stderr; a name the API cannot take at all is an
 error. A tool that failed to load, or whose prompt fails, is left out and named on
-stderr; like list, --strict then exits 2.`,
+stderr; like list, --strict then exits 2.
+
+Deferred tools (LuaScript, WebFetch, a tool with shouldDefer) go to anthropic with
+defer_loading: true: the Messages API keeps them out of the model's context until
+its tool search finds them, so the request must hold a tool search tool as well,
+{"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"} (or
+the bm25 one), or a search of its own that answers with tool_reference blocks.
+openai and gemini have no such mark and leave them out (ToolSearch finds them);
+either way stderr names each.`,
 		flags: []string{"format", "tools", "no-standard-tools", "root", "deny", "settings", "env", "timeout", "strict"},
 		run:   runSchema,
 	},
 	"check": {
-		usage: "check [DIR...]",
+		usage: "check [DIR|FILE...]",
 		help:  "load tool files and report every problem with file:line",
 		about: `Loads tool files and reports every problem at once, one line each with file:line:
 syntax errors, unknown members (with a did-you-mean), misspelled schema keywords,
@@ -214,7 +226,7 @@ model API rejects, rules that name no tool; in the tool's code, input fields the
 does not declare, unknown ctx methods and module functions, and member functions with
 more parameters than they are given; then it asks every member it can without a model's
 input (the prompt; description, userFacingName, the flags and the renderings for an
-empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories; without, every tool
+empty input when the schema takes one) and reports those that fail. With DIRs, only the files of those directories (a FILE alone, with its directory's lib/); without, every tool
 directory and the embedded set. Ends with the counts; exit code 2 when any file has
 an error. --json prints {"ok", "tools", "diagnostics"}.`,
 		flags: []string{"tools", "no-standard-tools", "root", "deny", "settings", "env", "json"},
@@ -259,6 +271,13 @@ is put to the user through the client when the client can ask; otherwise the rul
 and the mode decide, and an ask is a deny. A project folder that is not trusted is
 never asked about (stdin is the protocol): its configuration is skipped with one
 notice on stderr (see luatool help trust).
+
+Which tools: with --tools, those of the directories given (and the user's and the
+project's), not the standard tools (Read, Write, Edit, Bash, ...), which a client
+such as Claude Code has of its own; --standard-tools offers them too. Without
+--tools, the standard tools. The first log line names the root and where the tools
+come from. The root is --root; without it the current directory, refused when that
+is / or the home directory (a client may start the server anywhere).
 
 Over stdio, no input ends the session: a malformed message gets a JSON-RPC error
 (-32700 parse error, -32600 invalid request) with its id when one can be found, a
@@ -350,7 +369,7 @@ from --redis-password-file or LUATOOL_REDIS_PASSWORD, out of ps.
 answered without a token on the --http listener. --admin ADDR serves them again with
 Prometheus /metrics, also without a token: put it where only monitoring reaches.
 Metrics name tools and outcomes, never a principal or a token (see the README).`,
-		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "sessions", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
+		flags: []string{"http", "tokens", "auth-server", "allow-origin", "insecure-no-auth", "max-calls", "sessions", "max-in-flight", "log-format", "shutdown-grace", "admin", "no-watch", "debounce", "debounce-max-wait", "poll", "tools", "standard-tools", "no-standard-tools", "root", "timeout", "mode", "allow", "ask", "deny", "settings", "env", "results-dir", "state", "redis-password-file", "allow-net", "deny-net", "no-shell-sandbox", "shell-network", "shell-env"},
 		run:   runServe,
 	},
 	"trust": {
@@ -405,7 +424,8 @@ func init() {
 		help:  "print this usage, or what a command does, its input and its flags",
 		about: `Prints the usage of luatool, or with COMMAND what that command does, its input and
 the flags that matter to it. luatool COMMAND --help prints the same.`,
-		run: runHelp,
+		run:     runHelp,
+		operand: commandOperand,
 	}
 }
 
@@ -469,6 +489,10 @@ func (a *app) display() *display {
 // the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, terminal: isTerminal(stdin) && isTerminal(stderr)}
+	if len(args) > 0 && args[0] == completeCommand {
+		// Before the flags are parsed: the words are a command line being typed.
+		return a.complete(args[1:])
+	}
 	fs := a.flags()
 	positional, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -476,9 +500,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runHelp(a, positional[:min(len(positional), 1)])
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "luatool: %v\n", err)
-		a.usage(stderr)
-		return ExitUsage
+		return a.flagError(err, args)
 	}
 	if len(positional) > 0 && positional[0] == "serve" {
 		// serve, which runs in containers and under service managers, takes
@@ -568,7 +590,7 @@ func (a *app) flags() *flag.FlagSet {
 	})
 	fs.BoolVar(&a.cfg.noStandardTools, "no-standard-tools", false, "leave out the embedded standard tools")
 	fs.BoolVar(&a.cfg.noStandardTools, "no-builtin", false, "the old name of --no-standard-tools")
-	fs.StringVar(&a.cfg.root, "root", "", "the project `DIR`: the file tools' workspace, whose .luatool/ holds the project's tools and settings (default: the current directory)")
+	fs.StringVar(&a.cfg.root, "root", "", "the project `DIR`: the file tools' workspace, whose .luatool/ holds the project's tools and settings (default: the current directory; call, run and serve refuse / and the home directory as that default)")
 	fs.DurationVar(&a.cfg.timeout, "timeout", 0, "bound each call by `DURATION` (default 2m)")
 	fs.BoolVar(&a.cfg.json, "json", false, "print machine-readable JSON")
 	fs.BoolVar(&a.cfg.yes, "yes", false, "answer permission asks with allow")
@@ -666,13 +688,7 @@ func (a *app) usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s %s\n", usageColumn, commands[n].usage, commands[n].help)
 	}
 	fmt.Fprintln(w, "\nflags:")
-	var all []string
-	a.flags().VisitAll(func(f *flag.Flag) {
-		if _, old := renamedFlags[f.Name]; !old {
-			all = append(all, f.Name)
-		}
-	})
-	a.printFlags(w, all)
+	a.printFlags(w, shownFlags(a.flags()))
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 a tool result is an error or a call was denied (test: a case failed), 2 usage or load error")
 	fmt.Fprintln(w, "\nluatool help COMMAND tells more about a command.")
 }

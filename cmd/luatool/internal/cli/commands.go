@@ -334,6 +334,9 @@ func runCall(a *app, args []string) int {
 	if len(args) < 1 || len(args) > 2 {
 		return a.errorf("usage: luatool call NAME [JSON|-]")
 	}
+	if err := a.checkNamedRoot(); err != nil {
+		return a.errorf("%v", err)
+	}
 	input, from := "{}", "input"
 	if len(args) == 2 {
 		input = args[1]
@@ -508,8 +511,12 @@ func runCheck(a *app, args []string) int {
 			return a.errorf("%v", err)
 		}
 	}
-	for _, dir := range args {
-		srcs = append(srcs, engine.DirSource(dir))
+	for _, arg := range args {
+		src, err := checkSource(arg)
+		if err != nil {
+			return a.errorf("%v", err)
+		}
+		srcs = append(srcs, src)
 	}
 	s, err := a.open(srcs)
 	if err != nil {

@@ -20,6 +20,9 @@ func runRun(a *app, args []string) int {
 	if len(args) != 1 {
 		return a.errorf("usage: luatool run FILE|-  (a JSON array of tool_use blocks; see luatool help run)")
 	}
+	if err := a.checkNamedRoot(); err != nil {
+		return a.errorf("%v", err)
+	}
 	var data []byte
 	var err error
 	name := args[0]

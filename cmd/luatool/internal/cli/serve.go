@@ -35,6 +35,12 @@ func runServe(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}
+	if err := a.checkNamedRoot(); err != nil {
+		return a.errorf("%v", err)
+	}
+	if err := a.cfg.chooseStandardTools(); err != nil {
+		return a.errorf("%v", err)
+	}
 	if err := a.cfg.serve.check(a.cfg.http != ""); err != nil {
 		return a.errorf("%v", err)
 	}
@@ -54,6 +60,7 @@ func runServe(a *app, args []string) int {
 		return a.errorf("%v", err)
 	}
 	defer s.close()
+	log.Info(servedText(s.served.root, srcs, a.cfg.serve.standardLeftOut))
 	log.Info("shell sandbox: " + a.cfg.shellOptions().Describe())
 	logDiagnostics(log, s.diags, "")
 	unsubscribe := s.eng.Subscribe(func(ev engine.Event) {

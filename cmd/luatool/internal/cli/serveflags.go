@@ -40,6 +40,10 @@ type serveConfig struct {
 	// shutdownGrace is --shutdown-grace: how long calls in flight may finish once
 	// serve is told to stop (see lifecycle.go).
 	shutdownGrace time.Duration
+	// standardTools is --standard-tools: offer the standard tools beside the --tools
+	// directories; standardLeftOut, that serve left them out for want of it (see
+	// chooseStandardTools).
+	standardTools, standardLeftOut bool
 }
 
 // flags registers serve's flags for HTTP and logs on fs.
@@ -72,6 +76,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.sessions, "sessions", false, "serve --http: keep a session (Mcp-Session-Id) for each client that opens one, for one instance or sticky routing; without it every request stands alone, as a load-balanced fleet needs")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", defaultShutdownGrace, "serve: on SIGTERM or SIGINT, or at the end of stdin, let the calls in flight finish for `DURATION`, then cancel them")
 	fs.StringVar(&c.admin, "admin", "", "serve: answer /healthz, /readyz and Prometheus /metrics at `ADDR` (host:port, a bare :port on loopback, or unix:PATH), without a token")
+	fs.BoolVar(&c.standardTools, "standard-tools", false, "serve: offer the standard tools (Read, Bash, ...) beside those of --tools, which otherwise go alone")
 	fs.StringVar(&c.logFormat, "log-format", "", "serve: write logs to stderr in `FORMAT`: text (default) or json")
 	fs.StringVar(&c.redisPasswordFile, "redis-password-file", "", "call, run, serve: the password of the --state store is the one line of `FILE` (mode 0600), kept out of ps (or set LUATOOL_REDIS_PASSWORD)")
 }

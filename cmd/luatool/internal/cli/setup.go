@@ -106,12 +106,8 @@ func (a *app) sources() ([]engine.Source, error) {
 		}
 	}
 	for _, dir := range a.cfg.tools {
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--tools %s: %w", dir, err)
-		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("--tools %s: not a directory", dir)
+		if err := needDir("--tools", dir); err != nil {
+			return nil, err
 		}
 		srcs = append(srcs, engine.DirSource(dir))
 	}

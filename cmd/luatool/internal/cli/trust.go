@@ -65,8 +65,8 @@ func (a *app) projectRoot() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("--root %s: not a directory", root)
+	if err := needDir("--root", root); err != nil {
+		return "", err
 	}
 	return root, nil
 }
