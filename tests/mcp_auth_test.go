@@ -50,11 +50,17 @@ type serveProcess struct {
 	err  error
 }
 
-// startServeProcess is startServe, returning the process too. It is interrupted,
-// if still running, when the test ends, and waited for.
+// startServeProcess is startServe, returning the process too. It serves the
+// standard tools beside s.tools unless args say --no-standard-tools. It is
+// interrupted, if still running, when the test ends, and waited for.
 func startServeProcess(t *testing.T, s *mcpServer, env []string, args ...string) *serveProcess {
 	t.Helper()
-	args = append([]string{"serve", "--standard-tools", "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, args...)
+	standard := "--standard-tools"
+	if slices.Contains(args, "--no-standard-tools") {
+		standard = "--no-standard-tools"
+		args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == standard })
+	}
+	args = append([]string{"serve", standard, "--tools", s.tools, "--root", s.root, "--debounce", "20ms"}, args...)
 	p := &serveProcess{cmd: exec.Command(luatoolBinary(t), args...), done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+t.TempDir())
 	p.cmd.Env = append(p.cmd.Env, env...)
