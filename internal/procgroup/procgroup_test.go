@@ -86,31 +86,23 @@ func ended(t *testing.T, r *os.File) bool {
 	}
 }
 
-// TestKillEndsTheTree: Kill ends the command and the process it started.
-func TestKillEndsTheTree(t *testing.T) {
-	g, cmd, r := startTree(t)
-	defer g.Close()
-	defer r.Close()
-	g.Kill()
-	if !ended(t, r) {
-		t.Error("a process of the group survived Kill")
+// TestEndingEndsTheTree: Kill, and Stop (SIGTERM, which the test binary does not
+// catch; on Windows, as Kill), end the command and the process it started.
+func TestEndingEndsTheTree(t *testing.T) {
+	for name, end := range map[string]func(*procgroup.Group){"Kill": (*procgroup.Group).Kill, "Stop": (*procgroup.Group).Stop} {
+		t.Run(name, func(t *testing.T) {
+			g, cmd, r := startTree(t)
+			defer g.Close()
+			defer r.Close()
+			end(g)
+			if !ended(t, r) {
+				t.Errorf("a process of the group survived %s", name)
+			}
+			if err := cmd.Wait(); err == nil {
+				t.Errorf("the command ended by %s exited 0", name)
+			}
+		})
 	}
-	if err := cmd.Wait(); err == nil {
-		t.Error("the killed command exited 0")
-	}
-}
-
-// TestStopEndsTheTree: Stop ends them too (SIGTERM, which the test binary does
-// not catch; on Windows, as Kill).
-func TestStopEndsTheTree(t *testing.T) {
-	g, cmd, r := startTree(t)
-	defer g.Close()
-	defer r.Close()
-	g.Stop()
-	if !ended(t, r) {
-		t.Error("a process of the group survived Stop")
-	}
-	_ = cmd.Wait()
 }
 
 // TestStartFailure: a command that cannot start is an error, and no group.
