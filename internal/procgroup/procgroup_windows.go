@@ -28,8 +28,8 @@ const killedCode = 137
 // and only then lets it run, so that nothing it starts can be outside the job. The
 // job is made to end its processes when its last handle closes: Close, or the end
 // of this program however it ends, so the group never outlives the program. When
-// the command cannot be put in the job it is killed and Start returns why: a
-// command is not left running where it could not be ended whole.
+// the command cannot be put in the job it is killed and reaped, and Start returns
+// why: a command is not left running where it could not be ended whole.
 func Start(cmd *exec.Cmd, start func(*exec.Cmd) error) (*Group, error) {
 	job, err := newJob()
 	if err != nil {
@@ -45,7 +45,8 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error) (*Group, error) {
 	}
 	g := &Group{pid: uint32(cmd.Process.Pid), job: job}
 	if err := g.admit(); err != nil {
-		_ = cmd.Process.Kill()
+		_ = cmd.Process.Kill() // it never ran: suspended, it started nothing
+		_ = cmd.Wait()
 		windows.CloseHandle(job)
 		return nil, fmt.Errorf("procgroup: %w", err)
 	}
