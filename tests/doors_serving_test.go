@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -414,7 +413,9 @@ func sleepMarker(t *testing.T) string {
 	m := fmt.Sprintf("59.%09d", rand.IntN(1e9))
 	t.Cleanup(func() {
 		for _, pid := range sleeping(m) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
 		}
 	})
 	return m
@@ -555,7 +556,9 @@ func throwawayUser(t *testing.T) *osUser {
 // run runs a program as the user, returning its output.
 func (u *osUser) run(name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: u.uid, Gid: u.gid}}
+	if err := runAs(cmd, u.uid, u.gid); err != nil {
+		return "", err
+	}
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin"}
 	var out bytes.Buffer

@@ -28,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -37,7 +38,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -325,15 +325,16 @@ func runStdio(argv []string, c caller, warmup, n, k int) error {
 // a call, over the whole run: on a machine of two cores it shares them with the
 // server, so it is printed to show it costs the same against every server.
 func report(mode string, n, k int, elapsed time.Duration, lat []time.Duration, rssKB int64) {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cpuUS := math.NaN() // where the system does not say (Windows)
+	if cpu, ok := selfCPU(); ok {
+		cpuUS = float64(cpu) / 1e3 / float64(len(lat))
+	}
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / 1e3
 	}
 	fmt.Printf("result mode=%s calls=%d k=%d calls_per_s=%.0f p50_us=%.1f p99_us=%.1f rss_kb=%d client_cpu_us=%.1f\n",
-		mode, n, k, float64(n)/elapsed.Seconds(), pct(0.50), pct(0.99), rssKB, float64(cpu)/1e3/float64(len(lat)))
+		mode, n, k, float64(n)/elapsed.Seconds(), pct(0.50), pct(0.99), rssKB, cpuUS)
 }
 
 // freeAddr returns a 127.0.0.1 address nothing listens on just now.

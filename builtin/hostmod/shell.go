@@ -181,9 +181,9 @@ func (s *shellState) workDir(cwd string) (string, error) {
 	return dir, err
 }
 
-// command builds the process for script in dir, in its own process group, with
-// the minimal environment of sc; a read-only call's has git's program-running
-// settings switched off (readOnlyEnviron).
+// command builds the process for script in dir, with the minimal environment of
+// sc; a read-only call's has git's program-running settings switched off
+// (readOnlyEnviron). startCommand starts it in a group of its own.
 func (s *shellState) command(script, dir string, sc *scratch, acc commandAccess) *exec.Cmd {
 	cmd := exec.Command(shellPath(), "-c", script)
 	cmd.Dir = dir
@@ -191,15 +191,7 @@ func (s *shellState) command(script, dir string, sc *scratch, acc commandAccess)
 	if !acc.write {
 		cmd.Env = readOnlyEnviron(cmd.Env)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
-}
-
-// killGroup sends SIGKILL to the process group of cmd.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // A cappedBuffer keeps the first max bytes written and counts the rest.
@@ -228,8 +220,8 @@ type runResult struct {
 	CwdOutside  bool
 }
 
-// run runs command in dir until it ends, ctx ends or timeout passes; then the whole
-// process group is killed, so that no child outlives the run. The shell records its
+// run runs command in dir until it ends, ctx ends or timeout passes; then its whole
+// group is killed, so that no child outlives the run. The shell records its
 // final working directory through an EXIT trap, in the scratch directory's cwd file.
 func (s *shellState) run(ctx context.Context, script, dir string, acc commandAccess, timeout time.Duration, maxOutput int) (*runResult, error) {
 	sc, err := newScratch()
@@ -244,11 +236,13 @@ func (s *shellState) run(ctx context.Context, script, dir string, acc commandAcc
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := s.startCommand(cmd, sc, acc); err != nil {
+	group, err := s.startCommand(cmd, sc, acc)
+	if err != nil {
 		r.Close()
 		w.Close()
 		return nil, err
 	}
+	defer group.Close()
 	w.Close()
 	out := &cappedBuffer{max: maxOutput}
 	copied := make(chan struct{})
@@ -266,14 +260,14 @@ func (s *shellState) run(ctx context.Context, script, dir string, acc commandAcc
 	case <-waited:
 	case <-ctx.Done():
 		res.Interrupted = true
-		killGroup(cmd)
+		group.Kill()
 		<-waited
 	case <-timer.C:
 		res.TimedOut = true
-		killGroup(cmd)
+		group.Kill()
 		<-waited
 	}
-	killGroup(cmd) // children left in the background must not hold the output open
+	group.Kill() // children left in the background must not hold the output open
 	<-copied
 	res.Output = string(out.buf)
 	res.Omitted = out.omitted

@@ -10,12 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luatool/luatool/bindings"
 	"github.com/luatool/luatool/builtin/confine"
+	"github.com/luatool/luatool/internal/procgroup"
 )
 
 // ShellOptions configures how the shell module runs commands. The zero value is
@@ -204,7 +204,7 @@ const maxCwd = 1 << 16
 // finalCwd is the working directory the command's EXIT trap recorded, or "" when
 // it recorded none.
 func (sc *scratch) finalCwd() string {
-	f, err := os.OpenFile(sc.cwd, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(sc.cwd, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return ""
 	}
@@ -230,13 +230,13 @@ func callAccess(L *lua.LState) commandAccess {
 	return commandAccess{write: c.Access >= bindings.AccessWrite, hidden: c.Hidden, hiddenBelow: c.HiddenBelow}
 }
 
-// startCommand starts cmd, in the sandbox when there is one: reads of the roots
-// except what a Read deny rule hides, reads and writes of sc, and writes of the
-// roots when the call may write (again except what is hidden). A hidden path is
+// startCommand starts cmd in a group of its own, in the sandbox when there is one:
+// reads of the roots except what a Read deny rule hides, reads and writes of sc,
+// and writes of the roots when the call may write (again except what is hidden). A hidden path is
 // refused by the kernel whatever the command line, so an approval does not open it.
-func (s *shellState) startCommand(cmd *exec.Cmd, sc *scratch, acc commandAccess) error {
+func (s *shellState) startCommand(cmd *exec.Cmd, sc *scratch, acc commandAccess) (*procgroup.Group, error) {
 	if s.abi == 0 {
-		return cmd.Start()
+		return procgroup.Start(cmd, (*exec.Cmd).Start)
 	}
 	p := confine.Policy{Scratch: []string{sc.tmp, sc.cwd}, Network: s.opts.Network, Hidden: acc.hidden, HiddenBelow: acc.hiddenBelow}
 	for _, d := range s.rs.dirs {
@@ -246,13 +246,13 @@ func (s *shellState) startCommand(cmd *exec.Cmd, sc *scratch, acc commandAccess)
 			p.Read = append(p.Read, d.resolved)
 		}
 	}
-	err := confine.Start(cmd, p)
+	group, err := procgroup.Start(cmd, func(cmd *exec.Cmd) error { return confine.Start(cmd, p) })
 	if errors.Is(err, confine.ErrTooManyEntries) {
-		return newOpError(codeShellHidden, "the command was not run: the Read deny rules reach into too many files for the kernel sandbox to grant the rest one by one (%v). "+
+		return nil, newOpError(codeShellHidden, "the command was not run: the Read deny rules reach into too many files for the kernel sandbox to grant the rest one by one (%v). "+
 			"Anchor the rules to the directories that hold what they hide (Read(/config/.env) rather than Read(.env)), or keep large trees out of the roots", err)
 	}
 	if err != nil {
-		return fmt.Errorf("shell: %w", err)
+		return nil, fmt.Errorf("shell: %w", err)
 	}
-	return nil
+	return group, nil
 }

@@ -34,10 +34,12 @@ func TestStartCommandPolicy(t *testing.T) {
 		acc := commandAccess{write: write}
 		cmd := s.command("cat made.txt 2>/dev/null; cat "+outside+" && echo LEAKED; echo made > made.txt", root, sc, acc)
 		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := s.startCommand(cmd, sc, acc); err != nil {
+		group, err := s.startCommand(cmd, sc, acc)
+		if err != nil {
 			t.Fatal(err)
 		}
 		err = cmd.Wait()
+		group.Close()
 		_, serr := os.Stat(filepath.Join(root, "made.txt"))
 		if write != (err == nil) || write != (serr == nil) || !write && !strings.Contains(out.String(), "Permission denied") || strings.Contains(out.String(), "LEAKED") {
 			t.Errorf("write %v: %v, %q; made.txt: %v", write, err, out.String(), serr)

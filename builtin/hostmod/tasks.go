@@ -8,10 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/luatool/luatool/builtin/confine"
+	"github.com/luatool/luatool/internal/procgroup"
 )
 
 // Limits of background commands (shell.start), beside those of ShellOptions.
@@ -90,6 +89,7 @@ type task struct {
 	// can know before), holding path, its output file.
 	dir, path string
 	cmd       *exec.Cmd
+	group     *procgroup.Group // the command and what it starts
 	// endOnClose unregisters the task from its engine's Close, which stops it and
 	// removes dir.
 	endOnClose func()
@@ -105,13 +105,13 @@ func (t *task) info() map[string]any {
 	return map[string]any{"id": t.id, "command": t.command, "outputFile": t.path}
 }
 
-// signal sends sig to the task's process group unless the shell has exited: its
-// group number is then about to be free for reuse.
-func (t *task) signal(sig syscall.Signal) {
+// signal applies end ((*procgroup.Group).Stop or Kill) to the task's group unless
+// the shell has exited: its group number is then about to be free for reuse.
+func (t *task) signal(end func(*procgroup.Group)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.exited {
-		_ = syscall.Kill(-t.cmd.Process.Pid, sig)
+		end(t.group)
 	}
 }
 
@@ -208,16 +208,17 @@ func (ts *taskSet) launch(s *shellState, t *task, script, workDir string, acc co
 	}
 	t.cmd = s.command(script, workDir, sc, acc)
 	t.cmd.Stdout, t.cmd.Stderr = w, w
-	err = s.startCommand(t.cmd, sc, acc)
+	t.group, err = s.startCommand(t.cmd, sc, acc)
 	w.Close()
 	if err != nil {
 		r.Close()
 		sc.remove()
 		return nil, nil, nil, err
 	}
-	if release, err = confine.Guard(t.cmd.Process.Pid); err != nil {
-		killGroup(t.cmd)
+	if release, err = guardGroup(t.group); err != nil {
+		t.group.Kill()
 		_ = t.cmd.Wait()
+		t.group.Close()
 		r.Close()
 		sc.remove()
 		return nil, nil, nil, err
@@ -254,12 +255,13 @@ func (ts *taskSet) wait(t *task, release func(), r, out *os.File, sc *scratch, t
 	// Children left in the background end with the shell: they must not hold the
 	// output open, nor outlive the task. On Linux the shell is still a zombie, so
 	// the group's number is not free yet.
-	killGroup(t.cmd)
+	t.group.Kill()
 	release()
 	t.mu.Unlock()
 	if !reaped {
 		_ = t.cmd.Wait()
 	}
+	t.group.Close()
 	_ = r.SetReadDeadline(time.Now().Add(taskDrainGrace))
 	<-copied
 	r.Close()
@@ -328,7 +330,7 @@ func (ts *taskSet) find(session, id string) *task {
 	return ts.running[session][id]
 }
 
-// stop ends t: SIGTERM to its process group, SIGKILL after taskStopGrace, and
+// stop ends t: Stop to its group (SIGTERM), Kill after taskStopGrace, and
 // returns once it has ended and its output file is complete. The first reason
 // given while the shell still runs is the one its output file shows; a shell that
 // has exited by itself keeps its exit code.
@@ -338,7 +340,7 @@ func (ts *taskSet) stop(t *task, reason stopReason) {
 		t.reason = reason
 	}
 	t.mu.Unlock()
-	t.signal(syscall.SIGTERM)
+	t.signal((*procgroup.Group).Stop)
 	grace := time.NewTimer(taskStopGrace)
 	defer grace.Stop()
 	select {
@@ -346,7 +348,7 @@ func (ts *taskSet) stop(t *task, reason stopReason) {
 		return
 	case <-grace.C:
 	}
-	t.signal(syscall.SIGKILL)
+	t.signal((*procgroup.Group).Kill)
 	<-t.done
 }
 

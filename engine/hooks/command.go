@@ -16,6 +16,7 @@ import (
 
 	"github.com/luatool/luatool/engine/rules"
 	"github.com/luatool/luatool/internal/jsonvalue"
+	"github.com/luatool/luatool/internal/procgroup"
 )
 
 // A Launcher starts the commands of hooks, confined as the host confines the
@@ -134,8 +135,8 @@ func (c *Command) run(ctx context.Context, in *Input) (Decision, error) {
 	return Decision{}, fmt.Errorf("exit status %d: %s", code, truncate(msg, 2000))
 }
 
-// execute runs the command until it ends or ctx does, then kills its process group
-// so that nothing it started outlives it.
+// execute runs the command until it ends or ctx does, then kills its group
+// (procgroup) so that nothing it started outlives it.
 func (c *Command) execute(ctx context.Context, cwd string, input []byte) (stdout, stderr []byte, code int, err error) {
 	tmp, err := os.MkdirTemp("", "luatool-hook-")
 	if err != nil {
@@ -150,7 +151,6 @@ func (c *Command) execute(ctx context.Context, cwd string, input []byte) (stdout
 	}
 	cmd.Dir = cwd
 	cmd.Env = append(c.opts.Launcher.Environ(tmp), "CLAUDE_PROJECT_DIR="+c.opts.ProjectDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	// Plain pipes, not io.Writers: Wait must not wait for a child left in the
 	// background that holds them open; the group kill below ends it.
@@ -173,7 +173,7 @@ func (c *Command) execute(ctx context.Context, cwd string, input []byte) (stdout
 		return nil, nil, 0, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	startErr := c.start(cmd, tmp)
+	group, startErr := procgroup.Start(cmd, func(cmd *exec.Cmd) error { return c.start(cmd, tmp) })
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -183,6 +183,7 @@ func (c *Command) execute(ctx context.Context, cwd string, input []byte) (stdout
 		errR.Close()
 		return nil, nil, 0, startErr
 	}
+	defer group.Close()
 	go func() {
 		_, _ = inW.Write(input) // a hook that does not read its input is no error
 		inW.Close()
@@ -207,10 +208,10 @@ func (c *Command) execute(ctx context.Context, cwd string, input []byte) (stdout
 	case <-waited:
 	case <-ctx.Done():
 		stopped = ctx.Err()
-		killGroup(cmd)
+		group.Kill()
 		<-waited
 	}
-	killGroup(cmd)
+	group.Kill()
 	// A process that left the hook's group (setsid) survives the kill and may hold
 	// the pipes open: the output is read for a moment more, then no longer, so that
 	// the hook's answer (its exit code above all) is never lost waiting for it.
@@ -246,13 +247,6 @@ func (c *Command) start(cmd *exec.Cmd, tmp string) error {
 		read = append(read, filepath.Dir(c.spec.Pos.File))
 	}
 	return c.opts.Launcher.Start(cmd, read, tmp)
-}
-
-// killGroup sends SIGKILL to the process group of cmd.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // exitCode is the exit status, 128+n when signal n ended the command.

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // resultsPrefix starts the name of the temporary directories that hold the results
@@ -54,11 +52,4 @@ func sweepStaleResults(tmp string) {
 		}
 		os.RemoveAll(filepath.Join(tmp, e.Name()))
 	}
-}
-
-// processAlive reports whether a process with this pid exists (signal 0 checks
-// without sending anything; a process of another user answers EPERM).
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

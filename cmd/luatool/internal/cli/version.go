@@ -7,11 +7,18 @@ import (
 	"strings"
 )
 
-// buildVersion is what luatool version reports, from the build information Go
-// records in the binary.
+// version is the release's version (its tag, v0.3.0), stamped by the release build
+// with -ldflags "-X github.com/luatool/luatool/cmd/luatool/internal/cli.version=TAG"
+// (.goreleaser.yaml); empty in any other build, which falls back to the module's
+// build information.
+var version string
+
+// buildVersion is what luatool version reports, from the version stamped by a
+// release build and the build information Go records in the binary.
 type buildVersion struct {
-	// Version is the main module's version when the build has a real one (go install
-	// of a release, or a build in a checkout that Go stamps), else "devel".
+	// Version is the stamped release version; else the main module's version when
+	// the build has a real one (go install of a tagged module, or a build in a
+	// checkout that Go stamps), else "devel".
 	Version string `json:"version"`
 	// Revision, Time and Modified come from the VCS settings, present only when the
 	// binary was built in a checkout (never in a test binary). Modified is nil when
@@ -24,23 +31,26 @@ type buildVersion struct {
 	GopherLua string `json:"gopher-lua,omitempty"`
 }
 
-// readVersion reads the running binary's build information.
+// readVersion reads the running binary's stamped version and build information.
 func readVersion() buildVersion {
 	bi, _ := debug.ReadBuildInfo() // nil when the binary has none
-	return versionOf(bi)
+	return versionOf(version, bi)
 }
 
-// versionOf extracts the version from build information; bi is nil when the binary
-// has none.
-func versionOf(bi *debug.BuildInfo) buildVersion {
+// versionOf extracts the version from the stamped one (empty when not stamped) and
+// build information (nil when the binary has none).
+func versionOf(stamped string, bi *debug.BuildInfo) buildVersion {
 	v := buildVersion{Version: "devel", Go: runtime.Version()}
+	if stamped != "" {
+		v.Version = stamped
+	}
 	if bi == nil {
 		return v
 	}
 	if bi.GoVersion != "" {
 		v.Go = bi.GoVersion
 	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if stamped == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v.Version = bi.Main.Version
 	}
 	for _, s := range bi.Settings {
