@@ -35,6 +35,9 @@ func runServe(a *app, args []string) int {
 	if len(args) > 0 {
 		return a.errorf("serve takes no arguments")
 	}
+	// What check sees wrong in a file's code, logged at start and at every save as
+	// watch prints it: a few milliseconds of parsing per file, once per load.
+	a.lint = true
 	if err := a.checkNamedRoot(); err != nil {
 		return a.errorf("%v", err)
 	}
