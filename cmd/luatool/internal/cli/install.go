@@ -96,6 +96,11 @@ func runInstall(a *app, args []string) int {
 		return a.errorf("install: %v", err)
 	}
 	file, keys := client.place(thisMachine(serveArgs[2]), scope, a.cfg.install.name)
+	if scope == "project" {
+		if err := checkInProject(serveArgs[2], file); err != nil {
+			return a.errorf("install: %v", err)
+		}
+	}
 	entry := client.entry(command, serveArgs)
 	if a.cfg.install.print {
 		return a.printEntry(file, keys, entry)
@@ -260,6 +265,23 @@ func writeEntry(file string, keys []string, entry json.RawMessage, newMode fs.Fi
 		return entryChange{}, err
 	}
 	return change, nil
+}
+
+// checkInProject refuses a project's client file that is, or lies in a directory
+// that is, a link out of the project root: a cloned repository's .mcp.json linked
+// to ~/.claude.json, or its .vscode linked to the home directory, must not make
+// install write a file of the user's (an entry for every project, or a file
+// clobbered).
+func checkInProject(root, file string) error {
+	target := resolvedPath(file)
+	if target == file { // not there (or a dangling link, which the rename replaces): its directory
+		target = filepath.Join(resolvedPath(filepath.Dir(file)), filepath.Base(file))
+	}
+	rel, err := filepath.Rel(resolvedPath(root), target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s leads to %s, outside the project %s: a project's file is not followed out of it (remove the link, or use --print and edit the file yourself)", file, target, root)
+	}
+	return nil
 }
 
 // readConfig reads a client's file: the path written to (the target of a link),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -325,5 +326,52 @@ func TestInstallImplicitRoot(t *testing.T) {
 	code, out, errOut := runMain(t, "install", "claude-code", "--print")
 	if code != 0 || !strings.Contains(out, e.root) {
 		t.Errorf("in the project: exit %d, stdout %s, stderr %s", code, out, errOut)
+	}
+}
+
+// TestInstallStaysInTheProject: a project's client file linked out of the project
+// (a cloned repository's .mcp.json pointing at the user's ~/.claude.json), or lying
+// in a directory linked out of it (.vscode pointing at the home directory), is
+// refused, and nothing outside is written.
+func TestInstallStaysInTheProject(t *testing.T) {
+	for _, tc := range []struct{ client, link, target string }{
+		{"claude-code", ".mcp.json", ".claude.json"},
+		{"vscode", ".vscode", "."},
+	} {
+		c := installCase{client: tc.client, scope: "project"}
+		e := newInstallEnv(t, c)
+		target := filepath.Join(e.home, tc.target)
+		if tc.target != "." {
+			os.WriteFile(target, []byte("{}\n"), 0o600)
+		}
+		if err := os.Symlink(target, filepath.Join(e.root, tc.link)); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runMain(t, e.args...)
+		if code != 2 || !strings.Contains(errOut, "outside the project") {
+			t.Errorf("%s through %s: exit %d, stderr %s", tc.client, tc.link, code, errOut)
+		}
+		entries, _ := os.ReadDir(e.home)
+		for _, en := range entries {
+			if en.Name() != tc.target {
+				t.Errorf("%s: install wrote %s in the home directory", tc.client, en.Name())
+			}
+		}
+		if tc.target != "." && readFile(t, target) != "{}\n" {
+			t.Errorf("%s: the user's file changed: %s", tc.client, readFile(t, target))
+		}
+	}
+}
+
+// TestImplicitRootWithoutHOME: with HOME unset, the account's home directory is
+// still refused as an implicit root.
+func TestImplicitRootWithoutHOME(t *testing.T) {
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" {
+		t.Skip("no account home directory:", err)
+	}
+	t.Setenv("HOME", "")
+	if err := checkImplicitRoot(u.HomeDir); err == nil || !strings.Contains(err.Error(), "your home directory") {
+		t.Errorf("the account's home with HOME unset: %v", err)
 	}
 }
