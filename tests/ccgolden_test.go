@@ -39,10 +39,11 @@ func ccGoldenName(casesFile string) string {
 }
 
 // ccGolden is what the golden file holds: the version of Claude Code the texts were
-// recorded with, the fixture the oracle builds, and each case with the original's
-// normalised text.
+// recorded with, the cases file's options that are not the oracle's defaults, the
+// fixture the oracle builds, and each case with the original's normalised text.
 type ccGolden struct {
 	ClaudeCode string         `json:"claude_code"`
+	Options    *ccOptions     `json:"options,omitempty"`
 	Fixture    []ccGoldenFile `json:"fixture"`
 	Cases      []ccGoldenCase `json:"cases"`
 }
@@ -112,24 +113,30 @@ func compareCCGolden(t *testing.T, path string, g ccGolden, deviations map[strin
 	if err := writeCCFixture(ws, g.Fixture); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	got := runCCCases(t, ws, path, g.Cases)
+	norm, err := newCCNormaliser(g.Options)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	got := runCCCases(t, ws, path, g)
 	wsPaths := []string{ws}
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		wsPaths = append(wsPaths, real)
 	}
 	compared := 0
 	for i, c := range g.Cases {
+		r, ok := got[ccCaseID(i, c.ID)]
+		// Every text is normalised, in case order, compared or not: ids are
+		// numbered in order of first sight, as the oracle numbers them.
+		text := norm.apply(normaliseCCText(r.text, wsPaths))
 		if title, ok := deviations[c.ID]; ok {
 			t.Logf("%s: not compared, a deliberate deviation (%s)", c.ID, title)
 			continue
 		}
 		compared++
-		r, ok := got[ccCaseID(i, c.ID)]
 		if !ok {
 			t.Errorf("%s (%s): luatool returned no result", c.ID, c.Tool)
 			continue
 		}
-		text := normaliseCCText(r.text, wsPaths)
 		if r.isError != c.IsError {
 			t.Errorf("%s (%s): is_error %v, Claude Code %s: %v; text:\n%s", c.ID, c.Tool, r.isError, g.ClaudeCode, c.IsError, text)
 		}
@@ -193,9 +200,29 @@ type ccResult struct {
 // runCCCases runs the cases as the oracle runs luatool: all the calls in one turn,
 // `--root WS --mode acceptEdits --allow Bash --json run turn.json` in the workspace,
 // one call at a time in order, with a home of its own so that no user configuration
-// takes part. It returns the results by tool_use id.
-func runCCCases(t *testing.T, ws, path string, cases []ccGoldenCase) map[string]ccResult {
+// takes part, and the cases file's options (its --allow list, its environment for
+// luatool, the serve driver). It returns the results by tool_use id.
+func runCCCases(t *testing.T, ws, path string, g ccGolden) map[string]ccResult {
 	t.Helper()
+	luatoolBinary(t) // built from this directory, before the chdir below
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("LUATOOL_MAX_TOOL_USE_CONCURRENCY", "1")
+	if g.Options != nil {
+		for k, v := range g.Options.Env {
+			t.Setenv(k, v)
+		}
+	}
+	t.Chdir(ws)
+	args := []string{"--root", ws, "--mode", "acceptEdits"}
+	for _, a := range g.Options.allowed() {
+		args = append(args, "--allow", a)
+	}
+	if g.Options.serve() {
+		return serveCCCases(t, ws, path, g.Cases, args)
+	}
+	cases := g.Cases
 	type toolUse struct {
 		Type  string          `json:"type"`
 		ID    string          `json:"id"`
@@ -218,12 +245,7 @@ func runCCCases(t *testing.T, ws, path string, cases []ccGoldenCase) map[string]
 	if err := os.WriteFile(turnPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("LUATOOL_MAX_TOOL_USE_CONCURRENCY", "1")
-	t.Chdir(ws)
-	stdout, stderr, code := runCLI(t, "--root", ws, "--mode", "acceptEdits", "--allow", "Bash", "--json", "run", turnPath)
+	stdout, stderr, code := runCLI(t, append(args, "--json", "run", turnPath)...)
 	var blocks []struct {
 		ToolUseID string          `json:"tool_use_id"`
 		Content   json.RawMessage `json:"content"`
@@ -246,31 +268,49 @@ func runCCCases(t *testing.T, ws, path string, cases []ccGoldenCase) map[string]
 // instantiate puts the workspace's path for <WS> in every string of a case's input,
 // keys included, as the oracle's replacement in the input's JSON text does.
 func instantiate(input json.RawMessage, ws string) (json.RawMessage, error) {
+	return mapInputStrings(input, func(s string) (string, error) { return strings.ReplaceAll(s, "<WS>", ws), nil })
+}
+
+// mapInputStrings applies fn to every string of a JSON value, keys included.
+func mapInputStrings(input json.RawMessage, fn func(string) (string, error)) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	var walk func(any) any
-	walk = func(v any) any {
+	var walk func(any) (any, error)
+	walk = func(v any) (any, error) {
 		switch v := v.(type) {
 		case string:
-			return strings.ReplaceAll(v, "<WS>", ws)
+			return fn(v)
 		case []any:
 			for i := range v {
-				v[i] = walk(v[i])
+				var err error
+				if v[i], err = walk(v[i]); err != nil {
+					return nil, err
+				}
 			}
 		case map[string]any:
 			m := make(map[string]any, len(v))
 			for k, x := range v {
-				m[strings.ReplaceAll(k, "<WS>", ws)] = walk(x)
+				k, err := fn(k)
+				if err != nil {
+					return nil, err
+				}
+				if m[k], err = walk(x); err != nil {
+					return nil, err
+				}
 			}
-			return m
+			return m, nil
 		}
-		return v
+		return v, nil
 	}
-	return json.Marshal(walk(v))
+	v, err := walk(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
 }
 
 // contentText is the text a model reads in a tool_result's content, as the oracle
@@ -398,7 +438,8 @@ func ccGoldenFromOracle(out string) (g ccGolden, casesFile string, err error) {
 		return g, casesFile, fmt.Errorf("%v (is %s the $CC_ORACLE_OUT of a finished run?)", err, out)
 	}
 	var report struct {
-		CasesFile string `json:"cases_file"`
+		CasesFile string          `json:"cases_file"`
+		Options   json.RawMessage `json:"options"`
 		Cases     []struct {
 			ID    string          `json:"id"`
 			Tool  string          `json:"tool"`
@@ -413,6 +454,9 @@ func ccGoldenFromOracle(out string) (g ccGolden, casesFile string, err error) {
 		return g, casesFile, fmt.Errorf("%s: %v", filepath.Join(out, "report.json"), err)
 	}
 	casesFile = report.CasesFile
+	if g.Options, err = ccOptionsFromReport(report.Options); err != nil {
+		return g, casesFile, fmt.Errorf("%s: %v", filepath.Join(out, "report.json"), err)
+	}
 	for _, c := range report.Cases {
 		if c.CC == nil {
 			return g, casesFile, fmt.Errorf("%s: case %s has no answer from Claude Code", filepath.Join(out, "report.json"), c.ID)
