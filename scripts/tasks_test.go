@@ -349,7 +349,7 @@ func TestTaskBadInputs(t *testing.T) {
 		{"TaskGet", `{"id": "1"}`, true, "", "", []string{"The required parameter `taskId` is missing", "An unexpected parameter `id` was provided"}},
 		{"TaskList", `{"all": true}`, true, "", "", []string{"An unexpected parameter `all` was provided"}},
 		{"TaskUpdate", `{"taskId": "1", "addBlocks": "2"}`, true, "", "", []string{"The parameter `addBlocks` type is expected as `array` but provided as `string`"}},
-		{"TaskUpdate", `{"taskId": "1", "metadata": []}`, true, "", "", []string{"The parameter `metadata` type is expected as `object` but provided as `array`"}},
+		{"TaskUpdate", `{"taskId": "1", "metadata": []}`, true, "", "", []string{"The parameter `metadata` type is expected as `record` but provided as `array`"}},
 		{"TaskUpdate", `{"taskId": "1", "priority": "high"}`, true, "", "", []string{"An unexpected parameter `priority` was provided"}},
 		{"TaskUpdate", `{"taskId": "1", "id": "2"}`, true, "", "", []string{"An unexpected parameter `id` was provided"}},
 		{"TaskList", `{}`, false, "No tasks found", "", nil},

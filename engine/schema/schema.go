@@ -145,7 +145,7 @@ func (s *Schema) Validate(v any) error {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		return &ValidationError{Problems: problems(ve)}
+		return &ValidationError{Problems: problems(s.compiled, ve)}
 	}
 	return &ValidationError{Problems: []string{err.Error()}}
 }
@@ -371,9 +371,10 @@ const (
 	problemKinds
 )
 
-// problems words each leaf error the way models know from the original system, and
-// lists them in its order (by kind, and by location within a kind).
-func problems(ve *jsonschema.ValidationError) []string {
+// problems words each leaf error of an input validated against root the way models
+// know from the original system, and lists them in its order (by kind, and by
+// location within a kind).
+func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) []string {
 	var byKind [problemKinds][]string
 	seen := map[string]bool{}
 	add := func(k int, s string) {
@@ -399,7 +400,11 @@ func problems(ve *jsonschema.ValidationError) []string {
 				add(problemOther, wordGeneric(loc, k.LocalizedString(printer)))
 				continue
 			}
-			add(problemType, fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.Join(expectedTypes(k), " | "), k.Got))
+			want := expectedTypes(k)
+			if isRecord(schemaAt(root, e.InstanceLocation)) {
+				want = recordTypes(want)
+			}
+			add(problemType, fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.Join(want, " | "), k.Got))
 		default:
 			add(problemOther, wordGeneric(loc, constraintText(e.ErrorKind)))
 		}
@@ -407,6 +412,49 @@ func problems(ve *jsonschema.ValidationError) []string {
 	out := slices.Concat(byKind[:]...)
 	if len(out) == 0 {
 		out = append(out, ve.Error())
+	}
+	return out
+}
+
+// schemaAt returns the schema of the value at an instance location, following
+// properties and items from root (and $ref); nil where the location leaves them.
+func schemaAt(root *jsonschema.Schema, loc []string) *jsonschema.Schema {
+	s := root
+	for _, tok := range loc {
+		for s != nil && s.Ref != nil {
+			s = s.Ref
+		}
+		switch {
+		case s == nil:
+			return nil
+		case s.Properties[tok] != nil:
+			s = s.Properties[tok]
+		case s.Items2020 != nil:
+			s = s.Items2020
+		default:
+			return nil
+		}
+	}
+	for s != nil && s.Ref != nil {
+		s = s.Ref
+	}
+	return s
+}
+
+// isRecord reports whether s is an object schema whose keys are constrained by
+// propertyNames: what the original's validator holds as a record (a z.record
+// becomes such a schema), and names so in a type failure.
+func isRecord(s *jsonschema.Schema) bool {
+	return s != nil && s.PropertyNames != nil
+}
+
+// recordTypes names the object type "record" among the expected types.
+func recordTypes(want []string) []string {
+	out := slices.Clone(want)
+	for i, w := range out {
+		if w == "object" {
+			out[i] = "record"
+		}
 	}
 	return out
 }
