@@ -387,8 +387,13 @@ func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) []string 
 		loc := displayPath(e.InstanceLocation)
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
-			// in the order of the schema's required list, as the original lists them
+			// in the order of the schema's required list, as the original lists them;
+			// its validator finds a missing enum a value outside it, not a missing one
 			for _, name := range k.Missing {
+				if want := enumOf(schemaAt(root, slices.Concat(e.InstanceLocation, []string{name}))); want != nil {
+					add(problemOther, wordGeneric(joinDisplay(loc, name), enumText(want)))
+					continue
+				}
 				add(problemMissing, fmt.Sprintf("The required parameter `%s` is missing", joinDisplay(loc, name)))
 			}
 		case *kind.AdditionalProperties:
@@ -441,6 +446,14 @@ func schemaAt(root *jsonschema.Schema, loc []string) *jsonschema.Schema {
 	return s
 }
 
+// enumOf returns the values of s's enum; nil when it has none, or an empty one.
+func enumOf(s *jsonschema.Schema) []any {
+	if s == nil || s.Enum == nil || len(s.Enum.Values) == 0 {
+		return nil
+	}
+	return s.Enum.Values
+}
+
 // isRecord reports whether s is an object schema whose keys are constrained by
 // propertyNames: what the original's validator holds as a record (a z.record
 // becomes such a schema), and names so in a type failure.
@@ -478,6 +491,19 @@ func expectedTypes(k *kind.Type) []string {
 	return out
 }
 
+// enumText words a value outside want, which is not empty, as the original's
+// validator does.
+func enumText(want []any) string {
+	if len(want) == 1 {
+		return "Invalid input: expected " + jsonText(want[0])
+	}
+	vals := make([]string, len(want))
+	for i, v := range want {
+		vals[i] = jsonText(v)
+	}
+	return "Invalid option: expected one of " + strings.Join(vals, "|")
+}
+
 // constraintText words a failed constraint as the original's validator does
 // ("Invalid option: expected one of "a"|"b"", "Too small: expected number to be
 // >=0"), so that a model reads the texts it knows; other kinds keep the
@@ -488,14 +514,7 @@ func constraintText(k jsonschema.ErrorKind) string {
 		if len(k.Want) == 0 {
 			break // nothing is allowed: the validator's wording says so
 		}
-		if len(k.Want) == 1 {
-			return "Invalid input: expected " + jsonText(k.Want[0])
-		}
-		vals := make([]string, len(k.Want))
-		for i, v := range k.Want {
-			vals[i] = jsonText(v)
-		}
-		return "Invalid option: expected one of " + strings.Join(vals, "|")
+		return enumText(k.Want)
 	case *kind.Const:
 		return "Invalid input: expected " + jsonText(k.Want)
 	case *kind.AnyOf, *kind.OneOf:

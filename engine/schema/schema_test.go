@@ -140,3 +140,27 @@ func TestRecordTypeWording(t *testing.T) {
 		t.Errorf("problems\n%v\nwant\n%s", err, strings.Join(want, "\n"))
 	}
 }
+
+// A required enum that is missing is, for the original's validator, a value outside
+// the enum: it is worded so, after the parameters that are missing.
+func TestMissingEnumWording(t *testing.T) {
+	s, err := CompileObject(map[string]any{
+		"type": "object", "required": []any{"content", "status", "activeForm"},
+		"properties": map[string]any{
+			"content":    map[string]any{"type": "string"},
+			"status":     map[string]any{"type": "string", "enum": []any{"pending", "completed"}},
+			"activeForm": map[string]any{"type": "string"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"The required parameter `content` is missing",
+		"The required parameter `activeForm` is missing",
+		"The parameter `status` is invalid: Invalid option: expected one of \"pending\"|\"completed\"",
+	}
+	if ve, ok := s.Validate(map[string]any{}).(*ValidationError); !ok || strings.Join(ve.Problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems\n%v\nwant\n%s", ve, strings.Join(want, "\n"))
+	}
+}
