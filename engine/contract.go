@@ -62,15 +62,25 @@ type ToolDef struct {
 	// without a Lua call).
 	Hints Hints
 
-	Prompt                func(ctx context.Context, opts PromptOptions) (string, error)
-	Description           func(ctx context.Context, input map[string]any) (string, error)
-	UserFacingName        func(ctx context.Context, input map[string]any) (string, error)
-	IsEnabled             func(ctx context.Context) (bool, error)
-	IsReadOnly            func(ctx context.Context, input map[string]any) (bool, error)
-	IsConcurrencySafe     func(ctx context.Context, input map[string]any) (bool, error)
-	IsDestructive         func(ctx context.Context, input map[string]any) (bool, error)
-	IsOpenWorld           func(ctx context.Context, input map[string]any) (bool, error)
-	InterruptBehavior     func(ctx context.Context) (string, error)
+	Prompt            func(ctx context.Context, opts PromptOptions) (string, error)
+	Description       func(ctx context.Context, input map[string]any) (string, error)
+	UserFacingName    func(ctx context.Context, input map[string]any) (string, error)
+	IsEnabled         func(ctx context.Context) (bool, error)
+	IsReadOnly        func(ctx context.Context, input map[string]any) (bool, error)
+	IsConcurrencySafe func(ctx context.Context, input map[string]any) (bool, error)
+	IsDestructive     func(ctx context.Context, input map[string]any) (bool, error)
+	IsOpenWorld       func(ctx context.Context, input map[string]any) (bool, error)
+	InterruptBehavior func(ctx context.Context) (string, error)
+	// CoerceInput, if set, mends a sloppy input before the schema sees it (an old
+	// name of a parameter, a value where the tool can infer a missing one): it gets
+	// the decoded input, before coercion and defaults, and returns the input to
+	// validate instead, or nil to validate the input as given. See Tool.CoerceInput.
+	CoerceInput func(ctx context.Context, input map[string]any) (map[string]any, error)
+	// ValidationErrorSteer, if set, is asked when the input fails the schema, with
+	// the input as given: a sentence it returns is put before the problems, to steer
+	// a model that called the tool with another tool's parameters. See
+	// Tool.ValidationErrorSteer.
+	ValidationErrorSteer  func(ctx context.Context, input map[string]any) (string, error)
 	ValidateInput         func(ctx context.Context, input map[string]any, cc *CallContext) (ValidationResult, error)
 	CheckPermissions      func(ctx context.Context, input map[string]any, cc *CallContext) (PermissionResult, error)
 	GetPath               func(ctx context.Context, input map[string]any) (string, error)

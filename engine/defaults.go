@@ -49,6 +49,8 @@ import (
 //	isDestructive                false                                    true
 //	isOpenWorld                  false                                    true
 //	interruptBehavior            "block"                                  "block"
+//	coerceInput                  the input as given                       the input as given
+//	validationErrorSteer         none                                     none
 //	validateInput                valid                                    invalid, with the error text
 //	checkPermissions             allow if isReadOnly(input), else ask     deny
 //	getPath                      none                                     rules fail closed
@@ -315,6 +317,30 @@ func (t *Tool) InterruptBehavior(ctx context.Context) string {
 		t.failed("interruptBehavior", fmt.Errorf("it returned %q, not \"cancel\" or \"block\"", b), `it counts as "block"`)
 	}
 	return defaultInterruptBehavior
+}
+
+// CoerceInput returns the input the schema validates in place of input: the one the
+// tool's coerceInput mends, or input itself when the tool has none, it returns nil or
+// it fails (the schema then judges the input as the model sent it).
+func (t *Tool) CoerceInput(ctx context.Context, input map[string]any) map[string]any {
+	if t.def.CoerceInput == nil {
+		return input
+	}
+	mended, err := askMember(t, ctx, func(ctx context.Context) (map[string]any, error) { return t.def.CoerceInput(ctx, input) })
+	if err != nil {
+		t.failed("coerceInput", err, "the input is validated as given")
+		return input
+	}
+	if mended == nil {
+		return input
+	}
+	return mended
+}
+
+// ValidationErrorSteer returns what the tool says before the schema's problems with
+// input, the input as given; "" for nothing.
+func (t *Tool) ValidationErrorSteer(ctx context.Context, input map[string]any) string {
+	return t.stringOr("validationErrorSteer", t.def.ValidationErrorSteer, ctx, input, "")
 }
 
 // ValidateInput runs the tool's own input check; valid when absent, invalid with the

@@ -80,7 +80,8 @@ type Member struct {
 	// "toolUseId". Empty for a member called with nothing, or that is never a function.
 	Params []string
 	// Answer is what a function of the member returns, as loaders read it: "string",
-	// "boolean", "strings" (a string or a list of strings), "validation" (a
+	// "boolean", "strings" (a string or a list of strings), "input" (an input table,
+	// or nil for none), "validation" (a
 	// ValidationResult), "permission" (a PermissionResult), "result" (a ToolResult) or
 	// "content" (Content); "" for a member that is never a function.
 	Answer string
@@ -104,6 +105,10 @@ type Member struct {
 	// ask the host's model or read a secret: what it returns is shown to people and
 	// the model, and no permission was asked for it (see CallContext.Grant).
 	Acts bool
+	// RawInput is set for the members given the input as the model sent it, before
+	// the schema (coerceInput, validationErrorSteer): it may hold any field, and
+	// reading one the schema does not declare is what they are for.
+	RawInput bool
 	// Checked, when set, is what a failure of the member means, in words: luatool
 	// check asks the member, with an empty input when it takes one (see CheckMembers).
 	Checked string
@@ -177,6 +182,12 @@ var members = []Member{
 		value: hintField(func(h *Hints) **bool { return &h.OpenWorld }), fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (bool, error) { return &d.IsOpenWorld })},
 	{Name: "interruptBehavior", Kind: kindInterrupt, Answer: "string", Absent: `"block"`, OnError: `"block"`, FailsClosed: true,
 		Checked: `it counts as "block"`, fn: plainFunc(func(d *ToolDef) *func(context.Context) (string, error) { return &d.InterruptBehavior })},
+	{Name: "coerceInput", Kind: kindFunc, Params: paramsInput, Answer: "input", Absent: "the input as given", OnError: "the input as given", RawInput: true,
+		fn: field(func(d *ToolDef) *func(context.Context, map[string]any) (map[string]any, error) { return &d.CoerceInput })},
+	{Name: "validationErrorSteer", Kind: kindFunc, Params: paramsInput, Answer: "string", Absent: none, OnError: none, RawInput: true,
+		fn: field(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) {
+			return &d.ValidationErrorSteer
+		})},
 	{Name: "validateInput", Kind: kindFunc, Params: paramsCall, Answer: "validation", Absent: "valid", OnError: "invalid, with the error text",
 		fn: field(func(d *ToolDef) *func(context.Context, map[string]any, *CallContext) (ValidationResult, error) {
 			return &d.ValidateInput

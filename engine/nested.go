@@ -51,7 +51,7 @@ func (cc *CallContext) CallTool(ctx context.Context, name string, input json.Raw
 	if n.ctx.Value(nestedKey{}) != nil {
 		return r.fail(StageLookup, toolUseError(fmt.Sprintf("Error: %s cannot be called from inside %s: a nested call cannot make calls of its own", name, n.tool.Name())))
 	}
-	p := cc.engine.prepare(cc.registry, ToolUse{ID: id, Name: name, Input: input})
+	p := cc.engine.prepare(ctx, cc.registry, ToolUse{ID: id, Name: name, Input: input})
 	if p.tool != nil && p.tool == n.tool {
 		return r.fail(StageLookup, toolUseError(fmt.Sprintf("Error: %s cannot call itself", name)))
 	}

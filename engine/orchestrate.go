@@ -81,7 +81,7 @@ func (e *Engine) Run(ctx context.Context, uses []ToolUse) []*Result {
 	tc.abort = cancel
 	pending := make([]PendingCall, len(uses))
 	for i, use := range uses {
-		pending[i] = e.prepare(reg, use)
+		pending[i] = e.prepare(ctx, reg, use)
 	}
 	results := make([]*Result, len(uses))
 	for start := 0; start < len(uses); {

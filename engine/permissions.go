@@ -124,7 +124,7 @@ func (e *Engine) decide(ctx context.Context, t *Tool, input map[string]any, cc *
 	if p.UpdatedInput != nil {
 		updated, err := t.Schema().Prepare(p.UpdatedInput)
 		if err != nil {
-			return decision{behavior: rules.Deny, message: toolUseError(inputValidationText(name, err))}
+			return decision{behavior: rules.Deny, message: toolUseError(inputValidationText(name, "", err))}
 		}
 		input, target = updated, nil
 	}

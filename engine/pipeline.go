@@ -119,7 +119,7 @@ type CanUseToolFunc func(ctx context.Context, req PermissionRequest) (Permission
 // coercion and defaults, validateInput, permissions, call under the deadline,
 // mapResult, the empty-result text and persistence of large results.
 func (e *Engine) Call(ctx context.Context, use ToolUse) *Result {
-	p := e.prepare(e.registryFor(ctx), use)
+	p := e.prepare(ctx, e.registryFor(ctx), use)
 	return e.call(ctx, &p, nil)
 }
 
@@ -135,18 +135,20 @@ type PendingCall struct {
 	tool  *Tool          // nil when the lookup failed
 	input map[string]any // the validated input; nil when it failed
 	err   error          // why the input failed
+	steer string         // what the tool says before err's problems, if anything
 }
 
 // Prepare looks use up in the current snapshot, as the principal of ctx sees it, and
 // validates its input. Problems are not errors here: the PendingCall's Call reports
 // them as the pipeline does.
 func (e *Engine) Prepare(ctx context.Context, use ToolUse) *PendingCall {
-	p := e.prepare(e.registryFor(ctx), use)
+	p := e.prepare(ctx, e.registryFor(ctx), use)
 	return &p
 }
 
-// prepare is Prepare in reg, by value: Call keeps its PendingCall on its stack.
-func (e *Engine) prepare(reg *Registry, use ToolUse) PendingCall {
+// prepare is Prepare in reg, by value: Call keeps its PendingCall on its stack. The
+// tool's coerceInput and validationErrorSteer run under ctx.
+func (e *Engine) prepare(ctx context.Context, reg *Registry, use ToolUse) PendingCall {
 	p := PendingCall{e: e, reg: reg, use: use}
 	t, ok := reg.Lookup(use.Name)
 	if !ok {
@@ -158,10 +160,14 @@ func (e *Engine) prepare(reg *Registry, use ToolUse) PendingCall {
 		depth = d
 	}
 	input, err := decodeInput(use.Input, depth, t.Schema().Keys())
-	if err == nil {
-		input, err = t.Schema().Prepare(input)
+	if err != nil {
+		p.err = err
+		return p
 	}
-	p.input, p.err = input, err
+	p.input, p.err = t.Schema().Prepare(t.CoerceInput(ctx, input))
+	if p.err != nil {
+		p.steer = t.ValidationErrorSteer(ctx, input)
+	}
 	return p
 }
 
@@ -239,10 +245,10 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	cc.rules = e.rulesFor(tc)
 	cc.hidden, cc.hiddenBelow = cc.rules.HiddenPaths(tc.cwd), cc.rules.HiddenBelow(tc.cwd)
 
-	// 3. schema: decoded, coerced, defaults filled and validated by prepare.
+	// 3. schema: decoded, mended by coerceInput, coerced, defaults filled and validated by prepare.
 	st.input = p.input
 	if err := p.err; err != nil {
-		msg := inputValidationText(t.Name(), err)
+		msg := inputValidationText(t.Name(), p.steer, err)
 		if t.Deferred() && !tc.session.discovered(ctx)[t.Name()] {
 			msg += "\n\n" + undiscoveredHint(t.Name())
 		}
@@ -701,7 +707,7 @@ func (e *Engine) unansweredText(t *Tool, why string, allowing []string) string {
 func (e *Engine) updatedInput(t *Tool, in map[string]any) (map[string]any, string) {
 	in, err := t.Schema().Prepare(in)
 	if err != nil {
-		return nil, toolUseError(inputValidationText(t.Name(), err))
+		return nil, toolUseError(inputValidationText(t.Name(), "", err))
 	}
 	return in, ""
 }
@@ -728,7 +734,9 @@ func decodeInput(raw []byte, maxDepth int, keys map[string]string) (map[string]a
 	return obj, nil
 }
 
-func inputValidationText(name string, err error) string {
+// inputValidationText words the schema's problems with a tool's input, after what
+// the tool says to steer the model (steer), when it says something.
+func inputValidationText(name, steer string, err error) string {
 	var ve *schema.ValidationError
 	if !errors.As(err, &ve) {
 		ve = &schema.ValidationError{Problems: []string{err.Error()}}
@@ -738,7 +746,10 @@ func inputValidationText(name string, err error) string {
 	if len(ve.Problems) == 1 {
 		noun = "issue"
 	}
-	return "InputValidationError: " + name + " failed due to the following " + noun + ":\n" + strings.Join(ve.Problems, "\n")
+	if steer != "" {
+		steer += "\n\n"
+	}
+	return "InputValidationError: " + steer + name + " failed due to the following " + noun + ":\n" + strings.Join(ve.Problems, "\n")
 }
 
 // undiscoveredHint is added to the input error of a deferred tool the model has not

@@ -46,6 +46,30 @@ var luaPipelineTools = map[string]string{
   end,
 }
 `,
+	"mend.lua": `return {
+  name = "Mend",
+  prompt = "takes an old name for its parameter",
+  isReadOnly = true,
+  inputSchema = {
+    type = "object",
+    properties = {id = {type = "integer"}},
+    required = {"id"},
+    additionalProperties = false,
+  },
+  coerceInput = function(input)
+    if input.boom then error("mending failed") end
+    if input.old ~= nil and input.id == nil then
+      input.id, input.old = input.old, nil
+      return input
+    end
+  end,
+  validationErrorSteer = function(input)
+    if input.prompt ~= nil then return "Mend takes an id, not a prompt." end
+    return ""
+  end,
+  call = function(input) return "id " .. tostring(input.id) end,
+}
+`,
 	"guard.lua": `return {
   name = "Guard",
   prompt = "writes somewhere",
@@ -208,6 +232,30 @@ func TestLuaCoercionAndDefaultsBeforeCall(t *testing.T) {
 	for _, bad := range []string{`{"n":"1.5"}`, `{"n":"twelve"}`, `{"b":"yes"}`, `{"b":"1"}`} {
 		if r := engine.CallTool(e, bg, "Coerce", bad); !r.Block.IsError || r.Stage != engine.StageInput {
 			t.Errorf("%s: %q, want an input validation error", bad, r.Block.Content.String())
+		}
+	}
+}
+
+// TestLuaCoerceInputAndSteer: coerceInput's table is what the schema validates (and
+// coerces) instead of the input; nil, or a coerceInput that fails, leaves the input
+// as given; validationErrorSteer's sentence comes before the schema's problems.
+func TestLuaCoerceInputAndSteer(t *testing.T) {
+	e := luaPipelineEngine(t, engine.Options{})
+	r := engine.CallTool(e, bg, "Mend", `{"old":"7"}`)
+	engine.WantOK(t, r, "id 7")
+	if !reflect.DeepEqual(r.Input, map[string]any{"id": 7.0}) {
+		t.Errorf("Result.Input = %#v", r.Input)
+	}
+	engine.WantOK(t, engine.CallTool(e, bg, "Mend", `{"id":3}`), "id 3")
+	for input, want := range map[string]string{
+		`{"old":1,"id":2}`:     "InputValidationError: Mend failed due to the following issue:\nAn unexpected parameter `old` was provided",
+		`{"boom":true,"id":1}`: "InputValidationError: Mend failed due to the following issue:\nAn unexpected parameter `boom` was provided",
+		`{"prompt":"x"}`: "InputValidationError: Mend takes an id, not a prompt.\n\nMend failed due to the following issues:\n" +
+			"The required parameter `id` is missing\nAn unexpected parameter `prompt` was provided",
+	} {
+		r := engine.CallTool(e, bg, "Mend", input)
+		if got := r.Block.Content.String(); !r.Block.IsError || r.Stage != engine.StageInput || got != "<tool_use_error>"+want+"</tool_use_error>" {
+			t.Errorf("%s: %q at %s, want %q", input, got, r.Stage, want)
 		}
 	}
 }

@@ -348,7 +348,7 @@ func (l *lintFile) function(f *ast.FunctionExpr, sc *scope, in bool, member stri
 		if isMember && i < len(m.Params) {
 			switch strings.TrimSuffix(m.Params[i], "?") {
 			case "input":
-				if l.input != nil {
+				if l.input != nil && !m.RawInput {
 					b.kind = bindInput
 				}
 			case "ctx":

@@ -59,6 +59,8 @@ func TestLintChecksToolCodeAgainstItsSchemaAndHost(t *testing.T) {
 		{"in validateInput too", tool(`call = function() end,`, `validateInput = function(args, ctx) return args["nope"] == nil end,`),
 			`args.nope reads a field inputSchema does not declare`, 7},
 		{"a declared field", tool(`call = function(input) return input.file_path end,`), "", 0},
+		{"the input as sent, before the schema", tool(`call = function() end,`,
+			`coerceInput = function(input) return {file_path = input.path} end,`, `validationErrorSteer = function(input) return input.prompt and "no" or "" end,`), "", 0},
 		{"a field the code writes", tool(`call = function(input) input.extra = 1; return input.extra end,`), "", 0},
 		{"input shadowed", tool(`call = function(input) local input = {x = 1}; return input.x end,`), "", 0},
 		{"input assigned again", tool(`call = function(input) input = {}; return input.x end,`), "", 0},

@@ -58,8 +58,8 @@ func plainValue(vm *bindings.VM, m engine.Member, v lua.LValue) (any, error) {
 
 // function returns the Go function of member m, whose value in the tool table is v:
 // its answer read as m.Answer says, its arguments made from m.Params. The members
-// that run for a call (validateInput, checkPermissions, call, mapResult) have readers
-// of their own, in members.go.
+// that run for a call (coerceInput, validateInput, checkPermissions, call, mapResult)
+// have readers of their own, in members.go.
 func (lt *luaTool) function(m engine.Member, v lua.LValue) (any, error) {
 	switch m.Answer {
 	case "string":
@@ -68,6 +68,8 @@ func (lt *luaTool) function(m engine.Member, v lua.LValue) (any, error) {
 		return shaped(m, newAnswer(lt, m, v, asBool, "a boolean"))
 	case "strings":
 		return shaped(m, newAnswer(lt, m, v, asStrings, "a string or a list of strings"))
+	case "input":
+		return lt.coerceInput, nil
 	case "validation":
 		return lt.validateInput, nil
 	case "permission":

@@ -12,6 +12,26 @@ import (
 	"github.com/luatool/luatool/engine/rules"
 )
 
+// coerceInput accepts nil (the input stands as given) or a table with string keys,
+// the input to validate instead.
+func (lt *luaTool) coerceInput(ctx context.Context, input map[string]any) (map[string]any, error) {
+	var mended map[string]any
+	err := lt.invoke(ctx, nil, "coerceInput", inputArgs(input, nil), func(vm *bindings.VM, out []lua.LValue) error {
+		v := first(out)
+		if v == lua.LNil {
+			return nil
+		}
+		plain, err := vm.FromLua(v)
+		obj, ok := plain.(map[string]any)
+		if err != nil || !ok {
+			return lt.returnError("coerceInput", "nil or a table with string keys", v)
+		}
+		mended = obj
+		return nil
+	})
+	return mended, err
+}
+
 // validateInputOn accepts true, {result = true}, {result = false, message = ...,
 // errorCode = ...} and false, "message". Anything else is invalid: the safe reading.
 // It runs on x's state when x, the call's crossing, is set.

@@ -145,7 +145,7 @@ func (s *Schema) Validate(v any) error {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		return &ValidationError{Problems: problems(ve)}
+		return &ValidationError{Problems: problems(s.compiled, ve)}
 	}
 	return &ValidationError{Problems: []string{err.Error()}}
 }
@@ -371,9 +371,10 @@ const (
 	problemKinds
 )
 
-// problems words each leaf error the way models know from the original system, and
-// lists them in its order (by kind, and by location within a kind).
-func problems(ve *jsonschema.ValidationError) []string {
+// problems words each leaf error of an input validated against root the way models
+// know from the original system, and lists them in its order (by kind, and by
+// location within a kind).
+func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) []string {
 	var byKind [problemKinds][]string
 	seen := map[string]bool{}
 	add := func(k int, s string) {
@@ -386,8 +387,13 @@ func problems(ve *jsonschema.ValidationError) []string {
 		loc := displayPath(e.InstanceLocation)
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
-			// in the order of the schema's required list, as the original lists them
+			// in the order of the schema's required list, as the original lists them;
+			// its validator finds a missing enum a value outside it, not a missing one
 			for _, name := range k.Missing {
+				if want := enumOf(schemaAt(root, slices.Concat(e.InstanceLocation, []string{name}))); want != nil {
+					add(problemOther, wordGeneric(joinDisplay(loc, name), enumText(want)))
+					continue
+				}
 				add(problemMissing, fmt.Sprintf("The required parameter `%s` is missing", joinDisplay(loc, name)))
 			}
 		case *kind.AdditionalProperties:
@@ -399,7 +405,11 @@ func problems(ve *jsonschema.ValidationError) []string {
 				add(problemOther, wordGeneric(loc, k.LocalizedString(printer)))
 				continue
 			}
-			add(problemType, fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.Join(expectedTypes(k), " | "), k.Got))
+			want := expectedTypes(k)
+			if isRecord(schemaAt(root, e.InstanceLocation)) {
+				want = recordTypes(want)
+			}
+			add(problemType, fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", loc, strings.Join(want, " | "), k.Got))
 		default:
 			add(problemOther, wordGeneric(loc, constraintText(e.ErrorKind)))
 		}
@@ -407,6 +417,57 @@ func problems(ve *jsonschema.ValidationError) []string {
 	out := slices.Concat(byKind[:]...)
 	if len(out) == 0 {
 		out = append(out, ve.Error())
+	}
+	return out
+}
+
+// schemaAt returns the schema of the value at an instance location, following
+// properties and items from root (and $ref); nil where the location leaves them.
+func schemaAt(root *jsonschema.Schema, loc []string) *jsonschema.Schema {
+	s := root
+	for _, tok := range loc {
+		for s != nil && s.Ref != nil {
+			s = s.Ref
+		}
+		switch {
+		case s == nil:
+			return nil
+		case s.Properties[tok] != nil:
+			s = s.Properties[tok]
+		case s.Items2020 != nil:
+			s = s.Items2020
+		default:
+			return nil
+		}
+	}
+	for s != nil && s.Ref != nil {
+		s = s.Ref
+	}
+	return s
+}
+
+// enumOf returns the values of s's enum; nil when it has none, or an empty one.
+func enumOf(s *jsonschema.Schema) []any {
+	if s == nil || s.Enum == nil || len(s.Enum.Values) == 0 {
+		return nil
+	}
+	return s.Enum.Values
+}
+
+// isRecord reports whether s is an object schema whose keys are constrained by
+// propertyNames: what the original's validator holds as a record (a z.record
+// becomes such a schema), and names so in a type failure.
+func isRecord(s *jsonschema.Schema) bool {
+	return s != nil && s.PropertyNames != nil
+}
+
+// recordTypes names the object type "record" among the expected types.
+func recordTypes(want []string) []string {
+	out := slices.Clone(want)
+	for i, w := range out {
+		if w == "object" {
+			out[i] = "record"
+		}
 	}
 	return out
 }
@@ -430,6 +491,19 @@ func expectedTypes(k *kind.Type) []string {
 	return out
 }
 
+// enumText words a value outside want, which is not empty, as the original's
+// validator does.
+func enumText(want []any) string {
+	if len(want) == 1 {
+		return "Invalid input: expected " + jsonText(want[0])
+	}
+	vals := make([]string, len(want))
+	for i, v := range want {
+		vals[i] = jsonText(v)
+	}
+	return "Invalid option: expected one of " + strings.Join(vals, "|")
+}
+
 // constraintText words a failed constraint as the original's validator does
 // ("Invalid option: expected one of "a"|"b"", "Too small: expected number to be
 // >=0"), so that a model reads the texts it knows; other kinds keep the
@@ -440,14 +514,7 @@ func constraintText(k jsonschema.ErrorKind) string {
 		if len(k.Want) == 0 {
 			break // nothing is allowed: the validator's wording says so
 		}
-		if len(k.Want) == 1 {
-			return "Invalid input: expected " + jsonText(k.Want[0])
-		}
-		vals := make([]string, len(k.Want))
-		for i, v := range k.Want {
-			vals[i] = jsonText(v)
-		}
-		return "Invalid option: expected one of " + strings.Join(vals, "|")
+		return enumText(k.Want)
 	case *kind.Const:
 		return "Invalid input: expected " + jsonText(k.Want)
 	case *kind.AnyOf, *kind.OneOf:

@@ -113,3 +113,54 @@ func TestConstraintWording(t *testing.T) {
 		t.Errorf("maximum: %v", err)
 	}
 }
+
+// An object schema with propertyNames is what the original's validator holds as a
+// record, and a value of another type there is "expected as `record`", in an array
+// too; a plain object stays "object".
+func TestRecordTypeWording(t *testing.T) {
+	record := map[string]any{"type": "object", "propertyNames": map[string]any{"type": "string"}, "additionalProperties": map[string]any{}}
+	s, err := CompileObject(map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"metadata": record,
+			"plain":    map[string]any{"type": "object"},
+			"list":     map[string]any{"type": "array", "items": record},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Validate(map[string]any{"metadata": []any{}, "plain": "x", "list": []any{nil}})
+	want := []string{
+		"The parameter `list[0]` type is expected as `record` but provided as `null`",
+		"The parameter `metadata` type is expected as `record` but provided as `array`",
+		"The parameter `plain` type is expected as `object` but provided as `string`",
+	}
+	if ve, ok := err.(*ValidationError); !ok || strings.Join(ve.Problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems\n%v\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// A required enum that is missing is, for the original's validator, a value outside
+// the enum: it is worded so, after the parameters that are missing.
+func TestMissingEnumWording(t *testing.T) {
+	s, err := CompileObject(map[string]any{
+		"type": "object", "required": []any{"content", "status", "activeForm"},
+		"properties": map[string]any{
+			"content":    map[string]any{"type": "string"},
+			"status":     map[string]any{"type": "string", "enum": []any{"pending", "completed"}},
+			"activeForm": map[string]any{"type": "string"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"The required parameter `content` is missing",
+		"The required parameter `activeForm` is missing",
+		"The parameter `status` is invalid: Invalid option: expected one of \"pending\"|\"completed\"",
+	}
+	if ve, ok := s.Validate(map[string]any{}).(*ValidationError); !ok || strings.Join(ve.Problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems\n%v\nwant\n%s", ve, strings.Join(want, "\n"))
+	}
+}

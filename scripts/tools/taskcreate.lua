@@ -1,14 +1,150 @@
 -- TaskCreate: adds a task to the session's task list, as Claude Code's TaskCreate
 -- does: a pending task with the next id ("1", "2", ...). The list belongs to the
--- session of the call's principal (lib/tasks.lua). A missing description takes the
--- subject, as the original's does; the schema still requires one, as the original's
--- says (its default, "", stands for "none given").
+-- session of the call's principal (lib/tasks.lua).
+--
+-- The schema requires subject and description, as the original's says, and
+-- coerceInput mends the sloppy calls the original mends before its schema sees them:
+-- old names (title and name for subject, content for description, active_form), a
+-- task wrapped in a `task` parameter, a missing description (the subject) or subject
+-- (the description's start), and then, once both are given, parameters the schema
+-- does not declare are dropped (status, priority, owner, ...). A call with `tasks`
+-- or `todos`, or with the Agent tool's parameters, is not mended: the schema refuses
+-- it, after a sentence of validationErrorSteer's.
 --
 -- The task list changes nothing outside the session, so these tools are read-only
 -- for the permission pipeline: they run without asking, in plan mode too, where a
 -- task list is most useful.
 
+local json = require("json")
 local tasks = require("tasks")
+
+local filled = tasks.filled
+
+-- The parameters the schema declares: once a call has a subject and a description,
+-- the others are dropped.
+local DECLARED = { subject = true, description = true, activeForm = true, metadata = true }
+
+-- The old parameter names the original still takes, by the name they stand for.
+local ALIASES = {
+  { "subject", { "title", "name" } },
+  { "description", { "content" } },
+  { "activeForm", { "active_form" } },
+}
+
+-- The longest subject taken from a description, in characters.
+local SUBJECT_CHARS = 80
+
+local function isObject(v)
+  return type(v) == "table" and v ~= json.null and not json.isarray(v)
+end
+
+-- listsTasks tells whether t tries to create several tasks at once.
+local function listsTasks(t)
+  return t.tasks ~= nil or t.todos ~= nil
+end
+
+-- complete tells whether t has both a subject and a description.
+local function complete(t)
+  return filled(t.subject) and filled(t.description)
+end
+
+-- agentParams tells whether t carries the Agent tool's parameters.
+local function agentParams(t)
+  return t.prompt ~= nil or t.subagent_type ~= nil
+end
+
+-- agentCall tells whether t carries the Agent tool's parameters without a subject
+-- and a description of its own: a call meant for the Agent tool.
+local function agentCall(t)
+  return agentParams(t) and not complete(t)
+end
+
+-- subjectOf makes a subject of a description as the original does: its first line,
+-- trimmed (empty when the description starts with a line break), and of that the
+-- first 80 characters, cut at the last space when more than 40 characters come
+-- before it.
+---@param description string
+---@return string
+local function subjectOf(description)
+  local text = description:match("^[^\n]*"):match("^%s*(.-)%s*$")
+  local chars = {}
+  for ch in text:gmatch("[%z\1-\127\194-\244][\128-\191]*") do
+    if #chars == SUBJECT_CHARS then
+      local cut = #chars
+      while cut > 0 and chars[cut] ~= " " do
+        cut = cut - 1
+      end
+      local head = table.concat(chars, "", 1, cut - 1 > 40 and cut - 1 or SUBJECT_CHARS)
+      return (head:match("^%s*(.-)%s*$"))
+    end
+    chars[#chars + 1] = ch
+  end
+  return text
+end
+
+-- unwrap moves a task given as the `task` parameter (a description, or an object of
+-- parameters) to the top level; false when the call cannot be mended.
+---@param input table
+---@param did string[]
+---@return boolean
+local function unwrap(input, did)
+  if input.subject ~= nil or input.description ~= nil or input.task == nil then
+    return true
+  end
+  local task = input.task
+  if filled(task) then
+    input.task, input.description = nil, task
+    did[#did + 1] = "task_wrapper_string"
+    return true
+  end
+  if not isObject(task) or listsTasks(task) or agentCall(task) then
+    return false
+  end
+  input.task = nil
+  for k, v in pairs(task) do
+    input[k] = v
+  end
+  did[#did + 1] = "task_wrapper_object"
+  return true
+end
+
+-- backfill gives a call without a description its subject, and one without a
+-- subject the start of its description.
+---@param input table
+---@param did string[]
+local function backfill(input, did)
+  if filled(input.subject) and input.description == nil then
+    input.description = input.subject
+    did[#did + 1] = "backfill_description"
+  elseif filled(input.description) and input.subject == nil then
+    input.subject = subjectOf(input.description)
+    did[#did + 1] = "backfill_subject"
+  end
+end
+
+-- strip drops what the schema does not declare, and an activeForm or metadata of
+-- the wrong type, from a call that has its subject and description.
+---@param input table
+---@param did string[]
+local function strip(input, did)
+  if not complete(input) then
+    return
+  end
+  for k in pairs(input) do
+    if not DECLARED[k] then
+      input[k] = nil
+      did[#did + 1] = "strip_" .. k
+    end
+  end
+  if input.activeForm ~= nil and type(input.activeForm) ~= "string" then
+    input.activeForm = nil
+    did[#did + 1] = "drop_invalid_activeForm"
+  end
+  if input.metadata ~= nil and not isObject(input.metadata) then
+    input.metadata = nil
+    did[#did + 1] = "drop_invalid_metadata"
+  end
+end
 
 ---@class TaskCreateInput
 ---@field subject string
@@ -53,7 +189,7 @@ With a single trivial task, do it directly rather than recording it first.
 ## Fields
 
 - **subject**: a short title in the imperative that names the outcome (e.g. "Add retries to the upload client")
-- **description**: what has to be done; when left out, the subject is used
+- **description**: what has to be done
 - **activeForm** (optional): a present-continuous label for display while the task is in_progress (e.g. "Adding retries to the upload client"); the subject stands in when it is missing
 - **metadata** (optional): any JSON object to keep with the task
 
@@ -69,7 +205,7 @@ A new task starts as `pending` and gets the next id in sequence ("1", "2", ...).
     type = "object",
     properties = {
       subject = { type = "string", description = "Short title of the task" },
-      description = { type = "string", default = "", description = "The work to be done" },
+      description = { type = "string", description = "The work to be done" },
       activeForm = {
         type = "string",
         description = 'Present-continuous label for display while the task is in_progress (e.g. "Writing docs")',
@@ -85,6 +221,41 @@ A new task starts as `pending` and gets the next id in sequence ("1", "2", ...).
     additionalProperties = false,
   },
 
+  ---@param input table
+  coerceInput = function(input)
+    if listsTasks(input) or agentCall(input) then
+      return nil
+    end
+    local did = {}
+    if not unwrap(input, did) then
+      return nil
+    end
+    for _, step in ipairs(tasks.unalias(input, ALIASES)) do
+      did[#did + 1] = step
+    end
+    backfill(input, did)
+    strip(input, did)
+    if #did > 0 then
+      return input
+    end
+  end,
+
+  ---@param input table
+  validationErrorSteer = function(input)
+    local task = isObject(input.task) and input.task or nil
+    if listsTasks(input) or (task and listsTasks(task)) then
+      return "TaskCreate creates ONE task per call and has no `tasks` or `todos` parameter. "
+        .. "Call TaskCreate once per task, passing `subject` (a brief title) and `description` "
+        .. "(what needs to be done) as top-level string parameters."
+    end
+    if (agentParams(input) or (task and agentParams(task))) and not complete(input) then
+      return "This call used Agent-tool parameters (`prompt`/`subagent_type`). "
+        .. "TaskCreate adds an item to the task list and takes `subject` and `description` string parameters. "
+        .. "To delegate work to a subagent, use the Agent tool instead."
+    end
+    return ""
+  end,
+
   ---@param input TaskCreateInput
   description = function(input)
     return "Create task " .. input.subject
@@ -93,14 +264,10 @@ A new task starts as `pending` and gets the next id in sequence ("1", "2", ...).
   ---@param input TaskCreateInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local description = input.description
-    if description == nil or description == "" then
-      description = input.subject
-    end
     local task = tasks.change(ctx, function(list)
       return tasks.create(list, {
         subject = input.subject,
-        description = description,
+        description = input.description,
         activeForm = input.activeForm,
         metadata = input.metadata,
       })

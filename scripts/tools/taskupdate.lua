@@ -5,9 +5,12 @@
 -- task and every reference to it. metadata is merged key by key, null removing a key.
 --
 -- Links: addBlocks and addBlockedBy record both ends (A blocks B and B is blocked by
--- A). Unlike the original, which names the field for any id not linked before, an id
--- of no task, or the task's own, links nothing, and the field is named only when a
--- link was made.
+-- A), a task's own id too. As in the original, the field is named when it holds an
+-- id the task did not list before the update, even one of no task, which links
+-- nothing.
+--
+-- coerceInput takes the original's old names: id and task_id for taskId, active_form
+-- for activeForm; any other parameter the schema does not declare is refused.
 
 local json = require("json")
 local tasks = require("tasks")
@@ -24,6 +27,9 @@ local tasks = require("tasks")
 ---@field metadata? table
 
 local NOT_FOUND = "Task not found"
+
+-- The old parameter names the original still takes, by the name they stand for.
+local ALIASES = { { "taskId", { "id", "task_id" } }, { "activeForm", { "active_form" } } }
 
 -- The text fields an update may set, in the order the result names them.
 local TEXT_FIELDS = { "subject", "description", "activeForm", "owner" }
@@ -74,18 +80,18 @@ local function update(list, input)
     task.status = input.status
     updated[#updated + 1] = "status"
   end
-  local linked = false
-  for _, other in ipairs(input.addBlocks or {}) do
-    linked = tasks.link(list, id, other) or linked
+  -- Both are measured against the task as it was, before either adds a link.
+  local blocks, blockedBy = tasks.newIds(input.addBlocks, task.blocks), tasks.newIds(input.addBlockedBy, task.blockedBy)
+  for _, other in ipairs(blocks) do
+    tasks.link(list, id, other)
   end
-  if linked then
+  if #blocks > 0 then
     updated[#updated + 1] = "blocks"
   end
-  linked = false
-  for _, other in ipairs(input.addBlockedBy or {}) do
-    linked = tasks.link(list, other, id) or linked
+  for _, other in ipairs(blockedBy) do
+    tasks.link(list, other, id)
   end
-  if linked then
+  if #blockedBy > 0 then
     updated[#updated + 1] = "blockedBy"
   end
 
@@ -139,7 +145,7 @@ Changes a task of this session's task list: its status, its details, its owner o
 - **addBlocks**: tasks that may not start before this one is completed
 - **addBlockedBy**: tasks that have to be completed before this one may start
 
-Links are recorded at both ends. Ids that name no task, or this task itself, are ignored. A field whose new value equals the old one changes nothing.
+Links are recorded at both ends. An id that names no task links nothing. A field whose new value equals the old one changes nothing.
 
 ## Workflow
 
@@ -214,6 +220,13 @@ Make task 4 wait for task 3:
     required = { "taskId" },
     additionalProperties = false,
   },
+
+  ---@param input table
+  coerceInput = function(input)
+    if #tasks.unalias(input, ALIASES) > 0 then
+      return input
+    end
+  end,
 
   ---@param input TaskUpdateInput
   description = function(input)

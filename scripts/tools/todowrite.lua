@@ -4,6 +4,11 @@
 -- luatool: scripts.Tools leaves this file out and scripts.ToolsWith offers it instead
 -- of the task tools (the CLI with LUATOOL_ENABLE_TASKS=0).
 --
+-- An item's parameters the schema does not declare (an `id` or a `priority` of the
+-- tool's older versions) are dropped before the schema sees them, as the original's
+-- validator drops them, though its published schema, like this one, says
+-- additionalProperties false; a parameter beside `todos` is refused.
+--
 -- The list is kept in ctx.state, in the session of the call's principal; a list whose
 -- items are all completed is cleared, as in the original, so the next call starts
 -- from nothing.
@@ -11,6 +16,9 @@
 local json = require("json")
 
 local KEY = "todos"
+
+-- The parameters of an item.
+local ITEM_FIELDS = { content = true, status = true, activeForm = true }
 
 ---@class TodoItem
 ---@field content string
@@ -59,6 +67,24 @@ Sets the task list of this session, which the user sees as the plan you are foll
   },
 
   description = "Update the todo list",
+
+  ---@param input table
+  coerceInput = function(input)
+    if type(input.todos) ~= "table" or not json.isarray(input.todos) then
+      return nil
+    end
+    local dropped = false
+    for _, item in ipairs(input.todos) do
+      if type(item) == "table" and not json.isarray(item) then
+        for k in pairs(item) do
+          if not ITEM_FIELDS[k] then
+            item[k], dropped = nil, true
+          end
+        end
+      end
+    end
+    return dropped and input or nil
+  end,
 
   ---@param input TodoWriteInput
   ---@param ctx luatool.Context

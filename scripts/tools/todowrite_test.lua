@@ -29,3 +29,13 @@ test.case("every item needs content, a status of the workflow and activeForm", f
   r = t:call("TodoWrite", { todos = { { content = "", status = "pending", activeForm = "x" } } })
   assert.eq(r.stage, "input")
 end)
+
+test.case("an item's undeclared fields are dropped; a parameter beside todos is refused", function(t)
+  local r = t:call("TodoWrite", { todos = { { content = "a", status = "pending", activeForm = "A", id = "1", priority = "high" } } })
+  assert.eq(r.stage, "done")
+  assert.eq(r.data.newTodos, { { content = "a", status = "pending", activeForm = "A" } })
+  r = t:call("TodoWrite", { todos = { { content = "a", status = "pending", active_form = "A" } } })
+  assert.eq(r.text, "<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter `todos[0].activeForm` is missing</tool_use_error>")
+  r = t:call("TodoWrite", { todos = {}, merge = true })
+  assert.matches(r.text, "unexpected parameter `merge`")
+end)

@@ -125,23 +125,67 @@ local function without(ids, id)
   return out
 end
 
--- link records that the task with id from blocks the task with id to, and tells
--- whether that is new. A task never blocks itself, and an id of no task links
--- nothing.
+-- link records that the task with id from blocks the task with id to, at both
+-- ends. An id of no task links nothing; a task may block itself, as in the original
+-- (TaskList then shows it blocked by itself until it is completed).
 ---@param list TaskList
 ---@param from string
 ---@param to string
----@return boolean
 function tasks.link(list, from, to)
   local a, b = list.byId[from], list.byId[to]
-  if not a or not b or from == to or contains(a.blocks, to) then
-    return false
+  if not a or not b then
+    return
   end
-  a.blocks[#a.blocks + 1] = to
+  if not contains(a.blocks, to) then
+    a.blocks[#a.blocks + 1] = to
+  end
   if not contains(b.blockedBy, from) then
     b.blockedBy[#b.blockedBy + 1] = from
   end
-  return true
+end
+
+-- newIds returns the ids of ids that known does not hold yet, in order: the links
+-- an update adds, which the original names whether or not they name a task.
+---@param ids string[]?
+---@param known string[]
+---@return string[]
+function tasks.newIds(ids, known)
+  local out = {}
+  for _, id in ipairs(ids or {}) do
+    if not contains(known, id) then
+      out[#out + 1] = id
+    end
+  end
+  return out
+end
+
+-- filled tells whether v is a string with something besides white space: what the
+-- original's input mending takes as given.
+---@param v any
+---@return boolean
+function tasks.filled(v)
+  return type(v) == "string" and v:find("%S") ~= nil
+end
+
+-- unalias moves the values of old parameter names in input to the names the schema
+-- declares, as the original mends them: aliases is a list of {name, {old names}},
+-- and an old name moves when it holds a filled string and name is not given. It
+-- changes input and returns what it did ("alias_task_id", ...), in order.
+---@param input table
+---@param aliases table[]
+---@return string[]
+function tasks.unalias(input, aliases)
+  local did = {}
+  for _, alias in ipairs(aliases) do
+    local name, olds = alias[1], alias[2]
+    for _, old in ipairs(olds) do
+      if input[old] ~= nil and input[name] == nil and tasks.filled(input[old]) then
+        input[name], input[old] = input[old], nil
+        did[#did + 1] = "alias_" .. old
+      end
+    end
+  end
+  return did
 end
 
 -- delete removes a task and every reference to it.
