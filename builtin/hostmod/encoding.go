@@ -184,3 +184,59 @@ func (u *utf16Reader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// utf8Check is an io.Writer that learns whether all the bytes written to it, taken
+// together, are UTF-8, without keeping them: a sequence cut between two writes is
+// judged once its end arrives.
+type utf8Check struct {
+	tail    []byte // the start of a sequence that the last write cut off
+	invalid bool
+}
+
+// Write implements io.Writer; it never fails.
+func (c *utf8Check) Write(p []byte) (int, error) {
+	n := len(p)
+	if c.invalid {
+		return n, nil
+	}
+	for len(c.tail) > 0 && len(p) > 0 && !utf8.FullRune(c.tail) {
+		c.tail, p = append(c.tail, p[0]), p[1:]
+	}
+	if len(c.tail) > 0 {
+		if !utf8.FullRune(c.tail) {
+			return n, nil
+		}
+		if !utf8.Valid(c.tail) {
+			c.invalid = true
+			return n, nil
+		}
+		c.tail = c.tail[:0]
+	}
+	cut := len(p) - cutSequence(p)
+	if !utf8.Valid(p[:cut]) {
+		c.invalid = true
+		return n, nil
+	}
+	c.tail = append(c.tail, p[cut:]...)
+	return n, nil
+}
+
+// valid tells whether everything written so far is UTF-8, ending with a whole
+// sequence.
+func (c *utf8Check) valid() bool {
+	return !c.invalid && len(c.tail) == 0
+}
+
+// cutSequence is the length of the sequence that p ends in the middle of: its last
+// 1 to 3 bytes when they start a sequence that needs more, else 0.
+func cutSequence(p []byte) int {
+	for i := 1; i <= min(len(p), utf8.UTFMax-1); i++ {
+		if utf8.RuneStart(p[len(p)-i]) {
+			if utf8.FullRune(p[len(p)-i:]) {
+				return 0
+			}
+			return i
+		}
+	}
+	return 0
+}

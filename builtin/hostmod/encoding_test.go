@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -182,5 +183,21 @@ func TestFSEncodings(t *testing.T) {
 	got = runFS(t, root, `return pcall(fs.write, p, "x", {encoding = "latin1"})`, p)
 	if got[0] != false {
 		t.Errorf("an unknown encoding was accepted: %#v", got)
+	}
+}
+
+// TestUTF8CheckAcrossWrites checks utf8Check against utf8.Valid for every way of
+// splitting texts in two, so that a sequence cut by a write is judged whole.
+func TestUTF8CheckAcrossWrites(t *testing.T) {
+	texts := []string{"a\u00e9\u20ac\U0001F600z", "\xe2\x82", "\xe2\x82a", "\xed\xa0\x80", "\xf0\x9f\x98", "ok\xff", "\xc3"}
+	for _, text := range texts {
+		for i := 0; i <= len(text); i++ {
+			c := &utf8Check{}
+			c.Write([]byte(text[:i]))
+			c.Write([]byte(text[i:]))
+			if got, want := c.valid(), utf8.ValidString(text); got != want {
+				t.Errorf("%q split at %d: valid %v, want %v", text, i, got, want)
+			}
+		}
 	}
 }

@@ -14,7 +14,6 @@ local files = require("files")
 
 local fail, missingText, stale, isCRLF = files.fail, files.missingText, files.stale, files.isCRLF
 local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
-local NUL_BYTES = files.NUL_BYTES
 local EXISTS = "Cannot create new file - file already exists."
 
 -- The curly quotes, in UTF-8.
@@ -242,8 +241,8 @@ Replaces one exact piece of text in a file with another.
       return { result = false, errorCode = 5,
         message = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file." }
     end
-    if info.nulInHead then
-      return { result = false, errorCode = 11, message = NUL_BYTES }
+    if info.notText then
+      return { result = false, errorCode = 15, message = files.notTextRefusal(info.notText) }
     end
     -- Lines the model was shown will do, as in the original: old_string must match
     -- exactly, and a large file could not be edited otherwise.
@@ -278,8 +277,8 @@ Replaces one exact piece of text in a file with another.
     local current = true
     local raw, info, code = fs.read(path)
     if raw then
-      if info.nulInHead then
-        fail(NUL_BYTES)
+      if info.notText then
+        fail(files.notTextRefusal(info.notText))
       end
       if old == "" then
         if not isBlank(raw) then

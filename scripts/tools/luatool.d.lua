@@ -458,7 +458,7 @@ function FileStates:get(path) end
 ---@class luatool.ReadInfo: luatool.FileInfo
 ---@field hash string SHA-256 of the whole content as stored (before decoding), hex: what fs.write's ifHash compares.
 ---@field encoding luatool.Encoding How the file stores its text.
----@field nulInHead boolean The first 8 KB of the file as stored hold a NUL byte (binary data, or UTF-16/UTF-32 without a byte order mark); false for UTF-16 with its mark.
+---@field notText? "utf16be"|"nul"|"not_utf8" Set when the file is not text the standard tools may write: UTF-16 big-endian (FE FF), a NUL byte in its first 8000 bytes as stored (binary data, or UTF-16/UTF-32 without a byte order mark), or bytes that are not UTF-8; absent for UTF-8 and for UTF-16LE with its mark.
 
 ---What fs.lines returns besides the text.
 ---@class luatool.LinesInfo: luatool.ReadInfo

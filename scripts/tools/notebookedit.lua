@@ -198,6 +198,9 @@ How to use it:
     if stale(entry, info) then
       return { result = false, errorCode = 10, message = MODIFIED }
     end
+    if info.notText then
+      return { result = false, errorCode = 15, message = files.notTextRefusal(info.notText) }
+    end
     local nb, bad = parse(raw)
     if not nb then
       return { result = false, errorCode = 6, message = bad }
@@ -221,6 +224,9 @@ How to use it:
     local entry = ctx.readFileState:get(path)
     if not entry or entry.partial or stale(entry, info) then
       fail(UNEXPECTED)
+    end
+    if info.notText then
+      fail(files.notTextRefusal(info.notText))
     end
     local nb, bad = parse(raw)
     if not nb then

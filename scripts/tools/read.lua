@@ -76,10 +76,6 @@ local function tooManyTokens(text)
   end
 end
 
--- The note after the lines of a file whose start holds a NUL byte, in the original's
--- words.
-local NUL_NOTE = "\n\n[This file has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
-
 -- The bytes each lead byte of UTF-8 admits next: the first continuation byte's range
 -- (the others are 0x80-0xBF) and how many continuation bytes follow.
 local function leadOf(b)
@@ -179,6 +175,22 @@ local function numbered(text, first)
     pos, n = nl + 1, n + 1
   end
   return table.concat(out, "\n")
+end
+
+-- linesText is what Read shows of a text file: its numbered lines; the empty line
+-- the range reached; or, with no lines, a warning in a <system-reminder>. A file
+-- with no bytes has one empty line, as in the original.
+---@param file table data.file of a text read
+local function linesText(file)
+  if file.content ~= "" then
+    return numbered(file.content, file.startLine)
+  elseif file.numLines >= 1 and file.totalLines > 1 then
+    return numbered("", file.startLine)
+  elseif file.numLines >= 1 or file.totalLines == 0 then
+    return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+  end
+  return ("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"):format(
+    file.startLine, file.totalLines)
 end
 
 ---@class ReadInput
@@ -316,6 +328,9 @@ Reads a text file from the local filesystem and returns it with numbered lines.
     -- The original counts the empty line after a final newline as a line of its own,
     -- and shows it when the range reaches it.
     local total, shown = linesInfo.totalLines, linesInfo.numLines
+    if total == 0 then -- a file with no bytes is one empty line
+      total, shown = 1, offset == 1 and 1 or 0
+    end
     if linesInfo.endsWithNewline then
       total = total + 1
       if offset <= total and (input.limit == nil or offset + input.limit > total) then
@@ -336,7 +351,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
           numLines = shown,
           startLine = linesInfo.startLine,
           totalLines = total,
-          nulInHead = linesInfo.nulInHead or nil,
+          notText = linesInfo.notText,
         },
       },
     }
@@ -349,14 +364,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
       return notebook().blocks(data.file.cells)
     end
     local file = data.file
-    if file.numLines > 0 then
-      return numbered(file.content, file.startLine) .. (file.nulInHead and NUL_NOTE or "")
-    end
-    if file.totalLines == 0 then
-      return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
-    end
-    return ("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"):format(
-      file.startLine, file.totalLines)
+    return linesText(file) .. (file.notText and files.notTextNote(file.notText) or "")
   end,
 
   renderToolResultMessage = function(data)
@@ -365,7 +373,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
       return ("Read %d %s"):format(cells, cells == 1 and "cell" or "cells")
     end
     local n = data.file.numLines
-    if data.file.totalLines == 0 then
+    if data.file.content == "" and data.file.totalLines <= 1 then
       return "Read an empty file"
     end
     return ("Read %d %s"):format(n, n == 1 and "line" or "lines")

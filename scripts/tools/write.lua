@@ -101,8 +101,8 @@ Use it for new files and full rewrites. An existing file must be read in full wi
     local old, info, code = fs.read(path)
     if old then
       -- A binary file, or text in an encoding fs.write would not keep, is refused.
-      if info.nulInHead then
-        fail(files.NUL_BYTES)
+      if info.notText then
+        fail(files.notTextRefusal(info.notText))
       end
       -- The file must be what the model read; fs.write checks it under the lock.
       opts.ifRead = true

@@ -12,9 +12,28 @@ files.NOT_READ = "File has not been read yet. Read it first before writing to it
 files.MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 files.UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
 
--- NUL_BYTES refuses a change to a file whose first 8 KB hold a NUL byte, in the
--- original's words: writing text into it would corrupt binary data or another encoding.
-files.NUL_BYTES = "File has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs. These tools write UTF-8 (or UTF-16LE behind its byte-order mark) and never convert a file's encoding on their own, so nothing was written. If the file is text, make the change with a shell command that reads and writes it in its own encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it first, then Write it."
+-- What the original says of each kind of file its tools show but do not write, by
+-- the fs module's info.notText: writing text into it would corrupt binary data or
+-- another encoding.
+local NOT_TEXT = {
+  nul = "has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs",
+  utf16be = "is UTF-16 big-endian (it starts FE FF), which these tools cannot write",
+  not_utf8 = "is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary",
+}
+
+-- notTextRefusal is the original's refusal of a change to a file of kind notText.
+---@param notText string
+function files.notTextRefusal(notText)
+  return "File " .. NOT_TEXT[notText] .. ". These tools write UTF-8 (or UTF-16LE behind its byte-order mark) and never convert a file's encoding on their own, so nothing was written. If the file is text, make the change with a shell command that reads and writes it in its own encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it first, then Write it."
+end
+
+-- notTextNote is the note that Read adds, in the original's words, after what it
+-- shows of a file of kind notText.
+---@param notText string
+function files.notTextNote(notText)
+  local shown = notText == "not_utf8" and " Its undecodable bytes show above as U+FFFD." or ""
+  return "\n\n[This file " .. NOT_TEXT[notText] .. "." .. shown .. " Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+end
 
 -- CURRENT ends the success text of Write and Edit, as in the original: the model
 -- knows the file's new content without reading it back.
