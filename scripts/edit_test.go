@@ -103,7 +103,7 @@ func TestWriteAndEditAskPermission(t *testing.T) {
 
 func TestWrite(t *testing.T) {
 	v := newWriteEnv(t)
-	v.want("Write", write("deep/er/new.txt", "hello\n"), "File created successfully at: "+v.path("deep/er/new.txt")+current)
+	v.want("Write", write("deep/er/new.txt", "hello\n"), "File created successfully at: deep/er/new.txt"+current)
 	if got := v.content("deep/er/new.txt"); got != "hello\n" {
 		t.Errorf("new.txt = %q", got)
 	}
@@ -113,7 +113,7 @@ func TestWrite(t *testing.T) {
 	v.write("a.txt", "old\n")
 	v.wantError("Write", write("a.txt", "x"), "<tool_use_error>"+notReadText+"</tool_use_error>")
 	v.read("a.txt", `, "limit": 1`) // the whole file: not partial
-	v.want("Write", write("a.txt", "new\r\ncontent"), "The file "+v.path("a.txt")+" has been updated successfully."+current)
+	v.want("Write", write("a.txt", "new\r\ncontent"), "The file a.txt has been updated successfully."+current)
 	if got := v.content("a.txt"); got != "new\r\ncontent" {
 		t.Errorf("a.txt = %q (Write writes the content as given)", got)
 	}
@@ -130,9 +130,9 @@ func TestWrite(t *testing.T) {
 		t.Errorf("b.txt = %q", got)
 	}
 	v.read("b.txt")
-	v.want("Write", write("b.txt", "x"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
+	v.want("Write", write("b.txt", "x"), "The file b.txt has been updated successfully."+current)
 
-	v.wantError("Write", write("deep", "x"), "Path is a directory")
+	v.wantError("Write", write("deep", "x"), "<tool_use_error>deep is a directory, not a file. To create a file inside it, include the file name in file_path.</tool_use_error>")
 	v.wantError("Write", `{"file_path": "a.txt"}`, "content")
 }
 
@@ -149,8 +149,8 @@ func TestEditValidation(t *testing.T) {
 	// A ranged read will do for Edit, as in the original, whose success text then does
 	// not say the model's view of the file is current; nor after a second edit.
 	v.read("lines.txt", `, "offset": 2, "limit": 1`)
-	v.want("Edit", edit("lines.txt", "2", "two"), "The file "+v.path("lines.txt")+" has been updated successfully.")
-	v.want("Edit", edit("lines.txt", "3", "three"), "The file "+v.path("lines.txt")+" has been updated successfully.")
+	v.want("Edit", edit("lines.txt", "2", "two"), "The file lines.txt has been updated successfully.")
+	v.want("Edit", edit("lines.txt", "3", "three"), "The file lines.txt has been updated successfully.")
 	if got := v.content("lines.txt"); got != "1\ntwo\nthree\n" {
 		t.Errorf("lines.txt = %q", got)
 	}
@@ -183,7 +183,7 @@ func TestEditModifiedButSameContentAccepted(t *testing.T) {
 	v.write("a.txt", "one\n")
 	v.read("a.txt")
 	v.touch("a.txt") // newer, same content: accepted after a full read
-	v.want("Edit", edit("a.txt", "one", "two"), "The file "+v.path("a.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("a.txt", "one", "two"), "The file a.txt has been updated successfully."+current)
 	if got := v.content("a.txt"); got != "two\n" {
 		t.Errorf("a.txt = %q", got)
 	}
@@ -193,7 +193,7 @@ func TestEditReplaces(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("a.txt", "alpha beta\nalpha gamma\n")
 	v.read("a.txt")
-	updated := "The file " + v.path("a.txt") + " has been updated successfully." + current
+	updated := "The file a.txt has been updated successfully." + current
 	v.want("Edit", edit("a.txt", "alpha beta", "first"), updated)
 	// The edit refreshed readFileState: a second edit needs no new Read.
 	v.want("Edit", edit("a.txt", "alpha", "$1 %1 %% $& \\1"), updated)
@@ -204,7 +204,7 @@ func TestEditReplaces(t *testing.T) {
 	v.write("b.txt", "x.y x.y x.y\n")
 	v.read("b.txt")
 	v.want("Edit", edit("b.txt", "x.y", "%0", true),
-		"The file "+v.path("b.txt")+" has been updated. All occurrences were successfully replaced."+current)
+		"The file b.txt has been updated. All occurrences were successfully replaced."+current)
 	if got := v.content("b.txt"); got != "%0 %0 %0\n" {
 		t.Errorf("b.txt = %q", got)
 	}
@@ -212,7 +212,7 @@ func TestEditReplaces(t *testing.T) {
 	// Deleting text deletes the line break after it.
 	v.write("c.txt", "keep\ndrop\nkeep too\n")
 	v.read("c.txt")
-	v.want("Edit", edit("c.txt", "drop", ""), "The file "+v.path("c.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("c.txt", "drop", ""), "The file c.txt has been updated successfully."+current)
 	if got := v.content("c.txt"); got != "keep\nkeep too\n" {
 		t.Errorf("c.txt = %q", got)
 	}
@@ -223,14 +223,14 @@ func TestEditCurlyQuotes(t *testing.T) {
 	v.write("q.txt", "He said “hello” and it’s fine.\n")
 	v.read("q.txt")
 	v.want("Edit", edit("q.txt", `said "hello" and it's`, `said "goodbye" and it's`),
-		"The file "+v.path("q.txt")+" has been updated successfully."+current)
+		"The file q.txt has been updated successfully."+current)
 	if got := v.content("q.txt"); got != "He said “goodbye” and it’s fine.\n" {
 		t.Errorf("q.txt = %q", got)
 	}
 	// Straight quotes in the file stay straight.
 	v.write("s.txt", `x = "a"`+"\n")
 	v.read("s.txt")
-	v.want("Edit", edit("s.txt", `"a"`, `"b"`), "The file "+v.path("s.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("s.txt", `"a"`, `"b"`), "The file s.txt has been updated successfully."+current)
 	if got := v.content("s.txt"); got != `x = "b"`+"\n" {
 		t.Errorf("s.txt = %q", got)
 	}
@@ -240,7 +240,7 @@ func TestEditKeepsCRLF(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", "one\r\ntwo\r\nthree\r\n")
 	v.read("w.txt")
-	v.want("Edit", edit("w.txt", "one\ntwo", "1\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("w.txt", "one\ntwo", "1\n2\n2.5"), "The file w.txt has been updated successfully."+current)
 	if got := v.content("w.txt"); got != "1\r\n2\r\n2.5\r\nthree\r\n" {
 		t.Errorf("w.txt = %q", got)
 	}
@@ -248,13 +248,13 @@ func TestEditKeepsCRLF(t *testing.T) {
 
 func TestEditCreates(t *testing.T) {
 	v := newWriteEnv(t)
-	v.want("Edit", edit("new/dir/f.txt", "", "content\n"), "The file "+v.path("new/dir/f.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("new/dir/f.txt", "", "content\n"), "The file new/dir/f.txt has been updated successfully."+current)
 	if got := v.content("new/dir/f.txt"); got != "content\n" {
 		t.Errorf("f.txt = %q", got)
 	}
 	// An empty (or blank) file may be filled without reading it.
 	v.write("empty.txt", " \n")
-	v.want("Edit", edit("empty.txt", "", "filled\n"), "The file "+v.path("empty.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("empty.txt", "", "filled\n"), "The file empty.txt has been updated successfully."+current)
 	if got := v.content("empty.txt"); got != "filled\n" {
 		t.Errorf("empty.txt = %q", got)
 	}
@@ -322,12 +322,12 @@ func TestEditKeepsUTF16AndCRLF(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", utf16LE("one é\r\ntwo\r\nthree\r\n"))
 	v.read("w.txt")
-	v.want("Edit", edit("w.txt", "one é\ntwo", "1 ü\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("w.txt", "one é\ntwo", "1 ü\n2\n2.5"), "The file w.txt has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\nthree\r\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
 	// The edit recorded the new content: another edit needs no Read.
-	v.want("Edit", edit("w.txt", "three", "3"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("w.txt", "three", "3"), "The file w.txt has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\n3\r\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
@@ -337,7 +337,7 @@ func TestEditKeepsUTF8BOM(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("b.txt", "\uFEFFfirst line\n")
 	v.read("b.txt")
-	v.want("Edit", edit("b.txt", "first", "1st"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("b.txt", "first", "1st"), "The file b.txt has been updated successfully."+current)
 	if got := v.content("b.txt"); got != "\uFEFF1st line\n" {
 		t.Errorf("b.txt = %q", got)
 	}
@@ -347,17 +347,17 @@ func TestWriteKeepsEncoding(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", utf16LE("old\r\n"), "b.txt", "\uFEFFold\n")
 	v.read("w.txt")
-	v.want("Write", write("w.txt", "new ñ\n"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Write", write("w.txt", "new ñ\n"), "The file w.txt has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("new ñ\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
 	v.read("b.txt")
-	v.want("Write", write("b.txt", "new\n"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
+	v.want("Write", write("b.txt", "new\n"), "The file b.txt has been updated successfully."+current)
 	if got := v.content("b.txt"); got != "\uFEFFnew\n" {
 		t.Errorf("b.txt = %q", got)
 	}
 	// A new file is UTF-8.
-	v.want("Write", write("n.txt", "ñ\n"), "File created successfully at: "+v.path("n.txt")+current)
+	v.want("Write", write("n.txt", "ñ\n"), "File created successfully at: n.txt"+current)
 	if got := v.content("n.txt"); got != "ñ\n" {
 		t.Errorf("n.txt = %q", got)
 	}

@@ -223,11 +223,15 @@ Replaces one exact piece of text in a file with another.
     local path = fs.abs(input.file_path, ctx.cwd)
     local raw, info, code = fs.read(path)
     if not raw then
-      if code == "notfound" then
+      if code == "notfound" and files.underFile(path) then
+        return { result = false, errorCode = 4, message = "Error calling tool (Edit): " .. files.notDirText("stat", path) }
+      elseif code == "notfound" then
         if old == "" then
           return true
         end
         return { result = false, errorCode = 4, message = missingText(path, ctx) }
+      elseif code == "isdir" then
+        return { result = false, errorCode = 4, message = "Error calling tool (Edit): EISDIR: illegal operation on a directory, read" }
       end
       return { result = false, errorCode = code == "toolarge" and 10 or 4, message = info }
     end
@@ -339,7 +343,8 @@ Replaces one exact piece of text in a file with another.
     end
     return {
       data = {
-        filePath = path,
+        -- The path as the model gave it, as the original reports it.
+        filePath = input.file_path,
         oldString = old,
         newString = new,
         replaceAll = input.replace_all,

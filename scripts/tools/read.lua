@@ -193,6 +193,17 @@ local function linesText(file)
     file.startLine, file.totalLines)
 end
 
+-- dirShown is how the original names a directory given to Read: an absolute path
+-- that ends in "/" keeps that slash, and gains one more.
+---@param given string file_path as the model gave it
+---@param path string the absolute path
+local function dirShown(given, path)
+  if given:match("^/.*/$") and path ~= "/" then
+    return quote(path) .. "//"
+  end
+  return quote(path)
+end
+
 ---@class ReadInput
 ---@field file_path string
 ---@field offset? integer
@@ -294,9 +305,12 @@ Reads a text file from the local filesystem and returns it with numbered lines.
     local path = fs.abs(input.file_path, ctx.cwd)
     local info, err, code = fs.stat(path)
     if not info then
+      if code == "notfound" and files.underFile(path) then
+        fail(files.notDirText("open", path))
+      end
       fail(code == "notfound" and missingText(path, ctx) or err)
     elseif info.isDir then
-      fail("EISDIR: illegal operation on a directory, read '" .. quote(path) .. "'")
+      fail("EISDIR: illegal operation on a directory, read '" .. dirShown(input.file_path, path) .. "'")
     elseif not info.isFile then
       fail("Path is not a regular file: " .. quote(path))
     end

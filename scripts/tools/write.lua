@@ -72,13 +72,16 @@ Use it for new files and full rewrites. An existing file must be read in full wi
     local path = fs.abs(input.file_path, ctx.cwd)
     local info, err, code = fs.stat(path)
     if not info then
-      if code == "notfound" then
+      if code == "notfound" and files.underFile(path) then
+        return { result = false, errorCode = 1, message = "Error calling tool (Write): " .. files.notDirText("stat", path) }
+      elseif code == "notfound" then
         return true
       end
       return { result = false, errorCode = 1, message = err }
     end
     if info.isDir then
-      return { result = false, errorCode = 1, message = "Path is a directory, not a file: " .. quote(path) }
+      return { result = false, errorCode = 17, message = quote(input.file_path) ..
+        " is a directory, not a file. To create a file inside it, include the file name in file_path." }
     end
     local entry = ctx.readFileState:get(path)
     if not entry or entry.partial then
@@ -124,7 +127,8 @@ Use it for new files and full rewrites. An existing file must be read in full wi
     return {
       data = {
         type = written.created and "create" or "update",
-        filePath = path,
+        -- The path as the model gave it, as the original reports it.
+        filePath = input.file_path,
         content = input.content,
       },
     }

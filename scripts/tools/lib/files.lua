@@ -4,6 +4,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local quote = require("path").quote
 
 local files = {}
 
@@ -85,6 +86,31 @@ function files.missingText(path, ctx)
     msg = msg .. " Did you mean " .. similar .. "?"
   end
   return msg
+end
+
+-- underFile tells whether path, which fs found missing, lies under a file: the
+-- nearest of its directories that exists is not a directory, which the system
+-- reports as ENOTDIR.
+---@param path string an absolute path
+---@return boolean
+function files.underFile(path)
+  local dir = path:match("^(.+)/[^/]*$")
+  while dir do
+    local info = fs.stat(dir)
+    if info then
+      return not info.isDir
+    end
+    dir = dir:match("^(.+)/[^/]*$")
+  end
+  return false
+end
+
+-- notDirText is the original's text for an operation (the system call, "stat" or
+-- "open") on a path under a file.
+---@param syscall string
+---@param path string
+function files.notDirText(syscall, path)
+  return ("ENOTDIR: not a directory, %s '%s'"):format(syscall, quote(path))
 end
 
 -- stale tells whether a file (info, from fs.read) changed since the model read it
