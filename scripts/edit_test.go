@@ -362,3 +362,55 @@ func TestWriteKeepsEncoding(t *testing.T) {
 		t.Errorf("n.txt = %q", got)
 	}
 }
+
+// TestFilesNotText: a file that is not UTF-8, or is UTF-16BE, is shown by Read with
+// the original's note, and Edit, Write and NotebookEdit refuse it in its words,
+// leaving it as it was (texts recorded from Claude Code 2.1.328).
+func TestFilesNotText(t *testing.T) {
+	v := newWriteEnv(t)
+	const refusalEnd = ". These tools write UTF-8 (or UTF-16LE behind its byte-order mark) and never convert a file's encoding on their own, so nothing was written. If the file is text, make the change with a shell command that reads and writes it in its own encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it first, then Write it."
+	const noteEnd = " Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+	notUTF8 := "is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary"
+	utf16be := "is UTF-16 big-endian (it starts FE FF), which these tools cannot write"
+	cases := []struct {
+		name, raw, shown, kind, extra string
+	}{
+		{"latin1.txt", "caf\xe9 one\ntwo\n", "1\tcaf\uFFFD one\n2\ttwo\n3\t", notUTF8, " Its undecodable bytes show above as U+FFFD."},
+		{"cut.txt", "ok \xe2\x82\n", "1\tok \uFFFD\n2\t", notUTF8, " Its undecodable bytes show above as U+FFFD."},
+		{"be.txt", "\xfe\xff\x00h\x00i\x00\n", "1\thi\n2\t", utf16be, ""},
+		{"nb.ipynb", `{"cells": [{"id": "a", "source": "caf` + "\xe9" + `"}]}`, "", notUTF8, ""},
+	}
+	for _, c := range cases {
+		v.write(c.name, c.raw)
+		if c.shown != "" {
+			v.want("Read", `{"file_path": `+js(c.name)+`}`, c.shown+"\n\n[This file "+c.kind+"."+c.extra+noteEnd)
+			v.wantError("Edit", edit(c.name, "two", "2"), "<tool_use_error>File "+c.kind+refusalEnd+"</tool_use_error>")
+			v.wantExact("Write", write(c.name, "new\n"), "File "+c.kind+refusalEnd)
+		} else {
+			v.read(c.name)
+			v.wantError("NotebookEdit", nbEdit(c.name, "a", "x"), "<tool_use_error>File "+c.kind+refusalEnd+"</tool_use_error>")
+		}
+		if got := v.content(c.name); got != c.raw {
+			t.Errorf("%s = %q, want it unchanged", c.name, got)
+		}
+	}
+}
+
+// TestFilesPathErrors: a directory given as a file, and a file on the way to a path,
+// are reported as the original reports them.
+func TestFilesPathErrors(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("a.txt", "alpha\n", "dir/b.txt", "beta\n")
+	under := v.path("a.txt/x.txt")
+	v.wantExact("Read", `{"file_path": `+js("a.txt/x.txt")+`}`, "ENOTDIR: not a directory, open '"+under+"'")
+	v.wantExact("Write", write("a.txt/x.txt", "x"), "<tool_use_error>Error calling tool (Write): ENOTDIR: not a directory, stat '"+under+"'</tool_use_error>")
+	v.wantExact("Write", write("a.txt/d/x.txt", "x"), "<tool_use_error>Error calling tool (Write): ENOTDIR: not a directory, stat '"+v.path("a.txt/d/x.txt")+"'</tool_use_error>")
+	v.wantExact("Edit", edit("a.txt/x.txt", "", "x"), "<tool_use_error>Error calling tool (Edit): ENOTDIR: not a directory, stat '"+under+"'</tool_use_error>")
+	v.wantExact("Edit", edit("dir", "a", "b"), "<tool_use_error>Error calling tool (Edit): EISDIR: illegal operation on a directory, read</tool_use_error>")
+	v.wantExact("Write", write("dir", "x"), "<tool_use_error>dir is a directory, not a file. To create a file inside it, include the file name in file_path.</tool_use_error>")
+	v.wantExact("Read", `{"file_path": `+js(v.path("dir")+"/")+`}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"//'")
+	v.wantExact("Read", `{"file_path": "dir/"}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"'")
+	if _, err := os.Stat(v.path("a.txt")); err != nil {
+		t.Error(err)
+	}
+}

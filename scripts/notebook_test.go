@@ -265,13 +265,16 @@ func TestNotebookEditModes(t *testing.T) {
 func TestNotebookBadInputs(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("list.ipynb", `[1, 2]`, "text.IPYNB", smallNotebook, "cells.ipynb", `{"cells": [3]}`)
-	v.wantError("Read", `{"file_path": "list.ipynb"}`, `Notebook file is not a Jupyter notebook: it has no "cells" list.`)
+	notNotebook := `Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects, each with a string or string-array "source").`
+	v.wantError("Read", `{"file_path": "list.ipynb"}`, notNotebook)
 	// The extension is matched as the original matches it, case and all; Read
 	// takes any case.
 	v.read("text.IPYNB")
 	v.wantError("NotebookEdit", nbEdit("text.IPYNB", "a", "x"), "File must be a Jupyter notebook (.ipynb file).")
-	v.read("cells.ipynb")
-	v.wantError("NotebookEdit", nbEdit("cells.ipynb", "cell-0", "x"), "<tool_use_error>Cell cell-0 is not a notebook cell: it is not a JSON object.</tool_use_error>")
+	// A cell that is not an object is no notebook, for Read as for the original;
+	// unread, it cannot be edited.
+	v.wantError("Read", `{"file_path": "cells.ipynb"}`, notNotebook)
+	v.wantError("NotebookEdit", nbEdit("cells.ipynb", "cell-0", "x"), notReadText)
 	for in, problem := range map[string]string{
 		`{"notebook_path": "n.ipynb"}`:                                         "The required parameter `new_source` is missing",
 		`{"notebook_path": 5, "new_source": "x"}`:                              "The parameter `notebook_path` type is expected as `string` but provided as `number`",
@@ -318,10 +321,13 @@ func TestNotebookReadPerPrincipal(t *testing.T) {
 }
 
 // TestNotebookOddCells: cells with fields of the wrong kind are read and edited as
-// the nearest sensible thing, never an error in the tool.
+// the nearest sensible thing, never an error in the tool; a source that is not text
+// makes the file no notebook, as for the original.
 func TestNotebookOddCells(t *testing.T) {
 	v := newWriteEnv(t)
-	v.write("odd.ipynb", `{"cells": [{"cell_type": null, "source": null, "outputs": [{"output_type": "error", "ename": "E", "evalue": 1, "traceback": ["a", 2, {}]}, {"output_type": "update_display_data"}, 7]}], "nbformat": 4, "nbformat_minor": 5}`)
+	v.write("nosource.ipynb", `{"cells": [{"cell_type": "code", "source": null}]}`)
+	v.wantError("Read", `{"file_path": "nosource.ipynb"}`, "Notebook file is not a valid Jupyter notebook")
+	v.write("odd.ipynb", `{"cells": [{"cell_type": null, "source": "", "outputs": [{"output_type": "error", "ename": "E", "evalue": 1, "traceback": ["a", 2, {}]}, {"output_type": "update_display_data"}, 7]}], "nbformat": 4, "nbformat_minor": 5}`)
 	v.want("Read", `{"file_path": "odd.ipynb"}`, "<cell id=\"cell-0\"></cell id=\"cell-0\">\n\nE: 1\na\n2")
 	v.want("NotebookEdit", nbEdit("odd.ipynb", "cell-0", "fixed"), "Updated cell cell-0 with fixed")
 	var nb map[string]any

@@ -27,13 +27,12 @@ local notebook = require("notebook")
 local fail, stale = files.fail, files.stale
 local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
 local NOT_JSON = "Notebook is not valid JSON."
-local NO_CELLS = 'Notebook is not a Jupyter notebook: it has no "cells" list.'
 
 -- parse decodes the notebook, failing with the reason when it is not one.
 local function parse(raw)
   local nb, _, isJSON = notebook.parse(raw)
   if not nb then
-    return nil, isJSON and NO_CELLS or NOT_JSON
+    return nil, isJSON and notebook.NOT_NOTEBOOK or NOT_JSON
   end
   return nb
 end
@@ -69,9 +68,6 @@ local function target(nb, input)
   end
   if mode == "insert" then
     return pos + 1
-  end
-  if type(nb.cells[pos]) ~= "table" then
-    return nil, ("Cell %s is not a notebook cell: it is not a JSON object."):format(input.cell_id)
   end
   return pos
 end

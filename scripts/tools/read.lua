@@ -148,9 +148,12 @@ local function readNotebook(path, ctx)
     end
     fail(code == "notfound" and missingText(path, ctx) or info)
   end
+  if info.encoding == "utf8bom" then
+    raw = "\239\187\191" .. raw -- the original parses the bytes as stored, mark and all
+  end
   local nb, err, isJSON = notebook().parse(raw)
   if not nb and isJSON then
-    fail("Notebook file is not a Jupyter notebook: " .. err .. ".")
+    fail(err)
   elseif not nb then
     fail("Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): " .. err)
   end
