@@ -377,7 +377,7 @@ func TestFilesNotText(t *testing.T) {
 	}{
 		{"latin1.txt", "caf\xe9 one\ntwo\n", "1\tcaf\uFFFD one\n2\ttwo\n3\t", notUTF8, " Its undecodable bytes show above as U+FFFD."},
 		{"cut.txt", "ok \xe2\x82\n", "1\tok \uFFFD\n2\t", notUTF8, " Its undecodable bytes show above as U+FFFD."},
-		{"be.txt", "\xfe\xff\x00h\x00i\x00\n", "1\thi\n2\t", utf16be, ""},
+		{"be.txt", "\xfe\xff\x00h\x00i\x00\n", "1\t\uFFFD\uFFFD\x00h\x00i\x00\n2\t", utf16be, ""},
 		{"nb.ipynb", `{"cells": [{"id": "a", "source": "caf` + "\xe9" + `"}]}`, "", notUTF8, ""},
 	}
 	for _, c := range cases {

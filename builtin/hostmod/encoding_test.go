@@ -26,7 +26,7 @@ var encodingSamples = []string{
 }
 
 func TestEncodingRoundTrips(t *testing.T) {
-	for _, enc := range []string{encUTF8, encUTF8BOM, encUTF16LE, encUTF16BE} {
+	for _, enc := range []string{encUTF8, encUTF8BOM, encUTF16LE} { // UTF-16BE is read as bytes: TestUTF16BEReadAsBytes
 		for _, text := range encodingSamples {
 			raw, err := encodeText([]byte(text), enc)
 			if err != nil {
@@ -73,6 +73,24 @@ func TestEncodingBytes(t *testing.T) {
 	}
 }
 
+// TestUTF16BEReadAsBytes: a file that fs.write wrote in UTF-16BE is read back as the
+// bytes it holds, in encoding utf8, as the original's tools read it.
+func TestUTF16BEReadAsBytes(t *testing.T) {
+	raw, err := encodeText([]byte("hi\n"), encUTF16BE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, enc := decodeText(raw)
+	r, rEnc, err := decodingReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, _ := io.ReadAll(r)
+	if !bytes.Equal(got, raw) || enc != encUTF8 || !bytes.Equal(streamed, raw) || rEnc != encUTF8 {
+		t.Errorf("decodeText = % x, %s; decodingReader = % x, %s; want % x, utf8", got, enc, streamed, rEnc, raw)
+	}
+}
+
 func TestEncodingMalformed(t *testing.T) {
 	for _, c := range []struct {
 		raw  []byte
@@ -81,7 +99,7 @@ func TestEncodingMalformed(t *testing.T) {
 		{[]byte{0xFF, 0xFE, 'a', 0, 'b'}, "a\uFFFD"},        // an odd final byte
 		{[]byte{0xFF, 0xFE, 0x3D, 0xD8, 'a', 0}, "\uFFFDa"}, // a lone high surrogate
 		{[]byte{0xFF, 0xFE, 0x00, 0xDE, 'a', 0}, "\uFFFDa"}, // a lone low surrogate
-		{[]byte{0xFE, 0xFF, 0xD8, 0x3D}, "\uFFFD"},          // a high surrogate at the end
+		{[]byte{0xFF, 0xFE, 0x3D, 0xD8}, "\uFFFD"},          // a high surrogate at the end
 		{[]byte{0xEF, 0xBB}, "\xEF\xBB"},                    // not a whole mark: UTF-8
 		{[]byte{0xFF, 0xFE}, ""},                            // only a mark
 		{[]byte{'a', 0xFF, 0xFE}, "a\xFF\xFE"},              // a mark not at the start

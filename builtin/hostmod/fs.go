@@ -40,9 +40,10 @@ import (
 // numLines by lines.
 //
 // Text is UTF-8 for Lua. read and lines decode a file that starts with a byte order
-// mark and report its encoding: "utf16le" (FF FE) and "utf16be" (FE FF) are
-// converted to UTF-8, "utf8bom" (EF BB BF) loses its mark, and any other file is
-// "utf8" and returned byte for byte. The hash is always that of the bytes on disk,
+// mark and report its encoding: "utf16le" (FF FE) is converted to UTF-8, "utf8bom"
+// (EF BB BF) loses its mark, and any other file is "utf8" and returned byte for
+// byte, UTF-16BE (FE FF) included, as the original's tools read it; info.notText
+// names the files the standard tools do not write (see notText). The hash is always that of the bytes on disk,
 // so that it matches fs.write's ifHash. write's encoding option (default "utf8")
 // encodes the text back, with the mark: writing a file in the encoding read keeps it. write is the
 // only function that changes anything: see luaWrite; it refuses (code "readonly")
@@ -310,7 +311,7 @@ const (
 	notTextInvalid = "not_utf8" // bytes that are not UTF-8: a legacy encoding, or binary
 )
 
-// notText names the kind of a file stored in encoding enc, whose first bytes as
+// notText names the kind of a file read in encoding enc, whose first bytes as
 // stored are head, when it is not text the tools may write, in the original's order
 // of checks; "" when it is. valid, called only when it matters, tells whether the
 // whole file as stored is UTF-8. UTF-16LE behind its mark is text: its NULs are no
@@ -319,7 +320,7 @@ func notText(head []byte, enc string, valid func() bool) string {
 	switch {
 	case enc == encUTF16LE:
 		return ""
-	case enc == encUTF16BE:
+	case bytes.HasPrefix(head, bomUTF16BE):
 		return notTextUTF16BE
 	case bytes.IndexByte(head[:min(len(head), nulWindow)], 0) >= 0:
 		return notTextNUL

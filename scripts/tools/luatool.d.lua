@@ -443,7 +443,9 @@ function FileStates:get(path) end
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
----Lua always sees UTF-8 without a mark.
+---Lua always sees UTF-8 without a mark, except that fs.read and fs.lines return a
+---UTF-16BE file's bytes as they are, with encoding "utf8" and notText "utf16be", as
+---the original's tools read it; fs.write writes all four.
 ---@alias luatool.Encoding "utf8"|"utf8bom"|"utf16le"|"utf16be"
 
 ---What fs.stat returns.
