@@ -414,3 +414,36 @@ func TestFilesPathErrors(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestEditEscapes: Edit matches old_string across \uXXXX escapes as the original
+// does, writes new_string in the file's form, and says so when neither form matched
+// (texts and results recorded from Claude Code 2.1.328).
+func TestEditEscapes(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("plain.txt", "café au lait\n", "esc.json", `{"name": "caf\u00e9", "up": "\u00C9t\u00E9"}`+"\n", "esc2.json", `{"a": "\\u00e9"}`+"\n")
+	for _, name := range []string{"plain.txt", "esc.json", "esc2.json"} {
+		v.read(name)
+	}
+	updated := func(name string) string { return "The file " + name + " has been updated successfully." + current }
+	v.want("Edit", edit("plain.txt", `caf\u00e9`, `caf\u00e8`), updated("plain.txt"))
+	v.want("Edit", edit("esc.json", "café", "cafè crème"), updated("esc.json"))
+	v.want("Edit", edit("esc.json", "Été", "été à"), updated("esc.json"))
+	if got, want := v.content("plain.txt"), "cafè au lait\n"; got != want {
+		t.Errorf("plain.txt = %q, want %q", got, want)
+	}
+	if got, want := v.content("esc.json"), `{"name": "caf\u00e8 cr\u00e8me", "up": "\u00E9t\u00E9 \u00E0"}`+"\n"; got != want {
+		t.Errorf("esc.json = %q, want %q", got, want)
+	}
+	// A character outside the BMP is a surrogate pair of escapes, as in JavaScript.
+	v.write("emoji.json", `{"e": "\ud83d\ude00"}`+"\n")
+	v.read("emoji.json")
+	v.want("Edit", edit("emoji.json", "😀", "😃"), updated("emoji.json"))
+	if got, want := v.content("emoji.json"), `{"e": "\ud83d\ude03"}`+"\n"; got != want {
+		t.Errorf("emoji.json = %q, want %q", got, want)
+	}
+	note := "\n(note: Edit also tried swapping \\uXXXX escapes and their characters; neither form matched, so the mismatch is likely elsewhere in old_string. Re-read the file and copy the exact surrounding text.)"
+	// An escape that is itself escaped (\\u00e9) stands for no character.
+	v.wantExact("Edit", edit("esc2.json", "é", "e"), "<tool_use_error>String to replace not found in file.\nString: é"+note+"</tool_use_error>")
+	v.wantExact("Edit", edit("plain.txt", "naïvety", "x"), "<tool_use_error>String to replace not found in file.\nString: naïvety"+note+"</tool_use_error>")
+	v.wantExact("Edit", edit("plain.txt", "nothere", "x"), "<tool_use_error>String to replace not found in file.\nString: nothere</tool_use_error>")
+}
