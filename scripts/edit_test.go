@@ -410,8 +410,20 @@ func TestFilesPathErrors(t *testing.T) {
 	v.wantExact("Write", write("dir", "x"), "<tool_use_error>dir is a directory, not a file. To create a file inside it, include the file name in file_path.</tool_use_error>")
 	v.wantExact("Read", `{"file_path": `+js(v.path("dir")+"/")+`}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"//'")
 	v.wantExact("Read", `{"file_path": "dir/"}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"'")
-	if _, err := os.Stat(v.path("a.txt")); err != nil {
-		t.Error(err)
+	// A symbolic link is read through, but not written through (recorded texts).
+	for link, target := range map[string]string{"link.txt": "a.txt", "dangling.txt": "nowhere"} {
+		if err := os.Symlink(target, v.path(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v.read("link.txt")
+	v.wantExact("Edit", edit("link.txt", "alpha", "beta"), "Refusing to write "+v.path("link.txt")+": it is a symbolic link. Write to the link's target path instead: "+v.path("a.txt")+".")
+	v.wantExact("Write", write("dangling.txt", "x"), "Refusing to write "+v.path("dangling.txt")+": it is a symbolic link. Write to the link's target path instead: "+v.path("nowhere")+".")
+	if got := v.content("a.txt"); got != "alpha\n" {
+		t.Errorf("a.txt = %q, want it unchanged", got)
+	}
+	if _, err := os.Lstat(v.path("nowhere")); err == nil {
+		t.Error("Write created the target of a dangling link")
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 //	                                               -> info          | nil, err, code
 //	fs.lines(path[, {offset=, limit=, maxBytes=}]) -> text, info    | nil, err, code
 //	fs.stat(path)                                  -> info          | nil, err, code
+//	fs.lstat(path)                                 -> info          | nil, err, code
 //	fs.exists(path)                                -> boolean[, err]
 //	fs.list(dir)                                   -> names         | nil, err, code
 //	fs.abs(path[, base])                           -> absolute path (reads path.quote's form)
@@ -77,6 +78,7 @@ func (rs *rootSet) fsModule() *bindings.Module {
 			"write":  rs.luaWrite,
 			"lines":  rs.luaLines,
 			"stat":   rs.luaStat,
+			"lstat":  rs.luaLstat,
 			"exists": rs.luaExists,
 			"list":   rs.luaList,
 			"abs":    rs.luaAbs,
@@ -448,6 +450,40 @@ func (rs *rootSet) luaStat(L *lua.LState) int {
 			return err
 		}
 		info = fileInfo(st)
+		return nil
+	})
+	if err != nil {
+		return push(L, err)
+	}
+	pushValue(L, info)
+	return 1
+}
+
+// luaLstat is fs.lstat(path): stat's info of path itself, not following a symbolic
+// link it names, with isLink; for a link, target is where it points, absolute and
+// clean (a relative target taken from the link's directory), whether or not
+// anything is there. Only the last element of path is not followed.
+func (rs *rootSet) luaLstat(L *lua.LState) int {
+	p := bindings.NewArgs(L, "fs.lstat").String(1)
+	var info map[string]any
+	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
+		st, err := r.Lstat(loc.name)
+		if err != nil {
+			return err
+		}
+		info = fileInfo(st)
+		info["isLink"] = st.Mode()&fs.ModeSymlink != 0
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		target, err := r.Readlink(loc.name)
+		if err != nil {
+			return err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(loc.abs), target)
+		}
+		info["target"] = filepath.Clean(target)
 		return nil
 	})
 	if err != nil {

@@ -299,3 +299,29 @@ func TestNotText(t *testing.T) {
 		}
 	}
 }
+
+// TestFSLstat: fs.lstat reports a link itself, with its target made absolute, and
+// a file or a directory as stat does.
+func TestFSLstat(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, "a.txt", "alpha\n", "sub/b.txt", "beta\n")
+	symlink(t, "a.txt", filepath.Join(root, "rel.txt"))
+	symlink(t, "nowhere", filepath.Join(root, "sub", "dangling"))
+	symlink(t, filepath.Join(root, "a.txt"), filepath.Join(root, "abs.txt"))
+	lstat := `local p = ...; local info, err, code = fs.lstat(p); if not info then return err, code end; return info.isLink, info.target or "", info.isFile`
+	for _, c := range []struct {
+		name string
+		want []any
+	}{
+		{"a.txt", []any{false, "", true}},
+		{"rel.txt", []any{true, filepath.Join(root, "a.txt"), false}},
+		{"abs.txt", []any{true, filepath.Join(root, "a.txt"), false}},
+		{"sub/dangling", []any{true, filepath.Join(root, "sub", "nowhere"), false}},
+		{"missing", []any{filepath.Join(root, "missing") + ": no such file or directory", "notfound"}},
+	} {
+		got := mustLua(t, []string{root}, lstat, filepath.Join(root, c.name))
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fs.lstat(%s) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

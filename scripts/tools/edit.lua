@@ -376,6 +376,7 @@ Replaces one exact piece of text in a file with another.
       updated = toLF(updated):gsub("\n", "\r\n")
     end
 
+    files.refuseLink(path)
     local written, err, wcode = fs.write(path, updated, opts)
     if not written then
       if wcode == "stale" or wcode == "exists" or wcode == "notread" then

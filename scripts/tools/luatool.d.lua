@@ -534,6 +534,18 @@ function fs.lines(path, opts) end
 ---@return luatool.ErrorCode? code
 function fs.stat(path) end
 
+---What fs.lstat returns: the info of the path itself.
+---@class luatool.LinkInfo: luatool.FileInfo
+---@field isLink boolean The path is a symbolic link (its last element; the others are followed).
+---@field target? string For a link, where it points: absolute and clean, a relative target taken from the link's directory, whether or not anything is there.
+
+---Not following a symbolic link that path names.
+---@param path string
+---@return luatool.LinkInfo? info
+---@return string? err
+---@return luatool.ErrorCode? code
+function fs.lstat(path) end
+
 ---@param path string
 ---@return boolean exists
 ---@return string? err Why not.

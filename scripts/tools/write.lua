@@ -115,6 +115,7 @@ Use it for new files and full rewrites. An existing file must be read in full wi
     else
       fail(info)
     end
+    files.refuseLink(path)
     local written, err, wcode = fs.write(path, input.content, opts)
     if not written then
       if wcode == "notread" then

@@ -113,6 +113,17 @@ function files.notDirText(syscall, path)
   return ("ENOTDIR: not a directory, %s '%s'"):format(syscall, quote(path))
 end
 
+-- refuseLink fails, in the original's words, when path is a symbolic link: Write
+-- and Edit change a link's target only when given the target's own path.
+---@param path string
+function files.refuseLink(path)
+  local info = fs.lstat(path)
+  if info and info.isLink then
+    files.fail(("Refusing to write %s: it is a symbolic link. Write to the link's target path instead: %s."):format(
+      quote(path), quote(info.target)))
+  end
+end
+
 -- stale tells whether a file (info, from fs.read) changed since the model read it
 -- (entry): its content is not the one read, whatever its modification time says.
 ---@param entry luatool.FileState
