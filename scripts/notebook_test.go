@@ -234,9 +234,10 @@ func TestNotebookEditModes(t *testing.T) {
 }
 `, "\n", "\r\n"))
 	v.read("n.ipynb")
-	// Without ids (nbformat 4.2), a new cell has none, and is named by position.
-	v.want("NotebookEdit", nbEdit("n.ipynb", "cell-0", "2", `, "edit_mode": "insert", "cell_type": "code"`), "Inserted cell cell-1 with 2")
-	v.want("NotebookEdit", nbEdit("n.ipynb", "", "top", `, "edit_mode": "insert", "cell_type": "markdown"`), "Inserted cell cell-0 with top")
+	// Without ids (nbformat 4.2), a new cell has none, and the result says so as the
+	// original's does; later calls name it by position.
+	v.want("NotebookEdit", nbEdit("n.ipynb", "cell-0", "2", `, "edit_mode": "insert", "cell_type": "code"`), "Inserted a new cell with 2")
+	v.want("NotebookEdit", nbEdit("n.ipynb", "", "top", `, "edit_mode": "insert", "cell_type": "markdown"`), "Inserted a new cell with top")
 	// A code cell turned into markdown loses what only code cells have.
 	v.want("NotebookEdit", nbEdit("n.ipynb", "cell-3", "now text", `, "cell_type": "markdown"`), "Updated cell cell-3 with now text")
 	v.wantError("NotebookEdit", nbEdit("n.ipynb", "", "x"), "<tool_use_error>Cell ID must be specified when not inserting a new cell.</tool_use_error>")

@@ -10,7 +10,8 @@
 -- count. Unlike the original, which leaves them on a cell turned into markdown and
 -- adds none to a cell turned into code, the cell keeps the fields its type has in
 -- nbformat. A cell inserted into a notebook of nbformat 4.5 or later gets a new id of
--- eight hex digits; in an older one it has none, and the result names it "cell-N".
+-- eight hex digits; in an older one it has none, and the result says "a new cell", as
+-- the original's does.
 --
 -- The notebook is written as Jupyter writes it: keys sorted, one space of indent a
 -- level, a final newline, in the file's encoding and line endings. The original
@@ -248,7 +249,7 @@ How to use it:
       end
       setType(cell, input.cell_type)
       table.insert(cells, pos, cell)
-      data.cell_id = notebook.cellId(cell, pos)
+      data.cell_id = cell.id
       data.cell_type = input.cell_type
     else
       local cell = cells[pos]
@@ -281,7 +282,8 @@ How to use it:
 
   mapResult = function(data)
     if data.edit_mode == "insert" then
-      return ("Inserted cell %s with %s"):format(data.cell_id, data.new_source)
+      local which = data.cell_id and "cell " .. data.cell_id or "a new cell"
+      return ("Inserted %s with %s"):format(which, data.new_source)
     elseif data.edit_mode == "delete" then
       return "Deleted cell " .. data.cell_id
     end
@@ -290,7 +292,7 @@ How to use it:
 
   renderToolResultMessage = function(data)
     local verb = ({ insert = "Inserted", delete = "Deleted" })[data.edit_mode] or "Updated"
-    return ("%s cell %s"):format(verb, data.cell_id)
+    return ("%s %s"):format(verb, data.cell_id and "cell " .. data.cell_id or "a new cell")
   end,
 }
 
