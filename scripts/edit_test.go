@@ -410,6 +410,13 @@ func TestFilesPathErrors(t *testing.T) {
 	v.wantExact("Write", write("dir", "x"), "<tool_use_error>dir is a directory, not a file. To create a file inside it, include the file name in file_path.</tool_use_error>")
 	v.wantExact("Read", `{"file_path": `+js(v.path("dir")+"/")+`}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"//'")
 	v.wantExact("Read", `{"file_path": "dir/"}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"'")
+	// White space around a path is dropped, as the original drops it.
+	v.want("Read", `{"file_path": " a.txt\t"}`, "1\talpha\n2\t")
+	v.want("Edit", edit("a.txt ", "alpha", "ALPHA"), "The file a.txt  has been updated successfully."+current)
+	if got := v.content("a.txt"); got != "ALPHA\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	v.want("Edit", edit(" a.txt", "ALPHA", "alpha"), "The file  a.txt has been updated successfully."+current)
 	// A symbolic link is read through, but not written through (recorded texts).
 	for link, target := range map[string]string{"link.txt": "a.txt", "dangling.txt": "nowhere"} {
 		if err := os.Symlink(target, v.path(link)); err != nil {

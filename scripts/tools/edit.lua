@@ -244,7 +244,7 @@ Replaces one exact piece of text in a file with another.
   -- it stands for, so rules must see that name too.
   ---@param input EditInput
   getPath = function(input)
-    return unquote(input.file_path)
+    return unquote(files.given(input.file_path))
   end,
 
   ---@param input EditInput
@@ -262,7 +262,7 @@ Replaces one exact piece of text in a file with another.
       return { result = false, errorCode = 1,
         message = "No changes to make: old_string and new_string are exactly the same." }
     end
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local raw, info, code = fs.read(path)
     if not raw then
       if code == "notfound" and files.underFile(path) then
@@ -314,7 +314,7 @@ Replaces one exact piece of text in a file with another.
   ---@param input EditInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local old, new = input.old_string, input.new_string
     local opts = { mkdirs = true }
     local content, crlf = "", false

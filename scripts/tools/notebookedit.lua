@@ -160,7 +160,7 @@ How to use it:
   -- (path.quote) as the name it stands for, so rules must see that name too.
   ---@param input NotebookEditInput
   getPath = function(input)
-    return unquote(input.notebook_path)
+    return unquote(files.given(input.notebook_path))
   end,
 
   ---@param input NotebookEditInput
@@ -173,7 +173,7 @@ How to use it:
   ---@param input NotebookEditInput
   ---@param ctx luatool.Context
   validateInput = function(input, ctx)
-    local path = fs.abs(input.notebook_path, ctx.cwd)
+    local path = fs.abs(files.given(input.notebook_path), ctx.cwd)
     if not path:match("%.ipynb$") then
       return { result = false, errorCode = 2,
         message = "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool." }
@@ -212,7 +212,7 @@ How to use it:
   ---@param input NotebookEditInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.notebook_path, ctx.cwd)
+    local path = fs.abs(files.given(input.notebook_path), ctx.cwd)
     local mode = input.edit_mode or "replace"
     local raw, info, code = fs.read(path)
     if not raw then

@@ -275,7 +275,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
   -- it stands for, so rules must see that name too.
   ---@param input ReadInput
   getPath = function(input)
-    return unquote(input.file_path)
+    return unquote(files.given(input.file_path))
   end,
 
   ---@param input ReadInput
@@ -292,7 +292,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
       return { result = false, errorCode = 7,
         message = ('Invalid pages parameter: "%s". Give one page ("3") or one range ("1-5"), not a list. To read several pages or ranges, read each one separately. Pages are 1-indexed.'):format(input.pages) }
     end
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local ext = extension(path)
     if BINARY[ext] then
       return { result = false, errorCode = 4,
@@ -305,7 +305,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
   ---@param input ReadInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local info, err, code = fs.stat(path)
     if not info then
       if code == "notfound" and files.underFile(path) then
@@ -313,7 +313,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
       end
       fail(code == "notfound" and missingText(path, ctx) or err)
     elseif info.isDir then
-      fail("EISDIR: illegal operation on a directory, read '" .. dirShown(input.file_path, path) .. "'")
+      fail("EISDIR: illegal operation on a directory, read '" .. dirShown(files.given(input.file_path), path) .. "'")
     elseif not info.isFile then
       fail("Path is not a regular file: " .. quote(path))
     end

@@ -56,7 +56,7 @@ Use it for new files and full rewrites. An existing file must be read in full wi
   -- it stands for, so rules must see that name too.
   ---@param input WriteInput
   getPath = function(input)
-    return unquote(input.file_path)
+    return unquote(files.given(input.file_path))
   end,
 
   ---@param input WriteInput
@@ -69,7 +69,7 @@ Use it for new files and full rewrites. An existing file must be read in full wi
   ---@param input WriteInput
   ---@param ctx luatool.Context
   validateInput = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local info, err, code = fs.stat(path)
     if not info then
       if code == "notfound" and files.underFile(path) then
@@ -99,7 +99,7 @@ Use it for new files and full rewrites. An existing file must be read in full wi
   ---@param input WriteInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local opts = { mkdirs = true }
     local old, info, code = fs.read(path)
     if old then

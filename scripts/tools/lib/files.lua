@@ -40,6 +40,16 @@ end
 -- knows the file's new content without reading it back.
 files.CURRENT = " (file state is current in your context — no need to Read it back)"
 
+-- given is a path as the model gave it, without the white space around it, which
+-- the original drops before it resolves a path. The file tools read every path
+-- through it, getPath included, so that permission rules see the file the call
+-- opens.
+---@param p string
+---@return string
+function files.given(p)
+  return (p:gsub("^%s+", ""):gsub("%s+$", ""))
+end
+
 -- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
 -- position out of the message.
 ---@param msg string
