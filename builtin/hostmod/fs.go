@@ -442,21 +442,13 @@ func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, tot
 // luaStat is fs.stat(path): {size=, mtime=, isDir=, isFile=, mode=}, following
 // symbolic links that stay inside the roots. mtime is in seconds (with fraction).
 func (rs *rootSet) luaStat(L *lua.LState) int {
-	p := bindings.NewArgs(L, "fs.stat").String(1)
-	var info map[string]any
-	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
+	return rs.pushInfo(L, "fs.stat", func(r *os.Root, loc location) (map[string]any, error) {
 		st, err := r.Stat(loc.name)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		info = fileInfo(st)
-		return nil
+		return fileInfo(st), nil
 	})
-	if err != nil {
-		return push(L, err)
-	}
-	pushValue(L, info)
-	return 1
 }
 
 // luaLstat is fs.lstat(path): stat's info of path itself, not following a symbolic
@@ -464,32 +456,43 @@ func (rs *rootSet) luaStat(L *lua.LState) int {
 // clean (a relative target taken from the link's directory), whether or not
 // anything is there. Only the last element of path is not followed.
 func (rs *rootSet) luaLstat(L *lua.LState) int {
-	p := bindings.NewArgs(L, "fs.lstat").String(1)
-	var info map[string]any
-	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
+	return rs.pushInfo(L, "fs.lstat", func(r *os.Root, loc location) (map[string]any, error) {
 		st, err := r.Lstat(loc.name)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		info = fileInfo(st)
+		info := fileInfo(st)
 		info["isLink"] = st.Mode()&fs.ModeSymlink != 0
 		if st.Mode()&fs.ModeSymlink == 0 {
-			return nil
+			return info, nil
 		}
 		target, err := r.Readlink(loc.name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(filepath.Dir(loc.abs), target)
 		}
 		info["target"] = filepath.Clean(target)
-		return nil
+		return info, nil
+	})
+}
+
+// pushInfo is the body of fs.stat and fs.lstat (named fn): it checks the path
+// argument, builds the info table of the path with info, inside the roots, and
+// pushes it, or nil, the message and the code.
+func (rs *rootSet) pushInfo(L *lua.LState, fn string, info func(r *os.Root, loc location) (map[string]any, error)) int {
+	p := bindings.NewArgs(L, fn).String(1)
+	var out map[string]any
+	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
+		var err error
+		out, err = info(r, loc)
+		return err
 	})
 	if err != nil {
 		return push(L, err)
 	}
-	pushValue(L, info)
+	pushValue(L, out)
 	return 1
 }
 

@@ -154,6 +154,18 @@ local function valueError(kind, detail)
   return "Unexpected token '" .. kind .. "'"
 end
 
+-- colonThen reads the ":" after a property name, then the token after it: that
+-- token's kind and detail, or nil and the parser's message.
+local function colonThen(next)
+  local kind, detail = next()
+  if kind == "err" then
+    return nil, detail
+  elseif kind ~= ":" then
+    return nil, "Expected ':' before value in object property definition"
+  end
+  return next()
+end
+
 -- message is the original's error for s, without its "JSON Parse error: " prefix,
 -- or nil when the parser would accept it.
 local function message(s)
@@ -180,13 +192,10 @@ local function message(s)
         return "Expected '}'"
       else
         open[#open + 1] = "{"
-        kind, detail = next()
-        if kind == "err" then
+        kind, detail = colonThen(next)
+        if not kind then
           return detail
-        elseif kind ~= ":" then
-          return "Expected ':' before value in object property definition"
         end
-        kind, detail = next()
       end
     elseif not done then
       return valueError(kind, detail)
@@ -211,13 +220,10 @@ local function message(s)
           elseif kind ~= "string" then
             return "Property name must be a string literal"
           end
-          kind, detail = next()
-          if kind == "err" then
+          kind, detail = colonThen(next)
+          if not kind then
             return detail
-          elseif kind ~= ":" then
-            return "Expected ':' before value in object property definition"
           end
-          kind, detail = next()
         end
         done = false
       elseif (top == "[" and kind == "]") or (top == "{" and kind == "}") then
