@@ -103,7 +103,7 @@ func TestWriteAndEditAskPermission(t *testing.T) {
 
 func TestWrite(t *testing.T) {
 	v := newWriteEnv(t)
-	v.want("Write", write("deep/er/new.txt", "hello\n"), "File created successfully at: "+v.path("deep/er/new.txt")+current)
+	v.want("Write", write("deep/er/new.txt", "hello\n"), "File created successfully at: deep/er/new.txt"+current)
 	if got := v.content("deep/er/new.txt"); got != "hello\n" {
 		t.Errorf("new.txt = %q", got)
 	}
@@ -113,7 +113,7 @@ func TestWrite(t *testing.T) {
 	v.write("a.txt", "old\n")
 	v.wantError("Write", write("a.txt", "x"), "<tool_use_error>"+notReadText+"</tool_use_error>")
 	v.read("a.txt", `, "limit": 1`) // the whole file: not partial
-	v.want("Write", write("a.txt", "new\r\ncontent"), "The file "+v.path("a.txt")+" has been updated successfully."+current)
+	v.want("Write", write("a.txt", "new\r\ncontent"), "The file a.txt has been updated successfully."+current)
 	if got := v.content("a.txt"); got != "new\r\ncontent" {
 		t.Errorf("a.txt = %q (Write writes the content as given)", got)
 	}
@@ -130,9 +130,9 @@ func TestWrite(t *testing.T) {
 		t.Errorf("b.txt = %q", got)
 	}
 	v.read("b.txt")
-	v.want("Write", write("b.txt", "x"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
+	v.want("Write", write("b.txt", "x"), "The file b.txt has been updated successfully."+current)
 
-	v.wantError("Write", write("deep", "x"), "Path is a directory")
+	v.wantError("Write", write("deep", "x"), "<tool_use_error>deep is a directory, not a file. To create a file inside it, include the file name in file_path.</tool_use_error>")
 	v.wantError("Write", `{"file_path": "a.txt"}`, "content")
 }
 
@@ -149,8 +149,8 @@ func TestEditValidation(t *testing.T) {
 	// A ranged read will do for Edit, as in the original, whose success text then does
 	// not say the model's view of the file is current; nor after a second edit.
 	v.read("lines.txt", `, "offset": 2, "limit": 1`)
-	v.want("Edit", edit("lines.txt", "2", "two"), "The file "+v.path("lines.txt")+" has been updated successfully.")
-	v.want("Edit", edit("lines.txt", "3", "three"), "The file "+v.path("lines.txt")+" has been updated successfully.")
+	v.want("Edit", edit("lines.txt", "2", "two"), "The file lines.txt has been updated successfully.")
+	v.want("Edit", edit("lines.txt", "3", "three"), "The file lines.txt has been updated successfully.")
 	if got := v.content("lines.txt"); got != "1\ntwo\nthree\n" {
 		t.Errorf("lines.txt = %q", got)
 	}
@@ -183,7 +183,7 @@ func TestEditModifiedButSameContentAccepted(t *testing.T) {
 	v.write("a.txt", "one\n")
 	v.read("a.txt")
 	v.touch("a.txt") // newer, same content: accepted after a full read
-	v.want("Edit", edit("a.txt", "one", "two"), "The file "+v.path("a.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("a.txt", "one", "two"), "The file a.txt has been updated successfully."+current)
 	if got := v.content("a.txt"); got != "two\n" {
 		t.Errorf("a.txt = %q", got)
 	}
@@ -193,7 +193,7 @@ func TestEditReplaces(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("a.txt", "alpha beta\nalpha gamma\n")
 	v.read("a.txt")
-	updated := "The file " + v.path("a.txt") + " has been updated successfully." + current
+	updated := "The file a.txt has been updated successfully." + current
 	v.want("Edit", edit("a.txt", "alpha beta", "first"), updated)
 	// The edit refreshed readFileState: a second edit needs no new Read.
 	v.want("Edit", edit("a.txt", "alpha", "$1 %1 %% $& \\1"), updated)
@@ -204,7 +204,7 @@ func TestEditReplaces(t *testing.T) {
 	v.write("b.txt", "x.y x.y x.y\n")
 	v.read("b.txt")
 	v.want("Edit", edit("b.txt", "x.y", "%0", true),
-		"The file "+v.path("b.txt")+" has been updated. All occurrences were successfully replaced."+current)
+		"The file b.txt has been updated. All occurrences were successfully replaced."+current)
 	if got := v.content("b.txt"); got != "%0 %0 %0\n" {
 		t.Errorf("b.txt = %q", got)
 	}
@@ -212,7 +212,7 @@ func TestEditReplaces(t *testing.T) {
 	// Deleting text deletes the line break after it.
 	v.write("c.txt", "keep\ndrop\nkeep too\n")
 	v.read("c.txt")
-	v.want("Edit", edit("c.txt", "drop", ""), "The file "+v.path("c.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("c.txt", "drop", ""), "The file c.txt has been updated successfully."+current)
 	if got := v.content("c.txt"); got != "keep\nkeep too\n" {
 		t.Errorf("c.txt = %q", got)
 	}
@@ -223,14 +223,14 @@ func TestEditCurlyQuotes(t *testing.T) {
 	v.write("q.txt", "He said “hello” and it’s fine.\n")
 	v.read("q.txt")
 	v.want("Edit", edit("q.txt", `said "hello" and it's`, `said "goodbye" and it's`),
-		"The file "+v.path("q.txt")+" has been updated successfully."+current)
+		"The file q.txt has been updated successfully."+current)
 	if got := v.content("q.txt"); got != "He said “goodbye” and it’s fine.\n" {
 		t.Errorf("q.txt = %q", got)
 	}
 	// Straight quotes in the file stay straight.
 	v.write("s.txt", `x = "a"`+"\n")
 	v.read("s.txt")
-	v.want("Edit", edit("s.txt", `"a"`, `"b"`), "The file "+v.path("s.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("s.txt", `"a"`, `"b"`), "The file s.txt has been updated successfully."+current)
 	if got := v.content("s.txt"); got != `x = "b"`+"\n" {
 		t.Errorf("s.txt = %q", got)
 	}
@@ -240,7 +240,7 @@ func TestEditKeepsCRLF(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", "one\r\ntwo\r\nthree\r\n")
 	v.read("w.txt")
-	v.want("Edit", edit("w.txt", "one\ntwo", "1\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("w.txt", "one\ntwo", "1\n2\n2.5"), "The file w.txt has been updated successfully."+current)
 	if got := v.content("w.txt"); got != "1\r\n2\r\n2.5\r\nthree\r\n" {
 		t.Errorf("w.txt = %q", got)
 	}
@@ -248,13 +248,13 @@ func TestEditKeepsCRLF(t *testing.T) {
 
 func TestEditCreates(t *testing.T) {
 	v := newWriteEnv(t)
-	v.want("Edit", edit("new/dir/f.txt", "", "content\n"), "The file "+v.path("new/dir/f.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("new/dir/f.txt", "", "content\n"), "The file new/dir/f.txt has been updated successfully."+current)
 	if got := v.content("new/dir/f.txt"); got != "content\n" {
 		t.Errorf("f.txt = %q", got)
 	}
 	// An empty (or blank) file may be filled without reading it.
 	v.write("empty.txt", " \n")
-	v.want("Edit", edit("empty.txt", "", "filled\n"), "The file "+v.path("empty.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("empty.txt", "", "filled\n"), "The file empty.txt has been updated successfully."+current)
 	if got := v.content("empty.txt"); got != "filled\n" {
 		t.Errorf("empty.txt = %q", got)
 	}
@@ -322,12 +322,12 @@ func TestEditKeepsUTF16AndCRLF(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", utf16LE("one é\r\ntwo\r\nthree\r\n"))
 	v.read("w.txt")
-	v.want("Edit", edit("w.txt", "one é\ntwo", "1 ü\n2\n2.5"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("w.txt", "one é\ntwo", "1 ü\n2\n2.5"), "The file w.txt has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\nthree\r\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
 	// The edit recorded the new content: another edit needs no Read.
-	v.want("Edit", edit("w.txt", "three", "3"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("w.txt", "three", "3"), "The file w.txt has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("1 ü\r\n2\r\n2.5\r\n3\r\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
@@ -337,7 +337,7 @@ func TestEditKeepsUTF8BOM(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("b.txt", "\uFEFFfirst line\n")
 	v.read("b.txt")
-	v.want("Edit", edit("b.txt", "first", "1st"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
+	v.want("Edit", edit("b.txt", "first", "1st"), "The file b.txt has been updated successfully."+current)
 	if got := v.content("b.txt"); got != "\uFEFF1st line\n" {
 		t.Errorf("b.txt = %q", got)
 	}
@@ -347,18 +347,122 @@ func TestWriteKeepsEncoding(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("w.txt", utf16LE("old\r\n"), "b.txt", "\uFEFFold\n")
 	v.read("w.txt")
-	v.want("Write", write("w.txt", "new ñ\n"), "The file "+v.path("w.txt")+" has been updated successfully."+current)
+	v.want("Write", write("w.txt", "new ñ\n"), "The file w.txt has been updated successfully."+current)
 	if got, want := v.content("w.txt"), utf16LE("new ñ\n"); got != want {
 		t.Errorf("w.txt = %q, want %q", got, want)
 	}
 	v.read("b.txt")
-	v.want("Write", write("b.txt", "new\n"), "The file "+v.path("b.txt")+" has been updated successfully."+current)
+	v.want("Write", write("b.txt", "new\n"), "The file b.txt has been updated successfully."+current)
 	if got := v.content("b.txt"); got != "\uFEFFnew\n" {
 		t.Errorf("b.txt = %q", got)
 	}
 	// A new file is UTF-8.
-	v.want("Write", write("n.txt", "ñ\n"), "File created successfully at: "+v.path("n.txt")+current)
+	v.want("Write", write("n.txt", "ñ\n"), "File created successfully at: n.txt"+current)
 	if got := v.content("n.txt"); got != "ñ\n" {
 		t.Errorf("n.txt = %q", got)
 	}
+}
+
+// TestFilesNotText: a file that is not UTF-8, or is UTF-16BE, is shown by Read with
+// the original's note, and Edit, Write and NotebookEdit refuse it in its words,
+// leaving it as it was (texts recorded from Claude Code 2.1.328).
+func TestFilesNotText(t *testing.T) {
+	v := newWriteEnv(t)
+	const refusalEnd = ". These tools write UTF-8 (or UTF-16LE behind its byte-order mark) and never convert a file's encoding on their own, so nothing was written. If the file is text, make the change with a shell command that reads and writes it in its own encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it first, then Write it."
+	const noteEnd = " Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+	notUTF8 := "is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary"
+	utf16be := "is UTF-16 big-endian (it starts FE FF), which these tools cannot write"
+	cases := []struct {
+		name, raw, shown, kind, extra string
+	}{
+		{"latin1.txt", "caf\xe9 one\ntwo\n", "1\tcaf\uFFFD one\n2\ttwo\n3\t", notUTF8, " Its undecodable bytes show above as U+FFFD."},
+		{"cut.txt", "ok \xe2\x82\n", "1\tok \uFFFD\n2\t", notUTF8, " Its undecodable bytes show above as U+FFFD."},
+		{"be.txt", "\xfe\xff\x00h\x00i\x00\n", "1\t\uFFFD\uFFFD\x00h\x00i\x00\n2\t", utf16be, ""},
+		{"nb.ipynb", `{"cells": [{"id": "a", "source": "caf` + "\xe9" + `"}]}`, "", notUTF8, ""},
+	}
+	for _, c := range cases {
+		v.write(c.name, c.raw)
+		if c.shown != "" {
+			v.want("Read", `{"file_path": `+js(c.name)+`}`, c.shown+"\n\n[This file "+c.kind+"."+c.extra+noteEnd)
+			v.wantError("Edit", edit(c.name, "two", "2"), "<tool_use_error>File "+c.kind+refusalEnd+"</tool_use_error>")
+			v.wantExact("Write", write(c.name, "new\n"), "File "+c.kind+refusalEnd)
+		} else {
+			v.read(c.name)
+			v.wantError("NotebookEdit", nbEdit(c.name, "a", "x"), "<tool_use_error>File "+c.kind+refusalEnd+"</tool_use_error>")
+		}
+		if got := v.content(c.name); got != c.raw {
+			t.Errorf("%s = %q, want it unchanged", c.name, got)
+		}
+	}
+}
+
+// TestFilesPathErrors: a directory given as a file, and a file on the way to a path,
+// are reported as the original reports them.
+func TestFilesPathErrors(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("a.txt", "alpha\n", "dir/b.txt", "beta\n")
+	under := v.path("a.txt/x.txt")
+	v.wantExact("Read", `{"file_path": `+js("a.txt/x.txt")+`}`, "ENOTDIR: not a directory, open '"+under+"'")
+	v.wantExact("Write", write("a.txt/x.txt", "x"), "<tool_use_error>Error calling tool (Write): ENOTDIR: not a directory, stat '"+under+"'</tool_use_error>")
+	v.wantExact("Write", write("a.txt/d/x.txt", "x"), "<tool_use_error>Error calling tool (Write): ENOTDIR: not a directory, stat '"+v.path("a.txt/d/x.txt")+"'</tool_use_error>")
+	v.wantExact("Edit", edit("a.txt/x.txt", "", "x"), "<tool_use_error>Error calling tool (Edit): ENOTDIR: not a directory, stat '"+under+"'</tool_use_error>")
+	v.wantExact("Edit", edit("dir", "a", "b"), "<tool_use_error>Error calling tool (Edit): EISDIR: illegal operation on a directory, read</tool_use_error>")
+	v.wantExact("Write", write("dir", "x"), "<tool_use_error>dir is a directory, not a file. To create a file inside it, include the file name in file_path.</tool_use_error>")
+	v.wantExact("Read", `{"file_path": `+js(v.path("dir")+"/")+`}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"//'")
+	v.wantExact("Read", `{"file_path": "dir/"}`, "EISDIR: illegal operation on a directory, read '"+v.path("dir")+"'")
+	// White space around a path is dropped, as the original drops it.
+	v.want("Read", `{"file_path": " a.txt\t"}`, "1\talpha\n2\t")
+	v.want("Edit", edit("a.txt ", "alpha", "ALPHA"), "The file a.txt  has been updated successfully."+current)
+	if got := v.content("a.txt"); got != "ALPHA\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	v.want("Edit", edit(" a.txt", "ALPHA", "alpha"), "The file  a.txt has been updated successfully."+current)
+	// A symbolic link is read through, but not written through (recorded texts).
+	for link, target := range map[string]string{"link.txt": "a.txt", "dangling.txt": "nowhere"} {
+		if err := os.Symlink(target, v.path(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v.read("link.txt")
+	v.wantExact("Edit", edit("link.txt", "alpha", "beta"), "Refusing to write "+v.path("link.txt")+": it is a symbolic link. Write to the link's target path instead: "+v.path("a.txt")+".")
+	v.wantExact("Write", write("dangling.txt", "x"), "Refusing to write "+v.path("dangling.txt")+": it is a symbolic link. Write to the link's target path instead: "+v.path("nowhere")+".")
+	if got := v.content("a.txt"); got != "alpha\n" {
+		t.Errorf("a.txt = %q, want it unchanged", got)
+	}
+	if _, err := os.Lstat(v.path("nowhere")); err == nil {
+		t.Error("Write created the target of a dangling link")
+	}
+}
+
+// TestEditEscapes: Edit matches old_string across \uXXXX escapes as the original
+// does, writes new_string in the file's form, and says so when neither form matched
+// (texts and results recorded from Claude Code 2.1.328).
+func TestEditEscapes(t *testing.T) {
+	v := newWriteEnv(t)
+	v.write("plain.txt", "café au lait\n", "esc.json", `{"name": "caf\u00e9", "up": "\u00C9t\u00E9"}`+"\n", "esc2.json", `{"a": "\\u00e9"}`+"\n")
+	for _, name := range []string{"plain.txt", "esc.json", "esc2.json"} {
+		v.read(name)
+	}
+	updated := func(name string) string { return "The file " + name + " has been updated successfully." + current }
+	v.want("Edit", edit("plain.txt", `caf\u00e9`, `caf\u00e8`), updated("plain.txt"))
+	v.want("Edit", edit("esc.json", "café", "cafè crème"), updated("esc.json"))
+	v.want("Edit", edit("esc.json", "Été", "été à"), updated("esc.json"))
+	if got, want := v.content("plain.txt"), "cafè au lait\n"; got != want {
+		t.Errorf("plain.txt = %q, want %q", got, want)
+	}
+	if got, want := v.content("esc.json"), `{"name": "caf\u00e8 cr\u00e8me", "up": "\u00E9t\u00E9 \u00E0"}`+"\n"; got != want {
+		t.Errorf("esc.json = %q, want %q", got, want)
+	}
+	// A character outside the BMP is a surrogate pair of escapes, as in JavaScript.
+	v.write("emoji.json", `{"e": "\ud83d\ude00"}`+"\n")
+	v.read("emoji.json")
+	v.want("Edit", edit("emoji.json", "😀", "😃"), updated("emoji.json"))
+	if got, want := v.content("emoji.json"), `{"e": "\ud83d\ude03"}`+"\n"; got != want {
+		t.Errorf("emoji.json = %q, want %q", got, want)
+	}
+	note := "\n(note: Edit also tried swapping \\uXXXX escapes and their characters; neither form matched, so the mismatch is likely elsewhere in old_string. Re-read the file and copy the exact surrounding text.)"
+	// An escape that is itself escaped (\\u00e9) stands for no character.
+	v.wantExact("Edit", edit("esc2.json", "é", "e"), "<tool_use_error>String to replace not found in file.\nString: é"+note+"</tool_use_error>")
+	v.wantExact("Edit", edit("plain.txt", "naïvety", "x"), "<tool_use_error>String to replace not found in file.\nString: naïvety"+note+"</tool_use_error>")
+	v.wantExact("Edit", edit("plain.txt", "nothere", "x"), "<tool_use_error>String to replace not found in file.\nString: nothere</tool_use_error>")
 }

@@ -222,7 +222,8 @@ func TestNotebookEditNeedsPermission(t *testing.T) {
 
 func TestNotebookEditModes(t *testing.T) {
 	v := newWriteEnv(t)
-	v.write("n.ipynb", "\ufeff"+strings.ReplaceAll(`{
+	// (With a byte order mark it would be no notebook: the original's Read refuses it.)
+	v.write("n.ipynb", strings.ReplaceAll(`{
  "cells": [
   {"cell_type": "markdown", "metadata": {}, "source": ["# T"]},
   {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [{"output_type": "stream", "name": "stdout", "text": "out"}], "source": ["1"]}
@@ -233,20 +234,21 @@ func TestNotebookEditModes(t *testing.T) {
 }
 `, "\n", "\r\n"))
 	v.read("n.ipynb")
-	// Without ids (nbformat 4.2), a new cell has none, and is named by position.
-	v.want("NotebookEdit", nbEdit("n.ipynb", "cell-0", "2", `, "edit_mode": "insert", "cell_type": "code"`), "Inserted cell cell-1 with 2")
-	v.want("NotebookEdit", nbEdit("n.ipynb", "", "top", `, "edit_mode": "insert", "cell_type": "markdown"`), "Inserted cell cell-0 with top")
+	// Without ids (nbformat 4.2), a new cell has none, and the result says so as the
+	// original's does; later calls name it by position.
+	v.want("NotebookEdit", nbEdit("n.ipynb", "cell-0", "2", `, "edit_mode": "insert", "cell_type": "code"`), "Inserted a new cell with 2")
+	v.want("NotebookEdit", nbEdit("n.ipynb", "", "top", `, "edit_mode": "insert", "cell_type": "markdown"`), "Inserted a new cell with top")
 	// A code cell turned into markdown loses what only code cells have.
 	v.want("NotebookEdit", nbEdit("n.ipynb", "cell-3", "now text", `, "cell_type": "markdown"`), "Updated cell cell-3 with now text")
 	v.wantError("NotebookEdit", nbEdit("n.ipynb", "", "x"), "<tool_use_error>Cell ID must be specified when not inserting a new cell.</tool_use_error>")
 	v.wantError("NotebookEdit", nbEdit("n.ipynb", "cell-4", "x", `, "edit_mode": "delete"`), "<tool_use_error>Cell with index 4 does not exist in notebook.</tool_use_error>")
 	v.want("NotebookEdit", nbEdit("n.ipynb", "cell-1", "", `, "edit_mode": "delete"`), "Deleted cell cell-1")
 	raw := v.content("n.ipynb")
-	if !strings.HasPrefix(raw, "\ufeff{\r\n \"cells\": [\r\n") || strings.Contains(strings.ReplaceAll(raw, "\r\n", ""), "\n") {
-		t.Errorf("the byte order mark and CRLF line endings are not kept:\n%q", raw)
+	if !strings.HasPrefix(raw, "{\r\n \"cells\": [\r\n") || strings.Contains(strings.ReplaceAll(raw, "\r\n", ""), "\n") {
+		t.Errorf("the CRLF line endings are not kept:\n%q", raw)
 	}
 	var nb map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(raw, "\ufeff")), &nb); err != nil {
+	if err := json.Unmarshal([]byte(raw), &nb); err != nil {
 		t.Fatal(err)
 	}
 	want := []any{
@@ -265,13 +267,16 @@ func TestNotebookEditModes(t *testing.T) {
 func TestNotebookBadInputs(t *testing.T) {
 	v := newWriteEnv(t)
 	v.write("list.ipynb", `[1, 2]`, "text.IPYNB", smallNotebook, "cells.ipynb", `{"cells": [3]}`)
-	v.wantError("Read", `{"file_path": "list.ipynb"}`, `Notebook file is not a Jupyter notebook: it has no "cells" list.`)
+	notNotebook := `Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects, each with a string or string-array "source").`
+	v.wantError("Read", `{"file_path": "list.ipynb"}`, notNotebook)
 	// The extension is matched as the original matches it, case and all; Read
 	// takes any case.
 	v.read("text.IPYNB")
 	v.wantError("NotebookEdit", nbEdit("text.IPYNB", "a", "x"), "File must be a Jupyter notebook (.ipynb file).")
-	v.read("cells.ipynb")
-	v.wantError("NotebookEdit", nbEdit("cells.ipynb", "cell-0", "x"), "<tool_use_error>Cell cell-0 is not a notebook cell: it is not a JSON object.</tool_use_error>")
+	// A cell that is not an object is no notebook, for Read as for the original;
+	// unread, it cannot be edited.
+	v.wantError("Read", `{"file_path": "cells.ipynb"}`, notNotebook)
+	v.wantError("NotebookEdit", nbEdit("cells.ipynb", "cell-0", "x"), notReadText)
 	for in, problem := range map[string]string{
 		`{"notebook_path": "n.ipynb"}`:                                         "The required parameter `new_source` is missing",
 		`{"notebook_path": 5, "new_source": "x"}`:                              "The parameter `notebook_path` type is expected as `string` but provided as `number`",
@@ -318,10 +323,13 @@ func TestNotebookReadPerPrincipal(t *testing.T) {
 }
 
 // TestNotebookOddCells: cells with fields of the wrong kind are read and edited as
-// the nearest sensible thing, never an error in the tool.
+// the nearest sensible thing, never an error in the tool; a source that is not text
+// makes the file no notebook, as for the original.
 func TestNotebookOddCells(t *testing.T) {
 	v := newWriteEnv(t)
-	v.write("odd.ipynb", `{"cells": [{"cell_type": null, "source": null, "outputs": [{"output_type": "error", "ename": "E", "evalue": 1, "traceback": ["a", 2, {}]}, {"output_type": "update_display_data"}, 7]}], "nbformat": 4, "nbformat_minor": 5}`)
+	v.write("nosource.ipynb", `{"cells": [{"cell_type": "code", "source": null}]}`)
+	v.wantError("Read", `{"file_path": "nosource.ipynb"}`, "Notebook file is not a valid Jupyter notebook")
+	v.write("odd.ipynb", `{"cells": [{"cell_type": null, "source": "", "outputs": [{"output_type": "error", "ename": "E", "evalue": 1, "traceback": ["a", 2, {}]}, {"output_type": "update_display_data"}, 7]}], "nbformat": 4, "nbformat_minor": 5}`)
 	v.want("Read", `{"file_path": "odd.ipynb"}`, "<cell id=\"cell-0\"></cell id=\"cell-0\">\n\nE: 1\na\n2")
 	v.want("NotebookEdit", nbEdit("odd.ipynb", "cell-0", "fixed"), "Updated cell cell-0 with fixed")
 	var nb map[string]any

@@ -295,6 +295,7 @@ const toolReturns = `local fs, glob, grep, shell, tools, http = require("fs"), r
 returned("fs.read", 2, fs.read("a.txt"))
 returned("fs.lines", 2, fs.lines("a.txt", { offset = 2 }))
 returned("fs.stat", 1, fs.stat("a.txt"))
+returned("fs.lstat", 1, fs.lstat("a.txt"))
 returned("fs.write", 1, fs.write("b.txt", "written"))
 returned("grep.count", 1, grep.count("one"))
 returned("grep.content", 1, grep.content("one", { after = 1 }))

@@ -11,12 +11,14 @@ import (
 
 // Text encodings of files, as fs.read and fs.lines report them in info.encoding and
 // fs.write takes them in its encoding option. Lua always sees UTF-8 without a BOM;
-// the encoding says how the file stores it.
+// the encoding says how the file stores it. Reading never yields encUTF16BE: as in
+// the original's tools, a file that starts FE FF is read as the bytes it holds (and
+// reported as notTextUTF16BE); fs.write can still write it.
 const (
 	encUTF8    = "utf8"    // UTF-8 without a byte order mark (also any other bytes)
 	encUTF8BOM = "utf8bom" // UTF-8 after the mark EF BB BF
 	encUTF16LE = "utf16le" // UTF-16, little-endian, after the mark FF FE
-	encUTF16BE = "utf16be" // UTF-16, big-endian, after the mark FE FF
+	encUTF16BE = "utf16be" // UTF-16, big-endian, after the mark FE FF (written only)
 )
 
 // The byte order marks that select an encoding.
@@ -26,17 +28,15 @@ var (
 	bomUTF16BE = []byte{0xFE, 0xFF}
 )
 
-// detectEncoding names the encoding of a file that starts with head (at least its
-// first three bytes, when it has them): the one its byte order mark selects, or
-// encUTF8 without one.
+// detectEncoding names the encoding a file that starts with head (at least its
+// first three bytes, when it has them) is read in: the one its byte order mark
+// selects, or encUTF8 without one (or with FE FF, see encUTF16BE).
 func detectEncoding(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, bomUTF8):
 		return encUTF8BOM
 	case bytes.HasPrefix(head, bomUTF16LE):
 		return encUTF16LE
-	case bytes.HasPrefix(head, bomUTF16BE):
-		return encUTF16BE
 	}
 	return encUTF8
 }
@@ -58,8 +58,8 @@ func decodeText(raw []byte) ([]byte, string) {
 	switch enc {
 	case encUTF8BOM:
 		return raw[len(bomUTF8):], enc
-	case encUTF16LE, encUTF16BE:
-		out, _ := io.ReadAll(newUTF16Reader(bytes.NewReader(raw[2:]), enc == encUTF16BE))
+	case encUTF16LE:
+		out, _ := io.ReadAll(newUTF16Reader(bytes.NewReader(raw[2:])))
 		return out, enc
 	}
 	return raw, enc
@@ -104,27 +104,26 @@ func decodingReader(r io.Reader) (io.Reader, string, error) {
 	switch enc {
 	case encUTF8BOM:
 		br.Discard(len(bomUTF8))
-	case encUTF16LE, encUTF16BE:
+	case encUTF16LE:
 		br.Discard(2)
-		return newUTF16Reader(br, enc == encUTF16BE), enc, nil
+		return newUTF16Reader(br), enc, nil
 	}
 	return br, enc, nil
 }
 
-// utf16Reader decodes UTF-16 (without its mark) from r into UTF-8.
+// utf16Reader decodes UTF-16LE (without its mark) from r into UTF-8.
 type utf16Reader struct {
 	r       *bufio.Reader
-	be      bool
 	pending []byte // decoded bytes not yet returned
 	err     error  // the error of r, returned once pending is empty
 }
 
-func newUTF16Reader(r io.Reader, bigEndian bool) *utf16Reader {
+func newUTF16Reader(r io.Reader) *utf16Reader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &utf16Reader{r: br, be: bigEndian}
+	return &utf16Reader{r: br}
 }
 
 // unit reads one code unit; ok is false at the end or on an error (kept in u.err).
@@ -143,9 +142,6 @@ func (u *utf16Reader) unit() (uint16, bool) {
 		}
 		return 0, false
 	}
-	if u.be {
-		return uint16(b[0])<<8 | uint16(b[1]), true
-	}
 	return uint16(b[1])<<8 | uint16(b[0]), true
 }
 
@@ -162,9 +158,6 @@ func (u *utf16Reader) Read(p []byte) (int, error) {
 			if c < 0xDC00 { // a high surrogate: a low one must follow
 				if next, err := u.r.Peek(2); err == nil {
 					lo := uint16(next[1])<<8 | uint16(next[0])
-					if u.be {
-						lo = uint16(next[0])<<8 | uint16(next[1])
-					}
 					if lo >= 0xDC00 && lo <= 0xDFFF {
 						u.r.Discard(2)
 						r = utf16.DecodeRune(rune(c), rune(lo))
@@ -183,4 +176,60 @@ func (u *utf16Reader) Read(p []byte) (int, error) {
 		return 0, u.err
 	}
 	return n, nil
+}
+
+// utf8Check is an io.Writer that learns whether all the bytes written to it, taken
+// together, are UTF-8, without keeping them: a sequence cut between two writes is
+// judged once its end arrives.
+type utf8Check struct {
+	tail    []byte // the start of a sequence that the last write cut off
+	invalid bool
+}
+
+// Write implements io.Writer; it never fails.
+func (c *utf8Check) Write(p []byte) (int, error) {
+	n := len(p)
+	if c.invalid {
+		return n, nil
+	}
+	for len(c.tail) > 0 && len(p) > 0 && !utf8.FullRune(c.tail) {
+		c.tail, p = append(c.tail, p[0]), p[1:]
+	}
+	if len(c.tail) > 0 {
+		if !utf8.FullRune(c.tail) {
+			return n, nil
+		}
+		if !utf8.Valid(c.tail) {
+			c.invalid = true
+			return n, nil
+		}
+		c.tail = c.tail[:0]
+	}
+	cut := len(p) - cutSequence(p)
+	if !utf8.Valid(p[:cut]) {
+		c.invalid = true
+		return n, nil
+	}
+	c.tail = append(c.tail, p[cut:]...)
+	return n, nil
+}
+
+// valid tells whether everything written so far is UTF-8, ending with a whole
+// sequence.
+func (c *utf8Check) valid() bool {
+	return !c.invalid && len(c.tail) == 0
+}
+
+// cutSequence is the length of the sequence that p ends in the middle of: its last
+// 1 to 3 bytes when they start a sequence that needs more, else 0.
+func cutSequence(p []byte) int {
+	for i := 1; i <= min(len(p), utf8.UTFMax-1); i++ {
+		if utf8.RuneStart(p[len(p)-i]) {
+			if utf8.FullRune(p[len(p)-i:]) {
+				return 0
+			}
+			return i
+		}
+	}
+	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -25,7 +26,7 @@ var encodingSamples = []string{
 }
 
 func TestEncodingRoundTrips(t *testing.T) {
-	for _, enc := range []string{encUTF8, encUTF8BOM, encUTF16LE, encUTF16BE} {
+	for _, enc := range []string{encUTF8, encUTF8BOM, encUTF16LE} { // UTF-16BE is read as bytes: TestUTF16BEReadAsBytes
 		for _, text := range encodingSamples {
 			raw, err := encodeText([]byte(text), enc)
 			if err != nil {
@@ -72,6 +73,24 @@ func TestEncodingBytes(t *testing.T) {
 	}
 }
 
+// TestUTF16BEReadAsBytes: a file that fs.write wrote in UTF-16BE is read back as the
+// bytes it holds, in encoding utf8, as the original's tools read it.
+func TestUTF16BEReadAsBytes(t *testing.T) {
+	raw, err := encodeText([]byte("hi\n"), encUTF16BE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, enc := decodeText(raw)
+	r, rEnc, err := decodingReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, _ := io.ReadAll(r)
+	if !bytes.Equal(got, raw) || enc != encUTF8 || !bytes.Equal(streamed, raw) || rEnc != encUTF8 {
+		t.Errorf("decodeText = % x, %s; decodingReader = % x, %s; want % x, utf8", got, enc, streamed, rEnc, raw)
+	}
+}
+
 func TestEncodingMalformed(t *testing.T) {
 	for _, c := range []struct {
 		raw  []byte
@@ -80,7 +99,7 @@ func TestEncodingMalformed(t *testing.T) {
 		{[]byte{0xFF, 0xFE, 'a', 0, 'b'}, "a\uFFFD"},        // an odd final byte
 		{[]byte{0xFF, 0xFE, 0x3D, 0xD8, 'a', 0}, "\uFFFDa"}, // a lone high surrogate
 		{[]byte{0xFF, 0xFE, 0x00, 0xDE, 'a', 0}, "\uFFFDa"}, // a lone low surrogate
-		{[]byte{0xFE, 0xFF, 0xD8, 0x3D}, "\uFFFD"},          // a high surrogate at the end
+		{[]byte{0xFF, 0xFE, 0x3D, 0xD8}, "\uFFFD"},          // a high surrogate at the end
 		{[]byte{0xEF, 0xBB}, "\xEF\xBB"},                    // not a whole mark: UTF-8
 		{[]byte{0xFF, 0xFE}, ""},                            // only a mark
 		{[]byte{'a', 0xFF, 0xFE}, "a\xFF\xFE"},              // a mark not at the start
@@ -182,5 +201,21 @@ func TestFSEncodings(t *testing.T) {
 	got = runFS(t, root, `return pcall(fs.write, p, "x", {encoding = "latin1"})`, p)
 	if got[0] != false {
 		t.Errorf("an unknown encoding was accepted: %#v", got)
+	}
+}
+
+// TestUTF8CheckAcrossWrites checks utf8Check against utf8.Valid for every way of
+// splitting texts in two, so that a sequence cut by a write is judged whole.
+func TestUTF8CheckAcrossWrites(t *testing.T) {
+	texts := []string{"a\u00e9\u20ac\U0001F600z", "\xe2\x82", "\xe2\x82a", "\xed\xa0\x80", "\xf0\x9f\x98", "ok\xff", "\xc3"}
+	for _, text := range texts {
+		for i := 0; i <= len(text); i++ {
+			c := &utf8Check{}
+			c.Write([]byte(text[:i]))
+			c.Write([]byte(text[i:]))
+			if got, want := c.valid(), utf8.ValidString(text); got != want {
+				t.Errorf("%q split at %d: valid %v, want %v", text, i, got, want)
+			}
+		}
 	}
 }

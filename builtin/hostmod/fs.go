@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/luatool/luatool/session/filestate"
 
@@ -27,6 +28,7 @@ import (
 //	                                               -> info          | nil, err, code
 //	fs.lines(path[, {offset=, limit=, maxBytes=}]) -> text, info    | nil, err, code
 //	fs.stat(path)                                  -> info          | nil, err, code
+//	fs.lstat(path)                                 -> info          | nil, err, code
 //	fs.exists(path)                                -> boolean[, err]
 //	fs.list(dir)                                   -> names         | nil, err, code
 //	fs.abs(path[, base])                           -> absolute path (reads path.quote's form)
@@ -39,9 +41,10 @@ import (
 // numLines by lines.
 //
 // Text is UTF-8 for Lua. read and lines decode a file that starts with a byte order
-// mark and report its encoding: "utf16le" (FF FE) and "utf16be" (FE FF) are
-// converted to UTF-8, "utf8bom" (EF BB BF) loses its mark, and any other file is
-// "utf8" and returned byte for byte. The hash is always that of the bytes on disk,
+// mark and report its encoding: "utf16le" (FF FE) is converted to UTF-8, "utf8bom"
+// (EF BB BF) loses its mark, and any other file is "utf8" and returned byte for
+// byte, UTF-16BE (FE FF) included, as the original's tools read it; info.notText
+// names the files the standard tools do not write (see notText). The hash is always that of the bytes on disk,
 // so that it matches fs.write's ifHash. write's encoding option (default "utf8")
 // encodes the text back, with the mark: writing a file in the encoding read keeps it. write is the
 // only function that changes anything: see luaWrite; it refuses (code "readonly")
@@ -75,6 +78,7 @@ func (rs *rootSet) fsModule() *bindings.Module {
 			"write":  rs.luaWrite,
 			"lines":  rs.luaLines,
 			"stat":   rs.luaStat,
+			"lstat":  rs.luaLstat,
 			"exists": rs.luaExists,
 			"list":   rs.luaList,
 			"abs":    rs.luaAbs,
@@ -138,7 +142,7 @@ func openRegular(r *os.Root, loc location) (*os.File, fs.FileInfo, error) {
 }
 
 // luaRead is fs.read(path[, {maxBytes=}]): the file's text (decoded to UTF-8, see
-// FS), and info with the hash of its raw content, its encoding and nulInHead (as
+// FS), and info with the hash of its raw content, its encoding and notText (as
 // fs.lines gives it). A file over
 // maxBytes fails with code "toolarge" before anything is read, and so does a text
 // that decodes to more than maxBytes.
@@ -169,10 +173,12 @@ func (rs *rootSet) luaRead(L *lua.LState) int {
 		}
 		info = fileInfo(st)
 		info["hash"] = hashHex(content)
-		head := content[:min(len(content), nulWindow)]
+		raw := content
 		var enc string
-		content, enc = decodeText(content)
-		info["nulInHead"] = nulInHead(head, enc)
+		content, enc = decodeText(raw)
+		if kind := notText(raw, enc, func() bool { return utf8.Valid(raw) }); kind != "" {
+			info["notText"] = kind
+		}
 		if len(content) > maxBytes {
 			return newOpError(codeTooLarge, "the text of %s is over the limit of %d bytes", loc.abs, maxBytes)
 		}
@@ -211,8 +217,8 @@ func (lr lineRange) has(n int) bool {
 // luaLines is fs.lines(path[, {offset=, limit=, maxBytes=}]): the selected lines of a
 // text file joined by "\n", without line terminators ("\r\n" counts as one), and info
 // with totalLines, startLine, numLines, encoding, endsWithNewline (the last line has
-// a terminator), nulInHead (a NUL byte in the first 8 KB as stored, UTF-16 aside)
-// and hash (of the whole raw file)
+// a terminator), notText (see notText; absent for text the tools may write) and
+// hash (of the whole raw file)
 // besides stat's fields. The text is decoded as fs.read decodes it, and lines are
 // counted in the decoded text. offset is the first
 // line, 1-based (0 counts as 1); limit is the number of lines (default all). The
@@ -249,7 +255,8 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		var endsWithNewline bool
 		h := sha256.New()
 		head := &headBuffer{max: nulWindow}
-		dec, enc, err := decodingReader(io.TeeReader(f, io.MultiWriter(h, head)))
+		check := &utf8Check{}
+		dec, enc, err := decodingReader(io.TeeReader(f, io.MultiWriter(h, head, check)))
 		if err != nil {
 			return err
 		}
@@ -267,7 +274,9 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 		info["hash"] = hex.EncodeToString(h.Sum(nil))
 		info["encoding"] = enc
 		info["endsWithNewline"] = endsWithNewline
-		info["nulInHead"] = nulInHead(head.b, enc)
+		if kind := notText(head.b, enc, check.valid); kind != "" {
+			info["notText"] = kind
+		}
 		if record {
 			e := filestate.Entry{Hash: info["hash"].(string), Mtime: mtimeSeconds(st.ModTime()),
 				Partial: lr.start > 1 || selected < total}
@@ -291,15 +300,36 @@ func (rs *rootSet) luaLines(L *lua.LState) int {
 
 var errTooLarge = errors.New("over maxBytes")
 
-// nulWindow is how much of a file's start fs.lines looks at for a NUL byte, the sign
-// of binary data or of UTF-16/UTF-32 without a byte order mark.
-const nulWindow = 8 << 10
+// nulWindow is how much of a file's start is searched for a NUL byte, the sign of
+// binary data or of UTF-16/UTF-32 without a byte order mark: 8000 bytes, as the
+// original searches (though its texts say "8 KB").
+const nulWindow = 8000
 
-// nulInHead reports whether head, the start of a file stored in encoding enc, holds a
-// NUL byte: the sign of binary data, or of UTF-16/UTF-32 without a byte order mark
-// (UTF-16 behind its mark has NULs that are no sign of either).
-func nulInHead(head []byte, enc string) bool {
-	return enc != encUTF16LE && enc != encUTF16BE && bytes.IndexByte(head, 0) >= 0
+// The kinds of file that fs.read and fs.lines show but that the standard tools do
+// not write, as info.notText names them (the original's names).
+const (
+	notTextUTF16BE = "utf16be"  // UTF-16 big-endian, after the mark FE FF
+	notTextNUL     = "nul"      // a NUL byte in the first nulWindow bytes as stored
+	notTextInvalid = "not_utf8" // bytes that are not UTF-8: a legacy encoding, or binary
+)
+
+// notText names the kind of a file read in encoding enc, whose first bytes as
+// stored are head, when it is not text the tools may write, in the original's order
+// of checks; "" when it is. valid, called only when it matters, tells whether the
+// whole file as stored is UTF-8. UTF-16LE behind its mark is text: its NULs are no
+// sign of binary data.
+func notText(head []byte, enc string, valid func() bool) string {
+	switch {
+	case enc == encUTF16LE:
+		return ""
+	case bytes.HasPrefix(head, bomUTF16BE):
+		return notTextUTF16BE
+	case bytes.IndexByte(head[:min(len(head), nulWindow)], 0) >= 0:
+		return notTextNUL
+	case !valid():
+		return notTextInvalid
+	}
+	return ""
 }
 
 // headBuffer keeps the first max bytes written to it.
@@ -412,20 +442,57 @@ func readLines(ctx context.Context, r io.Reader, lr lineRange) (text []byte, tot
 // luaStat is fs.stat(path): {size=, mtime=, isDir=, isFile=, mode=}, following
 // symbolic links that stay inside the roots. mtime is in seconds (with fraction).
 func (rs *rootSet) luaStat(L *lua.LState) int {
-	p := bindings.NewArgs(L, "fs.stat").String(1)
-	var info map[string]any
-	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
+	return rs.pushInfo(L, "fs.stat", func(r *os.Root, loc location) (map[string]any, error) {
 		st, err := r.Stat(loc.name)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		info = fileInfo(st)
-		return nil
+		return fileInfo(st), nil
+	})
+}
+
+// luaLstat is fs.lstat(path): stat's info of path itself, not following a symbolic
+// link it names, with isLink; for a link, target is where it points, absolute and
+// clean (a relative target taken from the link's directory), whether or not
+// anything is there. Only the last element of path is not followed.
+func (rs *rootSet) luaLstat(L *lua.LState) int {
+	return rs.pushInfo(L, "fs.lstat", func(r *os.Root, loc location) (map[string]any, error) {
+		st, err := r.Lstat(loc.name)
+		if err != nil {
+			return nil, err
+		}
+		info := fileInfo(st)
+		info["isLink"] = st.Mode()&fs.ModeSymlink != 0
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return info, nil
+		}
+		target, err := r.Readlink(loc.name)
+		if err != nil {
+			return nil, err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(loc.abs), target)
+		}
+		info["target"] = filepath.Clean(target)
+		return info, nil
+	})
+}
+
+// pushInfo is the body of fs.stat and fs.lstat (named fn): it checks the path
+// argument, builds the info table of the path with info, inside the roots, and
+// pushes it, or nil, the message and the code.
+func (rs *rootSet) pushInfo(L *lua.LState, fn string, info func(r *os.Root, loc location) (map[string]any, error)) int {
+	p := bindings.NewArgs(L, fn).String(1)
+	var out map[string]any
+	err := rs.doRead(L, p, func(r *os.Root, loc location) error {
+		var err error
+		out, err = info(r, loc)
+		return err
 	})
 	if err != nil {
 		return push(L, err)
 	}
-	pushValue(L, info)
+	pushValue(L, out)
 	return 1
 }
 

@@ -1,6 +1,7 @@
 package hostmod_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -132,7 +133,7 @@ func TestFSLines(t *testing.T) {
 	for _, c := range cases {
 		out := mustLua(t, roots, `local p = ...; return fs.lines(p, `+c.opts+`)`, filepath.Join(root, c.file))
 		info := out[1].(map[string]any)
-		if out[0] != c.text || info["totalLines"] != float64(c.total) || info["numLines"] != float64(c.num) || info["startLine"] != float64(c.start) || info["endsWithNewline"] != c.eol || info["nulInHead"] != (c.file == "nul.bin") {
+		if out[0] != c.text || info["totalLines"] != float64(c.total) || info["numLines"] != float64(c.num) || info["startLine"] != float64(c.start) || info["endsWithNewline"] != c.eol || (info["notText"] == "nul") != (c.file == "nul.bin") {
 			t.Errorf("lines(%s, %s) = %q, %v; want %q, total %d, num %d, start %d, endsWithNewline %v", c.file, c.opts, out[0], info, c.text, c.total, c.num, c.start, c.eol)
 		}
 	}
@@ -257,5 +258,70 @@ func TestConstructorErrors(t *testing.T) {
 	m, err := hostmod.FS([]string{dir})
 	if err != nil || m.Name != "fs" || m.Doc == "" {
 		t.Errorf("FS = %v, %v", m, err)
+	}
+}
+
+// TestNotText checks the kinds of file fs.read and fs.lines report in info.notText,
+// in the original's order of checks, and that a sequence cut between two reads of
+// fs.lines is judged whole.
+func TestNotText(t *testing.T) {
+	root := t.TempDir()
+	nulLate := append(bytes.Repeat([]byte("a"), 8000), 0)             // past the 8000 bytes searched
+	cut := append(bytes.Repeat([]byte("a"), 64<<10-1), "\u20ac\n"...) // € across the 64 KB buffer
+	files := map[string]struct {
+		raw  []byte
+		want string
+	}{
+		"utf8.txt":      {[]byte("caf\u00e9\n"), ""},
+		"bom8.txt":      {[]byte("\xEF\xBB\xBFok\n"), ""},
+		"le.txt":        {[]byte("\xFF\xFEh\x00i\x00"), ""},
+		"be.txt":        {[]byte("\xFE\xFF\x00h\x00i"), "utf16be"},
+		"lenobom.txt":   {[]byte("h\x00i\x00"), "nul"},
+		"latin1.txt":    {[]byte("caf\xe9\n"), "not_utf8"},
+		"bom8bad.txt":   {[]byte("\xEF\xBB\xBFcaf\xe9\n"), "not_utf8"},
+		"nulbad.txt":    {[]byte("\x00\xe9"), "nul"},
+		"truncated.txt": {[]byte("ok \xe2\x82"), "not_utf8"},
+		"nullate.txt":   {nulLate, ""},
+		"cut.txt":       {cut, ""},
+		"cutbad.txt":    {append(cut[:len(cut)-2:len(cut)-2], 'x'), "not_utf8"},
+	}
+	for name, f := range files {
+		if err := os.WriteFile(filepath.Join(root, name), f.raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, f := range files {
+		for _, fn := range []string{"read", "lines"} {
+			out := mustLua(t, []string{root}, `local p = ...; local _, info = fs.`+fn+`(p); return info.notText or ""`, filepath.Join(root, name))
+			if out[0] != f.want {
+				t.Errorf("fs.%s(%s): notText %q, want %q", fn, name, out[0], f.want)
+			}
+		}
+	}
+}
+
+// TestFSLstat: fs.lstat reports a link itself, with its target made absolute, and
+// a file or a directory as stat does.
+func TestFSLstat(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, "a.txt", "alpha\n", "sub/b.txt", "beta\n")
+	symlink(t, "a.txt", filepath.Join(root, "rel.txt"))
+	symlink(t, "nowhere", filepath.Join(root, "sub", "dangling"))
+	symlink(t, filepath.Join(root, "a.txt"), filepath.Join(root, "abs.txt"))
+	lstat := `local p = ...; local info, err, code = fs.lstat(p); if not info then return err, code end; return info.isLink, info.target or "", info.isFile`
+	for _, c := range []struct {
+		name string
+		want []any
+	}{
+		{"a.txt", []any{false, "", true}},
+		{"rel.txt", []any{true, filepath.Join(root, "a.txt"), false}},
+		{"abs.txt", []any{true, filepath.Join(root, "a.txt"), false}},
+		{"sub/dangling", []any{true, filepath.Join(root, "sub", "nowhere"), false}},
+		{"missing", []any{filepath.Join(root, "missing") + ": no such file or directory", "notfound"}},
+	} {
+		got := mustLua(t, []string{root}, lstat, filepath.Join(root, c.name))
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fs.lstat(%s) = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -11,10 +11,10 @@
 local fs = require("fs")
 local quote, unquote = require("path").quote, require("path").unquote
 local files = require("files")
+local uescape = require("uescape")
 
 local fail, missingText, stale, isCRLF = files.fail, files.missingText, files.stale, files.isCRLF
 local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
-local NUL_BYTES = files.NUL_BYTES
 local EXISTS = "Cannot create new file - file already exists."
 
 -- The curly quotes, in UTF-8.
@@ -23,7 +23,11 @@ local LEFT_DOUBLE, RIGHT_DOUBLE = "\226\128\156", "\226\128\157"
 local EM_DASH, EN_DASH = "\226\128\148", "\226\128\147"
 
 local function notFoundText(old)
-  return "String to replace not found in file.\nString: " .. old
+  local text = "String to replace not found in file.\nString: " .. old
+  if uescape.hasEscape(old) or uescape.hasWide(old) then
+    text = text .. "\n(note: Edit also tried swapping \\uXXXX escapes and their characters; neither form matched, so the mismatch is likely elsewhere in old_string. Re-read the file and copy the exact surrounding text.)"
+  end
+  return text
 end
 
 local function tooManyText(n, old)
@@ -58,12 +62,9 @@ local function find(s, sub, init)
   return s:find(sub, init or 1, true)
 end
 
--- findActual returns the text of content that search stands for: search itself, or
--- the same text with the file's curly quotes where search has straight ones.
-local function findActual(content, search)
-  if find(content, search) then
-    return search
-  end
+-- findQuoted returns the text of content that search stands for once curly quotes
+-- are straightened in both, or nil.
+local function findQuoted(content, search)
   local start = find(normalizeQuotes(content), normalizeQuotes(search))
   if not start then
     return nil
@@ -78,6 +79,46 @@ local function findActual(content, search)
     pos, npos = pos + (curlyAt(content, pos) or 1), npos + 1
   end
   return content:sub(first, pos - 1)
+end
+
+-- findActual returns the text of content that search stands for, in the original's
+-- order of tries: search itself; the same text with the file's curly quotes where
+-- search has straight ones; search with its \uXXXX escapes decoded (how = "decoded");
+-- search with its wide characters as the file's escapes (how = "escaped").
+---@return string? actual
+---@return string? how
+local function findActual(content, search)
+  if find(content, search) then
+    return search
+  end
+  local quoted = findQuoted(content, search)
+  if quoted then
+    return quoted
+  end
+  if uescape.hasEscape(search) then
+    local decoded = uescape.decode(search)
+    if decoded ~= search and find(content, decoded) then
+      return decoded, "decoded"
+    end
+  end
+  if uescape.hasWide(search) then
+    local escaped = uescape.findEscaped(search, content)
+    if escaped then
+      return escaped, "escaped"
+    end
+  end
+  return nil
+end
+
+-- inFileForm writes new as the file writes what old matched: with escapes decoded,
+-- or with wide characters escaped, as findActual found it.
+local function inFileForm(old, actual, how, new)
+  if how == "decoded" then
+    return uescape.decode(new)
+  elseif how == "escaped" then
+    return uescape.escapeLike(old, actual, new)
+  end
+  return new
 end
 
 local function isLetter(c)
@@ -203,7 +244,7 @@ Replaces one exact piece of text in a file with another.
   -- it stands for, so rules must see that name too.
   ---@param input EditInput
   getPath = function(input)
-    return unquote(input.file_path)
+    return unquote(files.given(input.file_path))
   end,
 
   ---@param input EditInput
@@ -221,14 +262,18 @@ Replaces one exact piece of text in a file with another.
       return { result = false, errorCode = 1,
         message = "No changes to make: old_string and new_string are exactly the same." }
     end
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local raw, info, code = fs.read(path)
     if not raw then
-      if code == "notfound" then
+      if code == "notfound" and files.underFile(path) then
+        return { result = false, errorCode = 4, message = "Error calling tool (Edit): " .. files.notDirText("stat", path) }
+      elseif code == "notfound" then
         if old == "" then
           return true
         end
         return { result = false, errorCode = 4, message = missingText(path, ctx) }
+      elseif code == "isdir" then
+        return { result = false, errorCode = 4, message = "Error calling tool (Edit): EISDIR: illegal operation on a directory, read" }
       end
       return { result = false, errorCode = code == "toolarge" and 10 or 4, message = info }
     end
@@ -242,8 +287,8 @@ Replaces one exact piece of text in a file with another.
       return { result = false, errorCode = 5,
         message = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file." }
     end
-    if info.nulInHead then
-      return { result = false, errorCode = 11, message = NUL_BYTES }
+    if info.notText then
+      return { result = false, errorCode = 15, message = files.notTextRefusal(info.notText) }
     end
     -- Lines the model was shown will do, as in the original: old_string must match
     -- exactly, and a large file could not be edited otherwise.
@@ -269,7 +314,7 @@ Replaces one exact piece of text in a file with another.
   ---@param input EditInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local old, new = input.old_string, input.new_string
     local opts = { mkdirs = true }
     local content, crlf = "", false
@@ -278,8 +323,8 @@ Replaces one exact piece of text in a file with another.
     local current = true
     local raw, info, code = fs.read(path)
     if raw then
-      if info.nulInHead then
-        fail(NUL_BYTES)
+      if info.notText then
+        fail(files.notTextRefusal(info.notText))
       end
       if old == "" then
         if not isBlank(raw) then
@@ -312,7 +357,7 @@ Replaces one exact piece of text in a file with another.
 
     local updated = new
     if old ~= "" then
-      local actual = findActual(content, old)
+      local actual, how = findActual(content, old)
       if not actual then
         fail(notFoundText(old))
       end
@@ -320,7 +365,7 @@ Replaces one exact piece of text in a file with another.
       if n > 1 and not input.replace_all then
         fail(tooManyText(n, old))
       end
-      local replacement = preserveQuoteStyle(old, actual, new)
+      local replacement = inFileForm(old, actual, how, preserveQuoteStyle(old, actual, new))
       -- Deleting text also deletes the line break after it.
       if replacement == "" and actual:sub(-1) ~= "\n" and find(content, actual .. "\n") then
         actual = actual .. "\n"
@@ -331,6 +376,7 @@ Replaces one exact piece of text in a file with another.
       updated = toLF(updated):gsub("\n", "\r\n")
     end
 
+    files.refuseLink(path)
     local written, err, wcode = fs.write(path, updated, opts)
     if not written then
       if wcode == "stale" or wcode == "exists" or wcode == "notread" then
@@ -340,7 +386,8 @@ Replaces one exact piece of text in a file with another.
     end
     return {
       data = {
-        filePath = path,
+        -- The path as the model gave it, as the original reports it.
+        filePath = input.file_path,
         oldString = old,
         newString = new,
         replaceAll = input.replace_all,

@@ -445,7 +445,9 @@ function FileStates:get(path) end
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
----Lua always sees UTF-8 without a mark.
+---Lua always sees UTF-8 without a mark, except that fs.read and fs.lines return a
+---UTF-16BE file's bytes as they are, with encoding "utf8" and notText "utf16be", as
+---the original's tools read it; fs.write writes all four.
 ---@alias luatool.Encoding "utf8"|"utf8bom"|"utf16le"|"utf16be"
 
 ---What fs.stat returns.
@@ -460,7 +462,7 @@ function FileStates:get(path) end
 ---@class luatool.ReadInfo: luatool.FileInfo
 ---@field hash string SHA-256 of the whole content as stored (before decoding), hex: what fs.write's ifHash compares.
 ---@field encoding luatool.Encoding How the file stores its text.
----@field nulInHead boolean The first 8 KB of the file as stored hold a NUL byte (binary data, or UTF-16/UTF-32 without a byte order mark); false for UTF-16 with its mark.
+---@field notText? "utf16be"|"nul"|"not_utf8" Set when the file is not text the standard tools may write: UTF-16 big-endian (FE FF), a NUL byte in its first 8000 bytes as stored (binary data, or UTF-16/UTF-32 without a byte order mark), or bytes that are not UTF-8; absent for UTF-8 and for UTF-16LE with its mark.
 
 ---What fs.lines returns besides the text.
 ---@class luatool.LinesInfo: luatool.ReadInfo
@@ -533,6 +535,18 @@ function fs.lines(path, opts) end
 ---@return string? err
 ---@return luatool.ErrorCode? code
 function fs.stat(path) end
+
+---What fs.lstat returns: the info of the path itself.
+---@class luatool.LinkInfo: luatool.FileInfo
+---@field isLink boolean The path is a symbolic link (its last element; the others are followed).
+---@field target? string For a link, where it points: absolute and clean, a relative target taken from the link's directory, whether or not anything is there.
+
+---Not following a symbolic link that path names.
+---@param path string
+---@return luatool.LinkInfo? info
+---@return string? err
+---@return luatool.ErrorCode? code
+function fs.lstat(path) end
 
 ---@param path string
 ---@return boolean exists

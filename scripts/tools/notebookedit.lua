@@ -10,7 +10,8 @@
 -- count. Unlike the original, which leaves them on a cell turned into markdown and
 -- adds none to a cell turned into code, the cell keeps the fields its type has in
 -- nbformat. A cell inserted into a notebook of nbformat 4.5 or later gets a new id of
--- eight hex digits; in an older one it has none, and the result names it "cell-N".
+-- eight hex digits; in an older one it has none, and the result says "a new cell", as
+-- the original's does.
 --
 -- The notebook is written as Jupyter writes it: keys sorted, one space of indent a
 -- level, a final newline, in the file's encoding and line endings. The original
@@ -27,13 +28,12 @@ local notebook = require("notebook")
 local fail, stale = files.fail, files.stale
 local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
 local NOT_JSON = "Notebook is not valid JSON."
-local NO_CELLS = 'Notebook is not a Jupyter notebook: it has no "cells" list.'
 
 -- parse decodes the notebook, failing with the reason when it is not one.
 local function parse(raw)
   local nb, _, isJSON = notebook.parse(raw)
   if not nb then
-    return nil, isJSON and NO_CELLS or NOT_JSON
+    return nil, isJSON and notebook.NOT_NOTEBOOK or NOT_JSON
   end
   return nb
 end
@@ -69,9 +69,6 @@ local function target(nb, input)
   end
   if mode == "insert" then
     return pos + 1
-  end
-  if type(nb.cells[pos]) ~= "table" then
-    return nil, ("Cell %s is not a notebook cell: it is not a JSON object."):format(input.cell_id)
   end
   return pos
 end
@@ -163,7 +160,7 @@ How to use it:
   -- (path.quote) as the name it stands for, so rules must see that name too.
   ---@param input NotebookEditInput
   getPath = function(input)
-    return unquote(input.notebook_path)
+    return unquote(files.given(input.notebook_path))
   end,
 
   ---@param input NotebookEditInput
@@ -176,7 +173,7 @@ How to use it:
   ---@param input NotebookEditInput
   ---@param ctx luatool.Context
   validateInput = function(input, ctx)
-    local path = fs.abs(input.notebook_path, ctx.cwd)
+    local path = fs.abs(files.given(input.notebook_path), ctx.cwd)
     if not path:match("%.ipynb$") then
       return { result = false, errorCode = 2,
         message = "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool." }
@@ -198,6 +195,9 @@ How to use it:
     if stale(entry, info) then
       return { result = false, errorCode = 10, message = MODIFIED }
     end
+    if info.notText then
+      return { result = false, errorCode = 15, message = files.notTextRefusal(info.notText) }
+    end
     local nb, bad = parse(raw)
     if not nb then
       return { result = false, errorCode = 6, message = bad }
@@ -212,7 +212,7 @@ How to use it:
   ---@param input NotebookEditInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.notebook_path, ctx.cwd)
+    local path = fs.abs(files.given(input.notebook_path), ctx.cwd)
     local mode = input.edit_mode or "replace"
     local raw, info, code = fs.read(path)
     if not raw then
@@ -221,6 +221,9 @@ How to use it:
     local entry = ctx.readFileState:get(path)
     if not entry or entry.partial or stale(entry, info) then
       fail(UNEXPECTED)
+    end
+    if info.notText then
+      fail(files.notTextRefusal(info.notText))
     end
     local nb, bad = parse(raw)
     if not nb then
@@ -246,7 +249,7 @@ How to use it:
       end
       setType(cell, input.cell_type)
       table.insert(cells, pos, cell)
-      data.cell_id = notebook.cellId(cell, pos)
+      data.cell_id = cell.id
       data.cell_type = input.cell_type
     else
       local cell = cells[pos]
@@ -279,7 +282,8 @@ How to use it:
 
   mapResult = function(data)
     if data.edit_mode == "insert" then
-      return ("Inserted cell %s with %s"):format(data.cell_id, data.new_source)
+      local which = data.cell_id and "cell " .. data.cell_id or "a new cell"
+      return ("Inserted %s with %s"):format(which, data.new_source)
     elseif data.edit_mode == "delete" then
       return "Deleted cell " .. data.cell_id
     end
@@ -288,7 +292,7 @@ How to use it:
 
   renderToolResultMessage = function(data)
     local verb = ({ insert = "Inserted", delete = "Deleted" })[data.edit_mode] or "Updated"
-    return ("%s cell %s"):format(verb, data.cell_id)
+    return ("%s %s"):format(verb, data.cell_id and "cell " .. data.cell_id or "a new cell")
   end,
 }
 

@@ -76,10 +76,6 @@ local function tooManyTokens(text)
   end
 end
 
--- The note after the lines of a file whose start holds a NUL byte, in the original's
--- words.
-local NUL_NOTE = "\n\n[This file has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs. Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
-
 -- The bytes each lead byte of UTF-8 admits next: the first continuation byte's range
 -- (the others are 0x80-0xBF) and how many continuation bytes follow.
 local function leadOf(b)
@@ -152,9 +148,12 @@ local function readNotebook(path, ctx)
     end
     fail(code == "notfound" and missingText(path, ctx) or info)
   end
+  if info.encoding == "utf8bom" then
+    raw = "\239\187\191" .. raw -- the original parses the bytes as stored, mark and all
+  end
   local nb, err, isJSON = notebook().parse(raw)
   if not nb and isJSON then
-    fail("Notebook file is not a Jupyter notebook: " .. err .. ".")
+    fail(err)
   elseif not nb then
     fail("Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): " .. err)
   end
@@ -179,6 +178,33 @@ local function numbered(text, first)
     pos, n = nl + 1, n + 1
   end
   return table.concat(out, "\n")
+end
+
+-- linesText is what Read shows of a text file: its numbered lines; the empty line
+-- the range reached; or, with no lines, a warning in a <system-reminder>. A file
+-- with no bytes has one empty line, as in the original.
+---@param file table data.file of a text read
+local function linesText(file)
+  if file.content ~= "" then
+    return numbered(file.content, file.startLine)
+  elseif file.numLines >= 1 and file.totalLines > 1 then
+    return numbered("", file.startLine)
+  elseif file.numLines >= 1 or file.totalLines == 0 then
+    return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+  end
+  return ("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"):format(
+    file.startLine, file.totalLines)
+end
+
+-- dirShown is how the original names a directory given to Read: an absolute path
+-- that ends in "/" keeps that slash, and gains one more.
+---@param given string file_path as the model gave it
+---@param path string the absolute path
+local function dirShown(given, path)
+  if given:match("^/.*/$") and path ~= "/" then
+    return quote(path) .. "//"
+  end
+  return quote(path)
 end
 
 ---@class ReadInput
@@ -249,7 +275,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
   -- it stands for, so rules must see that name too.
   ---@param input ReadInput
   getPath = function(input)
-    return unquote(input.file_path)
+    return unquote(files.given(input.file_path))
   end,
 
   ---@param input ReadInput
@@ -266,7 +292,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
       return { result = false, errorCode = 7,
         message = ('Invalid pages parameter: "%s". Give one page ("3") or one range ("1-5"), not a list. To read several pages or ranges, read each one separately. Pages are 1-indexed.'):format(input.pages) }
     end
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local ext = extension(path)
     if BINARY[ext] then
       return { result = false, errorCode = 4,
@@ -279,12 +305,15 @@ Reads a text file from the local filesystem and returns it with numbered lines.
   ---@param input ReadInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local info, err, code = fs.stat(path)
     if not info then
+      if code == "notfound" and files.underFile(path) then
+        fail(files.notDirText("open", path))
+      end
       fail(code == "notfound" and missingText(path, ctx) or err)
     elseif info.isDir then
-      fail("EISDIR: illegal operation on a directory, read '" .. quote(path) .. "'")
+      fail("EISDIR: illegal operation on a directory, read '" .. dirShown(files.given(input.file_path), path) .. "'")
     elseif not info.isFile then
       fail("Path is not a regular file: " .. quote(path))
     end
@@ -316,6 +345,9 @@ Reads a text file from the local filesystem and returns it with numbered lines.
     -- The original counts the empty line after a final newline as a line of its own,
     -- and shows it when the range reaches it.
     local total, shown = linesInfo.totalLines, linesInfo.numLines
+    if total == 0 then -- a file with no bytes is one empty line
+      total, shown = 1, offset == 1 and 1 or 0
+    end
     if linesInfo.endsWithNewline then
       total = total + 1
       if offset <= total and (input.limit == nil or offset + input.limit > total) then
@@ -336,7 +368,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
           numLines = shown,
           startLine = linesInfo.startLine,
           totalLines = total,
-          nulInHead = linesInfo.nulInHead or nil,
+          notText = linesInfo.notText,
         },
       },
     }
@@ -349,14 +381,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
       return notebook().blocks(data.file.cells)
     end
     local file = data.file
-    if file.numLines > 0 then
-      return numbered(file.content, file.startLine) .. (file.nulInHead and NUL_NOTE or "")
-    end
-    if file.totalLines == 0 then
-      return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
-    end
-    return ("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"):format(
-      file.startLine, file.totalLines)
+    return linesText(file) .. (file.notText and files.notTextNote(file.notText) or "")
   end,
 
   renderToolResultMessage = function(data)
@@ -365,7 +390,7 @@ Reads a text file from the local filesystem and returns it with numbered lines.
       return ("Read %d %s"):format(cells, cells == 1 and "cell" or "cells")
     end
     local n = data.file.numLines
-    if data.file.totalLines == 0 then
+    if data.file.content == "" and data.file.totalLines <= 1 then
       return "Read an empty file"
     end
     return ("Read %d %s"):format(n, n == 1 and "line" or "lines")

@@ -51,3 +51,68 @@ test.case("a notebook that is not JSON is an error result", function(t)
   assert.eq(r.isError, true)
   assert.matches(r.text, "^Notebook file is not valid JSON %(it may be truncated, corrupted, or still being written%): ")
 end)
+
+-- The original's JSON parser's messages, as its Read reports them for these notebooks
+-- (recorded from Claude Code 2.1.328).
+local JSON_ERRORS = {
+  { "{} x", "Unable to parse JSON string" },
+  { "[1]]", "Unable to parse JSON string" },
+  { "[1,]", "Unexpected comma at the end of array expression" },
+  { "{\"a\":1", "Expected '}'" },
+  { "[", "Unexpected EOF" },
+  { "\"a\\q\"", "Invalid escape character q" },
+  { "01", "Unable to parse JSON string" },
+  { "-", "Invalid number" },
+  { "1.", "Invalid digits after decimal point" },
+  { "tru", "Unexpected identifier \"tru\"" },
+  { "{\"a\":tru}", "Unexpected identifier \"tru\"" },
+  { "[1 2]", "Expected ']'" },
+  { "{\"a\"}", "Expected ':' before value in object property definition" },
+  { "{'a':1}", "Single quotes (') are not allowed in JSON" },
+  { " \n\t", "Unexpected EOF" },
+  { "1e", "Unable to parse JSON string" },
+  { "\"\\u12\"", "\\u must be followed by 4 hex digits" },
+  { "\"a\tb\"", "Unterminated string" },
+  { "#", "Unrecognized token '#'" },
+  { "{,}", "Expected '}'" },
+  { "{\"a\"::1}", "Unexpected token ':'" },
+  { "{\"cells\": [{\"source\": \"x\"", "Expected '}'" },
+  { "\239\187\191{}", "Unrecognized token '\239\187\191'" },
+  { "truex", "Unable to parse JSON string" },
+  { "{1:2}", "Expected '}'" },
+  { "[,1]", "Unexpected token ','" },
+  { "\"a\nb\"", "Unterminated string" },
+  { "NULL", "Unexpected identifier \"NULL\"" },
+  { "+1", "Unrecognized token '+'" },
+  { "Infinity", "Unexpected identifier \"Infinity\"" },
+  { "NaN", "Unexpected identifier \"NaN\"" },
+  { "-.5", "Invalid number" },
+  { "\"\\", "Unterminated string" },
+  { "}", "Unexpected token '}'" },
+  { "{not json\n", "Expected '}'" },
+  { "{", "Expected '}'" },
+  { "[1, 2", "Expected ']'" },
+  { "{\"cells\": [],}", "Property name must be a string literal" },
+  { "", "Unexpected EOF" },
+  { "{\"cells\": \"abc", "Unterminated string" },
+  { "{\"a\" 1}", "Expected ':' before value in object property definition" },
+  { "{\"cells\": ]}", "Unexpected token ']'" },
+}
+
+test.case("a notebook that is not JSON is reported in the original's parser's words", function(t)
+  for i, c in ipairs(JSON_ERRORS) do
+    local name = ("bad%d.ipynb"):format(i)
+    t:write(name, c[1])
+    local r = t:call("Read", { file_path = t:path(name) })
+    assert.eq(r.text, "Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): JSON Parse error: " .. c[2])
+  end
+end)
+
+test.case("JSON that is not a notebook is reported as the original does", function(t)
+  for i, text in ipairs({ "42", "null", '{"metadata": {}}', '{"cells": [3]}', '{"cells": [{"source": 1}]}', '{"cells": [{"source": ["a", 2]}]}' }) do
+    local name = ("nn%d.ipynb"):format(i)
+    t:write(name, text)
+    local r = t:call("Read", { file_path = t:path(name) })
+    assert.eq(r.text, 'Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects, each with a string or string-array "source").')
+  end
+end)

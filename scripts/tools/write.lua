@@ -56,7 +56,7 @@ Use it for new files and full rewrites. An existing file must be read in full wi
   -- it stands for, so rules must see that name too.
   ---@param input WriteInput
   getPath = function(input)
-    return unquote(input.file_path)
+    return unquote(files.given(input.file_path))
   end,
 
   ---@param input WriteInput
@@ -69,16 +69,19 @@ Use it for new files and full rewrites. An existing file must be read in full wi
   ---@param input WriteInput
   ---@param ctx luatool.Context
   validateInput = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local info, err, code = fs.stat(path)
     if not info then
-      if code == "notfound" then
+      if code == "notfound" and files.underFile(path) then
+        return { result = false, errorCode = 1, message = "Error calling tool (Write): " .. files.notDirText("stat", path) }
+      elseif code == "notfound" then
         return true
       end
       return { result = false, errorCode = 1, message = err }
     end
     if info.isDir then
-      return { result = false, errorCode = 1, message = "Path is a directory, not a file: " .. quote(path) }
+      return { result = false, errorCode = 17, message = quote(input.file_path) ..
+        " is a directory, not a file. To create a file inside it, include the file name in file_path." }
     end
     local entry = ctx.readFileState:get(path)
     if not entry or entry.partial then
@@ -96,13 +99,13 @@ Use it for new files and full rewrites. An existing file must be read in full wi
   ---@param input WriteInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
-    local path = fs.abs(input.file_path, ctx.cwd)
+    local path = fs.abs(files.given(input.file_path), ctx.cwd)
     local opts = { mkdirs = true }
     local old, info, code = fs.read(path)
     if old then
       -- A binary file, or text in an encoding fs.write would not keep, is refused.
-      if info.nulInHead then
-        fail(files.NUL_BYTES)
+      if info.notText then
+        fail(files.notTextRefusal(info.notText))
       end
       -- The file must be what the model read; fs.write checks it under the lock.
       opts.ifRead = true
@@ -112,6 +115,7 @@ Use it for new files and full rewrites. An existing file must be read in full wi
     else
       fail(info)
     end
+    files.refuseLink(path)
     local written, err, wcode = fs.write(path, input.content, opts)
     if not written then
       if wcode == "notread" then
@@ -124,7 +128,8 @@ Use it for new files and full rewrites. An existing file must be read in full wi
     return {
       data = {
         type = written.created and "create" or "update",
-        filePath = path,
+        -- The path as the model gave it, as the original reports it.
+        filePath = input.file_path,
         content = input.content,
       },
     }

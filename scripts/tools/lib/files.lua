@@ -4,6 +4,7 @@
 
 ---@type luatool.fs
 local fs = require("fs")
+local quote = require("path").quote
 
 local files = {}
 
@@ -12,13 +13,42 @@ files.NOT_READ = "File has not been read yet. Read it first before writing to it
 files.MODIFIED = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 files.UNEXPECTED = "File has been unexpectedly modified. Read it again before attempting to write it."
 
--- NUL_BYTES refuses a change to a file whose first 8 KB hold a NUL byte, in the
--- original's words: writing text into it would corrupt binary data or another encoding.
-files.NUL_BYTES = "File has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs. These tools write UTF-8 (or UTF-16LE behind its byte-order mark) and never convert a file's encoding on their own, so nothing was written. If the file is text, make the change with a shell command that reads and writes it in its own encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it first, then Write it."
+-- What the original says of each kind of file its tools show but do not write, by
+-- the fs module's info.notText: writing text into it would corrupt binary data or
+-- another encoding.
+local NOT_TEXT = {
+  nul = "has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without a byte-order mark, or text with embedded NULs",
+  utf16be = "is UTF-16 big-endian (it starts FE FF), which these tools cannot write",
+  not_utf8 = "is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary",
+}
+
+-- notTextRefusal is the original's refusal of a change to a file of kind notText.
+---@param notText string
+function files.notTextRefusal(notText)
+  return "File " .. NOT_TEXT[notText] .. ". These tools write UTF-8 (or UTF-16LE behind its byte-order mark) and never convert a file's encoding on their own, so nothing was written. If the file is text, make the change with a shell command that reads and writes it in its own encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it first, then Write it."
+end
+
+-- notTextNote is the note that Read adds, in the original's words, after what it
+-- shows of a file of kind notText.
+---@param notText string
+function files.notTextNote(notText)
+  local shown = notText == "not_utf8" and " Its undecodable bytes show above as U+FFFD." or ""
+  return "\n\n[This file " .. NOT_TEXT[notText] .. "." .. shown .. " Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+end
 
 -- CURRENT ends the success text of Write and Edit, as in the original: the model
 -- knows the file's new content without reading it back.
 files.CURRENT = " (file state is current in your context — no need to Read it back)"
+
+-- given is a path as the model gave it, without the white space around it, which
+-- the original drops before it resolves a path. The file tools read every path
+-- through it, getPath included, so that permission rules see the file the call
+-- opens.
+---@param p string
+---@return string
+function files.given(p)
+  return (p:gsub("^%s+", ""):gsub("%s+$", ""))
+end
 
 -- fail raises msg as the call's error text, for the model; level 0 keeps Lua's
 -- position out of the message.
@@ -66,6 +96,42 @@ function files.missingText(path, ctx)
     msg = msg .. " Did you mean " .. similar .. "?"
   end
   return msg
+end
+
+-- underFile tells whether path, which fs found missing, lies under a file: the
+-- nearest of its directories that exists is not a directory, which the system
+-- reports as ENOTDIR.
+---@param path string an absolute path
+---@return boolean
+function files.underFile(path)
+  local dir = path:match("^(.+)/[^/]*$")
+  while dir do
+    local info = fs.stat(dir)
+    if info then
+      return not info.isDir
+    end
+    dir = dir:match("^(.+)/[^/]*$")
+  end
+  return false
+end
+
+-- notDirText is the original's text for an operation (the system call, "stat" or
+-- "open") on a path under a file.
+---@param syscall string
+---@param path string
+function files.notDirText(syscall, path)
+  return ("ENOTDIR: not a directory, %s '%s'"):format(syscall, quote(path))
+end
+
+-- refuseLink fails, in the original's words, when path is a symbolic link: Write
+-- and Edit change a link's target only when given the target's own path.
+---@param path string
+function files.refuseLink(path)
+  local info = fs.lstat(path)
+  if info and info.isLink then
+    files.fail(("Refusing to write %s: it is a symbolic link. Write to the link's target path instead: %s."):format(
+      quote(path), quote(info.target)))
+  end
 end
 
 -- stale tells whether a file (info, from fs.read) changed since the model read it

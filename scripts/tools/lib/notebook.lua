@@ -15,6 +15,7 @@
 -- next to each other are joined by a newline.
 
 local json = require("json")
+local jsonsyntax = require("jsonsyntax")
 
 local notebook = {}
 
@@ -22,20 +23,44 @@ local notebook = {}
 -- they are not shown.
 local MAX_OUTPUTS = 10000
 
+-- NOT_NOTEBOOK is the original's text for JSON that is not a notebook.
+notebook.NOT_NOTEBOOK = 'Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects, each with a string or string-array "source").'
+
+-- isNotebook tells whether a decoded document is a notebook as the original checks
+-- one: a list of cells, each an object whose source is a string or a list of strings.
+local function isNotebook(nb)
+  if type(nb) ~= "table" or not json.isarray(nb.cells) then
+    return false
+  end
+  for _, cell in ipairs(nb.cells) do
+    local source = type(cell) == "table" and cell.source
+    if type(source) == "table" and json.isarray(source) then
+      for _, line in ipairs(source) do
+        if type(line) ~= "string" then
+          return false
+        end
+      end
+    elseif type(source) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
+
 -- parse decodes a notebook's text. It returns the notebook, or nil, the reason and
--- whether the text is JSON at all: the JSON parser's message, or that the document
--- has no list of cells.
+-- whether the text is JSON at all: the original's JSON parser's message (the json
+-- module's when that parser would accept the text), or NOT_NOTEBOOK.
 ---@param text string
 ---@return table? nb
 ---@return string? err
 ---@return boolean? isJSON
 function notebook.parse(text)
   local nb, err = json.decode(text)
-  if nb == nil then
-    return nil, (err:gsub("^json%.decode: ", "")), false
+  if err then
+    return nil, jsonsyntax.describe(text) or (err:gsub("^json%.decode: ", "")), false
   end
-  if type(nb) ~= "table" or not json.isarray(nb.cells) then
-    return nil, 'it has no "cells" list', true
+  if not isNotebook(nb) then
+    return nil, notebook.NOT_NOTEBOOK, true
   end
   return nb
 end
