@@ -209,7 +209,7 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 // A runResult is what shell.run returns. A command moved to the background at
-// its timeout (Backgrounded) has Task set, and Output is what it printed so far.
+// its timeout has Task set, and Output is what it printed so far.
 type runResult struct {
 	Output      string
 	ExitCode    int
@@ -291,7 +291,6 @@ func (s *shellState) run(ctx context.Context, script, dir string, acc commandAcc
 	group.Close()
 	<-copied
 	r.Close()
-	defer sc.remove()
 	res.Output = string(out.buf)
 	res.Omitted = out.omitted
 	res.Truncated = out.omitted > 0
@@ -300,6 +299,7 @@ func (s *shellState) run(ctx context.Context, script, dir string, acc commandAcc
 	if cwd := sc.finalCwd(); cwd != "" {
 		res.Cwd = cwd
 	}
+	sc.remove()
 	if _, err := s.rs.locate(res.Cwd); err != nil {
 		res.CwdOutside = true
 	}

@@ -95,6 +95,10 @@ type task struct {
 	endOnClose func()
 	done       chan struct{} // closed once the task has ended and its output is complete
 
+	// early is how many bytes the output file held when the task began: what a
+	// foreground command moved to the background had printed (adopt).
+	early int
+
 	mu     sync.Mutex
 	exited bool // the shell has exited and its group was killed: signal it no more
 	reason stopReason
@@ -197,7 +201,7 @@ func (ts *taskSet) adopt(session string, onClose func(func()) func(), script str
 		ts.abandon(t, out)
 		return nil, err
 	}
-	t.cmd, t.group = lc.cmd, lc.group
+	t.cmd, t.group, t.early = lc.cmd, lc.group, len(lc.early)
 	ts.track(t, release, lc.r, out, lc.sc, lc.exited, timeout)
 	return t, nil
 }
@@ -297,10 +301,10 @@ func (ts *taskSet) wait(t *task, release func(), r, out *os.File, sc *scratch, e
 	go func() {
 		defer close(copied)
 		buf := make([]byte, 32<<10)
-		written, stopped := 0, false
+		written, stopped := t.early, false
 		for {
 			n, err := r.Read(buf)
-			keep := min(n, ts.maxOutput-written)
+			keep := max(0, min(n, ts.maxOutput-written))
 			_, _ = out.Write(buf[:keep])
 			written += keep
 			if keep < n && !stopped {
