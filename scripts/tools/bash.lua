@@ -133,10 +133,20 @@ local function parts(command)
   return list
 end
 
+-- startsWithSleep reports whether the command's first word, as written, is sleep:
+-- the original reads the text, so a sleep in a subshell or after time or an
+-- assignment does not count.
+local function startsWithSleep(command)
+  return command:match("^%s*(%S+)") == "sleep"
+end
+
 -- leadingSleep returns the seconds of a first simple command that is `sleep N`
 -- alone, and the rest of the command's simple commands joined by spaces; nil when
 -- the command does not start so.
 local function leadingSleep(command)
+  if not startsWithSleep(command) then
+    return nil
+  end
   local list = parts(command)
   local seconds = tonumber((list[1] or ""):match("^%s*sleep%s+(%d+%.?%d*)%s*$") or "")
   if not seconds then
@@ -147,12 +157,6 @@ local function leadingSleep(command)
     rest[#rest + 1] = list[i]
   end
   return seconds, trim(table.concat(rest, " "):gsub("^%s+", ""))
-end
-
--- mayMoveToBackground reports whether a command that passes its timeout goes on
--- in the background, as the original decides: unless it starts with sleep.
-local function mayMoveToBackground(command)
-  return (parts(command)[1] or ""):match("^%s*(%S*)") ~= "sleep"
 end
 
 -- changesDirectory reports whether a simple command of command is cd, pushd, popd
@@ -365,7 +369,9 @@ When a command is hard to read at a glance (a pipeline, unusual flags), say a li
       cwd = cwd,
       timeout = timeout,
       maxOutput = MAX_OUTPUT,
-      background = mayMoveToBackground(input.command),
+      -- The original moves a command to the background at its timeout unless it
+      -- starts with sleep.
+      background = not startsWithSleep(input.command),
     })
     if not res then
       return nil, err

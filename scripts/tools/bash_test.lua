@@ -153,6 +153,16 @@ test.case("a long leading foreground sleep is refused", function(t)
   assert.eq(t:call("TaskStop", { task_id = id }).isError, false)
 end)
 
+test.case("only a command whose first word is sleep counts as starting with one", function(t)
+  for _, command in ipairs({ "(sleep 30)", "time sleep 30", "X=1 sleep 30" }) do
+    local r = t:call("Bash", { command = command, timeout = 100 }, { answer = "allow" })
+    assert.eq(r.isError, false, r.text)
+    local id = r.text:match("^Command did not complete within its 1s timeout and was moved to the background %(ID: (b%w+)%)")
+    assert.eq(type(id), "string", r.text)
+    assert.eq(t:call("TaskStop", { task_id = id }).isError, false)
+  end
+end)
+
 test.case("a command starting with sleep is killed at its timeout", function(t)
   local r = t:call("Bash", { command = "sleep 20", timeout = 100 })
   assert.eq(r.isError, true)
