@@ -213,12 +213,12 @@ local tool = {
   prompt = [[
 Runs a command with bash and returns what it printed, stdout and stderr together.
 
-- Each call is a fresh bash: variables, functions and aliases are lost between calls. The working directory a command leaves is kept only when it succeeds; one that ends outside the workspace roots goes back to the session's start, and the result says so. A command in the background never moves it. Prefer absolute paths, and double-quote any path with spaces.
+- Each call is a fresh bash: variables, functions and aliases are lost. A command that succeeds keeps the directory it ends in, unless that is outside the workspace roots; then it returns to the session's start and says so. Prefer absolute paths, and double-quote any path with spaces.
 - Where the system supports it, commands run sandboxed: they read the workspace roots and system directories, and write in the roots only in calls allowed to change things. The user's home directory, /tmp and the network are closed unless the host opens them; use $TMPDIR for scratch. Read-only commands run without asking; the rest need permission.
 - There is no terminal, and input is empty.
 - Do not run `cat`, `find`, `grep`, `head`, `sed`, `awk`, `tail` or `echo` when Read, Edit, Write, Glob or Grep can do the job: they are faster for you and clearer to the user. Use the shell for those only when asked or when no tool fits.
 - You see the output; the user may not. Beyond 30000 characters it is saved to a file and you get a preview. A non-zero exit makes the call an error starting "Exit code N" (exit 1 of grep, diff, find or test is not one).
-- `timeout` is in milliseconds: 120000 unless given, 600000 at most. A command still running then goes on in the background, as with run_in_background, and the result gives its task id and output file; one that starts with `sleep` is killed instead (exit code 143). A foreground command starting with a sleep of 25 seconds or more is refused: wait for a condition with an until-loop, or run the command in the background.
+- `timeout` is in milliseconds: 120000 unless given, 600000 at most. A command still running then goes on in the background (as below); one starting with `sleep` is killed. A leading sleep of 25 s or more is refused.
 - `run_in_background` returns at once with a task id and the file collecting the output; no `&` needed. Read the file to follow it; when the command is over, its last line is `[exited with code N]` or `[killed]`. You are not told when it ends, so look again; TaskStop ends it. Its `timeout` is how long it may run: 600000 by default, 7200000 at most. It also stops when luatool exits.
 - Put independent commands in separate calls of one response; chain dependent ones with `&&`.
 
