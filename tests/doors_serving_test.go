@@ -129,7 +129,7 @@ func TestDoor7PrincipalsDoNotStallEachOther(t *testing.T) {
 	for i := range 6 {
 		m := sleepMarker(t)
 		markers = append(markers, m)
-		go postMCPContext(ctx, endpoint, aliceToken, callBody(strconv.Itoa(100+i), "Bash", `{"command":"sleep `+m+`"}`, ""))
+		go postMCPContext(ctx, endpoint, aliceToken, callBody(strconv.Itoa(100+i), "Bash", `{"command":"true; sleep `+m+`"}`, ""))
 	}
 	waitFor(t, "alice's six commands running", func() string {
 		if n := len(sleeping(markers...)); n != 6 {
@@ -257,7 +257,7 @@ func TestDoor7CancelEndsCall(t *testing.T) {
 			m := sleepMarker(t)
 			answered := make(chan string, 1)
 			go func() {
-				_, body := postMCPContext(context.Background(), endpoint, aliceToken, callBody(`7`, "Bash", `{"command":"sleep `+m+`"}`, way.meta))
+				_, body := postMCPContext(context.Background(), endpoint, aliceToken, callBody(`7`, "Bash", `{"command":"true; sleep `+m+`"}`, way.meta))
 				answered <- body
 			}()
 			waitFor(t, "alice's command running", running(m))
@@ -309,7 +309,7 @@ func TestDoor7DroppedClientEndsCall(t *testing.T) {
 			ctx, hangUp := context.WithCancel(context.Background())
 			defer hangUp()
 			id := strconv.Itoa(90 + i)
-			go postMCPContext(ctx, endpoint, aliceToken, callBody(id, "Bash", `{"command":"sleep `+m+`"}`, way.meta))
+			go postMCPContext(ctx, endpoint, aliceToken, callBody(id, "Bash", `{"command":"true; sleep `+m+`"}`, way.meta))
 			waitFor(t, "alice's command running", running(m))
 			hangUp()
 			waitFor(t, "alice's command to end once her client went away", gone(m))
@@ -408,7 +408,8 @@ func principalsFile(t *testing.T) string {
 
 // sleepMarker is the argument of a sleep command no other process has: under a
 // minute, so that a test that fails leaves nothing running for long. The ones made
-// are killed when the test ends.
+// are killed when the test ends. Bash refuses a foreground command that starts
+// with so long a sleep, as the original does, so the commands run `true; sleep M`.
 func sleepMarker(t *testing.T) string {
 	m := fmt.Sprintf("59.%09d", rand.IntN(1e9))
 	t.Cleanup(func() {

@@ -208,7 +208,8 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// A runResult is what shell.run returns.
+// A runResult is what shell.run returns. A command moved to the background at
+// its timeout has Task set, and Output is what it printed so far.
 type runResult struct {
 	Output      string
 	ExitCode    int
@@ -218,21 +219,28 @@ type runResult struct {
 	Omitted     int
 	Cwd         string
 	CwdOutside  bool
+	Task        *task
 }
 
-// run runs command in dir until it ends, ctx ends or timeout passes; then its whole
-// group is killed, so that no child outlives the run. The shell records its
-// final working directory through an EXIT trap, in the scratch directory's cwd file.
-func (s *shellState) run(ctx context.Context, script, dir string, acc commandAccess, timeout time.Duration, maxOutput int) (*runResult, error) {
+// A handOver moves a foreground command that passed its timeout to the background
+// (taskSet.adopt bound to the call's session), or refuses with an error.
+type handOver func(*liveCommand) (*task, error)
+
+// run runs command in dir until it ends, ctx ends or timeout passes. At the
+// timeout, a command that handOver (when not nil) takes keeps running in the
+// background; otherwise its whole group is killed, so that no child outlives the
+// run. The shell records its final working directory through an EXIT trap, in the
+// scratch directory's cwd file.
+func (s *shellState) run(ctx context.Context, script, dir string, acc commandAccess, timeout time.Duration, maxOutput int, handOver handOver) (*runResult, error) {
 	sc, err := newScratch()
 	if err != nil {
 		return nil, err
 	}
-	defer sc.remove()
 	trap := "pwd -P >| " + quote(sc.cwd) + " 2>/dev/null"
 	cmd := s.command("trap "+quote(trap)+" EXIT\n"+script, dir, sc, acc)
 	r, w, err := os.Pipe()
 	if err != nil {
+		sc.remove()
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = w, w
@@ -240,35 +248,49 @@ func (s *shellState) run(ctx context.Context, script, dir string, acc commandAcc
 	if err != nil {
 		r.Close()
 		w.Close()
+		sc.remove()
 		return nil, err
 	}
-	defer group.Close()
 	w.Close()
 	out := &cappedBuffer{max: maxOutput}
-	copied := make(chan struct{})
-	go func() {
+	copyOut := func(done chan<- struct{}) {
 		_, _ = io.Copy(out, r)
-		r.Close()
-		close(copied)
-	}()
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+		close(done)
+	}
+	copied := make(chan struct{})
+	go copyOut(copied)
+	exited := make(chan bool, 1)
+	go func() { exited <- awaitExit(cmd) }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	res := &runResult{}
+	reaped := false
 	select {
-	case <-waited:
+	case reaped = <-exited:
 	case <-ctx.Done():
 		res.Interrupted = true
 		group.Kill()
-		<-waited
+		reaped = <-exited
 	case <-timer.C:
 		res.TimedOut = true
+		if handOver != nil {
+			if t := moveToBackground(handOver, r, out, copied, &liveCommand{cmd: cmd, group: group, r: r, sc: sc, exited: exited}); t != nil {
+				res.Task, res.Output = t, string(out.buf)
+				return res, nil
+			}
+			copied = make(chan struct{})
+			go copyOut(copied)
+		}
 		group.Kill()
-		<-waited
+		reaped = <-exited
 	}
 	group.Kill() // children left in the background must not hold the output open
+	if !reaped {
+		_ = cmd.Wait()
+	}
+	group.Close()
 	<-copied
+	r.Close()
 	res.Output = string(out.buf)
 	res.Omitted = out.omitted
 	res.Truncated = out.omitted > 0
@@ -277,10 +299,27 @@ func (s *shellState) run(ctx context.Context, script, dir string, acc commandAcc
 	if cwd := sc.finalCwd(); cwd != "" {
 		res.Cwd = cwd
 	}
+	sc.remove()
 	if _, err := s.rs.locate(res.Cwd); err != nil {
 		res.CwdOutside = true
 	}
 	return res, nil
+}
+
+// moveToBackground stops copying the output of lc into out (what is left stays in
+// the pipe r) and hands lc over, with what it printed so far. It returns the
+// background task, or nil when handOver refuses; the copying is then stopped and
+// the caller restarts it.
+func moveToBackground(handOver handOver, r *os.File, out *cappedBuffer, copied <-chan struct{}, lc *liveCommand) *task {
+	_ = r.SetReadDeadline(time.Now())
+	<-copied
+	_ = r.SetReadDeadline(time.Time{})
+	lc.early = out.buf
+	t, err := handOver(lc)
+	if err != nil {
+		return nil
+	}
+	return t
 }
 
 // exitCode is the shell's exit status, 128+n when signal n ended it.
@@ -300,16 +339,21 @@ func quote(s string) string {
 	return q
 }
 
-// shell.run(command, {cwd=, timeout=ms, maxOutput=}) runs command with bash -c and
-// returns {output, exitCode, interrupted, timedOut, truncated, omitted, cwd,
-// cwdOutside}, or nil, message, code.
+// shell.run(command, {cwd=, timeout=ms, maxOutput=, background=}) runs command
+// with bash -c and returns {output, exitCode, interrupted, timedOut, truncated,
+// omitted, cwd, cwdOutside}, or nil, message, code. With background=true, in
+// call() of an engine that ends background commands, a command that passes its
+// timeout keeps running as a background command of the session (10 minutes at
+// most, as shell.start's default) instead of being killed: the result then has
+// timedOut, taskId and outputFile, and output is what it printed so far.
 func (s *shellState) luaRun(L *lua.LState) int {
 	a := bindings.NewArgs(L, "shell.run")
 	cmdText := a.String(1)
-	o := a.Options(2, "cwd", "timeout", "maxOutput")
+	o := a.Options(2, "cwd", "timeout", "maxOutput", "background")
 	cwd := o.String("cwd", "")
 	timeout := o.Int("timeout", int(defaultShellTimeout/time.Millisecond))
 	maxOutput := o.Int("maxOutput", defaultShellOutput)
+	background := o.Bool("background", false)
 	if timeout <= 0 {
 		a.Error(2, "option 'timeout' must be positive")
 	}
@@ -327,21 +371,33 @@ func (s *shellState) luaRun(L *lua.LState) int {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	var hand handOver
+	if c := bindings.CurrentCall(L); background && c != nil && c.OnClose != nil {
+		hand = func(lc *liveCommand) (*task, error) {
+			return s.tasks.adopt(c.Session, c.OnClose, cmdText, lc, defaultTaskTimeout)
+		}
+	}
 	access := callAccess(L)
 	var res *runResult
 	if werr := bindings.Blocking(L, func() {
-		res, err = s.run(ctx, cmdText, dir, access, time.Duration(timeout)*time.Millisecond, maxOutput)
+		res, err = s.run(ctx, cmdText, dir, access, time.Duration(timeout)*time.Millisecond, maxOutput, hand)
 	}); werr != nil {
 		L.RaiseError("shell.run: stopped: %v", werr)
 	}
 	if err != nil {
 		return push(L, err)
 	}
-	t := L.CreateTable(0, 8)
+	t := L.CreateTable(0, 10)
 	t.RawSetString("output", lua.LString(res.Output))
+	t.RawSetString("timedOut", lua.LBool(res.TimedOut))
+	if res.Task != nil {
+		t.RawSetString("taskId", lua.LString(res.Task.id))
+		t.RawSetString("outputFile", lua.LString(res.Task.path))
+		L.Push(t)
+		return 1
+	}
 	t.RawSetString("exitCode", lua.LNumber(res.ExitCode))
 	t.RawSetString("interrupted", lua.LBool(res.Interrupted))
-	t.RawSetString("timedOut", lua.LBool(res.TimedOut))
 	t.RawSetString("truncated", lua.LBool(res.Truncated))
 	t.RawSetString("omitted", lua.LNumber(res.Omitted))
 	t.RawSetString("cwd", lua.LString(res.Cwd))

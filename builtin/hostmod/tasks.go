@@ -95,6 +95,10 @@ type task struct {
 	endOnClose func()
 	done       chan struct{} // closed once the task has ended and its output is complete
 
+	// early is how many bytes the output file held when the task began: what a
+	// foreground command moved to the background had printed (adopt).
+	early int
+
 	mu     sync.Mutex
 	exited bool // the shell has exited and its group was killed: signal it no more
 	reason stopReason
@@ -149,12 +153,69 @@ func (ts *taskSet) limitError(session string) error {
 func (ts *taskSet) start(s *shellState, session string, onClose func(func()) func(), script, workDir string, acc commandAccess, timeout time.Duration) (*task, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if err := ts.limitError(session); err != nil {
+	t, out, err := ts.newTask(session, script, onClose)
+	if err != nil {
 		return nil, err
+	}
+	release, r, sc, err := ts.launch(s, t, script, workDir, acc)
+	if err != nil {
+		ts.abandon(t, out)
+		return nil, err
+	}
+	exited := make(chan bool, 1)
+	go func() { exited <- awaitExit(t.cmd) }()
+	ts.track(t, release, r, out, sc, exited, timeout)
+	return t, nil
+}
+
+// A liveCommand is a foreground command still running that shell.run hands over
+// to the background: its process, group, output pipe and scratch directory, the
+// channel its exit is reported on (awaitExit's answer), and what it printed so far.
+type liveCommand struct {
+	cmd    *exec.Cmd
+	group  *procgroup.Group
+	r      *os.File
+	sc     *scratch
+	exited <-chan bool
+	early  []byte
+}
+
+// adopt makes the running foreground command lc a background command of session
+// for at most timeout, as start does for a new one: its output file begins with
+// what it printed so far. On error lc is left as it was, for the caller to kill.
+func (ts *taskSet) adopt(session string, onClose func(func()) func(), script string, lc *liveCommand, timeout time.Duration) (*task, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t, out, err := ts.newTask(session, script, onClose)
+	if err != nil {
+		return nil, err
+	}
+	release, err := guardGroup(lc.group)
+	if err == nil {
+		_, err = out.Write(lc.early)
+		if err != nil {
+			release()
+		}
+	}
+	if err != nil {
+		ts.abandon(t, out)
+		return nil, err
+	}
+	t.cmd, t.group, t.early = lc.cmd, lc.group, len(lc.early)
+	ts.track(t, release, lc.r, out, lc.sc, lc.exited, timeout)
+	return t, nil
+}
+
+// newTask makes a task of session for script, with its own directory and empty
+// output file, and registers its end with the engine through onClose. Its caller
+// holds ts.mu.
+func (ts *taskSet) newTask(session, script string, onClose func(func()) func()) (*task, *os.File, error) {
+	if err := ts.limitError(session); err != nil {
+		return nil, nil, err
 	}
 	dir, err := os.MkdirTemp("", "luatool-task-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := &task{id: newTaskID(), command: script, session: session, dir: dir, done: make(chan struct{})}
 	for ts.running[session][t.id] != nil {
@@ -164,7 +225,7 @@ func (ts *taskSet) start(s *shellState, session string, onClose func(func()) fun
 	out, err := os.OpenFile(t.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, err
+		return nil, nil, err
 	}
 	t.endOnClose = onClose(func() {
 		ts.stop(t, stopClosed)
@@ -173,24 +234,29 @@ func (ts *taskSet) start(s *shellState, session string, onClose func(func()) fun
 	if t.endOnClose == nil {
 		out.Close()
 		os.RemoveAll(dir)
-		return nil, errors.New("this host does not end background commands when it closes, so none may start")
+		return nil, nil, errors.New("this host does not end background commands when it closes, so none may start")
 	}
-	release, r, sc, err := ts.launch(s, t, script, workDir, acc)
-	if err != nil {
-		t.endOnClose()
-		out.Close()
-		os.RemoveAll(dir)
-		return nil, err
+	return t, out, nil
+}
+
+// abandon undoes newTask for a task that did not start.
+func (ts *taskSet) abandon(t *task, out *os.File) {
+	t.endOnClose()
+	out.Close()
+	os.RemoveAll(t.dir)
+}
+
+// track records t, whose command runs, as running in its session, stops it after
+// timeout and waits for its end in the background. Its caller holds ts.mu.
+func (ts *taskSet) track(t *task, release func(), r, out *os.File, sc *scratch, exited <-chan bool, timeout time.Duration) {
+	if ts.running[t.session] == nil {
+		ts.running[t.session] = map[string]*task{}
 	}
-	if ts.running[session] == nil {
-		ts.running[session] = map[string]*task{}
-	}
-	ts.running[session][t.id] = t
+	ts.running[t.session][t.id] = t
 	ts.total++
-	ts.outputs[session] = append(ts.outputs[session], t)
+	ts.outputs[t.session] = append(ts.outputs[t.session], t)
 	timer := time.AfterFunc(timeout, func() { ts.stop(t, stopTimeout) })
-	go ts.wait(t, release, r, out, sc, timer)
-	return t, nil
+	go ts.wait(t, release, r, out, sc, exited, timer)
 }
 
 // launch starts the command of t with its output into a new pipe, and has its
@@ -227,17 +293,18 @@ func (ts *taskSet) launch(s *shellState, t *task, script, workDir string, acc co
 }
 
 // wait copies the output of t (up to the cap; past it the task is stopped) until
-// the shell ends, then kills what is left of its group, completes the output file
-// with the trailer of how it ended, and takes the task out of the running ones.
-func (ts *taskSet) wait(t *task, release func(), r, out *os.File, sc *scratch, timer *time.Timer) {
+// the shell ends (exited reports it, with awaitExit's answer), then kills what is
+// left of its group, completes the output file with the trailer of how it ended,
+// and takes the task out of the running ones.
+func (ts *taskSet) wait(t *task, release func(), r, out *os.File, sc *scratch, exited <-chan bool, timer *time.Timer) {
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		buf := make([]byte, 32<<10)
-		written, stopped := 0, false
+		written, stopped := t.early, false
 		for {
 			n, err := r.Read(buf)
-			keep := min(n, ts.maxOutput-written)
+			keep := max(0, min(n, ts.maxOutput-written))
 			_, _ = out.Write(buf[:keep])
 			written += keep
 			if keep < n && !stopped {
@@ -249,7 +316,7 @@ func (ts *taskSet) wait(t *task, release func(), r, out *os.File, sc *scratch, t
 			}
 		}
 	}()
-	reaped := awaitExit(t.cmd)
+	reaped := <-exited
 	t.mu.Lock()
 	t.exited = true
 	// Children left in the background end with the shell: they must not hold the

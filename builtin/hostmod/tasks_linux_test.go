@@ -293,3 +293,34 @@ func TestTaskEnvironment(t *testing.T) {
 		t.Errorf("environment of a background command:\n%s", got)
 	}
 }
+
+// TestRunMovesToBackground: with background=true a command that passes its timeout
+// goes on as a background command of the session, its output file beginning with
+// what it printed before; without it, or beyond the session's limit, it is killed.
+func TestRunMovesToBackground(t *testing.T) {
+	e := newTaskEnv(t, hostmod.ShellOptions{MaxTasks: 1})
+	// sleep 0.3 cannot end before the timeout of 50 ms.
+	const command = "echo early; sleep 0.3; echo late"
+	run := "local r = shell.run(..., {timeout = 50, background = %s}); return r.timedOut, r.output, r.taskId, r.outputFile, r.exitCode"
+	out := e.call("s", true, strings.Replace(run, "%s", "true", 1), command)
+	id, _ := out[2].(string)
+	if out[0] != true || out[1] != "early\n" || id == "" || out[4] != nil {
+		t.Fatalf("moved: %v", out)
+	}
+	path := out[3].(string)
+	if got := e.call("s", true, "local t = shell.task(...); return t and t.outputFile", id); got[0] != path {
+		t.Errorf("shell.task(%s) = %v, want output file %s", id, got, path)
+	}
+	// The session's one background command is taken: the next is killed.
+	out = e.call("s", true, strings.Replace(run, "%s", "true", 1), "echo second; sleep 5")
+	if out[0] != true || out[1] != "second\n" || out[2] != nil || out[4] != float64(137) {
+		t.Errorf("beyond the limit: %v", out)
+	}
+	if got := ended(t, path); got != "early\nlate\n\n[exited with code 0]\n" {
+		t.Errorf("output file %q", got)
+	}
+	out = e.call("s", true, strings.Replace(run, "%s", "false", 1), command)
+	if out[0] != true || out[1] != "early\n" || out[2] != nil {
+		t.Errorf("without background: %v", out)
+	}
+}

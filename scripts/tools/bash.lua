@@ -10,7 +10,9 @@
 -- at once with the task's id and output file, in the original's words but for its
 -- promise of a notification: luatool has no way to tell the model later that the
 -- command ended, so the text does not say it will. The model reads the file with
--- Read and stops the task with TaskStop. The classification is the same: a read-only
+-- Read and stops the task with TaskStop. A foreground command that passes its timeout
+-- goes on the same way (shell.run's background option), unless it starts with sleep,
+-- as the original decides. The classification is the same: a read-only
 -- command starts without asking and stays read-only in the sandbox for its whole run;
 -- any other needs permission.
 
@@ -25,18 +27,31 @@ local MAX_BACKGROUND_TIMEOUT = 7200000
 -- Output kept in memory; beyond maxResultSizeChars the engine persists the result.
 local MAX_OUTPUT = 4 * 1024 * 1024
 local CWD_KEY = "bash.cwd"
+-- The exit code the original reports for a command killed at its timeout: the
+-- shell's for SIGTERM, whatever ended it.
+local TIMEOUT_EXIT_CODE = 143
+-- The shortest leading foreground sleep, in seconds, that the original refuses.
+local BLOCKED_SLEEP = 25
+-- How long a command moved to the background at its timeout may go on (shell.run's
+-- background limit), as its text says it.
+local MOVED_LIMIT = "10m"
 
--- Exit code 1 is not an error for these commands; the text explains an empty output.
-local EXIT_ONE = {
-  grep = "No matches found",
-  egrep = "No matches found",
-  fgrep = "No matches found",
-  rg = "No matches found",
-  find = "Some directories were inaccessible",
-  diff = "Files differ",
-  test = "Condition is false",
-  ["["] = "Condition is false",
+-- Exit code 1 is not an error for these commands (no match, files differ, a false
+-- condition), as in the original; an empty output still reads as no output.
+local EXIT_ONE_OK = {
+  grep = true,
+  egrep = true,
+  fgrep = true,
+  rg = true,
+  find = true,
+  diff = true,
+  test = true,
+  ["["] = true,
 }
+
+-- Nor for git's diff and grep: the first word after git and its options, -C and -c
+-- taking a value.
+local GIT_EXIT_ONE_OK = { diff = true, grep = true }
 
 ---@class BashInput
 ---@field command string
@@ -44,12 +59,27 @@ local EXIT_ONE = {
 ---@field description? string
 ---@field run_in_background? boolean
 
--- baseCommand is the first word of the last simple command, whose status is the
--- command's.
-local function baseCommand(command)
+-- lastCommand is the last simple command, whose status is the command's.
+local function lastCommand(command)
   local parts = shell.split(command)
-  local last = parts and parts[#parts] or command
-  return last:match("^%s*(%S+)") or ""
+  return parts and parts[#parts] or command
+end
+
+-- exitOneIsOk reports whether exit code 1 of command means an answer (no match,
+-- files differ, a false condition) rather than a failure.
+local function exitOneIsOk(command)
+  local words = {}
+  for w in lastCommand(command):gmatch("%S+") do
+    words[#words + 1] = w
+  end
+  if words[1] ~= "git" then
+    return EXIT_ONE_OK[words[1] or ""] == true
+  end
+  local i = 2
+  while words[i] and words[i]:sub(1, 1) == "-" do
+    i = i + ((words[i] == "-C" or words[i] == "-c") and 2 or 1)
+  end
+  return GIT_EXIT_ONE_OK[words[i] or ""] == true
 end
 
 -- sessionCwd is the working directory the session's earlier calls left, or the
@@ -67,6 +97,114 @@ local function trim(s)
   return (s:gsub("^%s*\n", ""):gsub("%s+$", ""))
 end
 
+-- timeoutOf is the input's timeout in whole milliseconds, at most max; none, 0 or
+-- less is def.
+---@param input BashInput
+local function timeoutOf(input, def, max)
+  local t = input.timeout
+  if t == nil or t <= 0 then
+    return def
+  end
+  return math.max(1, math.min(math.floor(t), max))
+end
+
+-- duration writes ms as the original's timeout message does: whole seconds under a
+-- minute ("1s"), then minutes and seconds ("2m 30s"), hours and minutes beyond.
+local function duration(ms)
+  if ms < 60000 then
+    return ("%ds"):format(math.floor(ms / 1000))
+  end
+  local h = math.floor(ms / 3600000)
+  local m = math.floor(ms % 3600000 / 60000)
+  local sec = math.floor(ms % 60000 / 1000 + 0.5)
+  if h > 0 then
+    return ("%dh %dm %ds"):format(h, m, sec)
+  end
+  return ("%dm %ds"):format(m, sec)
+end
+
+-- parts is the simple commands of command without the ";" that ends one, or
+-- command whole when it does not parse.
+local function parts(command)
+  local list = shell.split(command) or { command }
+  for i, p in ipairs(list) do
+    list[i] = p:gsub("%s*;%s*$", "")
+  end
+  return list
+end
+
+-- startsWithSleep reports whether the command's first word, as written, is sleep:
+-- the original reads the text, so a sleep in a subshell or after time or an
+-- assignment does not count.
+local function startsWithSleep(command)
+  return command:match("^%s*(%S+)") == "sleep"
+end
+
+-- leadingSleep returns the seconds of a first simple command that is `sleep N`
+-- alone, and the rest of the command's simple commands joined by spaces; nil when
+-- the command does not start so.
+local function leadingSleep(command)
+  if not startsWithSleep(command) then
+    return nil
+  end
+  local list = parts(command)
+  local seconds = tonumber((list[1] or ""):match("^%s*sleep%s+(%d+%.?%d*)%s*$") or "")
+  if not seconds then
+    return nil
+  end
+  local rest = {}
+  for i = 2, #list do
+    rest[#rest + 1] = list[i]
+  end
+  return seconds, trim(table.concat(rest, " "):gsub("^%s+", ""))
+end
+
+-- changesDirectory reports whether a simple command of command is cd, pushd, popd
+-- or chdir.
+local function changesDirectory(command)
+  for _, p in ipairs(parts(command)) do
+    local word = p:match("^%s*(%S+)")
+    if word == "cd" or word == "pushd" or word == "popd" or word == "chdir" then
+      return true
+    end
+  end
+  return false
+end
+
+-- withCwdNote adds to the text of a command gone to the background, when it
+-- changes directory, that the session's stays cwd.
+local function withCwdNote(text, command, cwd)
+  if not changesDirectory(command) then
+    return text
+  end
+  return text .. "\nSession cwd remains " .. cwd .. "; directory changes made by the backgrounded command do not apply to subsequent commands."
+end
+
+-- movedText is the text of a command moved to the background at its timeout, in
+-- the original's words but for its promises of notifications: output is what it
+-- printed so far.
+local function movedText(output, id, path, timeout)
+  local sentences = {
+    ("Command did not complete within its %ds timeout and was moved to the background (ID: %s). Output is being written to: %s."):format(
+      math.max(1, math.floor(timeout / 1000 + 0.5)),
+      id,
+      path
+    ),
+    ("If it is still running after %s in the background, it will be stopped."):format(MOVED_LIMIT),
+    "It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop.",
+  }
+  if output == "" then
+    sentences[#sentences + 1] =
+      "No output had been read from it when it was moved. A program that buffers its output, or a pipe into one such as tail, can keep the output file empty until the command finishes."
+  end
+  sentences[#sentences + 1] = "To check interim output, use Read on that file path."
+  local text = table.concat(sentences, " ")
+  if output ~= "" then
+    text = output .. "\n" .. text
+  end
+  return text
+end
+
 local tool = {
   name = "Bash",
   searchHint = "execute shell commands",
@@ -75,12 +213,12 @@ local tool = {
   prompt = [[
 Runs a command with bash and returns what it printed, stdout and stderr together.
 
-- Each call is a fresh bash: variables, functions and aliases are lost between calls. The working directory is kept, unless a command ends outside the workspace roots; then it goes back to the session's start and the result says so. Prefer absolute paths, and double-quote any path with spaces.
+- Each call is a fresh bash: variables, functions and aliases are lost. A command that succeeds keeps the directory it ends in, unless that is outside the workspace roots; then it returns to the session's start and says so. Prefer absolute paths, and double-quote any path with spaces.
 - Where the system supports it, commands run sandboxed: they read the workspace roots and system directories, and write in the roots only in calls allowed to change things. The user's home directory, /tmp and the network are closed unless the host opens them; use $TMPDIR for scratch. Read-only commands run without asking; the rest need permission.
 - There is no terminal, and input is empty.
 - Do not run `cat`, `find`, `grep`, `head`, `sed`, `awk`, `tail` or `echo` when Read, Edit, Write, Glob or Grep can do the job: they are faster for you and clearer to the user. Use the shell for those only when asked or when no tool fits.
 - You see the output; the user may not. Beyond 30000 characters it is saved to a file and you get a preview. A non-zero exit makes the call an error starting "Exit code N" (exit 1 of grep, diff, find or test is not one).
-- `timeout` is in milliseconds: 120000 unless given, 600000 at most.
+- `timeout` is in milliseconds: 120000 unless given, 600000 at most. A command still running then goes on in the background (as below); one starting with `sleep` is killed. A leading sleep of 25 s or more is refused.
 - `run_in_background` returns at once with a task id and the file collecting the output; no `&` needed. Read the file to follow it; when the command is over, its last line is `[exited with code N]` or `[killed]`. You are not told when it ends, so look again; TaskStop ends it. Its `timeout` is how long it may run: 600000 by default, 7200000 at most. It also stops when luatool exits.
 - Put independent commands in separate calls of one response; chain dependent ones with `&&`.
 
@@ -193,57 +331,80 @@ When a command is hard to read at a glance (a pipeline, unusual flags), say a li
     return shell.split(input.command) or input.command
   end,
 
+  -- validateInput refuses, as the original does, a foreground command that starts
+  -- with a long sleep: the wait would hold the whole turn.
+  ---@param input BashInput
+  validateInput = function(input)
+    if input.run_in_background then
+      return true
+    end
+    local seconds, rest = leadingSleep(input.command)
+    if not seconds or seconds < BLOCKED_SLEEP then
+      return true
+    end
+    local what = rest ~= "" and ("sleep %s followed by: %s"):format(seconds, rest) or ("standalone sleep %s"):format(seconds)
+    return {
+      result = false,
+      errorCode = 10,
+      message = "Blocked: "
+        .. what
+        .. ". To wait for a condition, use Monitor with an until-loop (e.g. `until <check>; do sleep 2; done`). To wait for a command you started, use run_in_background: true. Do not chain shorter sleeps to work around this block.",
+    }
+  end,
+
   ---@param input BashInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
     local cwd = ctx.state:get(CWD_KEY) or ctx.cwd
     if input.run_in_background then
-      local timeout = math.min(input.timeout or DEFAULT_BACKGROUND_TIMEOUT, MAX_BACKGROUND_TIMEOUT)
-      local id, path = shell.start(input.command, { cwd = cwd, timeout = timeout })
+      local id, path = shell.start(input.command, { cwd = cwd, timeout = timeoutOf(input, DEFAULT_BACKGROUND_TIMEOUT, MAX_BACKGROUND_TIMEOUT) })
       if not id then
         return nil, path
       end
-      return ("Command running in background with ID: %s. Output is being written to: %s. To check interim output, use Read on that file path."):format(id, path)
+      local text = ("Command running in background with ID: %s. Output is being written to: %s. To check interim output, use Read on that file path."):format(id, path)
+      return withCwdNote(text, input.command, cwd)
     end
-    local timeout = math.min(input.timeout or DEFAULT_TIMEOUT, MAX_TIMEOUT)
-    local res, err = shell.run(input.command, { cwd = cwd, timeout = timeout, maxOutput = MAX_OUTPUT })
+    local timeout = timeoutOf(input, DEFAULT_TIMEOUT, MAX_TIMEOUT)
+    local res, err = shell.run(input.command, {
+      cwd = cwd,
+      timeout = timeout,
+      maxOutput = MAX_OUTPUT,
+      -- The original moves a command to the background at its timeout unless it
+      -- starts with sleep.
+      background = not startsWithSleep(input.command),
+    })
     if not res then
       return nil, err
     end
-    local notes = {}
-    if res.cwdOutside then
-      ctx.state:set(CWD_KEY, nil)
-      notes[#notes + 1] = "Shell cwd was reset to " .. ctx.cwd
-    else
-      ctx.state:set(CWD_KEY, res.cwd)
-    end
     local output = trim(res.output)
+    if res.taskId then
+      return withCwdNote(movedText(output, res.taskId, res.outputFile, timeout), input.command, cwd)
+    end
     if res.truncated then
       output = output .. ("\n\n... [%d bytes of output omitted]"):format(res.omitted)
     end
-    local function with(text)
-      local all = { text }
-      for _, n in ipairs(notes) do
-        all[#all + 1] = n
-      end
-      return trim(table.concat(all, "\n"))
-    end
     if res.interrupted then
-      return nil, with(output .. "\n<error>Command was aborted before completion</error>")
+      return nil, trim(output .. "\n<error>Command was aborted before completion</error>")
     end
     if res.timedOut then
-      return nil, with(output .. ("\nCommand timed out after %d ms"):format(timeout))
+      return nil, trim(("Exit code %d\nCommand timed out after %s\n%s"):format(TIMEOUT_EXIT_CODE, duration(timeout), output))
     end
-    if res.exitCode ~= 0 then
-      local meaning = res.exitCode == 1 and EXIT_ONE[baseCommand(input.command)]
-      if not meaning then
-        return nil, with(("Exit code %d\n%s"):format(res.exitCode, output))
-      end
-      if output == "" then
-        output = meaning
-      end
+    -- Only a command that succeeded moves the session: one that fails leaves it
+    -- where it was, as in the original.
+    local note
+    if res.exitCode == 0 and res.cwdOutside then
+      ctx.state:set(CWD_KEY, nil)
+      note = "Shell cwd was reset to " .. ctx.cwd
+    elseif res.exitCode == 0 then
+      ctx.state:set(CWD_KEY, res.cwd)
     end
-    return with(output)
+    if res.exitCode ~= 0 and not (res.exitCode == 1 and exitOneIsOk(input.command)) then
+      return nil, trim(("Exit code %d\n%s"):format(res.exitCode, output))
+    end
+    if note then
+      return trim(output .. "\n" .. note)
+    end
+    return output
   end,
 }
 

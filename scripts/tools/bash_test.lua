@@ -111,3 +111,101 @@ test.case("a background command that changes things asks first", function(t)
   assert.eq(r.stage, "permission")
   assert.eq(t:read("made.txt"), nil)
 end)
+
+test.case("exit 1 of a search or comparison with no output reads as no output", function(t)
+  t:write("a.txt", "alpha\n")
+  t:write("b.txt", "beta\n")
+  for _, command in ipairs({
+    "grep zzz a.txt",
+    "cat a.txt | grep zzz",
+    "diff -q a.txt b.txt >/dev/null",
+    "test -f nope",
+    "[ -d a.txt ]",
+    "git diff --no-index --quiet a.txt b.txt",
+  }) do
+    local r = t:call("Bash", { command = command }, { answer = "allow" })
+    assert.eq(r.isError, false, command)
+    assert.eq(r.text, "(Bash completed with no output)", command)
+  end
+  local r = t:call("Bash", { command = "git status --porcelain nope; exit 1" }, { answer = "allow" })
+  assert.eq(r.isError, true, r.text)
+end)
+
+test.case("only a command that succeeds moves the session's cwd", function(t)
+  t:write("sub/x", "")
+  assert.eq(t:call("Bash", { command = "cd sub" }).isError, false)
+  local r = t:call("Bash", { command = "cd .. && false" }, { answer = "allow" })
+  assert.eq(r.text, "Exit code 1")
+  assert.matches(t:call("Bash", { command = "pwd" }).text, "/sub$")
+  r = t:call("Bash", { command = "cd / && false" }, { answer = "allow" })
+  assert.eq(r.text, "Exit code 1")
+  assert.matches(t:call("Bash", { command = "pwd" }).text, "/sub$")
+end)
+
+test.case("a long leading foreground sleep is refused", function(t)
+  local r = t:call("Bash", { command = "sleep 30" })
+  assert.eq(r.isError, true)
+  assert.eq(r.text, "<tool_use_error>Blocked: standalone sleep 30. To wait for a condition, use Monitor with an until-loop (e.g. `until <check>; do sleep 2; done`). To wait for a command you started, use run_in_background: true. Do not chain shorter sleeps to work around this block.</tool_use_error>")
+  r = t:call("Bash", { command = "sleep 25.5; echo hi" })
+  assert.matches(r.text, "^<tool_use_error>Blocked: sleep 25.5 followed by: echo hi%. ")
+  -- In the background it is not refused.
+  local id = start(t, { command = "sleep 30" })
+  assert.eq(t:call("TaskStop", { task_id = id }).isError, false)
+end)
+
+test.case("only a command whose first word is sleep counts as starting with one", function(t)
+  for _, command in ipairs({ "(sleep 30)", "time sleep 30", "X=1 sleep 30" }) do
+    local r = t:call("Bash", { command = command, timeout = 100 }, { answer = "allow" })
+    assert.eq(r.isError, false, r.text)
+    local id = r.text:match("^Command did not complete within its 1s timeout and was moved to the background %(ID: (b%w+)%)")
+    assert.eq(type(id), "string", r.text)
+    assert.eq(t:call("TaskStop", { task_id = id }).isError, false)
+  end
+end)
+
+test.case("a command starting with sleep is killed at its timeout", function(t)
+  local r = t:call("Bash", { command = "sleep 20", timeout = 100 })
+  assert.eq(r.isError, true)
+  assert.eq(r.text, "Exit code 143\nCommand timed out after 0s")
+end)
+
+-- moved runs Bash with input, which must pass its timeout and go on in the
+-- background, and returns the result and the command's id and output file.
+local function moved(t, input)
+  local r = t:call("Bash", input, { answer = "allow" })
+  assert.eq(r.isError, false, r.text)
+  local id, path = r.text:match("Command did not complete within its 1s timeout and was moved to the background %(ID: (b%w+)%)%. Output is being written to: (/%S+%.output)%. If it is still running after 10m in the background, it will be stopped%. It is running now: do not start a second copy while it runs%. If it is no longer needed, stop it with TaskStop%.")
+  assert.eq(type(id), "string", r.text)
+  return r, id, path
+end
+
+test.case("a command that passes its timeout goes on in the background", function(t)
+  -- sleep 0.3 cannot end before the timeout of 100 ms.
+  local r, _, path = moved(t, { command = "echo early; sleep 0.3; echo late", timeout = 100 })
+  assert.matches(r.text, "^early\nCommand did not complete")
+  assert.matches(r.text, "%. To check interim output, use Read on that file path%.$")
+  assert.eq(ended(t, path).text, "1\tearly\n2\tlate\n3\t\n4\t[exited with code 0]\n5\t")
+end)
+
+test.case("a silent command moved to the background can be stopped", function(t)
+  local r, id, path = moved(t, { command = "while :; do sleep 0.05; done", timeout = 100 })
+  assert.matches(r.text, "^Command did not complete")
+  assert.matches(r.text, " No output had been read from it when it was moved%. ")
+  r = t:call("TaskStop", { task_id = id })
+  assert.eq(r.isError, false, r.text)
+  assert.eq(ended(t, path).text, "1\t\n2\t[killed]\n3\t")
+end)
+
+test.case("a backgrounded cd leaves the session's cwd, and says so", function(t)
+  t:write("sub/x", "")
+  local note = "\nSession cwd remains " .. t.root .. "; directory changes made by the backgrounded command do not apply to subsequent commands."
+  local r, _, path = moved(t, { command = "cd sub; sleep 0.3; pwd", timeout = 100 })
+  assert.eq(r.text:sub(-#note), note)
+  assert.matches(ended(t, path).text, "^1\t/.*/sub\n")
+  r = t:call("Bash", { command = "cd sub && echo in", run_in_background = true })
+  assert.eq(r.text:sub(-#note), note)
+  local bgpath = r.text:match("Output is being written to: (/%S+%.output)%.")
+  assert.eq(ended(t, bgpath).text, "1\tin\n2\t\n3\t[exited with code 0]\n4\t")
+  r = t:call("Bash", { command = "pwd" })
+  assert.eq(r.text, t.root)
+end)

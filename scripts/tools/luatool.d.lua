@@ -672,7 +672,9 @@ function grep.check(pattern, opts) end
 ---@field output string Stdout and stderr, interleaved as written.
 ---@field exitCode integer 128 + the signal number when a signal ended it.
 ---@field interrupted boolean The call was cancelled while it ran.
----@field timedOut boolean The timeout ended it.
+---@field timedOut boolean The timeout ended it, or (with taskId) passed and it went on in the background.
+---@field taskId? string With background: the id of the background command it became at its timeout; only output and timedOut are then set besides.
+---@field outputFile? string With taskId: the file its output goes to, beginning with what it printed so far.
 ---@field truncated boolean Output beyond maxOutput was dropped.
 ---@field omitted integer Bytes of output dropped.
 ---@field cwd string The working directory the command ended in.
@@ -700,6 +702,7 @@ function grep.check(pattern, opts) end
 ---@field cwd? string The working directory, inside the roots (default the first root).
 ---@field timeout? integer Milliseconds, more than 0 (default 120000).
 ---@field maxOutput? integer Bytes of output kept (default 1 MiB).
+---@field background? boolean At its timeout, keep the command running as a background command of the session (10 minutes at most) instead of killing it; only in call().
 
 ---require("shell"): commands run with bash -c in their own process group, in a
 ---directory inside the roots. A read-only call may run only commands classified
