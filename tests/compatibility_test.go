@@ -115,14 +115,15 @@ func compatibilityDeviations(t *testing.T) []deviation {
 	if len(sections) == 0 {
 		t.Fatal("docs/compatibility.md lists no deviation")
 	}
-	caseLine := regexp.MustCompile(`(?m)^- \*\*Cases:\*\* (.*)$`)
+	// A Cases line may go on over lines indented by two spaces, as the document wraps.
+	caseLine := regexp.MustCompile(`(?m)^- \*\*Cases:\*\* (.*(?:\n  .*)*)$`)
 	caseID := regexp.MustCompile("^`([^`]+)`")
 	var out []deviation
 	for _, sec := range sections {
 		d := deviation{body: sec}
 		d.title, _, _ = strings.Cut(sec, "\n")
 		if m := caseLine.FindStringSubmatch(sec); m != nil && !strings.HasPrefix(m[1], "none") {
-			for _, item := range strings.Split(m[1], ", ") {
+			for _, item := range strings.Split(strings.ReplaceAll(m[1], "\n  ", " "), ", ") {
 				if id := caseID.FindStringSubmatch(item); id != nil {
 					d.cases = append(d.cases, id[1])
 				}

@@ -332,7 +332,8 @@ When a command is hard to read at a glance (a pipeline, unusual flags), say a li
   end,
 
   -- validateInput refuses, as the original does, a foreground command that starts
-  -- with a long sleep: the wait would hold the whole turn.
+  -- with a long sleep: the wait would hold the whole turn. The original's text sends the
+  -- model to its Monitor tool, which luatool does not have (docs/compatibility.md).
   ---@param input BashInput
   validateInput = function(input)
     if input.run_in_background then
@@ -348,7 +349,7 @@ When a command is hard to read at a glance (a pipeline, unusual flags), say a li
       errorCode = 10,
       message = "Blocked: "
         .. what
-        .. ". To wait for a condition, use Monitor with an until-loop (e.g. `until <check>; do sleep 2; done`). To wait for a command you started, use run_in_background: true. Do not chain shorter sleeps to work around this block.",
+        .. ". To wait for a condition, run an until-loop (e.g. `until <check>; do sleep 2; done`) with run_in_background: true. To wait for a command you started, use run_in_background: true. Do not chain shorter sleeps to work around this block.",
     }
   end,
 

@@ -145,7 +145,7 @@ end)
 test.case("a long leading foreground sleep is refused", function(t)
   local r = t:call("Bash", { command = "sleep 30" })
   assert.eq(r.isError, true)
-  assert.eq(r.text, "<tool_use_error>Blocked: standalone sleep 30. To wait for a condition, use Monitor with an until-loop (e.g. `until <check>; do sleep 2; done`). To wait for a command you started, use run_in_background: true. Do not chain shorter sleeps to work around this block.</tool_use_error>")
+  assert.eq(r.text, "<tool_use_error>Blocked: standalone sleep 30. To wait for a condition, run an until-loop (e.g. `until <check>; do sleep 2; done`) with run_in_background: true. To wait for a command you started, use run_in_background: true. Do not chain shorter sleeps to work around this block.</tool_use_error>")
   r = t:call("Bash", { command = "sleep 25.5; echo hi" })
   assert.matches(r.text, "^<tool_use_error>Blocked: sleep 25.5 followed by: echo hi%. ")
   -- In the background it is not refused.
