@@ -3,6 +3,7 @@ package hostmod
 import (
 	"cmp"
 	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -110,6 +111,13 @@ func (g nameGlob) match(rel string) bool {
 type globQuery struct {
 	dir string
 	nameGlob
+	// fromPattern is set when dir comes from the pattern's leading directories: a
+	// dir that is missing, or not a directory, then matches nothing, as rg --files
+	// finds nothing there.
+	fromPattern bool
+	// none is set for a relative pattern with a "." or ".." element, which no path
+	// ripgrep lists ("sub/x.go", never "./sub/x.go") can match.
+	none bool
 }
 
 // parseGlob splits pattern into the directory to walk and what to match below it.
@@ -123,7 +131,9 @@ func parseGlob(pattern, dir string) (globQuery, error) {
 	case strings.Contains(p, "/"):
 		base, rest := doublestar.SplitPattern(p)
 		q = globQuery{dir: filepath.Join(dir, filepath.FromSlash(base)), nameGlob: newNameGlob(rest, true)}
+		q.none = slices.ContainsFunc(strings.Split(p, "/"), func(e string) bool { return e == "." || e == ".." })
 	}
+	q.fromPattern = q.dir != dir
 	if strings.TrimSpace(p) == "" || !doublestar.ValidatePattern(q.pattern) {
 		return q, newOpError(codeBadPattern, "invalid glob pattern %q", pattern)
 	}
@@ -135,7 +145,7 @@ func (rs *rootSet) luaGlobCheck(L *lua.LState) int {
 	pattern := args.String(1)
 	dir := rs.abs(args.Options(2, "path").String("path", ""), "")
 	q, err := parseGlob(pattern, dir)
-	if err == nil {
+	if err == nil && !q.none {
 		_, err = rs.locate(rs.abs(q.dir, ""))
 	}
 	if err != nil {
@@ -168,12 +178,20 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 	if err != nil {
 		return push(L, err)
 	}
+	if q.none {
+		pushValue(L, []any{})
+		L.Push(lua.LNumber(0))
+		return 2
+	}
 	var (
 		mu    sync.Mutex
 		found []foundFile
 	)
 	err = rs.do(q.dir, func(r *os.Root, loc location) error {
 		st, err := r.Stat(loc.name)
+		if q.fromPattern && (errors.Is(err, fs.ErrNotExist) || (err == nil && !st.IsDir())) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}

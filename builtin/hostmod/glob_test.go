@@ -55,8 +55,14 @@ func TestGlobPatterns(t *testing.T) {
 		{"[a-c].*", "{path = root}", []string{"src/a.go", "src/deep/b.go", "src/c.ts"}},
 		{"*.go", "{path = root .. '/src'}", []string{"src/a.go", "src/deep/b.go"}},
 		{"deep/*.go", "{path = root .. '/src'}", []string{"src/deep/b.go"}},
-		{"../*.md", "{path = root .. '/src'}", []string{"README.md"}},
-		{"./src/*.ts", "{path = root}", []string{"src/c.ts"}},
+		// ripgrep lists "src/c.ts", never "./src/c.ts": a "." or ".." element
+		// matches nothing, and a directory the pattern names that is missing
+		// holds nothing.
+		{"../*.md", "{path = root .. '/src'}", []string{}},
+		{"./src/*.ts", "{path = root}", []string{}},
+		{"src/../*.md", "{path = root}", []string{}},
+		{"nope/*.md", "{path = root}", []string{}},
+		{"README.md/*", "{path = root}", []string{}},
 		{"*.rs", "{path = root}", []string{}},
 		{"*.go", "{path = root, sort = 'path'}", []string{".hidden/h.go", "src/a.go", "src/deep/b.go", "vendor/v.go", "z.go"}},
 		{"*.go", "{path = root, reverse = true}", []string{"vendor/v.go", ".hidden/h.go", "src/deep/b.go", "src/a.go", "z.go"}},
@@ -112,7 +118,6 @@ func TestGlobConfinementAndErrors(t *testing.T) {
 	for _, body := range []string{
 		`local root, outside = ...; return glob.find("*", {path = outside})`,
 		`local root, outside = ...; return glob.find(outside .. "/*.txt")`,
-		`local root, outside = ...; return glob.find("../*/secret.txt", {path = root})`,
 		`local root, outside = ...; return glob.find("*", {path = root .. "/.."})`,
 		`local root, outside = ...; return glob.find("*", {path = root .. "/outdir"})`,
 	} {
@@ -127,7 +132,10 @@ func TestGlobConfinementAndErrors(t *testing.T) {
 		t.Errorf("check = %#v, want true", out)
 	}
 	wantFailure(t, mustLua(t, roots, `return glob.check("{a,b")`), "invalid glob pattern", "badpattern")
-	wantFailure(t, mustLua(t, roots, `return glob.check("../*.txt")`), "outside the allowed roots", "outside")
+	// A ".." in a relative pattern matches nothing, so nothing outside is looked at.
+	if out := mustLua(t, roots, `return glob.check("../*.txt")`); len(out) != 1 || out[0] != true {
+		t.Errorf("check ../*.txt = %#v, want true", out)
+	}
 	wantFailure(t, mustLua(t, roots, `return glob.check("*.txt", {path = ...})`, outside), "path "+outside+" is outside the allowed roots", "outside")
 	wantFailure(t, mustLua(t, roots, `return glob.check(... .. "/*.txt")`, outside), "path "+outside+" is outside the allowed roots", "outside")
 

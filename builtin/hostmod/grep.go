@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -227,25 +226,7 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 	if err != nil {
 		return nil, newOpError(codeBadPattern, "regex parse error: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	if !multiline && hasLiteralNewline(pattern) {
-		return nil, newOpError(codeBadPattern, `the pattern contains a literal "\n", which cannot match within one line; search with multiline`)
-	}
 	return re, nil
-}
-
-func hasLiteralNewline(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		if r.Op == syntax.OpLiteral && slices.Contains(r.Rune, '\n') {
-			return true
-		}
-		return slices.ContainsFunc(r.Sub, walk)
-	}
-	return walk(re)
 }
 
 // parseGrep checks the arguments of a grep function. Wrong argument types raise;
@@ -420,7 +401,9 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
 				end = start + j
 			}
-			line := bytes.TrimSuffix(data[start:end], []byte{'\r'})
+			// A "\r" before the "\n" is part of the line, as ripgrep matches it
+			// ("$" does not match before it); it is dropped only when printed.
+			line := data[start:end]
 			off = end + 1
 			if !q.re.Match(line) {
 				continue

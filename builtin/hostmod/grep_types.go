@@ -1,12 +1,5 @@
 package hostmod
 
-import (
-	"sort"
-	"strings"
-
-	"github.com/luatool/luatool/internal/spell"
-)
-
 // fileTypes maps the names grep's type option accepts to file-name globs: the common
 // part of ripgrep's built-in type list (rg --type-list), under the same names. It
 // builds the map afresh, so that no caller can change another's.
@@ -75,22 +68,12 @@ func fileTypes() map[string][]string {
 	}
 }
 
-// typeGlobs returns the file-name globs of a file type, or an opError naming the
-// closest known type.
+// typeGlobs returns the file-name globs of a file type, or an opError with
+// ripgrep's message (the original passes it on as it is).
 func typeGlobs(name string) ([]nameGlob, error) {
-	types := fileTypes()
-	globs, ok := types[name]
+	globs, ok := fileTypes()[name]
 	if !ok {
-		names := make([]string, 0, len(types))
-		for n := range types {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		msg := "unrecognized file type: " + name
-		if s := spell.Suggest(name, names); s != "" {
-			msg += " (did you mean " + s + "?)"
-		}
-		return nil, newOpError(codeBadType, "%s; known types: %s", msg, strings.Join(names, ", "))
+		return nil, newOpError(codeBadType, "unrecognized file type: %s", name)
 	}
 	out := make([]nameGlob, len(globs))
 	for i, g := range globs {

@@ -113,6 +113,9 @@ type walker struct {
 func (w *walker) walk() error {
 	var stack ignoreStack
 	if w.ignore {
+		if gitAbove(w.root.Name()) {
+			stack = ignoreStack{{dir: ".", repo: true}}
+		}
 		fsys := w.root.FS()
 		for _, dir := range ancestors(w.start) {
 			if entries, err := fs.ReadDir(fsys, dir); err == nil {
@@ -332,6 +335,19 @@ func (w *walker) rel(name string) string {
 		return name
 	}
 	return name[len(w.start)+1:] // name is below start
+}
+
+// gitAbove reports whether a directory above root (a directory's absolute path)
+// holds a ".git", so that root is inside a git repository, as ripgrep finds it.
+func gitAbove(root string) bool {
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if d == filepath.Dir(d) {
+			return false
+		}
+	}
 }
 
 // ancestors returns the directories above dir inside the root, outermost first:

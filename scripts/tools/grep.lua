@@ -99,6 +99,15 @@ local function formatLimitInfo(appliedLimit, appliedOffset)
   return table.concat(parts, ", ")
 end
 
+-- emptyPage is the text of content or count mode with nothing to show: an offset
+-- past the last entry says so.
+local function emptyPage(data, anyFound)
+  if data.appliedOffset and anyFound then
+    return "No entries at this offset"
+  end
+  return "No matches found"
+end
+
 local function plural(n, word)
   return n == 1 and word or word .. "s"
 end
@@ -115,6 +124,31 @@ local function searchOptions(input, ctx)
   }
 end
 
+-- REJECTED heads the text of a query ripgrep refuses (a pattern, glob or type),
+-- before ripgrep's own message.
+local REJECTED = "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: "
+
+-- checkQuery fails the call on a path that does not exist and on a query ripgrep
+-- refuses, with the original's texts. It runs while calling, not validating, so that
+-- they are not wrapped in <tool_use_error>, as the original's are not.
+---@param input GrepInput
+---@param ctx luatool.Context
+local function checkQuery(input, ctx)
+  if input.path ~= nil then
+    local info, err, code = fs.stat(searchPath(input, ctx))
+    if not info then
+      if code == "notfound" then
+        fail("Path does not exist: " .. input.path .. ". Note: your current working directory is " .. ctx.cwd .. ".")
+      end
+      fail(err)
+    end
+  end
+  local ok, bad, code = grep.check(input.pattern, searchOptions(input, ctx))
+  if not ok then
+    fail((code == "badpattern" or code == "badtype") and REJECTED .. bad or bad)
+  end
+end
+
 -- Each mode returns the data of a result: the page of entries and how it was cut.
 local modes = {}
 
@@ -129,7 +163,8 @@ function modes.files_with_matches(input, ctx)
   for i, p in ipairs(page) do
     page[i] = quote(fs.rel(p, ctx.cwd))
   end
-  return { mode = "files_with_matches", filenames = page, numFiles = #page, appliedLimit = applied }
+  return { mode = "files_with_matches", filenames = page, numFiles = #page, totalFiles = #paths,
+    appliedLimit = applied }
 end
 
 ---@param input GrepInput
@@ -143,9 +178,12 @@ function modes.count(input, ctx)
   local lines, matches = {}, 0
   for i, c in ipairs(page) do
     lines[i] = quote(fs.rel(c.path, ctx.cwd)) .. ":" .. c.count
+  end
+  -- The summary counts every file and match, not only the page's.
+  for _, c in ipairs(counts) do
     matches = matches + c.count
   end
-  return { mode = "count", content = table.concat(lines, "\n"), numFiles = #lines, numMatches = matches,
+  return { mode = "count", content = table.concat(lines, "\n"), numFiles = #counts, numMatches = matches,
     appliedLimit = applied }
 end
 
@@ -180,7 +218,8 @@ function modes.content(input, ctx)
     end
   end
   local page, applied = applyHeadLimit(lines, input.head_limit, input.offset)
-  return { mode = "content", content = table.concat(page, "\n"), numLines = #page, appliedLimit = applied }
+  return { mode = "content", content = table.concat(page, "\n"), numLines = #page, totalLines = #lines,
+    appliedLimit = applied }
 end
 
 ---@type luatool.Tool
@@ -301,27 +340,13 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
           message = ("%s must be a whole number of lines or entries, 0 or more; got %s"):format(name, tostring(n)) }
       end
     end
-    local ok, bad = grep.check(input.pattern, searchOptions(input, ctx))
-    if not ok then
-      return { result = false, errorCode = 2, message = bad }
-    end
-    if input.path == nil then
-      return true
-    end
-    local info, err, code = fs.stat(searchPath(input, ctx))
-    if info then
-      return true
-    end
-    if code == "notfound" then
-      return { result = false, errorCode = 1,
-        message = "Path does not exist: " .. input.path .. ". Note: your current working directory is " .. ctx.cwd .. "." }
-    end
-    return { result = false, errorCode = 3, message = err }
+    return true
   end,
 
   ---@param input GrepInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
+    checkQuery(input, ctx)
     input = withDefaults(input)
     local data = modes[input.output_mode](input, ctx)
     if input.offset > 0 then
@@ -334,14 +359,14 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
   mapResult = function(data)
     local limitInfo = formatLimitInfo(data.appliedLimit, data.appliedOffset)
     if data.mode == "content" then
-      local text = data.content ~= "" and data.content or "No matches found"
+      local text = data.content ~= "" and data.content or emptyPage(data, data.totalLines > 0)
       if limitInfo ~= "" then
         text = text .. "\n\n[Showing results with pagination = " .. limitInfo .. "]"
       end
       return text
     end
     if data.mode == "count" then
-      local text = data.content ~= "" and data.content or "No matches found"
+      local text = data.content ~= "" and data.content or emptyPage(data, data.numFiles > 0)
       local summary = ("\n\nFound %d total %s across %d %s."):format(data.numMatches,
         plural(data.numMatches, "occurrence"), data.numFiles, plural(data.numFiles, "file"))
       if limitInfo ~= "" then
@@ -350,6 +375,9 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
       return text .. summary
     end
     if data.numFiles == 0 then
+      if data.appliedOffset and data.totalFiles > 0 then
+        return "No entries at this offset. [Showing results with pagination = " .. limitInfo .. "]"
+      end
       return "No files found"
     end
     local head = ("Found %d %s"):format(data.numFiles, plural(data.numFiles, "file"))
