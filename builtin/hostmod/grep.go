@@ -272,6 +272,9 @@ type hitLine struct {
 	n     int
 	text  string
 	match bool
+	// note marks the line the original adds about binary data (binaryNote), which
+	// has no line number.
+	note bool
 }
 
 func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
@@ -302,11 +305,11 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 			defer f.Close()
 			bp := textBuffers.Get().(*[]byte)
 			defer textBuffers.Put(bp)
-			data, err := readFile(f.Read, st.Size(), bp, true)
+			data, err := readFile(f.Read, st.Size(), bp, false)
 			if err != nil {
 				return err
 			}
-			if h, ok := q.searchFile(data); ok {
+			if h, ok := q.searchFile(data, true); ok {
 				h.path, h.mtime = loc.abs, st.ModTime()
 				hits = append(hits, h)
 			}
@@ -344,7 +347,7 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 			if err != nil {
 				return nil // unreadable: skipped, as ripgrep skips it after a warning
 			}
-			h, ok := q.searchFile(data)
+			h, ok := q.searchFile(data, false)
 			if !ok {
 				return nil
 			}
@@ -361,8 +364,22 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 	return hits, err
 }
 
-// searchFile searches one text file's content; ok is false when nothing matched.
-func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
+// searchFile searches one file's content; ok is false when nothing matched. A file
+// named on the command line (explicit) is searched whole, as ripgrep searches it;
+// one found in a directory only as far as ripgrep reads before it sees a NUL byte
+// (quitCut). A file with a NUL gets the original's binary note in content mode.
+func (q *grepQuery) searchFile(data []byte, explicit bool) (fileHit, bool) {
+	binary := -1
+	if !explicit {
+		if cut := quitCut(data); cut < len(data) {
+			// ripgrep's counts leave out a file it gave up on as binary; a list of
+			// files has it when a match came before the NUL (the search stops there).
+			if q.mode == modeCount {
+				return fileHit{}, false
+			}
+			binary, data = bytes.IndexByte(data, 0), data[:cut]
+		}
+	}
 	scan := q.textScan(data)
 	if scan.index(0) < 0 {
 		return fileHit{}, false
@@ -433,8 +450,24 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			starts = lineStarts(data)
 		}
 		h.groups = q.group(data, starts, matched, locs)
+		if explicit && bytes.IndexByte(data, 0) >= 0 {
+			binary = explicitBinaryOffset(data, printedRanges(data, starts, h.groups))
+		}
+		h.groups = withBinaryNote(h.groups, binary)
 	}
 	return h, true
+}
+
+// printedRanges returns the byte ranges in data of the lines of groups.
+func printedRanges(data []byte, starts []int, groups [][]hitLine) [][2]int {
+	var out [][2]int
+	for _, g := range groups {
+		for _, l := range g {
+			i := l.n - 1
+			out = append(out, [2]int{starts[i], starts[i] + len(lineText(data, starts, i))})
+		}
+	}
+	return out
 }
 
 // A textScan finds in one file's content, from offsets that never decrease, the
@@ -563,8 +596,8 @@ func (q *grepQuery) matchedParts(data []byte, starts []int, i int, locs [][]int)
 		if a >= b {
 			continue
 		}
-		text := string(data[a:b])
-		if q.maxCols > 0 && len(text) > q.maxCols {
+		text := lossyText(data[a:b])
+		if q.maxCols > 0 && b-a > q.maxCols {
 			text = "[Omitted long matching line]"
 		}
 		out = append(out, hitLine{n: i + 1, text: text, match: true})
@@ -574,8 +607,9 @@ func (q *grepQuery) matchedParts(data []byte, starts []int, i int, locs [][]int)
 
 // printed is line i as ripgrep prints it, long lines replaced.
 func (q *grepQuery) printed(data []byte, starts []int, i int, match bool) hitLine {
-	text := string(lineText(data, starts, i))
-	if q.maxCols > 0 && len(text) > q.maxCols {
+	line := lineText(data, starts, i)
+	text := lossyText(line)
+	if q.maxCols > 0 && len(line) > q.maxCols {
 		text = "[Omitted long context line]"
 		if match {
 			text = "[Omitted long matching line]"
@@ -608,6 +642,9 @@ func (q *grepQuery) results(hits []fileHit) []any {
 				lines := make([]any, len(g))
 				for i, l := range g {
 					lines[i] = map[string]any{"line": l.n, "text": l.text, "match": l.match}
+					if l.note {
+						lines[i] = map[string]any{"text": l.text, "note": true}
+					}
 				}
 				out = append(out, map[string]any{"path": h.path, "lines": lines})
 			}

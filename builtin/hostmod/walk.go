@@ -245,7 +245,7 @@ func sortDirents(entries []dirent) {
 
 // Lengths of reading text.
 const (
-	binaryPrefix = 8 << 10   // bytes examined for a NUL
+	binaryPrefix = rgBufferSize // bytes examined for a NUL: ripgrep's first read
 	oneReadMax   = 256 << 10 // a file up to this size is read whole before it is examined
 )
 

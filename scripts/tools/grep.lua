@@ -210,7 +210,9 @@ function modes.content(input, ctx)
     for _, l in ipairs(group.lines) do
       local sep = l.match and ":" or "-"
       local head = single and "" or prefix .. sep
-      if input["-n"] then
+      if l.note then
+        lines[#lines + 1] = (single and "" or prefix .. ":") .. l.text
+      elseif input["-n"] then
         lines[#lines + 1] = head .. l.line .. sep .. l.text
       else
         lines[#lines + 1] = head .. l.text
