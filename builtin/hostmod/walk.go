@@ -246,7 +246,7 @@ func sortDirents(entries []dirent) {
 // Lengths of reading text.
 const (
 	binaryPrefix = rgBufferSize // bytes examined for a NUL: ripgrep's first read
-	oneReadMax   = 256 << 10 // a file up to this size is read whole before it is examined
+	oneReadMax   = 256 << 10    // a file up to this size is read whole before it is examined
 )
 
 // readFile reads a file through read, which returns 0 bytes at its end; size is its
