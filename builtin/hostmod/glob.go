@@ -123,6 +123,9 @@ type globQuery struct {
 // parseGlob splits pattern into the directory to walk and what to match below it.
 func parseGlob(pattern, dir string) (globQuery, error) {
 	p := filepath.ToSlash(pattern)
+	if p == "" {
+		p = "*" // rg --glob "" matches every file
+	}
 	q := globQuery{dir: dir, nameGlob: newNameGlob(p, false)}
 	switch {
 	case strings.HasPrefix(p, "/"):
@@ -134,8 +137,8 @@ func parseGlob(pattern, dir string) (globQuery, error) {
 		q.none = slices.ContainsFunc(strings.Split(p, "/"), func(e string) bool { return e == "." || e == ".." })
 	}
 	q.fromPattern = q.dir != dir
-	if strings.TrimSpace(p) == "" || !doublestar.ValidatePattern(q.pattern) {
-		return q, newOpError(codeBadPattern, "invalid glob pattern %q", pattern)
+	if !doublestar.ValidatePattern(q.pattern) {
+		return q, newOpError(codeBadPattern, "error parsing glob '%s': %s", pattern, globFault(pattern))
 	}
 	return q, nil
 }

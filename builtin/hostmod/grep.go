@@ -191,7 +191,7 @@ func parseFilter(globs, typ string) (fileFilter, error) {
 		p := strings.TrimPrefix(g, "!")
 		ng := newNameGlob(strings.TrimPrefix(p, "/"), strings.Contains(p, "/"))
 		if ng.pattern == "" || !doublestar.ValidatePattern(ng.pattern) {
-			return f, newOpError(codeBadPattern, "invalid glob %q", g)
+			return f, newOpError(codeBadPattern, "error parsing glob '%s': %s", g, globFault(p))
 		}
 		if neg {
 			f.exclude = append(f.exclude, ng)
@@ -209,6 +209,42 @@ func parseFilter(globs, typ string) (fileFilter, error) {
 	return f, nil
 }
 
+// globFault says what is wrong with a glob that does not compile, in the words of
+// ripgrep's glob parser.
+func globFault(g string) string {
+	depth, inClass := 0, false
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; {
+		case c == '\\':
+			if i == len(g)-1 {
+				return "dangling '\\'"
+			}
+			i++
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
+			inClass = true
+			if i+1 < len(g) && (g[i+1] == ']' || g[i+1] == '!' || g[i+1] == '^') {
+				i++
+			}
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth == 0 {
+				return "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)"
+			}
+			depth--
+		}
+	}
+	switch {
+	case inClass:
+		return "unclosed character class; missing ']'"
+	case depth > 0:
+		return "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)"
+	}
+	return "invalid glob"
+}
+
 // compilePattern compiles a search pattern with ripgrep's flags.
 func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp, error) {
 	flags := ""
@@ -218,13 +254,20 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 	if multiline {
 		flags += "ms"
 	}
-	src := pattern
+	src, err := rustDialect(pattern)
+	if err != nil {
+		code := codeBadPattern
+		if se, ok := err.(*rustSyntaxError); ok && se.unsupported {
+			code = codeUnsupported
+		}
+		return nil, newOpError(code, "%s", err)
+	}
 	if flags != "" {
-		src = "(?" + flags + ")" + pattern
+		src = "(?" + flags + ")" + src
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, newOpError(codeBadPattern, "regex parse error: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, goSyntaxError(pattern, err)
 	}
 	return re, nil
 }

@@ -182,7 +182,7 @@ func TestGrepMultiline(t *testing.T) {
 	if got, want := grepContent(t, root, `^two\r$`, "{path = root}"), "crlf.txt:2:two\n"; got != want {
 		t.Errorf("crlf = %q, want %q", got, want)
 	}
-	wantFailure(t, grepCall(t, []string{root}, "files", `(unclosed`, "{path = root}"), "regex parse error: missing closing )", "badpattern")
+	wantFailure(t, grepCall(t, []string{root}, "files", `(unclosed`, "{path = root}"), "regex parse error:\n    (?:(unclosed)\n    ^\nerror: unclosed group", "badpattern")
 }
 
 func TestGrepFilters(t *testing.T) {
@@ -235,7 +235,8 @@ func TestGrepFilters(t *testing.T) {
 	wantFailure(t, grepCall(t, []string{root}, "check", "(x", "nil"), "regex parse error", "badpattern")
 	wantFailure(t, grepCall(t, []string{root}, "check", "x", "{type = 'golang'}"), "unrecognized file type", "badtype")
 	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{type = 'pyy'}"), "unrecognized file type: pyy", "badtype")
-	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{glob = '[x'}"), `invalid glob "[x"`, "badpattern")
+	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{glob = '[x'}"), `error parsing glob '[x': unclosed character class; missing ']'`, "badpattern")
+	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{glob = '*.{go'}"), `error parsing glob '*.{go': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)`, "badpattern")
 }
 
 func sortStrings(s []string) {

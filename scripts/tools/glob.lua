@@ -10,7 +10,8 @@ local fs = require("fs")
 ---@type luatool.glob
 local glob = require("glob")
 local json = require("json")
-local fail = require("files").fail
+local lib = require("files")
+local fail = lib.fail
 local quote, unquote = require("path").quote, require("path").unquote
 
 local MAX_RESULTS = 100
@@ -37,7 +38,7 @@ local function checkDir(input, ctx)
   local info, err, code = fs.stat(searchDir(input, ctx))
   if not info then
     if code == "notfound" then
-      fail("Directory does not exist: " .. input.path .. ". Note: your current working directory is " .. ctx.cwd .. ".")
+      fail("Directory does not exist: " .. input.path .. ". " .. lib.cwdNote(ctx))
     end
     fail(err)
   end
@@ -96,19 +97,14 @@ Finds files by glob pattern, e.g. "**/*.go" or "cmd/*/main.lua". Lists up to 100
 
   ---@param input GlobInput
   ---@param ctx luatool.Context
-  validateInput = function(input, ctx)
-    local dir = searchDir(input, ctx)
-    local ok, bad = glob.check(input.pattern, { path = dir })
-    if not ok then
-      return { result = false, errorCode = 3, message = bad }
-    end
-    return true
-  end,
-
   ---@param input GlobInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
     checkDir(input, ctx)
+    local ok, bad, code = glob.check(input.pattern, { path = searchDir(input, ctx) })
+    if not ok then
+      lib.searchRejected(bad, code)
+    end
     local files, total = glob.find(input.pattern, { path = searchDir(input, ctx), limit = MAX_RESULTS })
     if not files then
       fail(total)

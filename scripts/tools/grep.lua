@@ -9,7 +9,8 @@ local fs = require("fs")
 ---@type luatool.grep
 local grep = require("grep")
 local json = require("json")
-local fail = require("files").fail
+local files = require("files")
+local fail = files.fail
 local quote, unquote = require("path").quote, require("path").unquote
 
 local DEFAULT_HEAD_LIMIT = 250
@@ -124,10 +125,6 @@ local function searchOptions(input, ctx)
   }
 end
 
--- REJECTED heads the text of a query ripgrep refuses (a pattern, glob or type),
--- before ripgrep's own message.
-local REJECTED = "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: "
-
 -- checkQuery fails the call on a path that does not exist and on a query ripgrep
 -- refuses, with the original's texts. It runs while calling, not validating, so that
 -- they are not wrapped in <tool_use_error>, as the original's are not.
@@ -138,14 +135,14 @@ local function checkQuery(input, ctx)
     local info, err, code = fs.stat(searchPath(input, ctx))
     if not info then
       if code == "notfound" then
-        fail("Path does not exist: " .. input.path .. ". Note: your current working directory is " .. ctx.cwd .. ".")
+        fail("Path does not exist: " .. input.path .. ". " .. files.cwdNote(ctx))
       end
       fail(err)
     end
   end
   local ok, bad, code = grep.check(input.pattern, searchOptions(input, ctx))
   if not ok then
-    fail((code == "badpattern" or code == "badtype") and REJECTED .. bad or bad)
+    files.searchRejected(bad, code)
   end
 end
 

@@ -86,4 +86,16 @@ function files.isCRLF(raw)
   return crlf > lf
 end
 
+-- searchRejected fails a Grep or Glob call on a query ripgrep would refuse (code
+-- "badpattern" or "badtype" of the grep and glob modules, whose message is
+-- ripgrep's), in the original's words; any other failure with its own message.
+---@param msg string
+---@param code string?
+function files.searchRejected(msg, code)
+  if code == "badpattern" or code == "badtype" then
+    files.fail("Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: " .. msg)
+  end
+  files.fail(msg)
+end
+
 return files
