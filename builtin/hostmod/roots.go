@@ -27,8 +27,8 @@ const (
 	// codeUnsupported is a regular expression ripgrep's dialect takes and Go's
 	// engine cannot search for.
 	codeUnsupported = "unsupported"
-	codeCancelled  = "cancelled"  // the call's context ended
-	codeIO         = "io"         // any other failure of the file system
+	codeCancelled   = "cancelled" // the call's context ended
+	codeIO          = "io"        // any other failure of the file system
 )
 
 // An opError is a failure a script can recover from: a module function returns it
