@@ -35,6 +35,10 @@ import (
 //     "[a-z]" and "{a,b}" work as in the shell, "\" escapes;
 //   - an absolute pattern is split into a directory and a pattern inside it, and path
 //     is then ignored;
+//   - a directory a pattern names that is missing, or not a directory, holds no
+//     match; a relative pattern with a "." or ".." element matches nothing, since
+//     ripgrep lists "sub/x.go", never "./sub/x.go"; an empty pattern matches
+//     every file;
 //   - hidden files are included, ignore files are not read, symbolic links are not
 //     followed, and version-control directories (.git, .hg, ...) are skipped (a
 //     deliberate difference: ripgrep with --hidden lists .git's contents), and so

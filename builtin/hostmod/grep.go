@@ -49,19 +49,29 @@ import (
 // searching (path is not looked at), so that a tool can refuse a bad query while it
 // validates its input.
 //
-// The pattern is a Go regular expression (RE2 syntax, which ripgrep's default engine
-// shares: no look-around or backreferences). Without multiline it is matched against
-// each line, without the line terminator; a literal newline in it is an error, as in
-// ripgrep.
+// The pattern is read in ripgrep's dialect (Rust's regex syntax; grep_regex.go):
+// what ripgrep refuses is refused with its message (code "badpattern"), the few
+// forms Rust spells otherwise are translated for Go's engine, and what Rust takes
+// and Go cannot search for is refused with code "unsupported". Without multiline
+// it is matched against each line, without its "\n" (a "\r" before it stays, so
+// "$" does not match there, as in ripgrep); a newline in it then matches nothing.
 //
 // A directory is walked as ripgrep walks it: hidden files included, symbolic links
 // not followed, version-control directories (.git, .svn, .hg, .bzr, .jj, .sl) and the
-// temporary files of fs.write's atomic writes skipped, the rules of .gitignore,
-// .ignore and .rgignore files respected (those of the directories above path inside
-// its root too), files with a NUL byte in their first 8 KB skipped as binary. A file
-// matching an including glob is searched even when an ignore file excludes it
-// (ripgrep: globs override ignore logic). A file named by path is always searched,
-// whatever the filters say.
+// temporary files of fs.write's atomic writes skipped, the rules of .ignore and
+// .rgignore files respected, and those of .gitignore files inside a git repository
+// only (a ".git" in the directory or one above it); the ignore files of the
+// directories above path inside its root apply too. A file matching an including
+// glob is searched even when an ignore file excludes it (ripgrep: globs override
+// ignore logic). A file named by path is always searched, whatever the filters say.
+//
+// Binary data is treated as ripgrep treats it. A file found in a directory is
+// searched only as far as ripgrep reads before it meets a NUL byte (quitCut: a file
+// with a NUL in its first 64 KiB gives nothing), and count leaves such a file out.
+// A file named by path is searched whole. In content results the lines holding a
+// NUL are left out, and a file with a NUL that printed lines ends with a line
+// {text=, note=true}: "binary file matches (found "\0" byte around offset N)", as
+// the original adds it. Bytes that are not UTF-8 are shown as U+FFFD.
 //
 // Results carry absolute paths. files are ordered by modification time, newest first,
 // the path breaking ties (as Claude Code orders them); count and content results are

@@ -1,5 +1,7 @@
 -- Grep: searches file contents with a regular expression, as Claude Code's Grep does
--- with ripgrep (here the grep host module does the searching, in Go). Paths are shown
+-- with ripgrep (here the grep host module does the searching, in Go, reading the
+-- pattern in ripgrep's dialect). Path errors and queries ripgrep refuses fail the
+-- call with the original's texts, not wrapped in <tool_use_error>. Paths are shown
 -- relative to the working directory; results are paginated with head_limit and
 -- offset; the result texts are the original's. Paths are quoted by path.quote
 -- where a line of text cannot show them as they are.
@@ -233,7 +235,7 @@ local tool = {
   prompt = [[
 Searches file contents with a regular expression, like ripgrep; prefer it to `grep` or `rg` in Bash.
 
-- Patterns use Go's RE2 syntax, e.g. "func\s+\w+" or "err.*nil", without look-around or backreferences. Escape literal braces (`struct\{\}`).
+- Patterns use ripgrep's (Rust) regex syntax, e.g. "func\s+\w+" or "err.*nil", without look-around or backreferences. Escape literal braces (`struct\{\}`).
 - Narrow the files with `glob` ("*.lua") or `type` ("go", "py", "js").
 - `output_mode` chooses "files_with_matches" (paths; the default), "content" (the lines) or "count".
 - Set `multiline` for a match that runs over several lines.
@@ -244,7 +246,7 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
     properties = {
       pattern = {
         type = "string",
-        description = "Regular expression (RE2 syntax) to look for inside files",
+        description = "Regular expression (ripgrep's syntax) to look for inside files",
       },
       path = {
         type = "string",

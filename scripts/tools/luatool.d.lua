@@ -607,9 +607,11 @@ function glob.check(pattern, opts) end
 ---@field count integer
 
 ---@class luatool.GrepLine
----@field line integer 1-based.
+---@field line? integer 1-based; absent from a note.
 ---@field text string
----@field match boolean False for a context line.
+---@field match? boolean False for a context line.
+---@field note? boolean The binary-data line ripgrep's users see after a file's lines:
+---"binary file matches (found "\0" byte around offset N)".
 
 ---@class luatool.GrepGroup
 ---@field path string
