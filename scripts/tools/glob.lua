@@ -35,13 +35,7 @@ local function checkDir(input, ctx)
   if input.path == nil then
     return
   end
-  local info, err, code = fs.stat(searchDir(input, ctx))
-  if not info then
-    if code == "notfound" then
-      fail("Directory does not exist: " .. input.path .. ". " .. lib.cwdNote(ctx))
-    end
-    fail(err)
-  end
+  local info = lib.searchedPath(input.path, searchDir(input, ctx), ctx, "Directory")
   if not info.isDir then
     fail("Path is not a directory: " .. input.path)
   end

@@ -134,13 +134,7 @@ end
 ---@param ctx luatool.Context
 local function checkQuery(input, ctx)
   if input.path ~= nil then
-    local info, err, code = fs.stat(searchPath(input, ctx))
-    if not info then
-      if code == "notfound" then
-        fail("Path does not exist: " .. input.path .. ". " .. files.cwdNote(ctx))
-      end
-      fail(err)
-    end
+    files.searchedPath(input.path, searchPath(input, ctx), ctx, "Path")
   end
   local ok, bad, code = grep.check(input.pattern, searchOptions(input, ctx))
   if not ok then
