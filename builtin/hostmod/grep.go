@@ -422,23 +422,26 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 // one found in a directory only as far as ripgrep reads before it sees a NUL byte
 // (quitCut). A file with a NUL gets the original's binary note in content mode.
 func (q *grepQuery) searchFile(data []byte, explicit bool) (fileHit, bool) {
-	binary := -1
-	if !explicit {
-		if cut := quitCut(data); cut < len(data) {
-			// ripgrep's counts leave out a file it gave up on as binary; a list of
-			// files has it when a match came before the NUL (the search stops there).
-			if q.mode == modeCount {
-				return fileHit{}, false
-			}
-			binary, data = bytes.IndexByte(data, 0), data[:cut]
-		}
-	}
+	// What does not hold the query's text is rejected before it is looked at for
+	// NUL bytes: most files are, and the cut only shortens what can match.
 	scan := q.textScan(data)
 	if scan.index(0) < 0 {
 		return fileHit{}, false
 	}
 	if len(q.anyOf) > 0 && !slices.ContainsFunc(q.anyOf, func(lit []byte) bool { return bytes.Contains(data, lit) }) {
 		return fileHit{}, false
+	}
+	binary := -1
+	if !explicit {
+		if cut := quitCut(data); cut < len(data) {
+			// ripgrep's counts leave out a file it gave up on as binary; a list of
+			// files has it when a match came before the NUL (the search stops there).
+			if q.mode == modeCount || cut == 0 {
+				return fileHit{}, false
+			}
+			binary, data = bytes.IndexByte(data, 0), data[:cut]
+			scan = q.textScan(data)
+		}
 	}
 	var matched []int // indexes of matching lines, ascending
 	var starts []int  // line offsets, for content

@@ -252,9 +252,11 @@ const (
 // readFile reads a file through read, which returns 0 bytes at its end; size is its
 // size by a stat (a hint: a file that changed is read to its end all the same).
 // The content goes to *buf, which is grown as needed and left grown (the content
-// is valid until *buf's next use; nil buf allocates). A small file takes one read. With text, a binary file (a NUL byte in its first
-// binaryPrefix bytes) gives nil data, and a large file gives its first bytes to
-// that test before the rest is read.
+// is valid until *buf's next use; nil buf allocates). A small file takes one read.
+// With text, a large file whose first binaryPrefix bytes hold a NUL byte gives nil
+// data without the rest being read: ripgrep gives up on such a file at its first
+// read. (A smaller one is read whole; grep's search gives up on it the same way,
+// once it knows the file might match.)
 func readFile(read func([]byte) (int, error), size int64, buf *[]byte, text bool) ([]byte, error) {
 	var data []byte
 	if buf != nil {
@@ -294,9 +296,6 @@ func readFile(read func([]byte) (int, error), size int64, buf *[]byte, text bool
 		if n < room && int64(len(data)) == size {
 			break // a short read that ends where the stat said: the end
 		}
-	}
-	if text && isBinary(data) {
-		return nil, nil
 	}
 	return data, nil
 }
