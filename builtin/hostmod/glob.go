@@ -119,6 +119,10 @@ type globQuery struct {
 	// dir that is missing, or not a directory, then matches nothing, as rg --files
 	// finds nothing there.
 	fromPattern bool
+	// linked is the number of trailing elements of dir that come from a relative
+	// pattern: a walk does not follow symbolic links, so a directory reached
+	// through one of them holds no match.
+	linked int
 	// none is set for a relative pattern with a "." or ".." element, which no path
 	// ripgrep lists ("sub/x.go", never "./sub/x.go") can match.
 	none bool
@@ -138,6 +142,9 @@ func parseGlob(pattern, dir string) (globQuery, error) {
 	case strings.Contains(p, "/"):
 		base, rest := doublestar.SplitPattern(p)
 		q = globQuery{dir: filepath.Join(dir, filepath.FromSlash(base)), nameGlob: newNameGlob(rest, true)}
+		if base != "." && base != "" {
+			q.linked = strings.Count(base, "/") + 1
+		}
 		q.none = slices.ContainsFunc(strings.Split(p, "/"), func(e string) bool { return e == "." || e == ".." })
 	}
 	q.fromPattern = q.dir != dir
@@ -145,6 +152,18 @@ func parseGlob(pattern, dir string) (globQuery, error) {
 		return q, newOpError(codeBadPattern, "error parsing glob '%s': %s", pattern, globFault(pattern))
 	}
 	return q, nil
+}
+
+// throughLink reports whether one of the last n elements of name (a path inside r)
+// is a symbolic link.
+func throughLink(r *os.Root, name string, n int) bool {
+	for ; n > 0 && name != "." && name != ""; n-- {
+		if st, err := r.Lstat(name); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+		name = path.Dir(name)
+	}
+	return false
 }
 
 func (rs *rootSet) luaGlobCheck(L *lua.LState) int {
@@ -196,7 +215,7 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 	)
 	err = rs.do(q.dir, func(r *os.Root, loc location) error {
 		st, err := r.Stat(loc.name)
-		if q.fromPattern && (errors.Is(err, fs.ErrNotExist) || (err == nil && !st.IsDir())) {
+		if q.fromPattern && (errors.Is(err, fs.ErrNotExist) || (err == nil && !st.IsDir()) || throughLink(r, loc.name, q.linked)) {
 			return nil
 		}
 		if err != nil {

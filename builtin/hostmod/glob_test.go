@@ -75,6 +75,18 @@ func TestGlobPatterns(t *testing.T) {
 		}
 	}
 
+	// A directory a relative pattern reaches through a link holds nothing, as a walk
+	// that does not follow links finds nothing there.
+	if err := os.Symlink("src", filepath.Join(root, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if got, total := find(t, root, "linked/**", "{path = root}"); len(got) != 0 || total != 0 {
+		t.Errorf("find linked/** = %v, %v; want nothing", got, total)
+	}
+	if got, _ := find(t, root, "linked/deep/*.go", "{path = root}"); len(got) != 0 {
+		t.Errorf("find linked/deep/*.go = %v; want nothing", got)
+	}
+
 	// An absolute pattern names its own directory.
 	out := mustLua(t, []string{root}, `local root = ...; return glob.find(root .. "/src/*.go", {path = "/elsewhere"})`, root)
 	if got := rels(t, root, strs(t, out[0])); !reflect.DeepEqual(got, []string{"src/a.go"}) {
