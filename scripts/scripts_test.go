@@ -349,8 +349,9 @@ func TestGlob(t *testing.T) {
 		"README.md", "",
 		".gitignore", "*.go\n",
 	)
-	v.want("Glob", `{"pattern": "**/*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go")
-	v.want("Glob", `{"pattern": "*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go")
+	// Hidden files and .git's are listed, as rg --files --hidden lists them.
+	v.want("Glob", `{"pattern": "**/*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go\n.git/x.go")
+	v.want("Glob", `{"pattern": "*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go\n.git/x.go")
 	v.want("Glob", `{"pattern": "src/*.go"}`, "src/a.go")
 	v.want("Glob", `{"pattern": "*.go", "path": "src"}`, "src/a.go\nsrc/deep/c.go")
 	v.want("Glob", `{"pattern": "*.go", "path": `+js(filepath.Join(v.root, "src", "deep"))+`}`, "src/deep/c.go")

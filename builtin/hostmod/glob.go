@@ -39,11 +39,11 @@ import (
 //     match; a relative pattern with a "." or ".." element matches nothing, since
 //     ripgrep lists "sub/x.go", never "./sub/x.go"; an empty pattern matches
 //     every file;
-//   - hidden files are included, ignore files are not read, symbolic links are not
-//     followed, and version-control directories (.git, .hg, ...) are skipped (a
-//     deliberate difference: ripgrep with --hidden lists .git's contents), and so
-//     are the temporary files of fs.write's atomic writes
-//     (".<name>.luatool-tmp-<16 hex digits>").
+//   - hidden files are included, version-control directories (.git, .hg, ...) too
+//     (as ripgrep with --hidden lists them, and Claude Code's Glob excludes none),
+//     ignore files are not read, symbolic links are not followed, and the
+//     temporary files of fs.write's atomic writes
+//     (".<name>.luatool-tmp-<16 hex digits>") are skipped.
 //
 // files is an array of absolute paths and total the number of matches before limit
 // (0, the default, means no limit) cut the array. The order is ripgrep's

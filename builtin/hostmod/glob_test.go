@@ -39,9 +39,9 @@ func find(t *testing.T, root, pattern, opts string) ([]string, float64) {
 
 func TestGlobPatterns(t *testing.T) {
 	root := globTree(t)
-	// Oldest first, ignore files not read, .git skipped, hidden included,
-	// directories not listed.
-	allGo := []string{"z.go", "src/a.go", "src/deep/b.go", ".hidden/h.go", "vendor/v.go"}
+	// Oldest first, ignore files not read, hidden files and .git included (as rg
+	// --files --hidden lists them), directories not listed.
+	allGo := []string{"z.go", "src/a.go", "src/deep/b.go", ".hidden/h.go", ".git/config.go", "vendor/v.go"}
 	cases := []struct {
 		pattern, opts string
 		want          []string
@@ -64,9 +64,9 @@ func TestGlobPatterns(t *testing.T) {
 		{"nope/*.md", "{path = root}", []string{}},
 		{"README.md/*", "{path = root}", []string{}},
 		{"*.rs", "{path = root}", []string{}},
-		{"*.go", "{path = root, sort = 'path'}", []string{".hidden/h.go", "src/a.go", "src/deep/b.go", "vendor/v.go", "z.go"}},
-		{"*.go", "{path = root, reverse = true}", []string{"vendor/v.go", ".hidden/h.go", "src/deep/b.go", "src/a.go", "z.go"}},
-		{"*.go", "{path = root, sort = 'path', reverse = true}", []string{"z.go", "vendor/v.go", "src/deep/b.go", "src/a.go", ".hidden/h.go"}},
+		{"*.go", "{path = root, sort = 'path'}", []string{".git/config.go", ".hidden/h.go", "src/a.go", "src/deep/b.go", "vendor/v.go", "z.go"}},
+		{"*.go", "{path = root, reverse = true}", []string{"vendor/v.go", ".git/config.go", ".hidden/h.go", "src/deep/b.go", "src/a.go", "z.go"}},
+		{"*.go", "{path = root, sort = 'path', reverse = true}", []string{"z.go", "vendor/v.go", "src/deep/b.go", "src/a.go", ".hidden/h.go", ".git/config.go"}},
 	}
 	for _, c := range cases {
 		got, total := find(t, root, c.pattern, c.opts)

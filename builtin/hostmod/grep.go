@@ -389,7 +389,7 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 		mu   sync.Mutex
 		hits []fileHit
 	)
-	w := &walker{ctx: ctx, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
+	w := &walker{ctx: ctx, root: r, start: loc.name, ignore: true, skipVCS: true, skipDir: q.filter.skipDir, hidden: q.hidden,
 		file: func(rel string, d walkDir, name string, ignored bool) error {
 			if !q.filter.wants(rel, ignored) {
 				return nil

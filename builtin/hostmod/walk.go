@@ -22,8 +22,8 @@ import (
 	"github.com/luatool/luatool/bindings"
 )
 
-// isVCSDir reports whether a directory name is a version-control store, which no
-// search enters.
+// isVCSDir reports whether a directory name is a version-control store, which
+// Claude Code's Grep excludes with globs (its Glob does not).
 func isVCSDir(name string) bool {
 	switch name {
 	case ".git", ".svn", ".hg", ".bzr", ".jj", ".sl":
@@ -91,6 +91,8 @@ type walker struct {
 	// ignore makes the walk skip directories that ignore files exclude, and tells
 	// file which files they exclude.
 	ignore bool
+	// skipVCS makes the walk skip version-control directories (isVCSDir).
+	skipVCS bool
 	// skipDir, if set, excludes a directory (by its path relative to start).
 	skipDir func(rel string) bool
 	// hidden, if set, excludes a file or a directory with all it holds (by its path
@@ -211,7 +213,7 @@ func (w *walker) visit(dir string, d walkDir, e dirent, stack ignoreStack) error
 	rel := w.rel(name)
 	switch {
 	case e.typ.IsDir():
-		if isVCSDir(e.name) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
+		if (w.skipVCS && isVCSDir(e.name)) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
 			return nil
 		}
 		sub, err := d.openDir(e.name)
