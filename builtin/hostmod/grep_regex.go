@@ -300,11 +300,46 @@ func (s *rustScan) escape(inClass bool) error {
 		if c == 'b' && s.peek(2) == '{' {
 			return s.unsupported(`\b{...} boundaries are not supported; use \b`)
 		}
+		if class, ok := unicodePerlClass(c, inClass); ok {
+			s.out.WriteString(class)
+			s.i = start + 2
+			return nil
+		}
 	case c >= 0x80:
 		return s.fail(start, start+2, "unrecognized escape sequence")
 	}
 	s.emit(start, start+2)
 	return nil
+}
+
+// The members of Rust's \d, \s and \w, which are Unicode's (Go's are ASCII's):
+// decimal digits, White_Space, and letters, marks, digits, connector punctuation
+// and the joiners.
+const (
+	unicodeDigit = `\p{Nd}`
+	unicodeSpace = `\t\n\v\f\r\x{85}\p{Z}`
+	unicodeWord  = `\p{L}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}`
+)
+
+// unicodePerlClass returns Go's spelling of Rust's \d, \D, \s, \S, \w or \W (c is
+// the letter), inside a class or not; ok is false for another letter, and for \S
+// and \W inside a class, which Go cannot unite with the rest of a class: they keep
+// Go's ASCII meaning, which differs only on text that is not ASCII.
+func unicodePerlClass(c rune, inClass bool) (string, bool) {
+	members := map[rune]string{'d': unicodeDigit, 's': unicodeSpace, 'w': unicodeWord}
+	switch {
+	case c == 'D':
+		return `\P{Nd}`, true
+	case inClass && members[c] != "":
+		return members[c], true
+	case inClass:
+		return "", false
+	case members[c] != "":
+		return "[" + members[c] + "]", true
+	case members[unicode.ToLower(c)] != "":
+		return "[^" + members[unicode.ToLower(c)] + "]", true
+	}
+	return "", false
 }
 
 // property reads \pX or \p{...}: a "{" without its "}" runs to the end.

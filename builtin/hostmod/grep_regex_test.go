@@ -57,7 +57,8 @@ func TestRustDialectErrors(t *testing.T) {
 // translated; what Go's parser refuses after that is worded as ripgrep words it.
 func TestRustDialectTranslation(t *testing.T) {
 	cases := []struct{ pattern, want string }{
-		{`func\s+\w+\(`, `func\s+\w+\(`},
+		{`func\s+\w+\(`, `func[` + unicodeSpace + `]+[` + unicodeWord + `]+\(`},
+		{`\d\D\W[\w\d-]`, `[\p{Nd}]\P{Nd}[^` + unicodeWord + `][` + unicodeWord + `\p{Nd}-]`},
 		{`(?i)foo|bar{2,}x{1, 3}`, `(?i)foo|bar{2,}x{1,3}`},
 		{`(?<n>a)(?P<m>b)`, `(?P<n>a)(?P<m>b)`},
 		{`(?u:x)(?u)y`, `(?:x)y`},
@@ -103,5 +104,23 @@ func TestRustDialectUnsupported(t *testing.T) {
 			!strings.HasPrefix(oe.msg, "luatool's regular expression engine (Go's RE2) cannot search for \""+strings.ReplaceAll(pattern, `\`, `\\`)+"\"") {
 			t.Errorf("compilePattern(%q) = %#v, want code unsupported and %q", pattern, err, want)
 		}
+	}
+}
+
+// \w, \d and \s are Unicode's, as in ripgrep.
+func TestRustDialectUnicodeClasses(t *testing.T) {
+	re, err := compilePattern(`\w+ \d`, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := re.FindString("-- Élan٣ ٣"); got != "Élan٣ ٣" {
+		t.Errorf(`\w+ \d found %q in "-- Élan٣ ٣", want "Élan٣ ٣"`, got)
+	}
+	re, err = compilePattern(`a\sb`, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !re.MatchString("a\u00a0b") {
+		t.Error(`\s does not match a no-break space`)
 	}
 }
