@@ -124,7 +124,8 @@ type globQuery struct {
 	// through one of them holds no match.
 	linked int
 	// none is set for a relative pattern with a "." or ".." element, which no path
-	// ripgrep lists ("sub/x.go", never "./sub/x.go") can match.
+	// ripgrep lists ("sub/x.go", never "./sub/x.go") can match; one that climbs
+	// out of the roots is refused as outside.
 	none bool
 }
 
@@ -171,7 +172,7 @@ func (rs *rootSet) luaGlobCheck(L *lua.LState) int {
 	pattern := args.String(1)
 	dir := rs.abs(args.Options(2, "path").String("path", ""), "")
 	q, err := parseGlob(pattern, dir)
-	if err == nil && !q.none {
+	if err == nil {
 		_, err = rs.locate(rs.abs(q.dir, ""))
 	}
 	if err != nil {
@@ -205,6 +206,11 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 		return push(L, err)
 	}
 	if q.none {
+		// Nothing matches; a pattern that climbs out of the roots is refused all
+		// the same, as an attempt to look outside.
+		if _, err := rs.locate(rs.abs(q.dir, "")); err != nil {
+			return push(L, err)
+		}
 		pushValue(L, []any{})
 		L.Push(lua.LNumber(0))
 		return 2
