@@ -330,7 +330,7 @@ func TestEscapesRefused(t *testing.T) {
 		}
 	}
 	v.wantError("Grep", `{"pattern": "secret", "path": "link.txt"}`, "outside the allowed roots")
-	v.wantError("Glob", `{"pattern": "../*/secret.txt"}`, "<tool_use_error>path "+filepath.Dir(v.root)+" is outside the allowed roots</tool_use_error>")
+	v.wantError("Glob", `{"pattern": "../*/secret.txt"}`, "path "+filepath.Dir(v.root)+" is outside the allowed roots")
 	v.wantError("Glob", `{"pattern": `+js(v.outside+"/*.txt")+`}`, "outside the allowed roots")
 	// Searching the root finds only what is inside: links are not followed.
 	v.want("Grep", `{"pattern": "secret"}`, "Found 1 file\na.txt")
@@ -348,8 +348,9 @@ func TestGlob(t *testing.T) {
 		"README.md", "",
 		".gitignore", "*.go\n",
 	)
-	v.want("Glob", `{"pattern": "**/*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go")
-	v.want("Glob", `{"pattern": "*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go")
+	// Hidden files and .git's are listed, as rg --files --hidden lists them.
+	v.want("Glob", `{"pattern": "**/*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go\n.git/x.go")
+	v.want("Glob", `{"pattern": "*.go"}`, "b.go\nsrc/a.go\nsrc/deep/c.go\n.hidden/h.go\n.git/x.go")
 	v.want("Glob", `{"pattern": "src/*.go"}`, "src/a.go")
 	v.want("Glob", `{"pattern": "*.go", "path": "src"}`, "src/a.go\nsrc/deep/c.go")
 	v.want("Glob", `{"pattern": "*.go", "path": `+js(filepath.Join(v.root, "src", "deep"))+`}`, "src/deep/c.go")
@@ -357,9 +358,10 @@ func TestGlob(t *testing.T) {
 	v.want("Glob", `{"pattern": "*.rs"}`, "No files found")
 
 	cwdNote := "Note: your current working directory is " + v.root + "."
-	v.wantError("Glob", `{"pattern": "*", "path": "nope"}`, "<tool_use_error>Directory does not exist: nope. "+cwdNote+"</tool_use_error>")
-	v.wantError("Glob", `{"pattern": "*", "path": "b.go"}`, "<tool_use_error>Path is not a directory: b.go</tool_use_error>")
-	v.wantError("Glob", `{"pattern": "["}`, `<tool_use_error>invalid glob pattern "["</tool_use_error>`)
+	// As the original's, these fail the call unwrapped.
+	v.wantError("Glob", `{"pattern": "*", "path": "nope"}`, "Directory does not exist: nope. "+cwdNote)
+	v.wantError("Glob", `{"pattern": "*", "path": "b.go"}`, "Path is not a directory: b.go")
+	v.wantError("Glob", `{"pattern": "["}`, "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: error parsing glob '[': unclosed character class; missing ']'")
 	v.wantError("Glob", `{}`, "The required parameter `pattern` is missing")
 	v.wantError("Glob", `{"pattern": "*", "recursive": true}`, "An unexpected parameter `recursive` was provided")
 }
@@ -374,7 +376,7 @@ func TestGlobTruncatesAt100(t *testing.T) {
 			want = append(want, name)
 		}
 	}
-	v.want("Glob", `{"pattern": "*.txt"}`, strings.Join(want, "\n")+"\n(Results are truncated. Consider using a more specific path or pattern.)")
+	v.want("Glob", `{"pattern": "*.txt"}`, strings.Join(want, "\n")+"\n(Showing 100 of 105 matching files; 5 more are not listed. Narrow the pattern or path to see the rest.)")
 }
 
 func TestPathsOutsideCwdStayAbsolute(t *testing.T) {
@@ -396,6 +398,7 @@ func TestGrepModes(t *testing.T) {
 		"notes.md", "nothing\n",
 		"ignored/x.go", "Foo\n",
 		".gitignore", "ignored/\n",
+		".git/HEAD", "ref: refs/heads/main\n", // .gitignore counts inside a git repository only
 	)
 	v.want("Grep", `{"pattern": "Foo"}`, "Found 2 files\nb.go\na.go")
 	v.want("Grep", `{"pattern": "Foo", "output_mode": "files_with_matches"}`, "Found 2 files\nb.go\na.go")
@@ -474,7 +477,8 @@ func TestGrepPagination(t *testing.T) {
 	v.want("Grep", `{"pattern": "x", "head_limit": 2}`, "Found 2 files limit: 2\nf5.txt\nf4.txt")
 	v.want("Grep", `{"pattern": "x", "head_limit": 2, "offset": 1}`, "Found 2 files limit: 2, offset: 1\nf4.txt\nf3.txt")
 	v.want("Grep", `{"pattern": "x", "head_limit": 2, "offset": 4}`, "Found 1 file offset: 4\nf1.txt")
-	v.want("Grep", `{"pattern": "x", "offset": 9}`, "No files found")
+	v.want("Grep", `{"pattern": "x", "offset": 9}`, "No entries at this offset. [Showing results with pagination = offset: 9]")
+	v.want("Grep", `{"pattern": "nothing", "offset": 9}`, "No files found")
 	v.want("Grep", `{"pattern": "x", "head_limit": 5}`, "Found 5 files\nf5.txt\nf4.txt\nf3.txt\nf2.txt\nf1.txt")
 	v.want("Grep", `{"pattern": "x", "head_limit": 0, "offset": 3}`, "Found 2 files offset: 3\nf2.txt\nf1.txt")
 
@@ -484,10 +488,10 @@ func TestGrepPagination(t *testing.T) {
 		"f1.txt:1:x\nf1.txt:2:x 1\nf2.txt:1:x\n\n[Showing results with pagination = limit: 3]")
 	v.want("Grep", `{"pattern": "x 5", "output_mode": "content", "head_limit": "1"}`, "f5.txt:2:x 5")
 	v.want("Grep", `{"pattern": "x", "output_mode": "content", "offset": 9}`, "f5.txt:2:x 5\n\n[Showing results with pagination = offset: 9]")
-	v.want("Grep", `{"pattern": "x", "output_mode": "content", "offset": 20}`, "No matches found\n\n[Showing results with pagination = offset: 20]")
+	v.want("Grep", `{"pattern": "x", "output_mode": "content", "offset": 20}`, "No entries at this offset\n\n[Showing results with pagination = offset: 20]")
 
 	v.want("Grep", `{"pattern": "x", "output_mode": "count", "head_limit": 2, "offset": 1}`,
-		"f2.txt:2\nf3.txt:2\n\nFound 4 total occurrences across 2 files. with pagination = limit: 2, offset: 1")
+		"f2.txt:2\nf3.txt:2\n\nFound 10 total occurrences across 5 files. with pagination = limit: 2, offset: 1")
 
 	// 250 entries by default.
 	var big []string
@@ -509,11 +513,13 @@ func TestGrepErrors(t *testing.T) {
 	v := newEnv(t)
 	v.write("a.go", "x\n")
 	cwdNote := "Note: your current working directory is " + v.root + "."
-	v.wantError("Grep", `{"pattern": "(x"}`, "<tool_use_error>regex parse error: missing closing ): `(x`</tool_use_error>")
-	v.wantError("Grep", `{"pattern": "a\nb"}`, `<tool_use_error>the pattern contains a literal "\n"`)
-	v.wantError("Grep", `{"pattern": "x", "type": "golang"}`, "<tool_use_error>unrecognized file type: golang")
-	v.wantError("Grep", `{"pattern": "x", "glob": "[x"}`, `<tool_use_error>invalid glob "[x"`)
-	v.wantError("Grep", `{"pattern": "x", "path": "nope"}`, "<tool_use_error>Path does not exist: nope. "+cwdNote+"</tool_use_error>")
+	// As the original's, these fail the call unwrapped, in ripgrep's words.
+	rejected := "Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: "
+	v.wantError("Grep", `{"pattern": "(x"}`, rejected+"regex parse error:\n    (?:(x)\n    ^\nerror: unclosed group")
+	v.want("Grep", `{"pattern": "a\nb"}`, "No files found") // a newline cannot match within a line
+	v.wantError("Grep", `{"pattern": "x", "type": "golang"}`, rejected+"unrecognized file type: golang")
+	v.wantError("Grep", `{"pattern": "x", "glob": "[x"}`, rejected+"error parsing glob '[x': unclosed character class; missing ']'")
+	v.wantError("Grep", `{"pattern": "x", "path": "nope"}`, "Path does not exist: nope. "+cwdNote)
 	v.wantError("Grep", `{"pattern": "x", "output_mode": "lines"}`, "InputValidationError: Grep failed", "output_mode")
 	v.wantError("Grep", `{"pattern": "x", "head_limit": -1}`, "<tool_use_error>head_limit must be a whole number of lines or entries, 0 or more; got -1</tool_use_error>")
 	v.wantError("Grep", `{"pattern": "x", "offset": "two"}`, "InputValidationError: Grep failed due to the following issue:\nThe parameter `offset` type is expected as `number` but provided as `string`")

@@ -101,7 +101,8 @@
 // expected), "notdir" (a directory was expected), "notfile" (a device, pipe or
 // socket), "toolarge" (over a maxBytes option), "denied" (the operating system
 // refused), "badpattern" (a regular expression or glob that does not compile),
-// "badtype" (an unknown grep file type), "cancelled" (the call's context ended),
+// "badtype" (an unknown grep file type), "unsupported" (a grep pattern ripgrep's
+// dialect takes that Go's engine cannot search for), "cancelled" (the call's context ended),
 // "io" (anything else), "readonly" (fs.write, or a shell command not classified
 // read-only, in a call that is read-only), "stale" (an ifUnchangedSince or ifHash
 // condition of fs.write failed), "exists" (fs.write's ifAbsent), "badcommand" (a

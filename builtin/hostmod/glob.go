@@ -3,6 +3,7 @@ package hostmod
 import (
 	"cmp"
 	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -34,11 +35,15 @@ import (
 //     "[a-z]" and "{a,b}" work as in the shell, "\" escapes;
 //   - an absolute pattern is split into a directory and a pattern inside it, and path
 //     is then ignored;
-//   - hidden files are included, ignore files are not read, symbolic links are not
-//     followed, and version-control directories (.git, .hg, ...) are skipped (a
-//     deliberate difference: ripgrep with --hidden lists .git's contents), and so
-//     are the temporary files of fs.write's atomic writes
-//     (".<name>.luatool-tmp-<16 hex digits>").
+//   - a directory a pattern names that is missing, or not a directory, holds no
+//     match; a relative pattern with a "." or ".." element matches nothing, since
+//     ripgrep lists "sub/x.go", never "./sub/x.go"; an empty pattern matches
+//     every file;
+//   - hidden files are included, version-control directories (.git, .hg, ...) too
+//     (as ripgrep with --hidden lists them, and Claude Code's Glob excludes none),
+//     ignore files are not read, symbolic links are not followed, and the
+//     temporary files of fs.write's atomic writes
+//     (".<name>.luatool-tmp-<16 hex digits>") are skipped.
 //
 // files is an array of absolute paths and total the number of matches before limit
 // (0, the default, means no limit) cut the array. The order is ripgrep's
@@ -110,11 +115,26 @@ func (g nameGlob) match(rel string) bool {
 type globQuery struct {
 	dir string
 	nameGlob
+	// fromPattern is set when dir comes from the pattern's leading directories: a
+	// dir that is missing, or not a directory, then matches nothing, as rg --files
+	// finds nothing there.
+	fromPattern bool
+	// linked is the number of trailing elements of dir that come from a relative
+	// pattern: a walk does not follow symbolic links, so a directory reached
+	// through one of them holds no match.
+	linked int
+	// none is set for a relative pattern with a "." or ".." element, which no path
+	// ripgrep lists ("sub/x.go", never "./sub/x.go") can match; one that climbs
+	// out of the roots is refused as outside.
+	none bool
 }
 
 // parseGlob splits pattern into the directory to walk and what to match below it.
 func parseGlob(pattern, dir string) (globQuery, error) {
 	p := filepath.ToSlash(pattern)
+	if p == "" {
+		p = "*" // rg --glob "" matches every file
+	}
 	q := globQuery{dir: dir, nameGlob: newNameGlob(p, false)}
 	switch {
 	case strings.HasPrefix(p, "/"):
@@ -123,11 +143,28 @@ func parseGlob(pattern, dir string) (globQuery, error) {
 	case strings.Contains(p, "/"):
 		base, rest := doublestar.SplitPattern(p)
 		q = globQuery{dir: filepath.Join(dir, filepath.FromSlash(base)), nameGlob: newNameGlob(rest, true)}
+		if base != "." && base != "" {
+			q.linked = strings.Count(base, "/") + 1
+		}
+		q.none = slices.ContainsFunc(strings.Split(p, "/"), func(e string) bool { return e == "." || e == ".." })
 	}
-	if strings.TrimSpace(p) == "" || !doublestar.ValidatePattern(q.pattern) {
-		return q, newOpError(codeBadPattern, "invalid glob pattern %q", pattern)
+	q.fromPattern = q.dir != dir
+	if !doublestar.ValidatePattern(q.pattern) {
+		return q, newOpError(codeBadPattern, "error parsing glob '%s': %s", pattern, globFault(pattern))
 	}
 	return q, nil
+}
+
+// throughLink reports whether one of the last n elements of name (a path inside r)
+// is a symbolic link.
+func throughLink(r *os.Root, name string, n int) bool {
+	for ; n > 0 && name != "." && name != ""; n-- {
+		if st, err := r.Lstat(name); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+		name = path.Dir(name)
+	}
+	return false
 }
 
 func (rs *rootSet) luaGlobCheck(L *lua.LState) int {
@@ -168,12 +205,25 @@ func (rs *rootSet) luaFind(L *lua.LState) int {
 	if err != nil {
 		return push(L, err)
 	}
+	if q.none {
+		// Nothing matches; a pattern that climbs out of the roots is refused all
+		// the same, as an attempt to look outside.
+		if _, err := rs.locate(rs.abs(q.dir, "")); err != nil {
+			return push(L, err)
+		}
+		pushValue(L, []any{})
+		L.Push(lua.LNumber(0))
+		return 2
+	}
 	var (
 		mu    sync.Mutex
 		found []foundFile
 	)
 	err = rs.do(q.dir, func(r *os.Root, loc location) error {
 		st, err := r.Stat(loc.name)
+		if q.fromPattern && (errors.Is(err, fs.ErrNotExist) || (err == nil && !st.IsDir()) || throughLink(r, loc.name, q.linked)) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}

@@ -39,9 +39,9 @@ func find(t *testing.T, root, pattern, opts string) ([]string, float64) {
 
 func TestGlobPatterns(t *testing.T) {
 	root := globTree(t)
-	// Oldest first, ignore files not read, .git skipped, hidden included,
-	// directories not listed.
-	allGo := []string{"z.go", "src/a.go", "src/deep/b.go", ".hidden/h.go", "vendor/v.go"}
+	// Oldest first, ignore files not read, hidden files and .git included (as rg
+	// --files --hidden lists them), directories not listed.
+	allGo := []string{"z.go", "src/a.go", "src/deep/b.go", ".hidden/h.go", ".git/config.go", "vendor/v.go"}
 	cases := []struct {
 		pattern, opts string
 		want          []string
@@ -55,18 +55,36 @@ func TestGlobPatterns(t *testing.T) {
 		{"[a-c].*", "{path = root}", []string{"src/a.go", "src/deep/b.go", "src/c.ts"}},
 		{"*.go", "{path = root .. '/src'}", []string{"src/a.go", "src/deep/b.go"}},
 		{"deep/*.go", "{path = root .. '/src'}", []string{"src/deep/b.go"}},
-		{"../*.md", "{path = root .. '/src'}", []string{"README.md"}},
-		{"./src/*.ts", "{path = root}", []string{"src/c.ts"}},
+		// ripgrep lists "src/c.ts", never "./src/c.ts": a "." or ".." element
+		// matches nothing, and a directory the pattern names that is missing
+		// holds nothing.
+		{"../*.md", "{path = root .. '/src'}", []string{}},
+		{"./src/*.ts", "{path = root}", []string{}},
+		{"src/../*.md", "{path = root}", []string{}},
+		{"nope/*.md", "{path = root}", []string{}},
+		{"README.md/*", "{path = root}", []string{}},
 		{"*.rs", "{path = root}", []string{}},
-		{"*.go", "{path = root, sort = 'path'}", []string{".hidden/h.go", "src/a.go", "src/deep/b.go", "vendor/v.go", "z.go"}},
-		{"*.go", "{path = root, reverse = true}", []string{"vendor/v.go", ".hidden/h.go", "src/deep/b.go", "src/a.go", "z.go"}},
-		{"*.go", "{path = root, sort = 'path', reverse = true}", []string{"z.go", "vendor/v.go", "src/deep/b.go", "src/a.go", ".hidden/h.go"}},
+		{"*.go", "{path = root, sort = 'path'}", []string{".git/config.go", ".hidden/h.go", "src/a.go", "src/deep/b.go", "vendor/v.go", "z.go"}},
+		{"*.go", "{path = root, reverse = true}", []string{"vendor/v.go", ".git/config.go", ".hidden/h.go", "src/deep/b.go", "src/a.go", "z.go"}},
+		{"*.go", "{path = root, sort = 'path', reverse = true}", []string{"z.go", "vendor/v.go", "src/deep/b.go", "src/a.go", ".hidden/h.go", ".git/config.go"}},
 	}
 	for _, c := range cases {
 		got, total := find(t, root, c.pattern, c.opts)
 		if !reflect.DeepEqual(got, c.want) || total != float64(len(c.want)) {
 			t.Errorf("find(%q, %s) = %v, %v; want %v", c.pattern, c.opts, got, total, c.want)
 		}
+	}
+
+	// A directory a relative pattern reaches through a link holds nothing, as a walk
+	// that does not follow links finds nothing there.
+	if err := os.Symlink("src", filepath.Join(root, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if got, total := find(t, root, "linked/**", "{path = root}"); len(got) != 0 || total != 0 {
+		t.Errorf("find linked/** = %v, %v; want nothing", got, total)
+	}
+	if got, _ := find(t, root, "linked/deep/*.go", "{path = root}"); len(got) != 0 {
+		t.Errorf("find linked/deep/*.go = %v; want nothing", got)
 	}
 
 	// An absolute pattern names its own directory.
@@ -112,7 +130,6 @@ func TestGlobConfinementAndErrors(t *testing.T) {
 	for _, body := range []string{
 		`local root, outside = ...; return glob.find("*", {path = outside})`,
 		`local root, outside = ...; return glob.find(outside .. "/*.txt")`,
-		`local root, outside = ...; return glob.find("../*/secret.txt", {path = root})`,
 		`local root, outside = ...; return glob.find("*", {path = root .. "/.."})`,
 		`local root, outside = ...; return glob.find("*", {path = root .. "/outdir"})`,
 	} {
@@ -120,14 +137,19 @@ func TestGlobConfinementAndErrors(t *testing.T) {
 	}
 	wantFailure(t, mustLua(t, roots, `return glob.find("*", {path = ...})`, filepath.Join(root, "a.txt")), "is not a directory", "notdir")
 	wantFailure(t, mustLua(t, roots, `return glob.find("*", {path = ...})`, filepath.Join(root, "nope")), "no such file", "notfound")
-	wantFailure(t, mustLua(t, roots, `return glob.find("[")`), `invalid glob pattern "["`, "badpattern")
-	wantFailure(t, mustLua(t, roots, `return glob.find("")`), "invalid glob pattern", "badpattern")
+	wantFailure(t, mustLua(t, roots, `return glob.find("[")`), `error parsing glob '[': unclosed character class; missing ']'`, "badpattern")
+	if got, _ := find(t, root, "", "{path = root}"); !reflect.DeepEqual(got, []string{"a.txt", "sub/b.txt"}) {
+		t.Errorf(`find "" = %v, want every file`, got)
+	}
 
 	if out := mustLua(t, roots, `return glob.check("src/**/*.go", {path = ...})`, root); len(out) != 1 || out[0] != true {
 		t.Errorf("check = %#v, want true", out)
 	}
-	wantFailure(t, mustLua(t, roots, `return glob.check("{a,b")`), "invalid glob pattern", "badpattern")
+	wantFailure(t, mustLua(t, roots, `return glob.check("{a,b")`), `error parsing glob '{a,b': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)`, "badpattern")
+	// A ".." in a relative pattern matches nothing; one that climbs out of the
+	// roots is refused.
 	wantFailure(t, mustLua(t, roots, `return glob.check("../*.txt")`), "outside the allowed roots", "outside")
+	wantFailure(t, mustLua(t, roots, `local root = ...; return glob.find("../*/secret.txt", {path = root})`, root), "outside the allowed roots", "outside")
 	wantFailure(t, mustLua(t, roots, `return glob.check("*.txt", {path = ...})`, outside), "path "+outside+" is outside the allowed roots", "outside")
 	wantFailure(t, mustLua(t, roots, `return glob.check(... .. "/*.txt")`, outside), "path "+outside+" is outside the allowed roots", "outside")
 

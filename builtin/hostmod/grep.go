@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -50,19 +49,29 @@ import (
 // searching (path is not looked at), so that a tool can refuse a bad query while it
 // validates its input.
 //
-// The pattern is a Go regular expression (RE2 syntax, which ripgrep's default engine
-// shares: no look-around or backreferences). Without multiline it is matched against
-// each line, without the line terminator; a literal newline in it is an error, as in
-// ripgrep.
+// The pattern is read in ripgrep's dialect (Rust's regex syntax; grep_regex.go):
+// what ripgrep refuses is refused with its message (code "badpattern"), the few
+// forms Rust spells otherwise are translated for Go's engine, and what Rust takes
+// and Go cannot search for is refused with code "unsupported". Without multiline
+// it is matched against each line, without its "\n" (a "\r" before it stays, so
+// "$" does not match there, as in ripgrep); a newline in it then matches nothing.
 //
 // A directory is walked as ripgrep walks it: hidden files included, symbolic links
 // not followed, version-control directories (.git, .svn, .hg, .bzr, .jj, .sl) and the
-// temporary files of fs.write's atomic writes skipped, the rules of .gitignore,
-// .ignore and .rgignore files respected (those of the directories above path inside
-// its root too), files with a NUL byte in their first 8 KB skipped as binary. A file
-// matching an including glob is searched even when an ignore file excludes it
-// (ripgrep: globs override ignore logic). A file named by path is always searched,
-// whatever the filters say.
+// temporary files of fs.write's atomic writes skipped, the rules of .ignore and
+// .rgignore files respected, and those of .gitignore files inside a git repository
+// only (a ".git" in the directory or one above it); the ignore files of the
+// directories above path inside its root apply too. A file matching an including
+// glob is searched even when an ignore file excludes it (ripgrep: globs override
+// ignore logic). A file named by path is always searched, whatever the filters say.
+//
+// Binary data is treated as ripgrep treats it. A file found in a directory is
+// searched only as far as ripgrep reads before it meets a NUL byte (quitCut: a file
+// with a NUL in its first 64 KiB gives nothing), and count leaves such a file out.
+// A file named by path is searched whole. In content results the lines holding a
+// NUL are left out, and a file with a NUL that printed lines ends with a line
+// {text=, note=true}: "binary file matches (found "\0" byte around offset N)", as
+// the original adds it. Bytes that are not UTF-8 are shown as U+FFFD.
 //
 // Results carry absolute paths. files are ordered by modification time, newest first,
 // the path breaking ties (as Claude Code orders them); count and content results are
@@ -192,7 +201,7 @@ func parseFilter(globs, typ string) (fileFilter, error) {
 		p := strings.TrimPrefix(g, "!")
 		ng := newNameGlob(strings.TrimPrefix(p, "/"), strings.Contains(p, "/"))
 		if ng.pattern == "" || !doublestar.ValidatePattern(ng.pattern) {
-			return f, newOpError(codeBadPattern, "invalid glob %q", g)
+			return f, newOpError(codeBadPattern, "error parsing glob '%s': %s", g, globFault(p))
 		}
 		if neg {
 			f.exclude = append(f.exclude, ng)
@@ -210,6 +219,42 @@ func parseFilter(globs, typ string) (fileFilter, error) {
 	return f, nil
 }
 
+// globFault says what is wrong with a glob that does not compile, in the words of
+// ripgrep's glob parser.
+func globFault(g string) string {
+	depth, inClass := 0, false
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; {
+		case c == '\\':
+			if i == len(g)-1 {
+				return "dangling '\\'"
+			}
+			i++
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
+			inClass = true
+			if i+1 < len(g) && (g[i+1] == ']' || g[i+1] == '!' || g[i+1] == '^') {
+				i++
+			}
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth == 0 {
+				return "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)"
+			}
+			depth--
+		}
+	}
+	switch {
+	case inClass:
+		return "unclosed character class; missing ']'"
+	case depth > 0:
+		return "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)"
+	}
+	return "invalid glob"
+}
+
 // compilePattern compiles a search pattern with ripgrep's flags.
 func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp, error) {
 	flags := ""
@@ -219,33 +264,22 @@ func compilePattern(pattern string, ignoreCase, multiline bool) (*regexp.Regexp,
 	if multiline {
 		flags += "ms"
 	}
-	src := pattern
+	src, err := rustDialect(pattern)
+	if err != nil {
+		code := codeBadPattern
+		if se, ok := err.(*rustSyntaxError); ok && se.unsupported {
+			code = codeUnsupported
+		}
+		return nil, newOpError(code, "%s", err)
+	}
 	if flags != "" {
-		src = "(?" + flags + ")" + pattern
+		src = "(?" + flags + ")" + src
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, newOpError(codeBadPattern, "regex parse error: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	if !multiline && hasLiteralNewline(pattern) {
-		return nil, newOpError(codeBadPattern, `the pattern contains a literal "\n", which cannot match within one line; search with multiline`)
+		return nil, goSyntaxError(pattern, err)
 	}
 	return re, nil
-}
-
-func hasLiteralNewline(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		if r.Op == syntax.OpLiteral && slices.Contains(r.Rune, '\n') {
-			return true
-		}
-		return slices.ContainsFunc(r.Sub, walk)
-	}
-	return walk(re)
 }
 
 // parseGrep checks the arguments of a grep function. Wrong argument types raise;
@@ -291,6 +325,9 @@ type hitLine struct {
 	n     int
 	text  string
 	match bool
+	// note marks the line the original adds about binary data (binaryNote), which
+	// has no line number.
+	note bool
 }
 
 func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
@@ -321,11 +358,11 @@ func (rs *rootSet) luaGrep(L *lua.LState, mode grepMode) int {
 			defer f.Close()
 			bp := textBuffers.Get().(*[]byte)
 			defer textBuffers.Put(bp)
-			data, err := readFile(f.Read, st.Size(), bp, true)
+			data, err := readFile(f.Read, st.Size(), bp, false)
 			if err != nil {
 				return err
 			}
-			if h, ok := q.searchFile(data); ok {
+			if h, ok := q.searchFile(data, true); ok {
 				h.path, h.mtime = loc.abs, st.ModTime()
 				hits = append(hits, h)
 			}
@@ -352,7 +389,7 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 		mu   sync.Mutex
 		hits []fileHit
 	)
-	w := &walker{ctx: ctx, root: r, start: loc.name, ignore: true, skipDir: q.filter.skipDir, hidden: q.hidden,
+	w := &walker{ctx: ctx, root: r, start: loc.name, ignore: true, skipVCS: true, skipDir: q.filter.skipDir, hidden: q.hidden,
 		file: func(rel string, d walkDir, name string, ignored bool) error {
 			if !q.filter.wants(rel, ignored) {
 				return nil
@@ -363,7 +400,7 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 			if err != nil {
 				return nil // unreadable: skipped, as ripgrep skips it after a warning
 			}
-			h, ok := q.searchFile(data)
+			h, ok := q.searchFile(data, false)
 			if !ok {
 				return nil
 			}
@@ -380,14 +417,31 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 	return hits, err
 }
 
-// searchFile searches one text file's content; ok is false when nothing matched.
-func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
+// searchFile searches one file's content; ok is false when nothing matched. A file
+// named on the command line (explicit) is searched whole, as ripgrep searches it;
+// one found in a directory only as far as ripgrep reads before it sees a NUL byte
+// (quitCut). A file with a NUL gets the original's binary note in content mode.
+func (q *grepQuery) searchFile(data []byte, explicit bool) (fileHit, bool) {
+	// What does not hold the query's text is rejected before it is looked at for
+	// NUL bytes: most files are, and the cut only shortens what can match.
 	scan := q.textScan(data)
 	if scan.index(0) < 0 {
 		return fileHit{}, false
 	}
 	if len(q.anyOf) > 0 && !slices.ContainsFunc(q.anyOf, func(lit []byte) bool { return bytes.Contains(data, lit) }) {
 		return fileHit{}, false
+	}
+	binary := -1
+	if !explicit {
+		if cut := quitCut(data); cut < len(data) {
+			// ripgrep's counts leave out a file it gave up on as binary; a list of
+			// files has it when a match came before the NUL (the search stops there).
+			if q.mode == modeCount || cut == 0 {
+				return fileHit{}, false
+			}
+			binary, data = bytes.IndexByte(data, 0), data[:cut]
+			scan = q.textScan(data)
+		}
 	}
 	var matched []int // indexes of matching lines, ascending
 	var starts []int  // line offsets, for content
@@ -420,7 +474,9 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
 				end = start + j
 			}
-			line := bytes.TrimSuffix(data[start:end], []byte{'\r'})
+			// A "\r" before the "\n" is part of the line, as ripgrep matches it
+			// ("$" does not match before it); it is dropped only when printed.
+			line := data[start:end]
 			off = end + 1
 			if !q.re.Match(line) {
 				continue
@@ -450,8 +506,24 @@ func (q *grepQuery) searchFile(data []byte) (fileHit, bool) {
 			starts = lineStarts(data)
 		}
 		h.groups = q.group(data, starts, matched, locs)
+		if explicit && bytes.IndexByte(data, 0) >= 0 {
+			binary = explicitBinaryOffset(data, printedRanges(data, starts, h.groups))
+		}
+		h.groups = withBinaryNote(h.groups, binary)
 	}
 	return h, true
+}
+
+// printedRanges returns the byte ranges in data of the lines of groups.
+func printedRanges(data []byte, starts []int, groups [][]hitLine) [][2]int {
+	var out [][2]int
+	for _, g := range groups {
+		for _, l := range g {
+			i := l.n - 1
+			out = append(out, [2]int{starts[i], starts[i] + len(lineText(data, starts, i))})
+		}
+	}
+	return out
 }
 
 // A textScan finds in one file's content, from offsets that never decrease, the
@@ -580,8 +652,8 @@ func (q *grepQuery) matchedParts(data []byte, starts []int, i int, locs [][]int)
 		if a >= b {
 			continue
 		}
-		text := string(data[a:b])
-		if q.maxCols > 0 && len(text) > q.maxCols {
+		text := lossyText(data[a:b])
+		if q.maxCols > 0 && b-a > q.maxCols {
 			text = "[Omitted long matching line]"
 		}
 		out = append(out, hitLine{n: i + 1, text: text, match: true})
@@ -591,8 +663,9 @@ func (q *grepQuery) matchedParts(data []byte, starts []int, i int, locs [][]int)
 
 // printed is line i as ripgrep prints it, long lines replaced.
 func (q *grepQuery) printed(data []byte, starts []int, i int, match bool) hitLine {
-	text := string(lineText(data, starts, i))
-	if q.maxCols > 0 && len(text) > q.maxCols {
+	line := lineText(data, starts, i)
+	text := lossyText(line)
+	if q.maxCols > 0 && len(line) > q.maxCols {
 		text = "[Omitted long context line]"
 		if match {
 			text = "[Omitted long matching line]"
@@ -625,6 +698,9 @@ func (q *grepQuery) results(hits []fileHit) []any {
 				lines := make([]any, len(g))
 				for i, l := range g {
 					lines[i] = map[string]any{"line": l.n, "text": l.text, "match": l.match}
+					if l.note {
+						lines[i] = map[string]any{"text": l.text, "note": true}
+					}
 				}
 				out = append(out, map[string]any{"path": h.path, "lines": lines})
 			}

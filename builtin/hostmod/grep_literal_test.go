@@ -33,7 +33,7 @@ func TestSearchFileLiteralLines(t *testing.T) {
 	data := []byte("zero\nfunc main() {}\r\nfunc mainly\nx\nfunc main func main\n\nfunc main")
 	re := regexp.MustCompile(`func main\b`)
 	q := &grepQuery{mode: modeContent, re: re, find: requiredFinder(re)}
-	h, ok := q.searchFile(data)
+	h, ok := q.searchFile(data, false)
 	if !ok {
 		t.Fatal("no match")
 	}
@@ -71,7 +71,7 @@ func TestRequiredAlternatives(t *testing.T) {
 	re := regexp.MustCompile(`ErrShortWrite|ErrUnexpectedEOF`)
 	q := &grepQuery{mode: modeFiles, re: re, anyOf: requiredAlternatives(re)}
 	for data, want := range map[string]bool{"x ErrUnexpectedEOF\n": true, "ErrShortWrite": true, "io.EOF\n": false} {
-		if _, ok := q.searchFile([]byte(data)); ok != want {
+		if _, ok := q.searchFile([]byte(data), false); ok != want {
 			t.Errorf("search of %q: %v, want %v", data, ok, want)
 		}
 	}
@@ -141,10 +141,10 @@ func TestLiteralScan(t *testing.T) {
 func TestSearchFileFoldLiteral(t *testing.T) {
 	re := regexp.MustCompile(`(?i)errunexpectedeof`)
 	q := &grepQuery{mode: modeContent, re: re, find: requiredFinder(re)}
-	if _, ok := q.searchFile([]byte("io.EOF\nerr unexpected eof\n")); ok {
+	if _, ok := q.searchFile([]byte("io.EOF\nerr unexpected eof\n"), false); ok {
 		t.Error("a file without the text matched")
 	}
-	h, ok := q.searchFile([]byte("ErrUnexpectedEOF\nx\nerrunexpectedeof\r\nERRUNEXPECTEDEOF"))
+	h, ok := q.searchFile([]byte("ErrUnexpectedEOF\nx\nerrunexpectedeof\r\nERRUNEXPECTEDEOF"), false)
 	if !ok || h.count != 3 || len(h.groups) != 2 || h.groups[0][0].n != 1 || len(h.groups[1]) != 2 || h.groups[1][1].n != 4 {
 		t.Errorf("got %+v, %v", h, ok)
 	}

@@ -36,6 +36,10 @@ func rgText(t *testing.T, root string, v any, separate bool) string {
 		p := rels(t, root, []string{group["path"].(string)})[0]
 		for _, l := range group["lines"].([]any) {
 			line := l.(map[string]any)
+			if line["note"] == true {
+				fmt.Fprintf(&b, "%s:%s\n", p, line["text"])
+				continue
+			}
 			sep := "-"
 			if line["match"] == true {
 				sep = ":"
@@ -167,12 +171,18 @@ func TestGrepMultiline(t *testing.T) {
 	if c := out[0].([]any)[0].(map[string]any)["count"]; c != 2.0 {
 		t.Errorf("multiline count = %v, want 2", c)
 	}
-	// Without multiline a literal newline is refused, and $ sees no "\r".
-	wantFailure(t, grepCall(t, []string{root}, "files", `struct \{\n`, "{path = root}"), `literal "\n"`, "badpattern")
-	if got, want := grepContent(t, root, `^two$`, "{path = root}"), "crlf.txt:2:two\n"; got != want {
+	// Without multiline a literal newline matches nothing, as in ripgrep; "$" does
+	// not match before a "\r", which is not printed.
+	if got := grepFiles(t, root, `struct \{\n`, "{path = root}"); len(got) != 0 {
+		t.Errorf("a newline without multiline matched %v", got)
+	}
+	if got := grepContent(t, root, `^two$`, "{path = root}"); got != "" {
+		t.Errorf("crlf: ^two$ matched %q", got)
+	}
+	if got, want := grepContent(t, root, `^two\r$`, "{path = root}"), "crlf.txt:2:two\n"; got != want {
 		t.Errorf("crlf = %q, want %q", got, want)
 	}
-	wantFailure(t, grepCall(t, []string{root}, "files", `(unclosed`, "{path = root}"), "regex parse error: missing closing )", "badpattern")
+	wantFailure(t, grepCall(t, []string{root}, "files", `(unclosed`, "{path = root}"), "regex parse error:\n    (?:(unclosed)\n    ^\nerror: unclosed group", "badpattern")
 }
 
 func TestGrepFilters(t *testing.T) {
@@ -224,8 +234,9 @@ func TestGrepFilters(t *testing.T) {
 	}
 	wantFailure(t, grepCall(t, []string{root}, "check", "(x", "nil"), "regex parse error", "badpattern")
 	wantFailure(t, grepCall(t, []string{root}, "check", "x", "{type = 'golang'}"), "unrecognized file type", "badtype")
-	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{type = 'pyy'}"), "(did you mean py?)", "badtype")
-	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{glob = '[x'}"), `invalid glob "[x"`, "badpattern")
+	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{type = 'pyy'}"), "unrecognized file type: pyy", "badtype")
+	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{glob = '[x'}"), `error parsing glob '[x': unclosed character class; missing ']'`, "badpattern")
+	wantFailure(t, grepCall(t, []string{root}, "files", "x", "{glob = '*.{go'}"), `error parsing glob '*.{go': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)`, "badpattern")
 }
 
 func sortStrings(s []string) {
@@ -262,7 +273,7 @@ func TestGrepWalkRules(t *testing.T) {
 		"bin.dat", "needle\x00binary",
 		"late-nul.dat", strings.Repeat("a", 9000)+"\x00needle",
 	)
-	want := []string{".hidden/h.txt", "a.txt", "docs/deeper/b.tmp", "keep.log", "late-nul.dat", "src/important.log", "src/ok.go", "sub/top.txt"}
+	want := []string{".hidden/h.txt", "a.txt", "docs/deeper/b.tmp", "keep.log", "src/important.log", "src/ok.go", "sub/top.txt"}
 	got := grepFiles(t, root, "needle", "{path = root}")
 	sortStrings(got)
 	if !reflect.DeepEqual(got, want) {
@@ -281,12 +292,12 @@ func TestGrepWalkRules(t *testing.T) {
 	if want := []string{"keep.log", "src/important.log", "x.log"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("files *.log = %v, want %v", got, want)
 	}
-	// A file named by path is searched whatever the rules say (binary files excepted).
+	// A file named by path is searched whatever the rules say, binary or not.
 	if got := grepFiles(t, root, "needle", "{path = root .. '/build/out.txt', glob = '*.md'}"); !reflect.DeepEqual(got, []string{"build/out.txt"}) {
 		t.Errorf("explicit file = %v", got)
 	}
-	if got := grepFiles(t, root, "needle", "{path = root .. '/bin.dat'}"); len(got) != 0 {
-		t.Errorf("explicit binary file = %v, want nothing", got)
+	if got := grepFiles(t, root, "needle", "{path = root .. '/bin.dat'}"); !reflect.DeepEqual(got, []string{"bin.dat"}) {
+		t.Errorf("explicit binary file = %v, want bin.dat", got)
 	}
 }
 
@@ -352,5 +363,42 @@ func TestGrepOnlyMatching(t *testing.T) {
 		if got := grepContent(t, root, tt.pattern, tt.opts); got != tt.want {
 			t.Errorf("%s %s =\n%s\nwant\n%s", tt.pattern, tt.opts, got, tt.want)
 		}
+	}
+}
+
+// A file found in a directory is searched as far as ripgrep reads before it meets
+// a NUL byte; one named by path is searched whole, its lines holding a NUL left out;
+// either way a file that printed lines and holds a NUL gets the binary note.
+func TestGrepBinary(t *testing.T) {
+	root := t.TempDir()
+	filler := strings.Repeat("filler line of text\n", 4000) // 80000 bytes
+	tree(t, root,
+		"early.txt", "needle first\n\x00needle after\n",
+		"late.txt", "needle first\n"+filler+"\x00needle after\n",
+		"text.txt", "needle\n",
+	)
+	got := grepContent(t, root, "needle", "{path = root}")
+	// late.txt: the first read of 64 KiB has no NUL, so its lines are searched;
+	// the piece holding the NUL is not.
+	want := "late.txt:1:needle first\nlate.txt:binary file matches (found \"\\0\" byte around offset 80013)\ntext.txt:1:needle\n"
+	if got != want {
+		t.Errorf("tree =\n%s\nwant\n%s", got, want)
+	}
+	if got := grepFiles(t, root, "after", "{path = root}"); len(got) != 0 {
+		t.Errorf("files after the NUL = %v, want none", got)
+	}
+	// Counts leave out a file ripgrep gave up on as binary.
+	out := grepCall(t, []string{root}, "count", "needle", "{path = root}")
+	if got := out[0].([]any); len(got) != 1 || !strings.HasSuffix(got[0].(map[string]any)["path"].(string), "text.txt") {
+		t.Errorf("counts = %v, want text.txt alone", got)
+	}
+	got = grepContent(t, root, "needle", "{path = root .. '/early.txt'}")
+	want = "early.txt:1:needle first\nearly.txt:binary file matches (found \"\\0\" byte around offset 13)\n"
+	if got != want {
+		t.Errorf("explicit =\n%s\nwant\n%s", got, want)
+	}
+	out = grepCall(t, []string{root}, "count", "needle", "{path = root .. '/early.txt'}")
+	if c := out[0].([]any)[0].(map[string]any)["count"]; c != 2.0 {
+		t.Errorf("explicit count = %v, want 2 (the line with the NUL counts)", c)
 	}
 }

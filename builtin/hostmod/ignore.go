@@ -29,6 +29,9 @@ type ignoreFile struct {
 	// dir is the directory, slash-separated inside the root ("." for the root).
 	dir   string
 	rules []ignoreRule
+	// repo is set when dir or a directory above it holds a ".git": inside a git
+	// repository, where ripgrep reads .gitignore files.
+	repo bool
 }
 
 // parseIgnore reads gitignore rules: blank lines and # comments are skipped; trailing
@@ -123,10 +126,15 @@ func (s ignoreStack) ignored(name string, isDir bool) bool {
 	return false
 }
 
+// inRepo reports whether the directory the stack was built for is inside a git
+// repository.
+func (s ignoreStack) inRepo() bool { return len(s) > 0 && s[len(s)-1].repo }
+
 // with returns the stack extended by the ignore files of dir, a directory of a walk
 // whose entries are entries; the stack itself when there are none.
 func (s ignoreStack) with(d walkDir, dir string, entries []dirent) ignoreStack {
-	return s.withFiles(dir, func(name string) ([]byte, bool) {
+	_, git := slices.BinarySearchFunc(entries, ".git", func(e dirent, name string) int { return strings.Compare(e.name, name) })
+	return s.withFiles(dir, git, func(name string) ([]byte, bool) {
 		i, found := slices.BinarySearchFunc(entries, name, func(e dirent, name string) int { return strings.Compare(e.name, name) })
 		if !found || !entries[i].typ.IsRegular() {
 			return nil, false
@@ -138,7 +146,8 @@ func (s ignoreStack) with(d walkDir, dir string, entries []dirent) ignoreStack {
 
 // withFS is with for a directory of fsys, whose entries are entries.
 func (s ignoreStack) withFS(fsys fs.FS, dir string, entries []fs.DirEntry) ignoreStack {
-	return s.withFiles(dir, func(name string) ([]byte, bool) {
+	_, git := slices.BinarySearchFunc(entries, ".git", func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	return s.withFiles(dir, git, func(name string) ([]byte, bool) {
 		i, found := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
 		if !found || !entries[i].Type().IsRegular() {
 			return nil, false
@@ -149,22 +158,21 @@ func (s ignoreStack) withFS(fsys fs.FS, dir string, entries []fs.DirEntry) ignor
 }
 
 // withFiles returns the stack extended by the ignore files of dir, which read returns
-// (ok is false for a file that is not there or not readable); the stack itself when
-// there are none. The files are those ripgrep reads, in increasing order of
-// precedence: .gitignore, .ignore, .rgignore.
-func (s ignoreStack) withFiles(dir string, read func(name string) (data []byte, ok bool)) ignoreStack {
-	var f *ignoreFile
+// (ok is false for a file that is not there or not readable), and by whether dir
+// holds a ".git"; the stack itself when that changes nothing. The files are those
+// ripgrep reads, in increasing order of precedence: .gitignore (inside a git
+// repository only), .ignore, .rgignore.
+func (s ignoreStack) withFiles(dir string, git bool, read func(name string) (data []byte, ok bool)) ignoreStack {
+	f := &ignoreFile{dir: dir, repo: git || s.inRepo()}
 	for _, name := range [...]string{".gitignore", ".ignore", ".rgignore"} {
-		data, ok := read(name)
-		if !ok {
+		if name == ".gitignore" && !f.repo {
 			continue
 		}
-		if f == nil {
-			f = &ignoreFile{dir: dir}
+		if data, ok := read(name); ok {
+			f.rules = append(f.rules, parseIgnore(data)...)
 		}
-		f.rules = append(f.rules, parseIgnore(data)...)
 	}
-	if f == nil || len(f.rules) == 0 {
+	if len(f.rules) == 0 && f.repo == s.inRepo() {
 		return s
 	}
 	out := make(ignoreStack, len(s), len(s)+1)

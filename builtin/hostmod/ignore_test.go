@@ -73,6 +73,7 @@ spaces
 
 func TestIgnoreStackPrecedence(t *testing.T) {
 	fsys := fstest.MapFS{
+		".git/HEAD":           {Data: []byte("ref: refs/heads/main\n")},
 		".gitignore":          {Data: []byte("*.txt\n")},
 		"sub/.gitignore":      {Data: []byte("!*.txt\nlocal.md\n")},
 		"sub/.ignore":         {Data: []byte("skip.txt\n")},
@@ -114,6 +115,20 @@ func TestIgnoreStackPrecedence(t *testing.T) {
 	}
 	if len(root) != 1 || len(sub) != 2 {
 		t.Errorf("stack sizes %d, %d", len(root), len(sub))
+	}
+
+	// Outside a git repository .gitignore files are not read; .ignore files are.
+	delete(fsys, ".git/HEAD")
+	sub = load(".", "sub")
+	if sub.inRepo() || sub.ignored("a.txt", false) || sub.ignored("sub/local.md", false) || !sub.ignored("sub/skip.txt", false) {
+		t.Errorf("outside a repository: inRepo %v, a.txt %v, sub/local.md %v, sub/skip.txt %v", sub.inRepo(),
+			sub.ignored("a.txt", false), sub.ignored("sub/local.md", false), sub.ignored("sub/skip.txt", false))
+	}
+	// A ".git" in a directory below makes that directory and what it holds a repository.
+	fsys["sub/.git"] = &fstest.MapFile{Data: []byte("gitdir: elsewhere\n")}
+	sub = load(".", "sub")
+	if !sub.inRepo() || !sub.ignored("sub/local.md", false) || sub.ignored("a.txt", false) {
+		t.Errorf("repository in sub: inRepo %v, sub/local.md %v, a.txt %v", sub.inRepo(), sub.ignored("sub/local.md", false), sub.ignored("a.txt", false))
 	}
 }
 

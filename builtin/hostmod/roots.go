@@ -24,8 +24,11 @@ const (
 	codeDenied     = "denied"     // the operating system refused access
 	codeBadPattern = "badpattern" // a regular expression or glob does not compile
 	codeBadType    = "badtype"    // an unknown file type name
-	codeCancelled  = "cancelled"  // the call's context ended
-	codeIO         = "io"         // any other failure of the file system
+	// codeUnsupported is a regular expression ripgrep's dialect takes and Go's
+	// engine cannot search for.
+	codeUnsupported = "unsupported"
+	codeCancelled   = "cancelled" // the call's context ended
+	codeIO          = "io"        // any other failure of the file system
 )
 
 // An opError is a failure a script can recover from: a module function returns it

@@ -22,8 +22,8 @@ import (
 	"github.com/luatool/luatool/bindings"
 )
 
-// isVCSDir reports whether a directory name is a version-control store, which no
-// search enters.
+// isVCSDir reports whether a directory name is a version-control store, which
+// Claude Code's Grep excludes with globs (its Glob does not).
 func isVCSDir(name string) bool {
 	switch name {
 	case ".git", ".svn", ".hg", ".bzr", ".jj", ".sl":
@@ -91,6 +91,8 @@ type walker struct {
 	// ignore makes the walk skip directories that ignore files exclude, and tells
 	// file which files they exclude.
 	ignore bool
+	// skipVCS makes the walk skip version-control directories (isVCSDir).
+	skipVCS bool
 	// skipDir, if set, excludes a directory (by its path relative to start).
 	skipDir func(rel string) bool
 	// hidden, if set, excludes a file or a directory with all it holds (by its path
@@ -113,6 +115,9 @@ type walker struct {
 func (w *walker) walk() error {
 	var stack ignoreStack
 	if w.ignore {
+		if gitAbove(w.root.Name()) {
+			stack = ignoreStack{{dir: ".", repo: true}}
+		}
 		fsys := w.root.FS()
 		for _, dir := range ancestors(w.start) {
 			if entries, err := fs.ReadDir(fsys, dir); err == nil {
@@ -208,7 +213,7 @@ func (w *walker) visit(dir string, d walkDir, e dirent, stack ignoreStack) error
 	rel := w.rel(name)
 	switch {
 	case e.typ.IsDir():
-		if isVCSDir(e.name) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
+		if (w.skipVCS && isVCSDir(e.name)) || (w.ignore && stack.ignored(name, true)) || (w.skipDir != nil && w.skipDir(rel)) || (w.hidden != nil && w.hidden(rel)) {
 			return nil
 		}
 		sub, err := d.openDir(e.name)
@@ -242,16 +247,18 @@ func sortDirents(entries []dirent) {
 
 // Lengths of reading text.
 const (
-	binaryPrefix = 8 << 10   // bytes examined for a NUL
-	oneReadMax   = 256 << 10 // a file up to this size is read whole before it is examined
+	binaryPrefix = rgBufferSize // bytes examined for a NUL: ripgrep's first read
+	oneReadMax   = 256 << 10    // a file up to this size is read whole before it is examined
 )
 
 // readFile reads a file through read, which returns 0 bytes at its end; size is its
 // size by a stat (a hint: a file that changed is read to its end all the same).
 // The content goes to *buf, which is grown as needed and left grown (the content
-// is valid until *buf's next use; nil buf allocates). A small file takes one read. With text, a binary file (a NUL byte in its first
-// binaryPrefix bytes) gives nil data, and a large file gives its first bytes to
-// that test before the rest is read.
+// is valid until *buf's next use; nil buf allocates). A small file takes one read.
+// With text, a large file whose first binaryPrefix bytes hold a NUL byte gives nil
+// data without the rest being read: ripgrep gives up on such a file at its first
+// read. (A smaller one is read whole; grep's search gives up on it the same way,
+// once it knows the file might match.)
 func readFile(read func([]byte) (int, error), size int64, buf *[]byte, text bool) ([]byte, error) {
 	var data []byte
 	if buf != nil {
@@ -292,9 +299,6 @@ func readFile(read func([]byte) (int, error), size int64, buf *[]byte, text bool
 			break // a short read that ends where the stat said: the end
 		}
 	}
-	if text && isBinary(data) {
-		return nil, nil
-	}
 	return data, nil
 }
 
@@ -332,6 +336,19 @@ func (w *walker) rel(name string) string {
 		return name
 	}
 	return name[len(w.start)+1:] // name is below start
+}
+
+// gitAbove reports whether a directory above root (a directory's absolute path)
+// holds a ".git", so that root is inside a git repository, as ripgrep finds it.
+func gitAbove(root string) bool {
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if d == filepath.Dir(d) {
+			return false
+		}
+	}
 }
 
 // ancestors returns the directories above dir inside the root, outermost first:

@@ -10,7 +10,8 @@ local fs = require("fs")
 ---@type luatool.glob
 local glob = require("glob")
 local json = require("json")
-local fail = require("files").fail
+local lib = require("files")
+local fail = lib.fail
 local quote, unquote = require("path").quote, require("path").unquote
 
 local MAX_RESULTS = 100
@@ -23,6 +24,21 @@ local MAX_RESULTS = 100
 ---@param ctx luatool.Context
 local function searchDir(input, ctx)
   return fs.abs(input.path or ctx.cwd, ctx.cwd)
+end
+
+-- checkDir fails the call when the path given is not a directory, with the original's
+-- texts; it does so while calling, not validating, so that they are not wrapped in
+-- <tool_use_error>, as the original's are not.
+---@param input GlobInput
+---@param ctx luatool.Context
+local function checkDir(input, ctx)
+  if input.path == nil then
+    return
+  end
+  local info = lib.searchedPath(input.path, searchDir(input, ctx), ctx, "Directory")
+  if not info.isDir then
+    fail("Path is not a directory: " .. input.path)
+  end
 end
 
 ---@type luatool.Tool
@@ -75,32 +91,14 @@ Finds files by glob pattern, e.g. "**/*.go" or "cmd/*/main.lua". Lists up to 100
 
   ---@param input GlobInput
   ---@param ctx luatool.Context
-  validateInput = function(input, ctx)
-    local dir = searchDir(input, ctx)
-    local ok, bad = glob.check(input.pattern, { path = dir })
-    if not ok then
-      return { result = false, errorCode = 3, message = bad }
-    end
-    if input.path == nil then
-      return true
-    end
-    local info, err, code = fs.stat(dir)
-    if not info then
-      if code == "notfound" then
-        return { result = false, errorCode = 1,
-          message = "Directory does not exist: " .. input.path .. ". Note: your current working directory is " .. ctx.cwd .. "." }
-      end
-      return { result = false, errorCode = 4, message = err }
-    end
-    if not info.isDir then
-      return { result = false, errorCode = 2, message = "Path is not a directory: " .. input.path }
-    end
-    return true
-  end,
-
   ---@param input GlobInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
+    checkDir(input, ctx)
+    local ok, bad, code = glob.check(input.pattern, { path = searchDir(input, ctx) })
+    if not ok then
+      lib.searchRejected(bad, code)
+    end
     local files, total = glob.find(input.pattern, { path = searchDir(input, ctx), limit = MAX_RESULTS })
     if not files then
       fail(total)
@@ -115,6 +113,7 @@ Finds files by glob pattern, e.g. "**/*.go" or "cmd/*/main.lua". Lists up to 100
         filenames = names,
         numFiles = #names,
         truncated = total > MAX_RESULTS,
+        totalFiles = total,
       },
     }
   end,
@@ -125,7 +124,8 @@ Finds files by glob pattern, e.g. "**/*.go" or "cmd/*/main.lua". Lists up to 100
     end
     local text = table.concat(data.filenames, "\n")
     if data.truncated then
-      text = text .. "\n(Results are truncated. Consider using a more specific path or pattern.)"
+      text = text .. ("\n(Showing %d of %d matching files; %d more are not listed. Narrow the pattern or path to see the rest.)")
+        :format(data.numFiles, data.totalFiles, data.totalFiles - data.numFiles)
     end
     return text
   end,

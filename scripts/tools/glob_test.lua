@@ -25,3 +25,23 @@ test.case("a name with a newline is one quoted line, and Read takes it back", fu
   assert.eq(r.data.filenames, { '"two\\nlines.txt"' })
   assert.matches(t:call("Read", { file_path = r.text }).text, "^1\tinside\n2\t$")
 end)
+
+test.case("over 100 matches says how many were left out", function(t)
+  for i = 1, 103 do
+    t:write(("many/f%03d.txt"):format(i), "")
+  end
+  local r = t:call("Glob", { pattern = "many/*" })
+  local last = r.text:match("[^\n]*$")
+  assert.eq(last, "(Showing 100 of 103 matching files; 3 more are not listed. Narrow the pattern or path to see the rest.)")
+  assert.eq(r.data.numFiles, 100)
+end)
+
+test.case("a path that is missing or not a directory fails the call, unwrapped", function(t)
+  t:write("a.txt", "")
+  local r = t:call("Glob", { pattern = "*", path = "nope" })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "^Directory does not exist: nope%. Note: your current working directory is /.+%.$")
+  r = t:call("Glob", { pattern = "*", path = "a.txt" })
+  assert.eq(r.isError, true)
+  assert.eq(r.text, "Path is not a directory: a.txt")
+end)

@@ -1,5 +1,7 @@
 -- Grep: searches file contents with a regular expression, as Claude Code's Grep does
--- with ripgrep (here the grep host module does the searching, in Go). Paths are shown
+-- with ripgrep (here the grep host module does the searching, in Go, reading the
+-- pattern in ripgrep's dialect). Path errors and queries ripgrep refuses fail the
+-- call with the original's texts, not wrapped in <tool_use_error>. Paths are shown
 -- relative to the working directory; results are paginated with head_limit and
 -- offset; the result texts are the original's. Paths are quoted by path.quote
 -- where a line of text cannot show them as they are.
@@ -9,7 +11,8 @@ local fs = require("fs")
 ---@type luatool.grep
 local grep = require("grep")
 local json = require("json")
-local fail = require("files").fail
+local files = require("files")
+local fail = files.fail
 local quote, unquote = require("path").quote, require("path").unquote
 
 local DEFAULT_HEAD_LIMIT = 250
@@ -99,6 +102,15 @@ local function formatLimitInfo(appliedLimit, appliedOffset)
   return table.concat(parts, ", ")
 end
 
+-- emptyPage is the text of content or count mode with nothing to show: an offset
+-- past the last entry says so.
+local function emptyPage(data, anyFound)
+  if data.appliedOffset and anyFound then
+    return "No entries at this offset"
+  end
+  return "No matches found"
+end
+
 local function plural(n, word)
   return n == 1 and word or word .. "s"
 end
@@ -115,6 +127,21 @@ local function searchOptions(input, ctx)
   }
 end
 
+-- checkQuery fails the call on a path that does not exist and on a query ripgrep
+-- refuses, with the original's texts. It runs while calling, not validating, so that
+-- they are not wrapped in <tool_use_error>, as the original's are not.
+---@param input GrepInput
+---@param ctx luatool.Context
+local function checkQuery(input, ctx)
+  if input.path ~= nil then
+    files.searchedPath(input.path, searchPath(input, ctx), ctx, "Path")
+  end
+  local ok, bad, code = grep.check(input.pattern, searchOptions(input, ctx))
+  if not ok then
+    files.searchRejected(bad, code)
+  end
+end
+
 -- Each mode returns the data of a result: the page of entries and how it was cut.
 local modes = {}
 
@@ -129,7 +156,8 @@ function modes.files_with_matches(input, ctx)
   for i, p in ipairs(page) do
     page[i] = quote(fs.rel(p, ctx.cwd))
   end
-  return { mode = "files_with_matches", filenames = page, numFiles = #page, appliedLimit = applied }
+  return { mode = "files_with_matches", filenames = page, numFiles = #page, totalFiles = #paths,
+    appliedLimit = applied }
 end
 
 ---@param input GrepInput
@@ -143,9 +171,12 @@ function modes.count(input, ctx)
   local lines, matches = {}, 0
   for i, c in ipairs(page) do
     lines[i] = quote(fs.rel(c.path, ctx.cwd)) .. ":" .. c.count
+  end
+  -- The summary counts every file and match, not only the page's.
+  for _, c in ipairs(counts) do
     matches = matches + c.count
   end
-  return { mode = "count", content = table.concat(lines, "\n"), numFiles = #lines, numMatches = matches,
+  return { mode = "count", content = table.concat(lines, "\n"), numFiles = #counts, numMatches = matches,
     appliedLimit = applied }
 end
 
@@ -172,7 +203,9 @@ function modes.content(input, ctx)
     for _, l in ipairs(group.lines) do
       local sep = l.match and ":" or "-"
       local head = single and "" or prefix .. sep
-      if input["-n"] then
+      if l.note then
+        lines[#lines + 1] = (single and "" or prefix .. ":") .. l.text
+      elseif input["-n"] then
         lines[#lines + 1] = head .. l.line .. sep .. l.text
       else
         lines[#lines + 1] = head .. l.text
@@ -180,7 +213,8 @@ function modes.content(input, ctx)
     end
   end
   local page, applied = applyHeadLimit(lines, input.head_limit, input.offset)
-  return { mode = "content", content = table.concat(page, "\n"), numLines = #page, appliedLimit = applied }
+  return { mode = "content", content = table.concat(page, "\n"), numLines = #page, totalLines = #lines,
+    appliedLimit = applied }
 end
 
 ---@type luatool.Tool
@@ -195,7 +229,7 @@ local tool = {
   prompt = [[
 Searches file contents with a regular expression, like ripgrep; prefer it to `grep` or `rg` in Bash.
 
-- Patterns use Go's RE2 syntax, e.g. "func\s+\w+" or "err.*nil", without look-around or backreferences. Escape literal braces (`struct\{\}`).
+- Patterns use ripgrep's (Rust) regex syntax, e.g. "func\s+\w+" or "err.*nil", without look-around or backreferences. Escape literal braces (`struct\{\}`).
 - Narrow the files with `glob` ("*.lua") or `type` ("go", "py", "js").
 - `output_mode` chooses "files_with_matches" (paths; the default), "content" (the lines) or "count".
 - Set `multiline` for a match that runs over several lines.
@@ -206,7 +240,7 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
     properties = {
       pattern = {
         type = "string",
-        description = "Regular expression (RE2 syntax) to look for inside files",
+        description = "Regular expression (ripgrep's syntax) to look for inside files",
       },
       path = {
         type = "string",
@@ -301,27 +335,13 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
           message = ("%s must be a whole number of lines or entries, 0 or more; got %s"):format(name, tostring(n)) }
       end
     end
-    local ok, bad = grep.check(input.pattern, searchOptions(input, ctx))
-    if not ok then
-      return { result = false, errorCode = 2, message = bad }
-    end
-    if input.path == nil then
-      return true
-    end
-    local info, err, code = fs.stat(searchPath(input, ctx))
-    if info then
-      return true
-    end
-    if code == "notfound" then
-      return { result = false, errorCode = 1,
-        message = "Path does not exist: " .. input.path .. ". Note: your current working directory is " .. ctx.cwd .. "." }
-    end
-    return { result = false, errorCode = 3, message = err }
+    return true
   end,
 
   ---@param input GrepInput
   ---@param ctx luatool.Context
   call = function(input, ctx)
+    checkQuery(input, ctx)
     input = withDefaults(input)
     local data = modes[input.output_mode](input, ctx)
     if input.offset > 0 then
@@ -334,14 +354,14 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
   mapResult = function(data)
     local limitInfo = formatLimitInfo(data.appliedLimit, data.appliedOffset)
     if data.mode == "content" then
-      local text = data.content ~= "" and data.content or "No matches found"
+      local text = data.content ~= "" and data.content or emptyPage(data, data.totalLines > 0)
       if limitInfo ~= "" then
         text = text .. "\n\n[Showing results with pagination = " .. limitInfo .. "]"
       end
       return text
     end
     if data.mode == "count" then
-      local text = data.content ~= "" and data.content or "No matches found"
+      local text = data.content ~= "" and data.content or emptyPage(data, data.numFiles > 0)
       local summary = ("\n\nFound %d total %s across %d %s."):format(data.numMatches,
         plural(data.numMatches, "occurrence"), data.numFiles, plural(data.numFiles, "file"))
       if limitInfo ~= "" then
@@ -350,6 +370,9 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
       return text .. summary
     end
     if data.numFiles == 0 then
+      if data.appliedOffset and data.totalFiles > 0 then
+        return "No entries at this offset. [Showing results with pagination = " .. limitInfo .. "]"
+      end
       return "No files found"
     end
     local head = ("Found %d %s"):format(data.numFiles, plural(data.numFiles, "file"))

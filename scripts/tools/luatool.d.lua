@@ -435,13 +435,13 @@ function FileStates:get(path) end
 -- wording (bad argument #1 to 'fs.read' (string expected, got nil)); an options
 -- table with an unknown key too. Failures a tool should handle return nil, a
 -- message and a code: "outside", "notfound", "isdir", "notdir", "notfile",
--- "toolarge", "denied", "badpattern", "badtype", "cancelled", "io", "readonly"
+-- "toolarge", "denied", "badpattern", "badtype", "unsupported" (grep), "cancelled", "io", "readonly"
 -- (fs.write, or a shell command not classified read-only, in a read-only call),
 -- "stale" and "exists" (fs.write), "badcommand" and "limit" (shell), "undeclared", "blocked",
 -- "private", "badurl", "timeout", "network" and "redirects" (http).
 ------------------------------------------------------------------------------
 
----@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"limit"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"|"badtime"|"badencoding"
+---@alias luatool.ErrorCode "outside"|"notfound"|"isdir"|"notdir"|"notfile"|"toolarge"|"denied"|"badpattern"|"badtype"|"unsupported"|"cancelled"|"io"|"readonly"|"stale"|"exists"|"notread"|"hidden"|"badcommand"|"limit"|"undeclared"|"blocked"|"private"|"badurl"|"timeout"|"network"|"redirects"|"badtime"|"badencoding"
 
 ---How a file stores its text: "utf8" (no byte order mark, or any bytes that are not
 ---one of the others), "utf8bom" (EF BB BF), "utf16le" (FF FE), "utf16be" (FE FF).
@@ -623,9 +623,11 @@ function glob.check(pattern, opts) end
 ---@field count integer
 
 ---@class luatool.GrepLine
----@field line integer 1-based.
+---@field line? integer 1-based; absent from a note.
 ---@field text string
----@field match boolean False for a context line.
+---@field match? boolean False for a context line.
+---@field note? boolean The binary-data line ripgrep's users see after a file's lines:
+---"binary file matches (found "\0" byte around offset N)".
 
 ---@class luatool.GrepGroup
 ---@field path string

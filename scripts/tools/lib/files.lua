@@ -152,4 +152,35 @@ function files.isCRLF(raw)
   return crlf > lf
 end
 
+-- searchedPath returns the stat of the path a search tool was given (given, as the
+-- model wrote it, at abs), failing the call as the original does when it is missing:
+-- "<what> does not exist: <given>. Note: your current working directory is ...".
+---@param given string
+---@param abs string
+---@param ctx luatool.Context
+---@param what string "Path" or "Directory"
+---@return luatool.FileInfo
+function files.searchedPath(given, abs, ctx, what)
+  local info, err, code = fs.stat(abs)
+  if not info then
+    if code == "notfound" then
+      files.fail(what .. " does not exist: " .. given .. ". " .. files.cwdNote(ctx))
+    end
+    files.fail(err)
+  end
+  return info
+end
+
+-- searchRejected fails a Grep or Glob call on a query ripgrep would refuse (code
+-- "badpattern" or "badtype" of the grep and glob modules, whose message is
+-- ripgrep's), in the original's words; any other failure with its own message.
+---@param msg string
+---@param code string?
+function files.searchRejected(msg, code)
+  if code == "badpattern" or code == "badtype" then
+    files.fail("Search failed — ripgrep rejected the pattern, glob, or file type without searching:\nrg: " .. msg)
+  end
+  files.fail(msg)
+end
+
 return files
