@@ -64,7 +64,7 @@ func TestCompatibilityDocument(t *testing.T) {
 		readCaseIDs(t, ccOracleCases(), have)
 		for id, title := range named {
 			if !have[id] {
-				t.Errorf("deviation %q names case %s, which neither %s nor %s has", title, id, ccOracleCases(), projectCasesGlob)
+				t.Errorf("deviation %q names case %s, which neither %s nor %s has", title, id, ccOracleCases(), projectCases)
 			}
 		}
 	})
