@@ -3,6 +3,7 @@ package hostmod
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"unicode/utf16"
@@ -59,7 +60,7 @@ func decodeText(raw []byte) ([]byte, string) {
 	case encUTF8BOM:
 		return raw[len(bomUTF8):], enc
 	case encUTF16LE:
-		out, _ := io.ReadAll(newUTF16Reader(bytes.NewReader(raw[2:])))
+		out, _ := io.ReadAll(newUTF16Reader(bytes.NewReader(raw[2:]), binary.LittleEndian))
 		return out, enc
 	}
 	return raw, enc
@@ -106,24 +107,39 @@ func decodingReader(r io.Reader) (io.Reader, string, error) {
 		br.Discard(len(bomUTF8))
 	case encUTF16LE:
 		br.Discard(2)
-		return newUTF16Reader(br), enc, nil
+		return newUTF16Reader(br, binary.LittleEndian), enc, nil
 	}
 	return br, enc, nil
 }
 
-// utf16Reader decodes UTF-16LE (without its mark) from r into UTF-8.
+// searchedText is a file's content as ripgrep searches it: after a UTF-8 byte order
+// mark, or transcoded to UTF-8 from UTF-16 of either byte order after its mark.
+// ripgrep looks at the mark only: UTF-16 without one holds NUL bytes, so it is
+// binary. fs reads a file that starts FE FF as its bytes (see encUTF16BE); ripgrep
+// transcodes it.
+func searchedText(raw []byte) []byte {
+	if bytes.HasPrefix(raw, bomUTF16BE) {
+		out, _ := io.ReadAll(newUTF16Reader(bytes.NewReader(raw[2:]), binary.BigEndian))
+		return out
+	}
+	text, _ := decodeText(raw)
+	return text
+}
+
+// utf16Reader decodes UTF-16 (without its mark) from r into UTF-8.
 type utf16Reader struct {
 	r       *bufio.Reader
+	order   binary.ByteOrder
 	pending []byte // decoded bytes not yet returned
 	err     error  // the error of r, returned once pending is empty
 }
 
-func newUTF16Reader(r io.Reader) *utf16Reader {
+func newUTF16Reader(r io.Reader, order binary.ByteOrder) *utf16Reader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &utf16Reader{r: br}
+	return &utf16Reader{r: br, order: order}
 }
 
 // unit reads one code unit; ok is false at the end or on an error (kept in u.err).
@@ -142,7 +158,7 @@ func (u *utf16Reader) unit() (uint16, bool) {
 		}
 		return 0, false
 	}
-	return uint16(b[1])<<8 | uint16(b[0]), true
+	return u.order.Uint16(b[:]), true
 }
 
 // Read implements io.Reader.
@@ -157,7 +173,7 @@ func (u *utf16Reader) Read(p []byte) (int, error) {
 			r = utf8.RuneError
 			if c < 0xDC00 { // a high surrogate: a low one must follow
 				if next, err := u.r.Peek(2); err == nil {
-					lo := uint16(next[1])<<8 | uint16(next[0])
+					lo := u.order.Uint16(next)
 					if lo >= 0xDC00 && lo <= 0xDFFF {
 						u.r.Discard(2)
 						r = utf16.DecodeRune(rune(c), rune(lo))

@@ -219,3 +219,25 @@ func TestUTF8CheckAcrossWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchedText: Grep searches a file with a byte order mark as ripgrep does, as
+// its text, whichever UTF-16 byte order; without a mark the bytes are searched.
+func TestSearchedText(t *testing.T) {
+	le := append([]byte{0xFF, 0xFE}, 'h', 0, 'i', 0, '\n', 0, 0x3D, 0xD8, 0x00, 0xDE)
+	be := append([]byte{0xFE, 0xFF}, 0, 'h', 0, 'i', 0, '\n', 0xD8, 0x3D, 0xDE, 0x00)
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+		want string
+	}{
+		{"utf16le", le, "hi\n😀"},
+		{"utf16be", be, "hi\n😀"},
+		{"utf8 with a mark", []byte("\xEF\xBB\xBFhi\n"), "hi\n"},
+		{"utf16le without a mark", []byte("h\x00i\x00"), "h\x00i\x00"},
+		{"odd final byte", []byte{0xFE, 0xFF, 0, 'h', 'x'}, "h\uFFFD"},
+	} {
+		if got := string(searchedText(tc.raw)); got != tc.want {
+			t.Errorf("%s: searched %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -420,8 +420,10 @@ func (q *grepQuery) searchTree(ctx context.Context, r *os.Root, loc location) ([
 // searchFile searches one file's content; ok is false when nothing matched. A file
 // named on the command line (explicit) is searched whole, as ripgrep searches it;
 // one found in a directory only as far as ripgrep reads before it sees a NUL byte
-// (quitCut). A file with a NUL gets the original's binary note in content mode.
+// (quitCut). A file with a NUL gets the original's binary note in content mode. A
+// file with a byte order mark is searched as its text (searchedText).
 func (q *grepQuery) searchFile(data []byte, explicit bool) (fileHit, bool) {
+	data = searchedText(data)
 	// What does not hold the query's text is rejected before it is looked at for
 	// NUL bytes: most files are, and the cut only shortens what can match.
 	scan := q.textScan(data)
