@@ -74,8 +74,11 @@ type ToolDef struct {
 	// CoerceInput, if set, mends a sloppy input before the schema sees it (an old
 	// name of a parameter, a value where the tool can infer a missing one): it gets
 	// the decoded input, before coercion and defaults, and returns the input to
-	// validate instead, or nil to validate the input as given. See Tool.CoerceInput.
-	CoerceInput func(ctx context.Context, input map[string]any) (map[string]any, error)
+	// validate instead, or nil to validate the input as given, and a note for the
+	// model ("" for none) that a successful text result then ends with, after a blank
+	// line (what was mended, so that the model calls it right next time). See
+	// Tool.CoerceInput.
+	CoerceInput func(ctx context.Context, input map[string]any) (mended map[string]any, note string, err error)
 	// ValidationErrorSteer, if set, is asked when the input fails the schema, with
 	// the input as given: a sentence it returns is put before the problems, to steer
 	// a model that called the tool with another tool's parameters. See

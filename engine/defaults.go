@@ -321,20 +321,30 @@ func (t *Tool) InterruptBehavior(ctx context.Context) string {
 
 // CoerceInput returns the input the schema validates in place of input: the one the
 // tool's coerceInput mends, or input itself when the tool has none, it returns nil or
-// it fails (the schema then judges the input as the model sent it).
-func (t *Tool) CoerceInput(ctx context.Context, input map[string]any) map[string]any {
+// it fails (the schema then judges the input as the model sent it); and the note a
+// successful result of the mended input ends with ("" for none).
+func (t *Tool) CoerceInput(ctx context.Context, input map[string]any) (map[string]any, string) {
 	if t.def.CoerceInput == nil {
-		return input
+		return input, ""
 	}
-	mended, err := askMember(t, ctx, func(ctx context.Context) (map[string]any, error) { return t.def.CoerceInput(ctx, input) })
+	m, err := askMember(t, ctx, func(ctx context.Context) (mending, error) {
+		mended, note, err := t.def.CoerceInput(ctx, input)
+		return mending{mended, note}, err
+	})
 	if err != nil {
 		t.failed("coerceInput", err, "the input is validated as given")
-		return input
+		return input, ""
 	}
-	if mended == nil {
-		return input
+	if m.input == nil {
+		return input, ""
 	}
-	return mended
+	return m.input, m.note
+}
+
+// mending is what a coerceInput answers, as one value for askMember.
+type mending struct {
+	input map[string]any
+	note  string
 }
 
 // ValidationErrorSteer returns what the tool says before the schema's problems with

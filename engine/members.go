@@ -81,7 +81,7 @@ type Member struct {
 	Params []string
 	// Answer is what a function of the member returns, as loaders read it: "string",
 	// "boolean", "strings" (a string or a list of strings), "input" (an input table,
-	// or nil for none), "validation" (a
+	// or nil for none, and an optional note: coerceInput's), "validation" (a
 	// ValidationResult), "permission" (a PermissionResult), "result" (a ToolResult) or
 	// "content" (Content); "" for a member that is never a function.
 	Answer string
@@ -182,8 +182,10 @@ var members = []Member{
 		value: hintField(func(h *Hints) **bool { return &h.OpenWorld }), fn: inputFunc(func(d *ToolDef) *func(context.Context, map[string]any) (bool, error) { return &d.IsOpenWorld })},
 	{Name: "interruptBehavior", Kind: kindInterrupt, Answer: "string", Absent: `"block"`, OnError: `"block"`, FailsClosed: true,
 		Checked: `it counts as "block"`, fn: plainFunc(func(d *ToolDef) *func(context.Context) (string, error) { return &d.InterruptBehavior })},
-	{Name: "coerceInput", Kind: kindFunc, Params: paramsInput, Answer: "input", Absent: "the input as given", OnError: "the input as given", RawInput: true,
-		fn: field(func(d *ToolDef) *func(context.Context, map[string]any) (map[string]any, error) { return &d.CoerceInput })},
+	{Name: "coerceInput", Kind: kindFunc, Params: paramsInput, Answer: "input, note?", Absent: "the input as given", OnError: "the input as given", RawInput: true,
+		fn: field(func(d *ToolDef) *func(context.Context, map[string]any) (map[string]any, string, error) {
+			return &d.CoerceInput
+		})},
 	{Name: "validationErrorSteer", Kind: kindFunc, Params: paramsInput, Answer: "string", Absent: none, OnError: none, RawInput: true,
 		fn: field(func(d *ToolDef) *func(context.Context, map[string]any) (string, error) {
 			return &d.ValidationErrorSteer

@@ -136,6 +136,7 @@ type PendingCall struct {
 	input map[string]any // the validated input; nil when it failed
 	err   error          // why the input failed
 	steer string         // what the tool says before err's problems, if anything
+	note  string         // what a successful text result ends with: coerceInput's note
 }
 
 // Prepare looks use up in the current snapshot, as the principal of ctx sees it, and
@@ -164,7 +165,11 @@ func (e *Engine) prepare(ctx context.Context, reg *Registry, use ToolUse) Pendin
 		p.err = err
 		return p
 	}
-	p.input, p.err = t.Schema().Prepare(t.CoerceInput(ctx, input))
+	mended, note := t.CoerceInput(ctx, input)
+	p.input, p.err = t.Schema().Prepare(mended)
+	if p.err == nil {
+		p.note = note
+	}
 	if p.err != nil {
 		p.steer = t.ValidationErrorSteer(ctx, input)
 	}
@@ -353,6 +358,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	if isEmpty(content) {
 		content = Text(fmt.Sprintf("(%s completed with no output)", t.Name()))
 	}
+	content = withNote(content, p.note)
 	for _, text := range post.BlockTexts(t.Name()) {
 		st.added.add(text)
 	}
@@ -789,6 +795,18 @@ func isEmpty(c Content) bool {
 		}
 	}
 	return true
+}
+
+// withNote is content ending with note after a blank line, when content is one text
+// (a result of other blocks is left as it is, as the original leaves one that is not
+// a string); content itself when note is "".
+func withNote(content Content, note string) Content {
+	if note == "" || len(content) != 1 || content[0].Type != "text" {
+		return content
+	}
+	b := content[0]
+	b.Text += "\n\n" + note
+	return Content{b}
 }
 
 // truncateMiddle keeps the first and last halves of a text over max characters.

@@ -60,7 +60,7 @@ var luaPipelineTools = map[string]string{
     if input.boom then error("mending failed") end
     if input.old ~= nil and input.id == nil then
       input.id, input.old = input.old, nil
-      return input
+      return input, input.id == "7" and "Note: Mend's parameter is named id." or nil
     end
   end,
   validationErrorSteer = function(input)
@@ -237,12 +237,16 @@ func TestLuaCoercionAndDefaultsBeforeCall(t *testing.T) {
 }
 
 // TestLuaCoerceInputAndSteer: coerceInput's table is what the schema validates (and
-// coerces) instead of the input; nil, or a coerceInput that fails, leaves the input
-// as given; validationErrorSteer's sentence comes before the schema's problems.
+// coerces) instead of the input, and its note ends the result; nil, or a coerceInput
+// that fails, leaves the input as given; validationErrorSteer's sentence comes before
+// the schema's problems.
 func TestLuaCoerceInputAndSteer(t *testing.T) {
 	e := luaPipelineEngine(t, engine.Options{})
 	r := engine.CallTool(e, bg, "Mend", `{"old":"7"}`)
-	engine.WantOK(t, r, "id 7")
+	engine.WantOK(t, r, "id 7\n\nNote: Mend's parameter is named id.")
+	engine.WantOK(t, engine.CallTool(e, bg, "Mend", `{"old":8}`), "id 8")
+	engine.WantError(t, engine.CallTool(e, bg, "Mend", `{"old":7,"x":1}`), engine.StageInput,
+		"<tool_use_error>InputValidationError: Mend failed due to the following issue:\nAn unexpected parameter `x` was provided</tool_use_error>")
 	if !reflect.DeepEqual(r.Input, map[string]any{"id": 7.0}) {
 		t.Errorf("Result.Input = %#v", r.Input)
 	}

@@ -265,7 +265,9 @@ func TestRead(t *testing.T) {
 	// Schema errors come from the engine, in the original's words.
 	v.wantError("Read", `{}`, "InputValidationError: Read failed", "The required parameter `file_path` is missing")
 	v.wantError("Read", `{"file_path": "a.go", "lines": 3}`, "An unexpected parameter `lines` was provided")
-	v.wantError("Read", `{"file_path": "a.go", "limit": 0}`, "InputValidationError", "limit")
+	v.wantError("Read", `{"file_path": "a.go", "limit": 1.5}`, "InputValidationError", "limit")
+	// A limit of 0 is dropped before the schema sees it, as the original drops it.
+	v.want("Read", `{"file_path": "a.go", "limit": 0}`, "1\tpackage a\n2\t\n3\tfunc A() {}\n4\t")
 	v.wantError("Read", `{"file_path": "a.go", "offset": "two"}`, "InputValidationError", "offset")
 }
 

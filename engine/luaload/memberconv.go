@@ -68,7 +68,7 @@ func (lt *luaTool) function(m engine.Member, v lua.LValue) (any, error) {
 		return shaped(m, newAnswer(lt, m, v, asBool, "a boolean"))
 	case "strings":
 		return shaped(m, newAnswer(lt, m, v, asStrings, "a string or a list of strings"))
-	case "input":
+	case "input, note?":
 		return lt.coerceInput, nil
 	case "validation":
 		return lt.validateInput, nil

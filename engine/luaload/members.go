@@ -13,9 +13,11 @@ import (
 )
 
 // coerceInput accepts nil (the input stands as given) or a table with string keys,
-// the input to validate instead.
-func (lt *luaTool) coerceInput(ctx context.Context, input map[string]any) (map[string]any, error) {
+// the input to validate instead, and after the table a string, the note its result
+// ends with (nil or "" for none).
+func (lt *luaTool) coerceInput(ctx context.Context, input map[string]any) (map[string]any, string, error) {
 	var mended map[string]any
+	var note string
 	err := lt.invoke(ctx, nil, "coerceInput", inputArgs(input, nil), func(vm *bindings.VM, out []lua.LValue) error {
 		v := first(out)
 		if v == lua.LNil {
@@ -26,10 +28,17 @@ func (lt *luaTool) coerceInput(ctx context.Context, input map[string]any) (map[s
 		if err != nil || !ok {
 			return lt.returnError("coerceInput", "nil or a table with string keys", v)
 		}
+		if len(out) > 1 && out[1] != lua.LNil {
+			s, ok := out[1].(lua.LString)
+			if !ok {
+				return lt.returnError("coerceInput", "a string or nil after the table (the note)", out[1])
+			}
+			note = string(s)
+		}
 		mended = obj
 		return nil
 	})
-	return mended, err
+	return mended, note, err
 }
 
 // validateInputOn accepts true, {result = true}, {result = false, message = ...,

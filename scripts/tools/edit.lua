@@ -22,6 +22,32 @@ local LEFT_SINGLE, RIGHT_SINGLE = "\226\128\152", "\226\128\153"
 local LEFT_DOUBLE, RIGHT_DOUBLE = "\226\128\156", "\226\128\157"
 local EM_DASH, EN_DASH = "\226\128\148", "\226\128\147"
 
+-- The old names of Edit's parameters the original reads, as {name, old name}.
+local ALIASES = { { "file_path", "path" }, { "old_string", "old_str" }, { "new_string", "new_str" } }
+
+-- mend mends an Edit input as the original does before its schema sees it, and
+-- reports whether it changed anything: `replace_name` is dropped, and read as
+-- replace_all (true for true or "true") when that is not given; an old name holding
+-- a string is read as its parameter when that is not given.
+---@param input table
+---@return boolean
+local function mend(input)
+  local changed = false
+  if input.replace_name ~= nil then
+    if input.replace_all == nil then
+      input.replace_all = input.replace_name == true or input.replace_name == "true"
+    end
+    input.replace_name, changed = nil, true
+  end
+  for _, alias in ipairs(ALIASES) do
+    local name, old = alias[1], alias[2]
+    if input[name] == nil and type(input[old]) == "string" then
+      input[name], input[old], changed = input[old], nil, true
+    end
+  end
+  return changed
+end
+
 local function notFoundText(old)
   local text = "String to replace not found in file.\nString: " .. old
   if uescape.hasEscape(old) or uescape.hasWide(old) then
@@ -234,6 +260,16 @@ Replaces one exact piece of text in a file with another.
     required = { "file_path", "old_string", "new_string" },
     additionalProperties = false,
   },
+
+  -- The original mends these inputs, without a note, and validates what it mended
+  -- (so a parameter it does not know is still refused). The path the rules check
+  -- (getPath) is the mended file_path, the one the call opens.
+  ---@param input table
+  coerceInput = function(input)
+    if mend(input) then
+      return input
+    end
+  end,
 
   ---@param input EditInput
   description = function(input)

@@ -43,6 +43,63 @@ for ext in ([[
   BINARY[ext] = true
 end
 
+-- numberIn reads v as the original's mending of offset and limit does: a finite
+-- number, or a string holding a whole number with an optional sign (white space
+-- around it allowed); nil for anything else.
+---@return number?
+local function numberIn(v)
+  if type(v) == "number" then
+    return (v == v and v ~= math.huge and v ~= -math.huge) and v or nil
+  elseif type(v) == "string" then
+    local sign, digits = v:match("^%s*([-+]?)(%d+)%s*$")
+    return digits and tonumber(digits) * (sign == "-" and -1 or 1) or nil
+  end
+end
+
+-- oneItem is the value of v when v is an array of exactly one.
+local function oneItem(v)
+  if type(v) == "table" and json.isarray(v) and #v == 1 then
+    return true, v[1]
+  end
+  return false
+end
+
+-- mend mends a Read input as the original does before its schema sees it, and
+-- reports whether it changed anything: a one-item array for offset or limit is its
+-- item; a negative offset and a limit of 0 or less (numbers or strings of them) are
+-- dropped, and the whole file is read; `length` is read as limit when limit is not
+-- given and it is a positive number, and dropped in any case; `description` is
+-- dropped.
+---@param input table
+---@return boolean
+local function mend(input)
+  local changed = false
+  for _, name in ipairs({ "offset", "limit" }) do
+    local single, item = oneItem(input[name])
+    if single then
+      input[name], changed = item, true
+    end
+  end
+  local offset, limit = numberIn(input.offset), numberIn(input.limit)
+  if offset and offset < 0 then
+    input.offset, changed = nil, true
+  end
+  if limit and limit <= 0 then
+    input.limit, changed = nil, true
+  end
+  if input.length ~= nil then
+    local length = numberIn(input.length)
+    if input.limit == nil and length and length > 0 then
+      input.limit = length
+    end
+    input.length, changed = nil, true
+  end
+  if input.description ~= nil then
+    input.description, changed = nil, true
+  end
+  return changed
+end
+
 local function extension(path)
   return (path:match("%.([^./]+)$") or ""):lower()
 end
@@ -265,6 +322,15 @@ Reads a text file from the local filesystem and returns it with numbered lines.
     required = { "file_path" },
     additionalProperties = false,
   },
+
+  -- The original mends these inputs, without a note, and validates what it mended
+  -- (so a parameter it does not know is still refused).
+  ---@param input table
+  coerceInput = function(input)
+    if mend(input) then
+      return input
+    end
+  end,
 
   ---@param input ReadInput
   description = function(input)

@@ -116,3 +116,28 @@ test.case("JSON that is not a notebook is reported as the original does", functi
     assert.eq(r.text, 'Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell objects, each with a string or string-array "source").')
   end
 end)
+
+test.case("sloppy offsets and limits are mended as the original mends them", function(t)
+  t:write("n.txt", "a\nb\nc\nd\n")
+  local function read(input)
+    input.file_path = t:path("n.txt")
+    local r = t:call("Read", input)
+    return r.text
+  end
+  local whole = "1\ta\n2\tb\n3\tc\n4\td\n5\t"
+  assert.eq(read({ length = 2 }), "1\ta\n2\tb")
+  assert.eq(read({ length = "2" }), "1\ta\n2\tb")
+  assert.eq(read({ length = 3, limit = 1 }), "1\ta")
+  assert.eq(read({ length = 0 }), whole)
+  assert.eq(read({ length = "all" }), whole)
+  assert.eq(read({ description = "the file" }), whole)
+  assert.eq(read({ offset = { 2 }, limit = { 1 } }), "2\tb")
+  assert.eq(read({ offset = { "3" } }), "3\tc\n4\td\n5\t")
+  assert.eq(read({ offset = -2, limit = 1 }), "1\ta")
+  assert.eq(read({ offset = " -1 " }), whole)
+  assert.eq(read({ limit = "0" }), whole)
+  assert.eq(read({ limit = { -1 } }), whole)
+  assert.matches(read({ offset = { 2, 3 } }), "The parameter `offset` type is expected as `number` but provided as `array`")
+  assert.eq(read({ offset = "abc", limit = -1 }), "<tool_use_error>InputValidationError: Read failed due to the following issue:\nThe parameter `offset` type is expected as `number` but provided as `string`</tool_use_error>")
+  assert.eq(read({ description = "x", bogus = 1 }), "<tool_use_error>InputValidationError: Read failed due to the following issue:\nAn unexpected parameter `bogus` was provided</tool_use_error>")
+end)

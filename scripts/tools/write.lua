@@ -14,6 +14,82 @@ local files = require("files")
 local fail = files.fail
 local NOT_READ, MODIFIED, UNEXPECTED = files.NOT_READ, files.MODIFIED, files.UNEXPECTED
 
+-- What the original's Write mends, in its order: an old name read as file_path, the
+-- names read as content (when only one of them is given), and the names dropped
+-- when they repeat a parameter's value.
+local TEXT_NAMES = { "file_text", "file_content" }
+local REPEATS = {
+  { "file_path", { "path", "file" } },
+  { "content", { "file_text", "file_content", "new_text", "body", "text", "contents" } },
+}
+local NOTE = "Note: Write's parameters are named `file_path` and `content`. "
+
+-- onlyGiven is the one name of names that input holds, or nil when it holds none or
+-- several.
+---@param input table
+---@param names string[]
+---@return string?
+local function onlyGiven(input, names)
+  local found
+  for _, name in ipairs(names) do
+    if input[name] ~= nil then
+      if found then
+        return nil
+      end
+      found = name
+    end
+  end
+  return found
+end
+
+-- mend mends a Write input as the original does, and returns the sentences that
+-- say what it did ({} for nothing).
+---@param input table
+---@return string[]
+local function mend(input)
+  local said = {}
+  if input.file_path == nil and type(input.path) == "string" then
+    input.file_path, input.path = input.path, nil
+    said[#said + 1] = "`path` was read as `file_path`."
+  end
+  local text = onlyGiven(input, TEXT_NAMES)
+  if text and input.content == nil and type(input[text]) == "string" then
+    input.content, input[text] = input[text], nil
+    said[#said + 1] = ("`%s` was read as `content`."):format(text)
+  end
+  if input.description ~= nil then
+    input.description = nil
+    said[#said + 1] = "`description` was ignored."
+  end
+  if input.command == "create" then
+    input.command = nil
+    said[#said + 1] = "`command` was ignored."
+  end
+  for _, repeat_ in ipairs(REPEATS) do
+    local name, others = repeat_[1], repeat_[2]
+    for _, other in ipairs(others) do
+      if type(input[name]) == "string" and input[other] == input[name] then
+        input[other] = nil
+        said[#said + 1] = ("`%s` repeated `%s` and was ignored."):format(other, name)
+      end
+    end
+  end
+  return said
+end
+
+-- isWriteInput reports whether input is what Write's schema takes: file_path and
+-- content, both strings, and nothing else.
+---@param input table
+---@return boolean
+local function isWriteInput(input)
+  for name, value in pairs(input) do
+    if (name ~= "file_path" and name ~= "content") or type(value) ~= "string" then
+      return false
+    end
+  end
+  return input.file_path ~= nil and input.content ~= nil
+end
+
 ---@class WriteInput
 ---@field file_path string
 ---@field content string
@@ -46,6 +122,18 @@ Use it for new files and full rewrites. An existing file must be read in full wi
     required = { "file_path", "content" },
     additionalProperties = false,
   },
+
+  -- The original mends a sloppy input only when what it mends is then valid (else
+  -- the schema judges the input as sent), and the result ends with a note of what it
+  -- did. The path the rules check (getPath) is the mended file_path, the one the
+  -- call opens.
+  ---@param input table
+  coerceInput = function(input)
+    local said = mend(input)
+    if #said > 0 and isWriteInput(input) then
+      return input, NOTE .. table.concat(said, " ")
+    end
+  end,
 
   ---@param input WriteInput
   description = function(input)
