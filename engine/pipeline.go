@@ -169,10 +169,13 @@ func (e *Engine) prepare(ctx context.Context, reg *Registry, use ToolUse) Pendin
 	p.input, p.err = t.Schema().Prepare(mended)
 	if p.err == nil {
 		p.note = note
+		return p
 	}
-	if p.err != nil {
-		p.steer = t.ValidationErrorSteer(ctx, input)
+	var ve *schema.ValidationError
+	if errors.As(p.err, &ve) {
+		ve.OrderUnexpected(jsonvalue.Keys(use.Input))
 	}
+	p.steer = t.ValidationErrorSteer(ctx, input)
 	return p
 }
 

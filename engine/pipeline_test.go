@@ -463,6 +463,14 @@ func TestSchemaFailureEnvelope(t *testing.T) {
 			"The required parameter `todos[0].content` is missing",
 			"The required parameter `todos[0].activeForm` is missing",
 		}},
+		// Unexpected parameters come in the order the model sent them, other
+		// problems where they were.
+		{`{"zeta":1,"path":"p","todos":[{"content":"x","activeForm":"y"}],"alpha":2,"count":"x","mid":3}`, []string{
+			"An unexpected parameter `zeta` was provided",
+			"An unexpected parameter `alpha` was provided",
+			"An unexpected parameter `mid` was provided",
+			"The parameter `count` type is expected as `number` but provided as `string`",
+		}},
 		{`[1,2]`, []string{"The input must be a JSON object"}},
 		{`{"path": }`, nil}, // not JSON: one line saying so
 	}

@@ -271,46 +271,69 @@ func instantiate(input json.RawMessage, ws string) (json.RawMessage, error) {
 	return mapInputStrings(input, func(s string) (string, error) { return strings.ReplaceAll(s, "<WS>", ws), nil })
 }
 
-// mapInputStrings applies fn to every string of a JSON value, keys included.
+// mapInputStrings applies fn to every string of a JSON value, keys included,
+// keeping the order of each object's keys, as the oracle's Python does: the order a
+// model sends parameters in shows in the original's validation errors.
 func mapInputStrings(input json.RawMessage, fn func(string) (string, error)) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	var walk func(any) (any, error)
-	walk = func(v any) (any, error) {
-		switch v := v.(type) {
-		case string:
-			return fn(v)
-		case []any:
-			for i := range v {
-				var err error
-				if v[i], err = walk(v[i]); err != nil {
-					return nil, err
-				}
-			}
-		case map[string]any:
-			m := make(map[string]any, len(v))
-			for k, x := range v {
-				k, err := fn(k)
-				if err != nil {
-					return nil, err
-				}
-				if m[k], err = walk(x); err != nil {
-					return nil, err
-				}
-			}
-			return m, nil
+	var out bytes.Buffer
+	var value func() error
+	value = func() error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
 		}
-		return v, nil
+		switch tok := tok.(type) {
+		case json.Delim:
+			closing := map[json.Delim]byte{'{': '}', '[': ']'}[tok]
+			out.WriteByte(byte(tok))
+			for i := 0; dec.More(); i++ {
+				if i > 0 {
+					out.WriteByte(',')
+				}
+				if tok == '{' {
+					key, err := dec.Token()
+					if err != nil {
+						return err
+					}
+					if err := writeJSONString(&out, key.(string), fn); err != nil {
+						return err
+					}
+					out.WriteByte(':')
+				}
+				if err := value(); err != nil {
+					return err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+			out.WriteByte(closing)
+			return nil
+		case string:
+			return writeJSONString(&out, tok, fn)
+		default:
+			b, err := json.Marshal(tok)
+			out.Write(b)
+			return err
+		}
 	}
-	v, err := walk(v)
-	if err != nil {
+	if err := value(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	return out.Bytes(), nil
+}
+
+// writeJSONString writes fn(s) to out as a JSON string.
+func writeJSONString(out *bytes.Buffer, s string, fn func(string) (string, error)) error {
+	s, err := fn(s)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(s)
+	out.Write(b)
+	return err
 }
 
 // contentText is the text a model reads in a tool_result's content, as the oracle

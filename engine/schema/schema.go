@@ -145,7 +145,8 @@ func (s *Schema) Validate(v any) error {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		return &ValidationError{Problems: problems(s.compiled, ve)}
+		out, unexpected := problems(s.compiled, ve)
+		return &ValidationError{Problems: out, unexpected: unexpected}
 	}
 	return &ValidationError{Problems: []string{err.Error()}}
 }
@@ -202,9 +203,45 @@ func valueAt(v any, loc []string) any {
 // wording of the original system: "The required parameter `x` is missing".
 type ValidationError struct {
 	Problems []string
+	// unexpected names, in the order of Problems, the undeclared top-level
+	// properties its "unexpected parameter" problems are about (see OrderUnexpected).
+	unexpected []unexpectedProblem
+}
+
+// unexpectedProblem is a problem about an undeclared top-level property: its index
+// in Problems and the property's name.
+type unexpectedProblem struct {
+	index int
+	name  string
 }
 
 func (e *ValidationError) Error() string { return strings.Join(e.Problems, "\n") }
+
+// OrderUnexpected lists the problems about undeclared top-level properties in the
+// order of keys, the input's keys as they were sent (jsonvalue.Keys), as the
+// original lists them; the validator knows no order, so they come sorted by name
+// until then. The other problems keep their places.
+func (e *ValidationError) OrderUnexpected(keys []string) {
+	if len(e.unexpected) < 2 {
+		return
+	}
+	rank := func(name string) int {
+		if i := slices.Index(keys, name); i >= 0 {
+			return i
+		}
+		return len(keys)
+	}
+	ordered := slices.Clone(e.unexpected)
+	slices.SortStableFunc(ordered, func(a, b unexpectedProblem) int { return rank(a.name) - rank(b.name) })
+	texts := make([]string, len(ordered))
+	for i, u := range ordered {
+		texts[i] = e.Problems[u.index]
+	}
+	for i, u := range e.unexpected {
+		e.Problems[u.index] = texts[i]
+		e.unexpected[i].name = ordered[i].name
+	}
+}
 
 // Prepare makes a model's input ready for a call, as the original's schema parse
 // does: numeric and boolean strings are coerced where the schema asks for a number,
@@ -374,8 +411,9 @@ const (
 // problems words each leaf error of an input validated against root the way models
 // know from the original system, and lists them in its order (by kind, and by
 // location within a kind).
-func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) []string {
+func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) ([]string, []unexpectedProblem) {
 	var byKind [problemKinds][]string
+	topUnexpected := map[string]string{} // problem text -> the top-level property it names
 	seen := map[string]bool{}
 	add := func(k int, s string) {
 		if !seen[s] {
@@ -398,7 +436,11 @@ func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) []string 
 			}
 		case *kind.AdditionalProperties:
 			for _, name := range sorted(k.Properties) {
-				add(problemUnexpected, fmt.Sprintf("An unexpected parameter `%s` was provided", joinDisplay(loc, name)))
+				text := fmt.Sprintf("An unexpected parameter `%s` was provided", joinDisplay(loc, name))
+				if loc == "" {
+					topUnexpected[text] = name
+				}
+				add(problemUnexpected, text)
 			}
 		case *kind.Type:
 			if loc == "" {
@@ -418,7 +460,13 @@ func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) []string 
 	if len(out) == 0 {
 		out = append(out, ve.Error())
 	}
-	return out
+	var unexpected []unexpectedProblem
+	for i, text := range out {
+		if name, ok := topUnexpected[text]; ok {
+			unexpected = append(unexpected, unexpectedProblem{i, name})
+		}
+	}
+	return out, unexpected
 }
 
 // schemaAt returns the schema of the value at an instance location, following

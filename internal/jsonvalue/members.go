@@ -102,3 +102,32 @@ func valueEnd(data []byte, i int) int {
 	}
 	return i
 }
+
+// Keys returns the keys of a JSON object in the order they are written, each once
+// (at its first place), unescaped; nil when data is not a valid JSON object. It
+// decodes with encoding/json's tokenizer: it is meant for error paths, such as
+// listing a model's unexpected parameters in the order it sent them.
+func Keys(data []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		if !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return keys
+}

@@ -3,6 +3,7 @@ package jsonvalue
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -59,6 +60,21 @@ func TestMembersTakesPlainObjects(t *testing.T) {
 	for _, s := range []string{`{"\u0061":1}`, "{\"k\xff\":1}", `[1,2]`, `{"a":1,}`, ``} {
 		if _, ok := Members([]byte(s)); ok {
 			t.Errorf("%q: taken, but encoding/json must decode it", s)
+		}
+	}
+}
+
+// TestKeys: an object's keys in written order, unescaped, a repeat at its first place.
+func TestKeys(t *testing.T) {
+	for data, want := range map[string][]string{
+		`{"z":1,"a":{"y":2},"m":[1,{"q":3}],"z":4}`: {"z", "a", "m"},
+		`{"\u0062":1, "a" : 2}`:                     {"b", "a"},
+		`{}`:                                        nil,
+		`[1]`:                                       nil,
+		`{"a":`:                                     nil,
+	} {
+		if got := Keys([]byte(data)); !slices.Equal(got, want) {
+			t.Errorf("Keys(%s) = %q, want %q", data, got, want)
 		}
 	}
 }
