@@ -231,3 +231,14 @@ test.case("a command under a mended input still needs permission", function(t)
   assert.eq(r.stage, "permission")
   assert.eq(t:read("made.txt"), nil)
 end)
+
+test.case("a timeout of 0 or less is none given", function(t)
+  for _, input in ipairs({
+    { command = "cd . && sleep 0.1 && echo hi", timeout = -5 },
+    { command = "cd . && sleep 0.1 && echo hi", timeout_ms = 0 },
+  }) do
+    local r = t:call("Bash", input)
+    assert.eq(r.isError, false, r.text)
+    assert.eq(r.text, "hi")
+  end
+end)
