@@ -145,3 +145,47 @@ func TestBashPermissions(t *testing.T) {
 		t.Errorf("d/x: %v", err)
 	}
 }
+
+// TestBashMendsOldNames checks the names the original reads for Bash's: timeout_ms
+// for timeout (a number or digits), command_description for description (dropped
+// when description is given or it is no string), view_images dropped with a note;
+// and that the command is never changed, so that what the rules judge is what runs.
+func TestBashMendsOldNames(t *testing.T) {
+	v := newEnv(t)
+	bash, ok := v.e.Registry().Lookup("Bash")
+	if !ok {
+		t.Fatal("no Bash tool")
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		input, want, description, note string
+	}{
+		{`{"command": "ls", "timeout_ms": 5000}`, `{"command": "ls", "timeout": 5000}`, "Run shell command", ""},
+		{`{"command": "ls", "timeout_ms": "700"}`, `{"command": "ls", "timeout": 700}`, "Run shell command", ""},
+		{`{"command": "ls", "command_description": "List"}`, `{"command": "ls", "description": "List"}`, "List", ""},
+		{`{"command": "ls", "command_description": "List", "description": "Show"}`, `{"command": "ls", "description": "Show"}`, "Show", ""},
+		{`{"command": "ls", "command_description": 7}`, `{"command": "ls"}`, "Run shell command", ""},
+		{`{"command": "ls", "view_images": ["a.png"]}`, `{"command": "ls"}`, "Run shell command",
+			"view_images: no pictures were shown, because this input is not available here. Read them if you still need them."},
+		// Not mended: a timeout_ms that is not a count, or beside a timeout.
+		{`{"command": "ls", "timeout_ms": "5s"}`, `{"command": "ls", "timeout_ms": "5s"}`, "Run shell command", ""},
+		{`{"command": "ls", "timeout_ms": 1, "timeout": 2}`, `{"command": "ls", "timeout_ms": 1, "timeout": 2}`, "Run shell command", ""},
+	} {
+		var input, want map[string]any
+		if err := json.Unmarshal([]byte(c.input), &input); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(c.want), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, note := bash.CoerceInput(ctx, input)
+		gotJSON, _ := json.Marshal(got)
+		wantJSON, _ := json.Marshal(want)
+		if string(gotJSON) != string(wantJSON) || note != c.note {
+			t.Errorf("%s: mended %s, note %q; want %s, note %q", c.input, gotJSON, note, wantJSON, c.note)
+		}
+		if d := bash.Description(ctx, got); d != c.description {
+			t.Errorf("%s: description %q, want %q", c.input, d, c.description)
+		}
+	}
+}

@@ -523,7 +523,8 @@ func TestGrepErrors(t *testing.T) {
 	v.wantError("Grep", `{"pattern": "x", "glob": "[x"}`, rejected+"error parsing glob '[x': unclosed character class; missing ']'")
 	v.wantError("Grep", `{"pattern": "x", "path": "nope"}`, "Path does not exist: nope. "+cwdNote)
 	v.wantError("Grep", `{"pattern": "x", "output_mode": "lines"}`, "InputValidationError: Grep failed", "output_mode")
-	v.wantError("Grep", `{"pattern": "x", "head_limit": -1}`, "<tool_use_error>head_limit must be a whole number of lines or entries, 0 or more; got -1</tool_use_error>")
+	v.wantError("Grep", `{"pattern": "x", "head_limit": -1}`, "<tool_use_error>head_limit must be a whole number of 0 or more, got -1. Pass 0 for unlimited.</tool_use_error>")
+	v.wantError("Grep", `{"pattern": "x", "offset": 1.5}`, "<tool_use_error>offset must be a whole number of 0 or more, got 1.5.</tool_use_error>")
 	v.wantError("Grep", `{"pattern": "x", "offset": "two"}`, "InputValidationError: Grep failed due to the following issue:\nThe parameter `offset` type is expected as `number` but provided as `string`")
 	v.wantError("Grep", `{"pattern": "x", "-X": 1}`, "An unexpected parameter `-X` was provided")
 }

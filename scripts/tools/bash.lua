@@ -82,6 +82,40 @@ local function exitOneIsOk(command)
   return GIT_EXIT_ONE_OK[words[i] or ""] == true
 end
 
+-- The note of a call that asked to be shown pictures (view_images): luatool shows
+-- none, as the original where that input is off.
+local VIEW_IMAGES_NOTE =
+  "view_images: no pictures were shown, because this input is not available here. Read them if you still need them."
+
+-- mendInput mends a Bash input as the original does: timeout_ms, a number or a
+-- string of digits, is read as timeout when timeout is not given; command_description
+-- is read as description when that is not given and it is a string, and is dropped
+-- otherwise; view_images is dropped. The command is never changed, so what the rules
+-- and the classifier judge is what runs. It returns whether it changed anything, and
+-- the note the result ends with.
+---@param input table
+---@return boolean changed, string? note
+local function mendInput(input)
+  local changed = false
+  local ms = input.timeout_ms
+  if ms ~= nil and input.timeout == nil and
+    (type(ms) == "number" or (type(ms) == "string" and ms:match("^%d+$"))) then
+    input.timeout, input.timeout_ms = tonumber(ms), nil
+    changed = true
+  end
+  if input.command_description ~= nil then
+    if input.description == nil and type(input.command_description) == "string" then
+      input.description = input.command_description
+    end
+    input.command_description, changed = nil, true
+  end
+  if input.view_images ~= nil then
+    input.view_images = nil
+    return true, VIEW_IMAGES_NOTE
+  end
+  return changed, nil
+end
+
 -- sessionCwd is the working directory the session's earlier calls left, or the
 -- call's; nil without a ctx (the first root).
 ---@param ctx? luatool.Context
@@ -265,6 +299,16 @@ When a command is hard to read at a glance (a pipeline, unusual flags), say a li
     required = { "command" },
     additionalProperties = false,
   },
+
+  -- Unlike Grep's, the original's Bash mends whatever else the input holds: a
+  -- mended input the schema then refuses is told with the mended names.
+  ---@param input table
+  coerceInput = function(input)
+    local changed, note = mendInput(input)
+    if changed then
+      return input, note
+    end
+  end,
 
   ---@param input BashInput
   description = function(input)

@@ -209,3 +209,36 @@ test.case("a backgrounded cd leaves the session's cwd, and says so", function(t)
   r = t:call("Bash", { command = "pwd" })
   assert.eq(r.text, t.root)
 end)
+
+test.case("timeout_ms is the timeout, and the note of view_images ends a success only", function(t)
+  local r = t:call("Bash", { command = "sleep 20", timeout_ms = 200 })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "Command timed out")
+  r = t:call("Bash", { command = "echo hi", command_description = "Say hi", view_images = true })
+  assert.eq(r.text, "hi\n\nview_images: no pictures were shown, because this input is not available here. Read them if you still need them.")
+  r = t:call("Bash", { command = "exit 3", view_images = true }, { answer = "allow" })
+  assert.eq(r.text, "Exit code 3")
+end)
+
+test.case("a mended input is judged by the schema with the names it mended", function(t)
+  local r = t:call("Bash", { command = "echo hi", timeout_ms = 5000, cwd = "/tmp" })
+  assert.eq(r.stage, "input")
+  assert.eq(r.text, "<tool_use_error>InputValidationError: Bash failed due to the following issue:\nAn unexpected parameter `cwd` was provided</tool_use_error>")
+end)
+
+test.case("a command under a mended input still needs permission", function(t)
+  local r = t:call("Bash", { command = "touch made.txt", timeout_ms = 5000, command_description = "Make" })
+  assert.eq(r.stage, "permission")
+  assert.eq(t:read("made.txt"), nil)
+end)
+
+test.case("a timeout of 0 or less is none given", function(t)
+  for _, input in ipairs({
+    { command = "cd . && sleep 0.1 && echo hi", timeout = -5 },
+    { command = "cd . && sleep 0.1 && echo hi", timeout_ms = 0 },
+  }) do
+    local r = t:call("Bash", input)
+    assert.eq(r.isError, false, r.text)
+    assert.eq(r.text, "hi")
+  end
+end)

@@ -14,6 +14,7 @@ local json = require("json")
 local files = require("files")
 local fail = files.fail
 local quote, unquote = require("path").quote, require("path").unquote
+local mend = require("mend")
 
 local DEFAULT_HEAD_LIMIT = 250
 
@@ -38,6 +39,13 @@ local DEFAULT_HEAD_LIMIT = 250
 
 -- The options that count lines or entries: each must be a whole number, not negative.
 local COUNTS = { "-B", "-A", "-C", "context", "head_limit", "offset" }
+
+-- What the original says of a head_limit or offset that is not a whole number of 0
+-- or more (it refuses these two itself, and passes the context counts on).
+local PAGING_ERRORS = {
+  head_limit = "head_limit must be a whole number of 0 or more, got %s. Pass 0 for unlimited.",
+  offset = "offset must be a whole number of 0 or more, got %s.",
+}
 
 -- withDefaults returns the input with the original's defaults for what it leaves out.
 ---@param input GrepInput
@@ -217,8 +225,57 @@ function modes.content(input, ctx)
     appliedLimit = applied }
 end
 
+-- The grep and rg flags the original reads as an output_mode, in its order.
+local MODE_FLAGS = { { "-l", "files_with_matches" }, { "-c", "count" } }
+
+-- mendPath reads file_path, a filled string, as path when path is not given; when
+-- path is given the same, file_path is dropped. It returns the sentence that says
+-- so, or nil for nothing done.
+---@param input table
+---@return string?
+local function mendPath(input)
+  local given = input.file_path
+  if type(given) ~= "string" or given == "" then
+    return nil
+  end
+  local prefix = "Grep's parameter for where to search is named `path`. "
+  if input.path == nil then
+    input.path, input.file_path = given, nil
+    return prefix .. "`file_path` was read as `path`."
+  elseif input.path == given then
+    input.file_path = nil
+    return prefix .. "`file_path` repeated `path` and was ignored."
+  end
+  return nil
+end
+
+-- mendFlags reads -l and -c, when on, as the output_mode they stand for (dropped
+-- when output_mode is given the same), and drops -r, which the search always is.
+-- It adds the sentences that say so to said.
+---@param input table
+---@param said string[]
+local function mendFlags(input, said)
+  for _, flag in ipairs(MODE_FLAGS) do
+    local name, mode = flag[1], flag[2]
+    if mend.isTrue(input[name]) and (input.output_mode == nil or input.output_mode == mode) then
+      if input.output_mode == nil then
+        said[#said + 1] = ("`%s` is not a Grep parameter and was read as `output_mode: \"%s\"`."):format(name, mode)
+      else
+        said[#said + 1] = ("`%s` repeated `output_mode` and was ignored."):format(name)
+      end
+      input[name], input.output_mode = nil, mode
+    end
+  end
+  if mend.isTrue(input["-r"]) then
+    input["-r"] = nil
+    said[#said + 1] = "`-r` was ignored: Grep always searches a directory recursively."
+  end
+end
+
+-- Declared first, so that coerceInput can check an input against the schema.
 ---@type luatool.Tool
-local tool = {
+local tool
+tool = {
   name = "Grep",
   userFacingName = "Search",
   searchHint = "search file contents with regex (ripgrep)",
@@ -304,6 +361,19 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
     additionalProperties = false,
   },
 
+  -- The original mends what a model used to grep or rg sends (file_path, -l, -c,
+  -- -r), only when the mended input is then valid: else the schema judges the input
+  -- as sent. A successful result ends with a note of what was mended. The path the
+  -- rules check (getPath) is the mended path, the one searched.
+  ---@param input table
+  coerceInput = function(input)
+    local said = { mendPath(input) }
+    mendFlags(input, said)
+    if #said > 0 and mend.fits(tool.inputSchema, input) then
+      return input, "Note: " .. table.concat(said, " ")
+    end
+  end,
+
   ---@param input GrepInput
   description = function(input)
     if input.path then
@@ -331,8 +401,8 @@ Searches file contents with a regular expression, like ripgrep; prefer it to `gr
     for _, name in ipairs(COUNTS) do
       local n = input[name]
       if n and (n < 0 or n ~= math.floor(n)) then
-        return { result = false, errorCode = 4,
-          message = ("%s must be a whole number of lines or entries, 0 or more; got %s"):format(name, tostring(n)) }
+        local text = PAGING_ERRORS[name] or (name .. " must be a whole number of lines or entries, 0 or more; got %s")
+        return { result = false, errorCode = PAGING_ERRORS[name] and 2 or 4, message = text:format(tostring(n)) }
       end
     end
     return true

@@ -45,3 +45,46 @@ test.case("an offset past the last entry says so; count sums every file", functi
     "a.txt:2\n\nFound 3 total occurrences across 2 files. with pagination = limit: 1")
   assert.eq(t:call("Grep", { pattern = "zzz", offset = 5 }).text, "No files found")
 end)
+
+local PATH_NOTE = "Note: Grep's parameter for where to search is named `path`. "
+
+test.case("file_path, -l, -c and -r are read as the original reads them, and the result says so", function(t)
+  t:write("d/a.txt", "hit\n")
+  t:write("b.txt", "hit\n")
+  local r = t:call("Grep", { pattern = "hit", file_path = "d" })
+  assert.eq(r.text, "Found 1 file\nd/a.txt\n\n" .. PATH_NOTE .. "`file_path` was read as `path`.")
+  r = t:call("Grep", { pattern = "hit", file_path = "d", path = "d", ["-c"] = true, ["-r"] = "true" })
+  assert.eq(r.text, "d/a.txt:1\n\nFound 1 total occurrence across 1 file.\n\n" .. PATH_NOTE ..
+    "`file_path` repeated `path` and was ignored. `-c` is not a Grep parameter and was read as `output_mode: \"count\"`. " ..
+    "`-r` was ignored: Grep always searches a directory recursively.")
+  r = t:call("Grep", { pattern = "hit", ["-l"] = "true", output_mode = "files_with_matches" })
+  assert.eq(r.text, "Found 2 files\nb.txt\nd/a.txt\n\nNote: `-l` repeated `output_mode` and was ignored.")
+end)
+
+test.case("a mended input that is still invalid is judged as it was sent", function(t)
+  for _, input in ipairs({
+    { pattern = "x", file_path = "d", path = "e" },
+    { pattern = "x", ["-l"] = true, ["-c"] = true },
+    { pattern = "x", ["-l"] = true, output_mode = "content" },
+    { pattern = "x", ["-r"] = false },
+    { pattern = "x", ["-r"] = true, ["-w"] = true },
+    { pattern = "x", file_path = "" },
+    { file_path = "d", ["-r"] = true },
+  }) do
+    local r = t:call("Grep", input)
+    assert.eq(r.stage, "input", r.text)
+    assert.matches(r.text, "InputValidationError: Grep failed")
+  end
+  local r = t:call("Grep", { pattern = "x", file_path = "d", ["-w"] = true })
+  assert.matches(r.text, "unexpected parameter `file_path`")
+end)
+
+test.case("a path under file_path meets the same checks, and a failure has no note", function(t)
+  local r = t:call("Grep", { pattern = "x", file_path = "/etc" })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "outside")
+  assert.eq(r.text, t:call("Grep", { pattern = "x", path = "/etc" }).text)
+  r = t:call("Grep", { pattern = "x", file_path = "nope", ["-c"] = true })
+  assert.eq(r.isError, true)
+  assert.matches(r.text, "^Path does not exist: nope%. Note: your current working directory is /.+%.$")
+end)
