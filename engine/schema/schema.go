@@ -447,6 +447,12 @@ func problems(root *jsonschema.Schema, ve *jsonschema.ValidationError) ([]string
 				add(problemOther, wordGeneric(loc, k.LocalizedString(printer)))
 				continue
 			}
+			// The original's validator checks an enum by value alone: a value of
+			// another type (null included) is an option outside the list.
+			if want := enumOf(schemaAt(root, e.InstanceLocation)); want != nil {
+				add(problemOther, wordGeneric(loc, enumText(want)))
+				continue
+			}
 			want := expectedTypes(k)
 			if isRecord(schemaAt(root, e.InstanceLocation)) {
 				want = recordTypes(want)

@@ -164,3 +164,28 @@ func TestMissingEnumWording(t *testing.T) {
 		t.Errorf("problems\n%v\nwant\n%s", ve, strings.Join(want, "\n"))
 	}
 }
+
+// TestEnumOfAnotherType: the original's validator checks an enum by value alone, so
+// a value of another type, null included, is an option outside the list.
+func TestEnumOfAnotherType(t *testing.T) {
+	s, err := CompileObject(map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"mode": map[string]any{"type": "string", "enum": []any{"a", "b"}},
+			"name": map[string]any{"type": "string"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"The parameter `name` type is expected as `string` but provided as `null`",
+		"The parameter `mode` is invalid: Invalid option: expected one of \"a\"|\"b\"",
+	}
+	for _, mode := range []any{nil, 1.0, true} {
+		ve, ok := s.Validate(map[string]any{"mode": mode, "name": nil}).(*ValidationError)
+		if !ok || strings.Join(ve.Problems, "\n") != strings.Join(want, "\n") {
+			t.Errorf("mode %v: problems\n%v\nwant\n%s", mode, ve, strings.Join(want, "\n"))
+		}
+	}
+}
