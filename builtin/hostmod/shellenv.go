@@ -221,13 +221,15 @@ type commandAccess struct {
 	hidden, hiddenBelow func(string) bool
 }
 
-// callAccess is the commandAccess of the current call of L.
+// callAccess is the commandAccess of the current call of L, with the object stores
+// of repositories whose work trees may hide something hidden too
+// (guardObjectStores).
 func callAccess(L *lua.LState) commandAccess {
 	c := bindings.CurrentCall(L)
 	if c == nil {
 		return commandAccess{}
 	}
-	return commandAccess{write: c.Access >= bindings.AccessWrite, hidden: c.Hidden, hiddenBelow: c.HiddenBelow}
+	return guardObjectStores(commandAccess{write: c.Access >= bindings.AccessWrite, hidden: c.Hidden, hiddenBelow: c.HiddenBelow})
 }
 
 // startCommand starts cmd in a group of its own, in the sandbox when there is one:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -368,5 +369,32 @@ return function() local r = shell.run("true"); if not r or r.exitCode ~= 0 then 
 				}
 			}
 		})
+	}
+}
+
+// TestShellReadDenyHoldsInGitObjects: a Read deny rule also holds for what git keeps
+// of the hidden file: with the kernel sandbox, a command cannot print a committed
+// version of it from the repository's object store, while without the rule git
+// prints it (the test would pass vacuously otherwise).
+func TestShellReadDenyHoldsInGitObjects(t *testing.T) {
+	requireSandbox(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git on PATH")
+	}
+	root, call := denyLayout(t)
+	git := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm x")
+	git.Dir = root
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git: %v\n%s", err, out)
+	}
+	const show = "git show HEAD:secrets/key.txt; git log -p | grep -c CANARY; cat readme.txt"
+	if out := runIn(t, hostmod.ShellOptions{}, root, &bindings.Call{Context: context.Background(), Access: access(false)}, show); !strings.Contains(out, "CANARY\n") {
+		t.Fatalf("without a deny rule git should print the file: %q", out)
+	}
+	for _, readOnly := range []bool{true, false} {
+		out := runIn(t, hostmod.ShellOptions{}, root, call(readOnly), show)
+		if strings.Contains(out, "CANARY\n") || !strings.HasSuffix(out, "0\nproject\n") {
+			t.Errorf("read-only %v: %q", readOnly, out)
+		}
 	}
 }
