@@ -319,8 +319,8 @@ func (t *Tool) InterruptBehavior(ctx context.Context) string {
 	return defaultInterruptBehavior
 }
 
-// CoerceInput returns the input the schema validates in place of input: the one the
-// tool's coerceInput mends, or input itself when the tool has none, it returns nil or
+// CoerceInput returns the input the schema validates in place of input, an input it
+// refused as sent: the one the tool's coerceInput mends, or input itself when the tool has none, it returns nil or
 // it fails (the schema then judges the input as the model sent it); and the note a
 // successful result of the mended input ends with ("" for none).
 func (t *Tool) CoerceInput(ctx context.Context, input map[string]any) (map[string]any, string) {

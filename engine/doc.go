@@ -46,11 +46,12 @@
 //
 //  1. lookup: the tool by name or alias ("No such tool available", with a hint);
 //  2. abort check: a context already cancelled ends the call;
-//  3. schema: the input decoded, mended by the tool's coerceInput when it has one,
-//     numeric and boolean strings coerced, defaults filled and validated against the
-//     schema (package schema; InputValidationError, one line a problem, after the
-//     tool's validationErrorSteer sentence when it has one); coerceInput's note, when
-//     it gives one, ends the successful text result (step 10);
+//  3. schema: the input decoded, numeric and boolean strings coerced, defaults
+//     filled and validated against the schema (package schema); an input it refuses
+//     is mended by the tool's coerceInput, when it has one, and validated again
+//     (InputValidationError, one line a problem, after the tool's
+//     validationErrorSteer sentence when it has one); coerceInput's note, when it
+//     gives one, ends the successful text result (step 10);
 //  4. validateInput: the tool's own check;
 //  5. PreToolUse hooks and middleware: Options.Hooks and hook files, then
 //     Options.Middleware around steps 6 to 9 (see "Hooks and middleware");

@@ -165,11 +165,19 @@ func (e *Engine) prepare(ctx context.Context, reg *Registry, use ToolUse) Pendin
 		p.err = err
 		return p
 	}
-	mended, note := t.CoerceInput(ctx, input)
-	p.input, p.err = t.Schema().Prepare(mended)
-	if p.err == nil {
-		p.note = note
+	if p.input, p.err = t.Schema().Prepare(input); p.err == nil {
 		return p
+	}
+	// Only an input the schema refuses is mended: a mend fixes what the schema
+	// refuses, so a valid input costs no call into the tool. The mend gets the input
+	// as sent, without what the failed Prepare coerced and filled in.
+	if t.def.CoerceInput != nil {
+		input, _ = decodeInput(use.Input, depth, t.Schema().Keys())
+		mended, note := t.CoerceInput(ctx, input)
+		if p.input, p.err = t.Schema().Prepare(mended); p.err == nil {
+			p.note = note
+			return p
+		}
 	}
 	var ve *schema.ValidationError
 	if errors.As(p.err, &ve) {
@@ -253,7 +261,7 @@ func (e *Engine) call(ctx context.Context, p *PendingCall, tc *turn) *Result {
 	cc.rules = e.rulesFor(tc)
 	cc.hidden, cc.hiddenBelow = cc.rules.HiddenPaths(tc.cwd), cc.rules.HiddenBelow(tc.cwd)
 
-	// 3. schema: decoded, mended by coerceInput, coerced, defaults filled and validated by prepare.
+	// 3. schema: decoded, coerced, defaults filled and validated by prepare (mended by coerceInput when refused).
 	st.input = p.input
 	if err := p.err; err != nil {
 		msg := inputValidationText(t.Name(), p.steer, err)

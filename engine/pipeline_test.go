@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -1031,5 +1032,43 @@ func TestAddTools(t *testing.T) {
 	}
 	if got := e.Registry().Names(); !slices.Equal(got, []string{"First", "Second"}) {
 		t.Errorf("tools %v, want First and Second: a failed AddTools adds none", got)
+	}
+}
+
+// TestCoerceInputOnlyWhenRefused: a tool's coerceInput is asked only about an input
+// its schema refuses, with the input as sent (no default filled in), and what it
+// mends is validated again; a valid input costs no call into it.
+func TestCoerceInputOnlyWhenRefused(t *testing.T) {
+	var asked []map[string]any
+	mend := ToolDef{
+		Name:   "Mend",
+		Prompt: func(context.Context, PromptOptions) (string, error) { return "mend", nil },
+		InputSchema: map[string]any{"type": "object", "additionalProperties": false, "required": []any{"id"},
+			"properties": map[string]any{"id": map[string]any{"type": "integer"}, "mode": map[string]any{"type": "string", "default": "plain"}}},
+		CoerceInput: func(_ context.Context, in map[string]any) (map[string]any, string, error) {
+			asked = append(asked, maps.Clone(in))
+			if old, ok := in["old"]; ok {
+				return map[string]any{"id": old}, "renamed old", nil
+			}
+			return nil, "", nil
+		},
+		IsReadOnly: func(context.Context, map[string]any) (bool, error) { return true, nil },
+		Call: func(_ context.Context, in map[string]any, _ *CallContext) (*ToolResult, error) {
+			return &ToolResult{Data: fmt.Sprintf("id %v %v", in["id"], in["mode"])}, nil
+		},
+	}
+	e, _ := pipelineEngine(t, Options{Tools: []ToolDef{mend}})
+	if r := call(e, bg, "Mend", `{"id":1}`); r.Block.IsError || r.Block.Content.String() != "id 1 plain" || len(asked) != 0 {
+		t.Fatalf("valid input: %q, coerceInput asked %v", r.Block.Content.String(), asked)
+	}
+	if r := call(e, bg, "Mend", `{"old":2}`); r.Block.IsError || r.Block.Content.String() != "id 2 plain\n\nrenamed old" {
+		t.Errorf("mended input: %q", r.Block.Content.String())
+	}
+	if r := call(e, bg, "Mend", `{"id":"x"}`); !r.Block.IsError || r.Stage != StageInput {
+		t.Errorf("input neither valid nor mended: %q at %s", r.Block.Content.String(), r.Stage)
+	}
+	want := []map[string]any{{"old": 2.0}, {"id": "x"}}
+	if !reflect.DeepEqual(asked, want) {
+		t.Errorf("coerceInput was asked about %v, want %v (the refused inputs as sent)", asked, want)
 	}
 }

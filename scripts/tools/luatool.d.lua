@@ -47,7 +47,7 @@
 ---@field isOpenWorld? boolean|fun(input: table): boolean The call reaches outside the host (default false).
 ---@field isIdempotent? boolean Calling twice with the same input does no more than calling once; a hint for MCP clients (default false).
 ---@field interruptBehavior? "cancel"|"block"|fun(): "cancel"|"block"
----@field coerceInput? fun(input: table): table?, string? Mends a sloppy input before the schema sees it (an old parameter name, a value the tool can infer); nil leaves the input as given. The string after the table is a note a successful text result ends with, after a blank line (what was mended).
+---@field coerceInput? fun(input: table): table?, string? Mends a sloppy input the schema refuses (an old parameter name, a value the tool can infer), called only then, with the input as sent; what it returns is validated instead, and nil leaves the input as given. The string after the table is a note a successful text result ends with, after a blank line (what was mended).
 ---@field validationErrorSteer? fun(input: table): string Said before the schema's problems with the input, to steer a model that sent another tool's parameters; "" for nothing.
 ---@field validateInput? fun(input: table, ctx: luatool.Context): boolean|luatool.ValidationResult, string? true (valid), a ValidationResult, or false and the message for the model.
 ---@field checkPermissions? fun(input: table, ctx: luatool.Context): luatool.PermissionResult
