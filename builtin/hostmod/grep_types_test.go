@@ -8,7 +8,7 @@ import (
 
 // Every type's globs compile, and the names models use most are there.
 func TestFileTypes(t *testing.T) {
-	types := fileTypes()
+	types := fileTypes
 	for name, globs := range types {
 		for _, g := range globs {
 			if !doublestar.ValidatePattern(g) {
