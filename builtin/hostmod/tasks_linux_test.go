@@ -3,6 +3,7 @@ package hostmod_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -121,7 +122,7 @@ func TestTaskStop(t *testing.T) {
 // (toolu_bg_15), and its id is gone.
 func TestTaskTimeout(t *testing.T) {
 	e := newTaskEnv(t, hostmod.ShellOptions{})
-	out := e.call("", false, "return shell.start(..., {timeout = 50})", "echo early; sleep 1000; echo late")
+	out := e.call("", false, "return shell.start(..., {timeout = 1000})", "echo early; sleep 1000; echo late")
 	id, path := out[0].(string), out[1].(string)
 	if got := ended(t, path); got != "early\n\n[killed]\n" {
 		t.Errorf("timed out: %q", got)
@@ -299,10 +300,13 @@ func TestTaskEnvironment(t *testing.T) {
 // what it printed before; without it, or beyond the session's limit, it is killed.
 func TestRunMovesToBackground(t *testing.T) {
 	e := newTaskEnv(t, hostmod.ShellOptions{MaxTasks: 1})
-	// sleep 0.3 cannot end before the timeout of 50 ms.
-	const command = "echo early; sleep 0.3; echo late"
-	run := "local r = shell.run(..., {timeout = 50, background = %s}); return r.timedOut, r.output, r.taskId, r.outputFile, r.exitCode"
-	out := e.call("s", true, strings.Replace(run, "%s", "true", 1), command)
+	// The command waits for a file the test makes, so it cannot end before its
+	// timeout however late the timer fires; a second is for printing "early".
+	gated := func(gate string) string {
+		return "echo early; until [ -e " + gate + " ]; do sleep 0.01; done; echo late"
+	}
+	run := "local r = shell.run(..., {timeout = 1000, background = %s}); return r.timedOut, r.output, r.taskId, r.outputFile, r.exitCode"
+	out := e.call("s", true, strings.Replace(run, "%s", "true", 1), gated("gate1"))
 	id, _ := out[2].(string)
 	if out[0] != true || out[1] != "early\n" || id == "" || out[4] != nil {
 		t.Fatalf("moved: %v", out)
@@ -312,14 +316,17 @@ func TestRunMovesToBackground(t *testing.T) {
 		t.Errorf("shell.task(%s) = %v, want output file %s", id, got, path)
 	}
 	// The session's one background command is taken: the next is killed.
-	out = e.call("s", true, strings.Replace(run, "%s", "true", 1), "echo second; sleep 5")
-	if out[0] != true || out[1] != "second\n" || out[2] != nil || out[4] != float64(137) {
+	out = e.call("s", true, strings.Replace(run, "%s", "true", 1), "echo second; "+gated("never"))
+	if out[0] != true || out[1] != "second\nearly\n" || out[2] != nil || out[4] != float64(137) {
 		t.Errorf("beyond the limit: %v", out)
+	}
+	if err := os.WriteFile(filepath.Join(e.root, "gate1"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if got := ended(t, path); got != "early\nlate\n\n[exited with code 0]\n" {
 		t.Errorf("output file %q", got)
 	}
-	out = e.call("s", true, strings.Replace(run, "%s", "false", 1), command)
+	out = e.call("s", true, strings.Replace(run, "%s", "false", 1), gated("never"))
 	if out[0] != true || out[1] != "early\n" || out[2] != nil {
 		t.Errorf("without background: %v", out)
 	}

@@ -100,7 +100,7 @@ test.case("a background command that fails leaves its output and code", function
 end)
 
 test.case("a background command past its timeout is stopped", function(t)
-  local id, path = start(t, { command = "echo early; sleep 1000", timeout = 100 })
+  local id, path = start(t, { command = "echo early; sleep 1000", timeout = 1000 })
   assert.eq(ended(t, path).text, "1\tearly\n2\t\n3\t[killed]\n4\t")
   assert.eq(t:call("TaskStop", { task_id = id }).text, "<tool_use_error>No task found with ID: " .. id .. "</tool_use_error>")
 end)
@@ -180,10 +180,12 @@ local function moved(t, input)
 end
 
 test.case("a command that passes its timeout goes on in the background", function(t)
-  -- sleep 0.3 cannot end before the timeout of 100 ms.
-  local r, _, path = moved(t, { command = "echo early; sleep 0.3; echo late", timeout = 100 })
+  -- The command waits for a file the test makes after the move, so it cannot end
+  -- before its timeout however late the timer fires.
+  local r, _, path = moved(t, { command = "echo early; until [ -e gate ]; do sleep 0.01; done; echo late", timeout = 1000 })
   assert.matches(r.text, "^early\nCommand did not complete")
   assert.matches(r.text, "%. To check interim output, use Read on that file path%.$")
+  t:write("gate", "")
   assert.eq(ended(t, path).text, "1\tearly\n2\tlate\n3\t\n4\t[exited with code 0]\n5\t")
 end)
 
@@ -199,8 +201,9 @@ end)
 test.case("a backgrounded cd leaves the session's cwd, and says so", function(t)
   t:write("sub/x", "")
   local note = "\nSession cwd remains " .. t.root .. "; directory changes made by the backgrounded command do not apply to subsequent commands."
-  local r, _, path = moved(t, { command = "cd sub; sleep 0.3; pwd", timeout = 100 })
+  local r, _, path = moved(t, { command = "cd sub; until [ -e ../gate ]; do sleep 0.01; done; pwd", timeout = 1000 })
   assert.eq(r.text:sub(-#note), note)
+  t:write("gate", "")
   assert.matches(ended(t, path).text, "^1\t/.*/sub\n")
   r = t:call("Bash", { command = "cd sub && echo in", run_in_background = true })
   assert.eq(r.text:sub(-#note), note)
